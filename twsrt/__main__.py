@@ -1,0 +1,3 @@
+from twsrt.cli import main
+
+main()

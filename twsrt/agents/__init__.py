@@ -1,0 +1,10 @@
+"""The agent registry: the one place that lists every target twsrt compiles to."""
+
+from __future__ import annotations
+
+from twsrt.agents import claude
+from twsrt.agents.base import Agent
+
+AGENTS: dict[str, Agent] = {
+    claude.AGENT.name: claude.AGENT,
+}

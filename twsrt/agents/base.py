@@ -1,0 +1,73 @@
+"""What every agent target module provides, and the run context it gets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from twsrt.config import Config
+from twsrt.findings import Finding
+from twsrt.policy import Policy
+from twsrt.writes import Change
+
+
+@dataclass(frozen=True)
+class Context:
+    config: Config
+    policy: Policy
+    yolo: bool = False
+
+    @property
+    def mode(self) -> str:
+        return "yolo" if self.yolo else "full"
+
+
+@dataclass(frozen=True)
+class DriftItem:
+    key: str
+    value: str
+
+
+@dataclass
+class Drift:
+    """How one target file on disk differs from what the policy generates."""
+
+    display: str
+    missing_file: bool = False
+    missing: list[DriftItem] = field(default_factory=list)
+    extra: list[DriftItem] = field(default_factory=list)
+    reordered: bool = False
+
+    @property
+    def drifted(self) -> bool:
+        return self.missing_file or bool(self.missing or self.extra) or self.reordered
+
+
+@dataclass
+class Result:
+    """One agent's compiled output for one mode."""
+
+    agent: str
+    preview: str
+    changes: list[Change] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    drift: list[Drift] = field(default_factory=list)
+    target_configured: bool = True
+
+
+class Agent(Protocol):
+    name: str
+    target_keys: tuple[str, ...]
+
+    def compile(self, ctx: Context) -> Result: ...
+
+
+def yolo_variant(path: Path) -> Path:
+    """``settings.full.json`` -> ``settings.yolo.json``; else ``.yolo`` before the extension."""
+    name = path.name
+    if ".full." in name:
+        return path.with_name(name.replace(".full.", ".yolo.", 1))
+    if path.suffix:
+        return path.with_name(f"{path.stem}.yolo{path.suffix}")
+    return path.with_name(f"{name}.yolo")

@@ -1,0 +1,514 @@
+"""Claude Code target: permissions and sandbox sections of ``settings.json``.
+
+Translation is pure (Policy -> managed sections + lossy findings); the merge splices only the
+managed members into the user's file; file placement handles the full/yolo files, the
+``settings.json`` symlink and the first-run migration of a regular ``settings.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from copy import deepcopy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents.base import Context, Drift, DriftItem, Result, yolo_variant
+from twsrt.config import display_path
+from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.jsonedit import dump, render_new, replace_members
+from twsrt.jsonpos import JsonSyntaxError, parse_json
+from twsrt.locations import Location
+from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.writes import Change, FileWrite, SymlinkWrite
+
+NAME = "claude"
+LINK_NAME = "settings.json"
+WEBFETCH_PREFIX = "WebFetch(domain:"
+
+# Sandbox keys copied from the srt settings (seed table plus the newer keys Claude reads).
+NETWORK_KEYS = (
+    "allowedDomains",
+    "deniedDomains",
+    "allowLocalBinding",
+    "allowUnixSockets",
+    "allowAllUnixSockets",
+    "allowMachLookup",
+    "httpProxyPort",
+    "socksProxyPort",
+    "strictAllowlist",
+)
+FILESYSTEM_KEYS = ("allowWrite", "denyWrite", "denyRead", "allowRead", "disabled")
+TOP_KEYS = (
+    "enabled",
+    "enableWeakerNetworkIsolation",
+    "enableWeakerNestedSandbox",
+    "ignoreViolations",
+    "allowAppleEvents",
+)
+# Claude-only keys: set only by [sandbox_overrides], never removed by twsrt.
+CLAUDE_ONLY_KEYS = (
+    "autoAllowBashIfSandboxed",
+    "allowUnsandboxedCommands",
+    "excludedCommands",
+    "failIfUnavailable",
+)
+# srt settings that would narrow what commands may do but that Claude's file cannot take.
+UNCOMPILED_SRT_KEYS = ("/credentials", "/network/deniedResolvedAddresses")
+
+
+@dataclass
+class Managed:
+    """The sections twsrt owns in a Claude settings file, for one mode."""
+
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] | None = None
+    webfetch_allow: list[str] = field(default_factory=list)
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    override_keys: tuple[str, ...] = ()
+
+    def fragment(self) -> dict[str, Any]:
+        permissions: dict[str, Any] = {"deny": self.deny}
+        if self.ask is not None:
+            permissions["ask"] = self.ask
+        permissions["allow"] = self.webfetch_allow
+        return {"permissions": permissions, "sandbox": self.sandbox}
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def rule_path(path: str) -> str:
+    """A path as Claude permission rules spell it: ``/abs`` would anchor at ``~/.claude``."""
+    if path.startswith("/") and not path.startswith("//"):
+        return "/" + path
+    return path
+
+
+def path_patterns(rule: PathRule) -> list[str]:
+    """``P`` and ``P/**`` for a concrete path (file or directory alike); a glob stays bare."""
+    if rule.glob:
+        return [rule.path]
+    spelled = rule_path(rule.path)
+    if spelled == "//":
+        return ["//", "//**"]
+    return [spelled, f"{spelled}/**"]
+
+
+def split_port(domain: str) -> tuple[str, str | None]:
+    if domain.startswith("["):
+        host, _, rest = domain.partition("]")
+        host += "]"
+        return host, rest[1:] if rest.startswith(":") else None
+    if domain.count(":") == 1:
+        host, port = domain.split(":")
+        return host, port
+    return domain, None
+
+
+def translate(policy: Policy, yolo: bool, overrides: dict[str, Any]) -> tuple[Managed, list[Finding]]:
+    """Pure translation of the canonical policy into Claude's managed sections."""
+    findings: list[Finding] = []
+    managed = Managed()
+    deny: list[str] = []
+    for rule in policy.deny_read:
+        _check_literal(rule, findings)
+        patterns = path_patterns(rule)
+        deny += [f"Read({p})" for p in patterns] + [f"Edit({p})" for p in patterns]
+    for rule in policy.deny_write:
+        _check_literal(rule, findings)
+        deny += [f"Edit({pattern})" for pattern in path_patterns(rule)]
+    for entry in policy.denied_domains:
+        host, port = split_port(entry.value)
+        if port is not None:
+            findings.append(
+                finding(
+                    "lossy-port-domain",
+                    f"WebFetch cannot deny only port {port}; '{host}' is denied for WebFetch on "
+                    "every port (the sandbox keeps the port)",
+                    entry.origin,
+                    agent=NAME,
+                )
+            )
+        deny.append(f"WebFetch(domain:{host})")
+    for entry in policy.bash_deny:
+        deny += _bash_rules(entry.value, entry.origin, findings)
+    managed.deny = _unique(deny)
+    if not yolo:
+        ask: list[str] = []
+        for entry in policy.bash_ask:
+            ask += _bash_rules(entry.value, entry.origin, findings)
+        managed.ask = _unique(ask)
+    allow = []
+    for entry in policy.allowed_domains:
+        host, port = split_port(entry.value)
+        if port is not None:
+            findings.append(
+                finding(
+                    "lossy-port-domain",
+                    f"WebFetch cannot allow only port {port}; '{entry.value}' is left out of the "
+                    "WebFetch allow rules (the sandbox keeps it)",
+                    entry.origin,
+                    agent=NAME,
+                )
+            )
+            continue
+        allow.append(f"{WEBFETCH_PREFIX}{host})")
+    managed.webfetch_allow = _unique(allow)
+    managed.sandbox = _sandbox(policy, findings)
+    mode_overrides = {k: v for k, v in overrides.items()}
+    managed.sandbox.update(deepcopy(mode_overrides))
+    managed.override_keys = tuple(mode_overrides)
+    for pointer in UNCOMPILED_SRT_KEYS:
+        if _has_pointer(policy.srt, pointer):
+            findings.append(
+                finding(
+                    "lossy-unsupported-key",
+                    f"'{pointer[1:].replace('/', '.')}' is not compiled into Claude Code settings; "
+                    "run Claude under srt to enforce it",
+                    policy.srt_location(pointer, key=True),
+                    agent=NAME,
+                )
+            )
+    return managed, findings
+
+
+def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
+    if rule.literal and is_glob(rule.path):
+        findings.append(
+            finding(
+                "lossy-literal-glob",
+                f"literal path '{rule.path}' contains glob characters; Claude matches it as a "
+                "pattern, which denies at least as much",
+                rule.origin,
+                agent=NAME,
+            )
+        )
+
+
+def _bash_rules(command: str, origin: Location, findings: list[Finding]) -> list[str]:
+    if ")" in command:
+        raise TwsrtError(
+            finding(
+                "unexpressible-command",
+                f"command '{command}' contains ')', which Claude's Bash(...) rule syntax cannot "
+                "hold; rewrite the rule without it",
+                origin,
+                agent=NAME,
+            )
+        )
+    return [f"Bash({command})", f"Bash({command} *)"]
+
+
+def _paths(items: list[Any]) -> list[str]:
+    return [item["path"] if isinstance(item, dict) else item for item in items]
+
+
+def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
+    srt = policy.srt
+    sandbox: dict[str, Any] = {}
+    for key in TOP_KEYS[:1]:
+        if key in srt:
+            sandbox[key] = srt[key]
+    network = srt.get("network", {})
+    out_network = {key: deepcopy(network[key]) for key in NETWORK_KEYS if key in network}
+    filesystem = srt.get("filesystem", {})
+    out_fs: dict[str, Any] = {}
+    for key in FILESYSTEM_KEYS:
+        if key not in filesystem:
+            continue
+        value = filesystem[key]
+        if key == "disabled":
+            out_fs[key] = value
+            continue
+        rules = {
+            "allowWrite": policy.allow_write,
+            "allowRead": policy.allow_read,
+            "denyWrite": policy.deny_write,
+            "denyRead": policy.deny_read,
+        }[key]
+        out_fs[key] = _sandbox_paths(key, _paths(value), rules, findings)
+    if out_network:
+        sandbox["network"] = out_network
+    if out_fs:
+        sandbox["filesystem"] = out_fs
+    for key in TOP_KEYS[1:]:
+        if key in srt:
+            sandbox[key] = deepcopy(srt[key])
+    return sandbox
+
+
+def _sandbox_paths(key: str, raw: list[str], rules: list[PathRule], findings: list[Finding]) -> list[str]:
+    out: list[str] = []
+    granting = key.startswith("allow")
+    for text, rule in zip(raw, rules, strict=True):
+        relative = not (text.startswith("/") or text == "~" or text.startswith("~/"))
+        if granting and rule.literal and is_glob(rule.path):
+            findings.append(
+                finding(
+                    "lossy-literal-glob",
+                    f"literal path '{rule.path}' contains glob characters and would grant more "
+                    f"as a pattern; left out of Claude's sandbox.filesystem.{key}",
+                    rule.origin,
+                    agent=NAME,
+                )
+            )
+            continue
+        if relative and granting:
+            findings.append(
+                finding(
+                    "lossy-relative-write-root" if key == "allowWrite" else "lossy-relative-sandbox-path",
+                    f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
+                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} (Claude's sandbox "
+                    "already allows writing the working directory)",
+                    rule.origin,
+                    agent=NAME,
+                )
+            )
+            continue
+        if relative:
+            findings.append(
+                finding(
+                    "lossy-relative-sandbox-path",
+                    f"relative path '{text}' anchors at ~/.claude in Claude's user sandbox, not at "
+                    "the working directory; the Read/Edit permission rules still cover it",
+                    rule.origin,
+                    agent=NAME,
+                )
+            )
+        out.append(text)
+    return _unique(out)
+
+
+def _has_pointer(data: dict[str, Any], pointer: str) -> bool:
+    node: Any = data
+    for part in pointer.strip("/").split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+# ---------------------------------------------------------------- merge
+
+
+def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
+    """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
+    permissions = deepcopy(existing.get("permissions", {}))
+    permissions["deny"] = list(managed.deny)
+    if managed.ask is None:
+        permissions.pop("ask", None)
+    else:
+        permissions["ask"] = list(managed.ask)
+    kept = [
+        rule
+        for rule in permissions.get("allow", [])
+        if not (isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX))
+    ]
+    allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
+    if allow or "allow" in permissions:
+        permissions["allow"] = allow
+    sandbox = deepcopy(existing.get("sandbox", {}))
+    generated = managed.sandbox
+    for key in (*TOP_KEYS, *managed.override_keys):
+        if key in generated:
+            sandbox[key] = deepcopy(generated[key])
+        elif key in TOP_KEYS:
+            sandbox.pop(key, None)
+    for section, keys in (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)):
+        current = deepcopy(sandbox.get(section, {}))
+        wanted = generated.get(section, {})
+        for key in keys:
+            if key in wanted:
+                current[key] = deepcopy(wanted[key])
+            else:
+                current.pop(key, None)
+        if current or section in sandbox:
+            sandbox[section] = current
+    return {"permissions": permissions, "sandbox": sandbox}
+
+
+def _check_shape(document: Any, display: str, positions: Any) -> None:
+    def where(pointer: str) -> Location:
+        line, col = positions.position(pointer)
+        return Location(display, line, col, pointer)
+
+    if not isinstance(document, dict):
+        raise fail("target-unusable", "settings file is not a JSON object", where(""))
+    if positions.duplicate_keys:
+        pointer = positions.duplicate_keys[0]
+        raise fail("target-unusable", "settings file repeats a key; fix it by hand first", where(pointer))
+    shapes = {
+        "/permissions": dict,
+        "/permissions/allow": list,
+        "/sandbox": dict,
+        "/sandbox/network": dict,
+        "/sandbox/filesystem": dict,
+    }
+    for pointer, kind in shapes.items():
+        node: Any = document
+        for part in pointer.strip("/").split("/"):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None and not isinstance(node, kind):
+            expected = "an object" if kind is dict else "an array"
+            raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+
+
+def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
+    """The whole new file: the base with only the managed members spliced in."""
+    if base_text is None or not base_text.strip():
+        return render_new(merge({}, managed))
+    try:
+        parsed = parse_json(base_text)
+    except JsonSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        raise fail("target-unusable", f"invalid JSON in settings file: {exc.message}", location) from None
+    _check_shape(parsed.value, display, parsed)
+    updates = merge(parsed.value, managed)
+    if all(parsed.value.get(k) == v and _same_order(parsed.value.get(k), v) for k, v in updates.items()):
+        return base_text
+    return replace_members(base_text, updates)
+
+
+def _same_order(a: Any, b: Any) -> bool:
+    return json.dumps(a) == json.dumps(b)
+
+
+# ---------------------------------------------------------------- drift
+
+
+def managed_items(document: dict[str, Any], override_keys: tuple[str, ...]) -> list[DriftItem]:
+    """The managed content of a settings document as comparable items."""
+    items: list[DriftItem] = []
+    permissions = document.get("permissions", {}) if isinstance(document, dict) else {}
+    if not isinstance(permissions, dict):
+        permissions = {}
+    for key in ("deny", "ask"):
+        for rule in permissions.get(key, []) or []:
+            items.append(DriftItem(f"permissions.{key}", str(rule)))
+    for rule in permissions.get("allow", []) or []:
+        if isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX):
+            items.append(DriftItem("permissions.allow", rule))
+    sandbox = document.get("sandbox", {}) if isinstance(document, dict) else {}
+    if not isinstance(sandbox, dict):
+        return items
+
+    def add(name: str, value: Any) -> None:
+        if isinstance(value, list):
+            items.extend(DriftItem(name, json.dumps(v, ensure_ascii=False)) for v in value)
+        else:
+            items.append(DriftItem(name, json.dumps(value, ensure_ascii=False, sort_keys=True)))
+
+    for key in (*TOP_KEYS, *override_keys):
+        if key in sandbox:
+            add(f"sandbox.{key}", sandbox[key])
+    for section, keys in (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)):
+        part = sandbox.get(section, {})
+        if isinstance(part, dict):
+            for key in keys:
+                if key in part:
+                    add(f"sandbox.{section}.{key}", part[key])
+    return items
+
+
+def drift(display: str, disk_text: str | None, new_text: str, managed: Managed) -> Drift:
+    result = Drift(display)
+    if disk_text is None:
+        result.missing_file = True
+        return result
+    try:
+        on_disk = json.loads(disk_text)
+    except json.JSONDecodeError:
+        on_disk = {}
+    wanted = json.loads(new_text)
+    disk_items = managed_items(on_disk, managed.override_keys)
+    new_items = managed_items(wanted, managed.override_keys)
+    result.missing = [item for item in new_items if item not in disk_items]
+    result.extra = [item for item in disk_items if item not in new_items]
+    if not result.missing and not result.extra:
+        result.reordered = disk_items != new_items
+    return result
+
+
+# ---------------------------------------------------------------- files
+
+
+def _read(path: Path, display: str) -> str | None:
+    if path.is_symlink() and not path.exists():
+        raise fail("target-unusable", f"dangling symlink (points to {path.readlink()})", Location(display))
+    if path.is_dir():
+        raise fail("target-unusable", "is a directory, expected a settings file", Location(display))
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
+        raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
+
+
+def target_path(ctx: Context) -> Path | None:
+    targets = ctx.config.targets
+    full = targets.get("claude_settings")
+    if not ctx.yolo:
+        return full
+    if "claude_settings_yolo" in targets:
+        return targets["claude_settings_yolo"]
+    return yolo_variant(full) if full else None
+
+
+class ClaudeAgent:
+    name = NAME
+    target_keys = ("claude_settings", "claude_settings_yolo")
+
+    def compile(self, ctx: Context) -> Result:
+        managed, findings = translate(ctx.policy, ctx.yolo, ctx.config.overrides.get(ctx.mode, {}))
+        preview = dump(managed.fragment(), "  ") + "\n"
+        target = target_path(ctx)
+        if target is None:
+            return Result(NAME, preview, findings=findings, target_configured=False)
+        display = display_path(target)
+        disk_text = _read(target, display)
+        write_path = target.resolve() if target.is_symlink() else target
+        changes: list[Change] = []
+        base_text = disk_text
+        link = target.parent / LINK_NAME
+        link_display = display_path(link)
+        if target.name != LINK_NAME:
+            if link.is_dir() and not link.is_symlink():
+                raise fail("target-unusable", "is a directory, expected a settings file or symlink", Location(link_display))
+            link_is_file = link.exists() and not link.is_symlink()
+            if link_is_file and disk_text is not None:
+                raise fail(
+                    "target-unusable",
+                    f"is a regular file while {display} also exists; twsrt will not overwrite "
+                    f"either — merge them by hand and remove {LINK_NAME}",
+                    Location(link_display),
+                )
+            if link_is_file:
+                base_text = _read(link, link_display)  # first run: migrate the user's file
+            elif disk_text is None and ctx.yolo:
+                base_text = _seed_from_full(ctx)
+            changes_link = SymlinkWrite(link, link_display, target.name)
+        new_text = merged_text(base_text, display if disk_text is not None else link_display, managed)
+        changes.append(FileWrite(write_path, display, new_text, disk_text))
+        if target.name != LINK_NAME:
+            changes.append(changes_link)
+        return Result(
+            NAME,
+            preview,
+            changes=changes,
+            findings=findings,
+            drift=[drift(display, disk_text, new_text, managed)],
+        )
+
+
+def _seed_from_full(ctx: Context) -> str | None:
+    full = ctx.config.targets.get("claude_settings")
+    if full is None or not full.is_file():
+        return None
+    return _read(full, display_path(full))
+
+
+AGENT = ClaudeAgent()

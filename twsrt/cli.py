@@ -1,0 +1,229 @@
+"""Command-line interface: parse options, call one stage function, print, set the exit code."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from twsrt import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+AGENT_NAMES = ("claude",)  # kept in step with twsrt.agents.AGENTS by a test; avoids the import
+
+
+def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input becomes findings on stderr and exit 2; a bug becomes exit 3, no traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from twsrt.findings import TwsrtError
+
+        try:
+            return func(*args, **kwargs)
+        except TwsrtError as exc:
+            for item in exc.findings:
+                click.echo(item.render(), err=True)
+            sys.exit(EXIT_USAGE)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - last resort, reported without a traceback
+            if os.environ.get("TWSRT_DEBUG"):
+                raise
+            click.echo(f"twsrt: internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo("twsrt: set TWSRT_DEBUG=1 for a traceback and please report it", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+    return wrapper
+
+
+config_option = click.option(
+    "-c",
+    "--config",
+    "config",
+    metavar="FILE",
+    help="twsrt config file (default: $TWSRT_CONFIG, nearest twsrt.toml, ~/.config/twsrt/config.toml).",
+)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            exc.show()
+            sys.exit(EXIT_USAGE)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="twsrt")
+@config_option
+@click.pass_context
+def cli(ctx: click.Context, config: str | None) -> None:
+    """Compile one canonical sandbox policy into every AI coding agent's config."""
+    ctx.obj = {"config": config}
+
+
+def _config(ctx: click.Context, config: str | None) -> str | None:
+    return config or (ctx.obj or {}).get("config")
+
+
+def _print_findings(findings: list[Any], verbose: bool) -> None:
+    from twsrt.findings import Level
+
+    for item in findings:
+        if verbose or item.level is not Level.NOTE:
+            click.echo(item.render(), err=True)
+
+
+@cli.command()
+@click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
+@click.option("-w", "--write", is_flag=True, help="Write the target files (selective merge).")
+@click.option("-n", "--dry-run", is_flag=True, help="Show what --write would change; write nothing.")
+@click.option("--yolo", is_flag=True, help="Generate the yolo variant (no ask rules).")
+@click.option("-v", "--verbose", is_flag=True, help="Also print note-level findings.")
+@config_option
+@click.pass_context
+@_report_errors
+def generate(
+    ctx: click.Context,
+    agent: str | None,
+    write: bool,
+    dry_run: bool,
+    yolo: bool,
+    verbose: bool,
+    config: str | None,
+) -> None:
+    """Generate agent configs from the canonical sources (all agents without AGENT)."""
+    from twsrt import run
+
+    compiled = run.compile_agents(_config(ctx, config), agent, yolo)
+    _print_findings(compiled.findings, verbose)
+    if not write:
+        many = len(compiled.results) > 1
+        for result in compiled.results:
+            if many:
+                click.echo(f"# {result.agent}")
+            click.echo(result.preview, nl=False)
+        return
+    results = run.require_targets(compiled, agent)
+    for result in compiled.results:
+        if not result.target_configured:
+            click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
+    changes = run.write_plan(results)
+    if dry_run:
+        click.echo(run.dry_run_report(changes), nl=False)
+        return
+    done = run.write(changes)
+    for change in changes:
+        verb = "wrote" if change in done else "unchanged"
+        from twsrt.writes import SymlinkWrite
+
+        label = run.symlink_display(change) if isinstance(change, SymlinkWrite) else change.display
+        click.echo(f"twsrt: {verb} {label}", err=True)
+
+
+@cli.command()
+@click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
+@click.option("--yolo", is_flag=True, help="Compare against the yolo target files.")
+@config_option
+@click.pass_context
+@_report_errors
+def diff(ctx: click.Context, agent: str | None, yolo: bool, config: str | None) -> None:
+    """Compare generated configs with the files on disk.
+
+    Exit 0: no drift, 1: drift detected, 2: a target file is missing.
+    """
+    from twsrt import run
+
+    compiled = run.compile_agents(_config(ctx, config), agent, yolo)
+    results = run.require_targets(compiled, agent)
+    code = EXIT_OK
+    for result in results:
+        for drift in result.drift:
+            click.echo(f"{result.agent}: {run.drift_report(drift)}", nl=False)
+            if drift.missing_file:
+                code = EXIT_USAGE
+            elif drift.drifted and code == EXIT_OK:
+                code = EXIT_FINDINGS
+    sys.exit(code)
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Create a repo-style twsrt.toml with relative paths in DIR instead of ~/.config/twsrt.",
+)
+@_report_errors
+def init(force: bool, directory: Path | None) -> None:
+    """Write a commented starter config and example sources."""
+    from twsrt.init import plan_init
+    from twsrt.writes import apply
+
+    writes, kept = plan_init(directory, force)
+    for display in kept:
+        click.echo(f"twsrt: {display} exists, kept (use --force to overwrite)", err=True)
+    apply(writes)
+    for change in writes:
+        click.echo(f"twsrt: wrote {change.display}", err=True)
+
+
+@cli.command()
+@click.argument("source", required=False, type=click.Choice(("srt", "bash")))
+@config_option
+@click.pass_context
+@_report_errors
+def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
+    """Open a canonical source in $EDITOR (without SOURCE: list the sources)."""
+    from twsrt import run
+    from twsrt.config import display_path
+
+    cfg = run.find_config(_config(ctx, config))
+    paths = {"srt": cfg.srt, "bash": cfg.bash_rules}
+    if source is None:
+        for name, path in paths.items():
+            state = "" if path.exists() else "  (missing)"
+            click.echo(f"{name:5} {display_path(path)}{state}")
+        return
+    command = [*shlex.split(run.editor_command()), str(paths[source])]
+    try:
+        code = subprocess.call(command)
+    except OSError as exc:
+        raise click.ClickException(f"cannot start editor {command[0]!r}: {exc.strerror}") from None
+    sys.exit(code)
+
+
+@cli.command()
+@click.argument("name", required=False, type=click.Choice(("srt", "bash", "config")))
+@_report_errors
+def schema(name: str | None) -> None:
+    """Print a JSON Schema (srt, bash or config) for editors and CI."""
+    from twsrt.schemas import SCHEMA_FILES, schema_text
+
+    if name is None:
+        for key, filename in SCHEMA_FILES.items():
+            click.echo(f"{key:7} {filename}")
+        return
+    click.echo(schema_text(name), nl=False)
+
+
+def main() -> NoReturn:
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        code = EXIT_USAGE
+    except click.exceptions.Abort:
+        click.echo("Aborted!", err=True)
+        code = EXIT_USAGE
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,138 @@
+"""Find, read and validate the twsrt config (``config.toml`` / ``twsrt.toml``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twsrt.findings import TwsrtError, fail
+from twsrt.locations import Location
+from twsrt.tomlpos import PositionedToml, TomlSyntaxError, parse_toml
+
+CONFIG_NAMES = ("twsrt.toml", ".twsrt.toml")
+DEFAULT_SOURCES = {
+    "srt": "~/.srt-settings.json",
+    "bash_rules": "~/.config/twsrt/bash-rules.json",
+}
+MODES = ("full", "yolo")
+
+
+def user_config_path(home: Path) -> Path:
+    return home / ".config" / "twsrt" / "config.toml"
+
+
+def home_dir() -> Path:
+    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """How a file is named in messages: relative to the working directory when inside it."""
+    cwd = cwd or Path.cwd()
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        pass
+    try:
+        return "~/" + path.relative_to(home_dir()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
+    """The config file to use, in the documented order; ``None`` when there is none.
+
+    ``-c`` then ``$TWSRT_CONFIG`` (both must exist), then the nearest ``twsrt.toml`` or
+    ``.twsrt.toml`` from ``cwd`` up to the git root (only ``cwd`` outside a repository), then
+    ``~/.config/twsrt/config.toml``.
+    """
+    named = explicit or os.environ.get("TWSRT_CONFIG") or None
+    if named:
+        path = Path(named).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        origin = "-c/--config" if explicit else "$TWSRT_CONFIG"
+        if not path.is_file():
+            what = "is a directory" if path.is_dir() else "does not exist"
+            raise fail("config-invalid", f"config file named by {origin} {what}", Location(str(path)))
+        return path
+    for directory in _search_dirs(cwd):
+        for name in CONFIG_NAMES:
+            candidate = directory / name
+            if candidate.is_file():
+                return candidate
+    fallback = user_config_path(home)
+    return fallback if fallback.is_file() else None
+
+
+def _search_dirs(cwd: Path) -> list[Path]:
+    chain = [cwd, *cwd.parents]
+    for index, directory in enumerate(chain):
+        if (directory / ".git").exists():
+            return chain[: index + 1]
+    return [cwd]
+
+
+@dataclass
+class Config:
+    path: Path
+    display: str
+    home: Path
+    srt: Path
+    bash_rules: Path
+    targets: dict[str, Path] = field(default_factory=dict)
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    positions: PositionedToml | None = None
+
+    def location(self, pointer: str) -> Location:
+        line, col = self.positions.position(pointer) if self.positions else (0, 0)
+        return Location(self.display, line, col, pointer)
+
+    def resolve(self, raw: str) -> Path:
+        return resolve_path(raw, self.path.parent, self.home)
+
+
+def resolve_path(raw: str, base: Path, home: Path) -> Path:
+    if raw == "~":
+        return home
+    if raw.startswith("~/"):
+        return home / raw[2:]
+    path = Path(raw)
+    return path if path.is_absolute() else base / path
+
+
+def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
+    from twsrt.schemas import validate
+
+    display = display_path(path, cwd)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail("config-invalid", f"cannot read config: {_reason(exc)}", Location(display)) from None
+    try:
+        parsed = parse_toml(text)
+    except TomlSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        raise fail("config-invalid", f"invalid TOML: {exc.message}", location) from None
+    findings = validate("config", parsed.value, display, parsed)
+    if findings:
+        raise TwsrtError(findings)
+    data = parsed.value
+    sources = {**DEFAULT_SOURCES, **data.get("sources", {})}
+    base = path.parent
+    return Config(
+        path=path,
+        display=display,
+        home=home,
+        srt=resolve_path(sources["srt"], base, home),
+        bash_rules=resolve_path(sources["bash_rules"], base, home),
+        targets={k: resolve_path(v, base, home) for k, v in data.get("targets", {}).items()},
+        overrides={mode: dict(data.get("sandbox_overrides", {}).get(mode, {})) for mode in MODES},
+        positions=parsed,
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return "not valid UTF-8"

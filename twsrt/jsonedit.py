@@ -1,0 +1,58 @@
+"""Rewrite chosen top-level members of a JSON document and leave every other byte alone.
+
+Agents' settings files are hand-edited; twsrt owns a few top-level keys. Splicing only those
+values keeps the user's formatting, comments-free layout, key order and non-ASCII text intact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from twsrt.jsonpos import parse_json
+from twsrt.locations import pointer_join
+
+_INDENT = re.compile(r"\n([ \t]+)\S")
+
+
+def detect_indent(text: str) -> str:
+    match = _INDENT.search(text)
+    return match[1] if match else "  "
+
+
+def dump(value: Any, indent: str, depth: int = 0) -> str:
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return text.replace("\n", "\n" + indent * depth) if depth else text
+
+
+def render_new(document: dict[str, Any]) -> str:
+    return dump(document, "  ") + "\n"
+
+
+def replace_members(text: str, updates: dict[str, Any]) -> str:
+    """``text`` with each top-level key in ``updates`` set to its new value.
+
+    Existing members are replaced in place; missing ones are appended at the end of the object.
+    """
+    indent = detect_indent(text)
+    for key, value in updates.items():
+        parsed = parse_json(text)
+        pointer = pointer_join("", key)
+        rendered = dump(value, indent, depth=1)
+        if pointer in parsed.spans:
+            start, end = parsed.spans[pointer]
+            text = text[:start] + rendered + text[end:]
+            continue
+        children = [p for p in parsed.spans if p.count("/") == 1]
+        member = f'{json.dumps(key, ensure_ascii=False)}: {rendered}'
+        root_start, root_end = parsed.spans[""]
+        if children:
+            last_end = max(parsed.spans[p][1] for p in children)
+            text = text[:last_end] + f",\n{indent}{member}" + text[last_end:]
+        else:
+            close = root_end - 1
+            text = text[: root_start + 1] + f"\n{indent}{member}\n" + text[close:]
+    if not text.endswith("\n"):
+        text += "\n"
+    return text

@@ -1,0 +1,133 @@
+"""The stages behind each command, as plain functions the CLI calls."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from twsrt.agents import AGENTS
+from twsrt.agents.base import Context, Drift, Result
+from twsrt.config import Config, discover, display_path, home_dir, load_config, user_config_path
+from twsrt.findings import Finding, fail
+from twsrt.locations import Location
+from twsrt.sources import load_policy
+from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
+
+TARGET_KEY = {"claude": "claude_settings"}
+
+
+def find_config(explicit: str | None) -> Config:
+    cwd = Path.cwd()
+    home = home_dir()
+    path = discover(explicit, cwd, home)
+    if path is None:
+        raise fail(
+            "config-invalid",
+            "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
+            f"then {display_path(user_config_path(home))}); run `twsrt init` to create one",
+            Location("twsrt"),
+        )
+    return load_config(path, home, cwd)
+
+
+def select_agents(agent: str | None) -> list[str]:
+    return [agent] if agent else list(AGENTS)
+
+
+@dataclass
+class Compiled:
+    config: Config
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        seen: dict[Finding, None] = {}
+        for result in self.results:
+            for item in result.findings:
+                seen.setdefault(item, None)
+        return sorted(seen, key=lambda f: (f.location, f.rule_id, f.message))
+
+
+def compile_agents(explicit_config: str | None, agent: str | None, yolo: bool) -> Compiled:
+    config = find_config(explicit_config)
+    policy = load_policy(config)
+    compiled = Compiled(config)
+    for name in select_agents(agent):
+        compiled.results.append(AGENTS[name].compile(Context(config, policy, yolo)))
+    return compiled
+
+
+def require_targets(compiled: Compiled, agent: str | None) -> list[Result]:
+    """Results that have a target; an explicitly named agent without one is an error."""
+    usable = [r for r in compiled.results if r.target_configured]
+    if agent and not usable:
+        key = TARGET_KEY.get(agent, agent)
+        raise fail(
+            "config-invalid",
+            f"no [targets] {key} configured for {agent}",
+            compiled.config.location("/targets"),
+        )
+    return usable
+
+
+def write_plan(results: list[Result]) -> list[Change]:
+    changes = [change for result in results for change in result.changes]
+    preflight([c for c in changes if c.changed])
+    return changes
+
+
+def unified_diff(change: FileWrite) -> str:
+    old = (change.old or "").splitlines(keepends=True)
+    new = change.text.splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old, new, fromfile=f"a/{change.display}" if change.old is not None else "/dev/null",
+        tofile=f"b/{change.display}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def dry_run_report(changes: list[Change]) -> str:
+    out = []
+    for change in changes:
+        if not change.changed:
+            out.append(f"unchanged {change.display}\n")
+            continue
+        out.append(f"would {describe(change)}\n")
+        if isinstance(change, FileWrite):
+            out.append(unified_diff(change))
+    return "".join(out)
+
+
+def write(changes: list[Change]) -> list[Change]:
+    try:
+        return apply(changes)
+    except OSError as exc:
+        where = Location(str(exc.filename or "target"))
+        raise fail("target-unusable", f"write failed: {exc.strerror or exc}", where) from None
+
+
+def drift_report(drift: Drift) -> str:
+    if drift.missing_file:
+        return f"{drift.display}: missing (run `twsrt generate -w` to create it)\n"
+    if not drift.drifted:
+        return f"{drift.display}: no drift\n"
+    lines = [f"{drift.display}: drift detected\n"]
+    if drift.missing:
+        lines.append("  missing (in the policy, not on disk):\n")
+        lines += [f"    + {item.key}: {item.value}\n" for item in drift.missing]
+    if drift.extra:
+        lines.append("  extra (on disk, not in the policy):\n")
+        lines += [f"    - {item.key}: {item.value}\n" for item in drift.extra]
+    if drift.reordered:
+        lines.append("  managed entries are in a different order\n")
+    return "".join(lines)
+
+
+def symlink_display(change: SymlinkWrite) -> str:
+    return f"{change.display} -> {change.target}"
+
+
+def editor_command() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

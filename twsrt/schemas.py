@@ -1,0 +1,151 @@
+"""The JSON Schemas twsrt ships, and validation that reports findings at file:line:col."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from twsrt.findings import Finding, finding
+from twsrt.locations import Location, pointer_join
+
+SCHEMA_FILES = {
+    "srt": "srt-settings.schema.json",
+    "bash": "bash-rules.schema.json",
+    "config": "config.schema.json",
+}
+
+_PATTERN_HINTS = {
+    r"^(?!~[^/])(?!\s*$)": "a path must be absolute, start with ~/ or be relative "
+    "(~user/ forms are not supported, and blank paths protect nothing)",
+    r"^\S(.*\S)?$": "a command must be non-empty, without leading or trailing whitespace",
+    r"^\S+$": "a domain must be non-empty and contain no whitespace",
+}
+
+
+class Positions(Protocol):
+    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]: ...
+
+
+def schema_text(name: str) -> str:
+    """The text of a shipped schema; from the installed package, else the source tree."""
+    filename = SCHEMA_FILES[name]
+    packaged = resources.files("twsrt") / "schemas" / filename
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parent.parent / "schemas" / filename).read_text(
+        encoding="utf-8"
+    )
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    return json.loads(schema_text(name))
+
+
+@cache
+def _validator(name: str) -> Any:
+    from jsonschema import Draft202012Validator  # heavy: only when validating
+
+    return Draft202012Validator(load_schema(name))
+
+
+def validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:
+    """Schema findings for ``instance``, each at the exact key or value that is wrong."""
+    out: list[Finding] = []
+    errors = sorted(
+        _validator(name).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    for error in errors:
+        out.extend(_to_findings(error, path, positions))
+    return sorted(out, key=lambda f: (f.location.line, f.location.column, f.message))
+
+
+def _pointer(parts: Any) -> str:
+    pointer = ""
+    for part in parts:
+        pointer = pointer_join(pointer, part)
+    return pointer
+
+
+def _to_findings(error: Any, path: str, positions: Positions) -> list[Finding]:
+    pointer = _pointer(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        out = []
+        for key in error.instance:
+            if key in known:
+                continue
+            child = pointer_join(pointer, key)
+            line, col = positions.position(child, key=True)
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(known)}"
+            where = f"'{pointer}'" if pointer else "the top level"
+            out.append(
+                finding(
+                    "schema-unknown-key",
+                    f"unknown key '{key}' in {where}{hint}",
+                    Location(path, line, col, child),
+                )
+            )
+        return out
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        # report the branch that matches the value's JSON type, e.g. the string form of a path
+        same_type = [
+            sub for sub in error.context if sub.validator not in ("type",) and not sub.relative_path
+        ] or [sub for sub in error.context if sub.relative_path]
+        if same_type:
+            best = same_type[0]
+            return _to_findings(best, path, positions)
+    line, col = positions.position(pointer)
+    return [
+        finding("schema-violation", _message(error), Location(path, line, col, pointer))
+    ]
+
+
+def _message(error: Any) -> str:
+    value = json.dumps(error.instance, ensure_ascii=False)
+    if len(value) > 60:
+        value = value[:57] + "..."
+    if error.validator == "type":
+        expected = error.validator_value
+        if isinstance(expected, list):
+            expected = " or ".join(expected)
+        got = _json_type(error.instance)
+        return f"expected {_article(expected)}, got " + (got if got == "null" else f"{got} {value}")
+    if error.validator == "pattern":
+        hint = _PATTERN_HINTS.get(error.validator_value, f"must match {error.validator_value}")
+        return f"invalid value {value}: {hint}"
+    if error.validator == "minLength":
+        return f"invalid value {value}: must not be empty"
+    if error.validator == "required":
+        return error.message
+    if error.validator == "enum":
+        allowed = ", ".join(json.dumps(v) for v in error.validator_value)
+        return f"invalid value {value}: expected one of {allowed}"
+    if error.validator in ("minimum", "maximum"):
+        return f"invalid value {value}: {error.message}"
+    if error.validator == "const":
+        return f"invalid value {value}: must be {json.dumps(error.validator_value)}"
+    return error.message
+
+
+def _article(name: str) -> str:
+    return f"an {name}" if name[:1] in "aeiou" else f"a {name}"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
