@@ -58,7 +58,9 @@ def convert(node: Any, pointer: str) -> Any:
             out[key] = convert(value, pointer)
     if out.get("type") == "object" and pointer.count("/") >= 1 and "properties" in out:
         # nested objects whose own required keys srt enforces (e.g. ripgrep.command)
-        required = [k for k in node.get("required", []) if pointer not in ("/network", "/filesystem")]
+        required = [
+            k for k in node.get("required", []) if pointer not in ("/network", "/filesystem")
+        ]
         if required:
             out["required"] = required
     if pointer in OWN_DESCRIPTIONS:

@@ -49,7 +49,8 @@ config_option = click.option(
     "--config",
     "config",
     metavar="FILE",
-    help="twsrt config file (default: $TWSRT_CONFIG, nearest twsrt.toml, ~/.config/twsrt/config.toml).",
+    help="twsrt config file (default: $TWSRT_CONFIG, nearest twsrt.toml, "
+    "~/.config/twsrt/config.toml).",
 )
 
 
@@ -86,7 +87,9 @@ def _print_findings(findings: list[Any], verbose: bool) -> None:
 @cli.command()
 @click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
 @click.option("-w", "--write", is_flag=True, help="Write the target files (selective merge).")
-@click.option("-n", "--dry-run", is_flag=True, help="Show what --write would change; write nothing.")
+@click.option(
+    "-n", "--dry-run", is_flag=True, help="Show what --write would change; write nothing."
+)
 @click.option("--yolo", is_flag=True, help="Generate the yolo variant (no ask rules).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print note-level findings.")
 @config_option

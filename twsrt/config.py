@@ -54,7 +54,9 @@ def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
         origin = "-c/--config" if explicit else "$TWSRT_CONFIG"
         if not path.is_file():
             what = "is a directory" if path.is_dir() else "does not exist"
-            raise fail("config-invalid", f"config file named by {origin} {what}", Location(str(path)))
+            raise fail(
+                "config-invalid", f"config file named by {origin} {what}", Location(str(path))
+            )
         return path
     for directory in _search_dirs(cwd):
         for name in CONFIG_NAMES:
@@ -108,7 +110,9 @@ def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise fail("config-invalid", f"cannot read config: {_reason(exc)}", Location(display)) from None
+        raise fail(
+            "config-invalid", f"cannot read config: {_reason(exc)}", Location(display)
+        ) from None
     try:
         parsed = parse_toml(text)
     except TomlSyntaxError as exc:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from twsrt.locations import Location
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"
@@ -24,27 +24,55 @@ class Rule:
 
 _RULES = [
     # Loading and parsing (TWS0xx)
-    Rule("TWS001", "config-invalid", Level.ERROR, "The twsrt config file cannot be read or parsed."),
+    Rule(
+        "TWS001", "config-invalid", Level.ERROR, "The twsrt config file cannot be read or parsed."
+    ),
     Rule("TWS002", "source-missing", Level.ERROR, "A canonical source file does not exist."),
     Rule("TWS003", "source-unparsable", Level.ERROR, "A canonical source file is not valid JSON."),
-    Rule("TWS004", "target-unusable", Level.ERROR, "A target file cannot be read, parsed or written."),
+    Rule(
+        "TWS004", "target-unusable", Level.ERROR, "A target file cannot be read, parsed or written."
+    ),
     # Schema (TWS1xx)
     Rule("TWS101", "schema-unknown-key", Level.ERROR, "A key the schema does not know."),
     Rule("TWS102", "schema-violation", Level.ERROR, "A value does not match the schema."),
     Rule("TWS103", "duplicate-json-key", Level.ERROR, "An object names the same key twice."),
     # Translation (TWS4xx): lossy or refused mappings, located at the source rule
-    Rule("TWS401", "lossy-relative-write-root", Level.WARNING,
-         "A relative allowWrite path is not passed to an agent that would anchor it elsewhere."),
-    Rule("TWS402", "lossy-relative-sandbox-path", Level.NOTE,
-         "A relative deny path anchors at the agent's settings directory in its sandbox."),
-    Rule("TWS403", "lossy-port-domain", Level.NOTE,
-         "A domain with a :port cannot be expressed as a per-port agent rule."),
-    Rule("TWS404", "lossy-literal-glob", Level.WARNING,
-         "A literal path containing glob characters cannot be expressed exactly."),
-    Rule("TWS405", "lossy-unsupported-key", Level.WARNING,
-         "An SRT setting that this agent cannot take is not compiled."),
-    Rule("TWS406", "unexpressible-command", Level.ERROR,
-         "A bash rule cannot be written in the agent's rule syntax."),
+    Rule(
+        "TWS401",
+        "lossy-relative-write-root",
+        Level.WARNING,
+        "A relative allowWrite path is not passed to an agent that would anchor it elsewhere.",
+    ),
+    Rule(
+        "TWS402",
+        "lossy-relative-sandbox-path",
+        Level.NOTE,
+        "A relative deny path anchors at the agent's settings directory in its sandbox.",
+    ),
+    Rule(
+        "TWS403",
+        "lossy-port-domain",
+        Level.NOTE,
+        "A domain with a :port cannot be expressed as a per-port agent rule.",
+    ),
+    Rule(
+        "TWS404",
+        "lossy-literal-glob",
+        Level.WARNING,
+        "A literal path containing glob characters cannot be expressed exactly.",
+    ),
+    Rule(
+        "TWS405",
+        "lossy-unsupported-key",
+        Level.WARNING,
+        "An SRT setting that this agent cannot take is not compiled.",
+    ),
+    Rule(
+        "TWS406",
+        "unexpressible-command",
+        Level.ERROR,
+        "A bash rule cannot be written in the agent's rule syntax.",
+    ),
 ]
 
 CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}

@@ -45,7 +45,7 @@ def replace_members(text: str, updates: dict[str, Any]) -> str:
             text = text[:start] + rendered + text[end:]
             continue
         children = [p for p in parsed.spans if p.count("/") == 1]
-        member = f'{json.dumps(key, ensure_ascii=False)}: {rendered}'
+        member = f"{json.dumps(key, ensure_ascii=False)}: {rendered}"
         root_start, root_end = parsed.spans[""]
         if children:
             last_end = max(parsed.spans[p][1] for p in children)

@@ -82,7 +82,9 @@ def unified_diff(change: FileWrite) -> str:
     old = (change.old or "").splitlines(keepends=True)
     new = change.text.splitlines(keepends=True)
     lines = difflib.unified_diff(
-        old, new, fromfile=f"a/{change.display}" if change.old is not None else "/dev/null",
+        old,
+        new,
+        fromfile=f"a/{change.display}" if change.old is not None else "/dev/null",
         tofile=f"b/{change.display}",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

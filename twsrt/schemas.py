@@ -101,9 +101,7 @@ def _to_findings(error: Any, path: str, positions: Positions) -> list[Finding]:
             best = same_type[0]
             return _to_findings(best, path, positions)
     line, col = positions.position(pointer)
-    return [
-        finding("schema-violation", _message(error), Location(path, line, col, pointer))
-    ]
+    return [finding("schema-violation", _message(error), Location(path, line, col, pointer))]
 
 
 def _message(error: Any) -> str:

@@ -31,7 +31,9 @@ def read_json_source(path: Path, display: str, schema: str) -> tuple[PositionedJ
         parsed = parse_json(text)
     except JsonSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
-        raise TwsrtError(finding("source-unparsable", f"invalid JSON: {exc.message}", location)) from None
+        raise TwsrtError(
+            finding("source-unparsable", f"invalid JSON: {exc.message}", location)
+        ) from None
     from twsrt.schemas import validate
 
     found = validate(schema, parsed.value, display, parsed)
@@ -52,7 +54,10 @@ def load_policy(config: Config) -> Policy:
     bash_display = display_path(config.bash_rules)
     errors: list[Finding] = []
     srt = bash = None
-    for path, display, schema in ((config.srt, srt_display, "srt"), (config.bash_rules, bash_display, "bash")):
+    for path, display, schema in (
+        (config.srt, srt_display, "srt"),
+        (config.bash_rules, bash_display, "bash"),
+    ):
         try:
             parsed, found = read_json_source(path, display, schema)
         except TwsrtError as exc:
@@ -68,7 +73,9 @@ def load_policy(config: Config) -> Policy:
     return build_policy(srt, srt_display, bash, bash_display)
 
 
-def build_policy(srt: PositionedJson, srt_display: str, bash: PositionedJson, bash_display: str) -> Policy:
+def build_policy(
+    srt: PositionedJson, srt_display: str, bash: PositionedJson, bash_display: str
+) -> Policy:
     """A Policy from already-validated sources."""
     data: dict[str, Any] = srt.value
     policy = Policy(srt_display, bash_display, data, srt)
@@ -87,11 +94,18 @@ def build_policy(srt: PositionedJson, srt_display: str, bash: PositionedJson, ba
             else:
                 target.append(PathRule(normalize_path(item), location))
     network = data.get("network", {})
-    for key, target in (("allowedDomains", policy.allowed_domains), ("deniedDomains", policy.denied_domains)):
+    for key, target in (
+        ("allowedDomains", policy.allowed_domains),
+        ("deniedDomains", policy.denied_domains),
+    ):
         for index, domain in enumerate(network.get(key, [])):
             pointer = pointer_join(pointer_join("/network", key), index)
             target.append(Entry(domain, policy.srt_location(pointer)))
-    for key, target in (("allow", policy.bash_allow), ("deny", policy.bash_deny), ("ask", policy.bash_ask)):
+    for key, target in (
+        ("allow", policy.bash_allow),
+        ("deny", policy.bash_deny),
+        ("ask", policy.bash_ask),
+    ):
         for index, command in enumerate(bash.value.get(key, [])):
             pointer = pointer_join(f"/{key}", index)
             line, col = bash.position(pointer)

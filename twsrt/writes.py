@@ -55,7 +55,9 @@ def preflight(changes: list[Change]) -> None:
         path = change.link if isinstance(change, SymlinkWrite) else change.path
         directory = _existing_ancestor(path.parent)
         if not directory.is_dir():
-            raise fail("target-unusable", "parent path is not a directory", Location(change.display))
+            raise fail(
+                "target-unusable", "parent path is not a directory", Location(change.display)
+            )
         if not os.access(directory, os.W_OK | os.X_OK):
             raise fail(
                 "target-unusable",

@@ -19,11 +19,11 @@ def _is_executable(path: str) -> bool:
 
 
 def locate_tool(name: str, env_var: str, *defaults: str) -> str | None:
-    """Path of a tool: $env_var if set (and only it), else the first
+    """Path of a tool: $env_var if set (taken as is), else the first
     executable default, else `name` on PATH; None if none is found."""
     explicit = os.environ.get(env_var)
     if explicit:
-        return explicit if _is_executable(explicit) else None
+        return explicit
     for cand in defaults:
         if _is_executable(cand):
             return cand

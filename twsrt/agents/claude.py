@@ -107,7 +107,9 @@ def split_port(domain: str) -> tuple[str, str | None]:
     return domain, None
 
 
-def translate(policy: Policy, yolo: bool, overrides: dict[str, Any]) -> tuple[Managed, list[Finding]]:
+def translate(
+    policy: Policy, yolo: bool, overrides: dict[str, Any]
+) -> tuple[Managed, list[Finding]]:
     """Pure translation of the canonical policy into Claude's managed sections."""
     findings: list[Finding] = []
     managed = Managed()
@@ -239,7 +241,9 @@ def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
     return sandbox
 
 
-def _sandbox_paths(key: str, raw: list[str], rules: list[PathRule], findings: list[Finding]) -> list[str]:
+def _sandbox_paths(
+    key: str, raw: list[str], rules: list[PathRule], findings: list[Finding]
+) -> list[str]:
     out: list[str] = []
     granting = key.startswith("allow")
     for text, rule in zip(raw, rules, strict=True):
@@ -258,10 +262,12 @@ def _sandbox_paths(key: str, raw: list[str], rules: list[PathRule], findings: li
         if relative and granting:
             findings.append(
                 finding(
-                    "lossy-relative-write-root" if key == "allowWrite" else "lossy-relative-sandbox-path",
+                    "lossy-relative-write-root"
+                    if key == "allowWrite"
+                    else "lossy-relative-sandbox-path",
                     f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
-                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} (Claude's sandbox "
-                    "already allows writing the working directory)",
+                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} "
+                    "(Claude's sandbox already allows writing the working directory)",
                     rule.origin,
                     agent=NAME,
                 )
@@ -338,7 +344,9 @@ def _check_shape(document: Any, display: str, positions: Any) -> None:
         raise fail("target-unusable", "settings file is not a JSON object", where(""))
     if positions.duplicate_keys:
         pointer = positions.duplicate_keys[0]
-        raise fail("target-unusable", "settings file repeats a key; fix it by hand first", where(pointer))
+        raise fail(
+            "target-unusable", "settings file repeats a key; fix it by hand first", where(pointer)
+        )
     shapes = {
         "/permissions": dict,
         "/permissions/allow": list,
@@ -363,10 +371,14 @@ def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
         parsed = parse_json(base_text)
     except JsonSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
-        raise fail("target-unusable", f"invalid JSON in settings file: {exc.message}", location) from None
+        raise fail(
+            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
+        ) from None
     _check_shape(parsed.value, display, parsed)
     updates = merge(parsed.value, managed)
-    if all(parsed.value.get(k) == v and _same_order(parsed.value.get(k), v) for k, v in updates.items()):
+    if all(
+        parsed.value.get(k) == v and _same_order(parsed.value.get(k), v) for k, v in updates.items()
+    ):
         return base_text
     return replace_members(base_text, updates)
 
@@ -436,7 +448,9 @@ def drift(display: str, disk_text: str | None, new_text: str, managed: Managed) 
 
 def _read(path: Path, display: str) -> str | None:
     if path.is_symlink() and not path.exists():
-        raise fail("target-unusable", f"dangling symlink (points to {path.readlink()})", Location(display))
+        raise fail(
+            "target-unusable", f"dangling symlink (points to {path.readlink()})", Location(display)
+        )
     if path.is_dir():
         raise fail("target-unusable", "is a directory, expected a settings file", Location(display))
     if not path.exists():
@@ -477,7 +491,11 @@ class ClaudeAgent:
         link_display = display_path(link)
         if target.name != LINK_NAME:
             if link.is_dir() and not link.is_symlink():
-                raise fail("target-unusable", "is a directory, expected a settings file or symlink", Location(link_display))
+                raise fail(
+                    "target-unusable",
+                    "is a directory, expected a settings file or symlink",
+                    Location(link_display),
+                )
             link_is_file = link.exists() and not link.is_symlink()
             if link_is_file and disk_text is not None:
                 raise fail(
@@ -491,7 +509,9 @@ class ClaudeAgent:
             elif disk_text is None and ctx.yolo:
                 base_text = _seed_from_full(ctx)
             changes_link = SymlinkWrite(link, link_display, target.name)
-        new_text = merged_text(base_text, display if disk_text is not None else link_display, managed)
+        new_text = merged_text(
+            base_text, display if disk_text is not None else link_display, managed
+        )
         changes.append(FileWrite(write_path, display, new_text, disk_text))
         if target.name != LINK_NAME:
             changes.append(changes_link)
