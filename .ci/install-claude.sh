@@ -7,6 +7,8 @@
 set -euo pipefail
 
 PREFIX="${1:-/opt/twsrt-tools/claude}"
+mkdir -p "$PREFIX/bin"
+PREFIX="$(cd "$PREFIX" && pwd)" # absolute: the wrapper embeds it
 CLAUDE_VERSION="2.1.332"
 NODE_VERSION="22.23.3"
 WRAPPER="$PREFIX/bin/claude"
@@ -29,7 +31,6 @@ npm_install() {
         --save-exact --loglevel=error "$@" >&2
 }
 
-mkdir -p "$PREFIX/bin"
 if is_installed; then
     log "already installed in $PREFIX"
 else

@@ -25,6 +25,7 @@ from twsrt.writes import Change, FileWrite, SymlinkWrite
 NAME = "claude"
 LINK_NAME = "settings.json"
 WEBFETCH_PREFIX = "WebFetch(domain:"
+WEB_PORTS = ("80", "443")
 
 # Sandbox keys copied from the srt settings (seed table plus the newer keys Claude reads).
 NETWORK_KEYS = (
@@ -123,7 +124,7 @@ def translate(
         deny += [f"Edit({pattern})" for pattern in path_patterns(rule)]
     for entry in policy.denied_domains:
         host, port = split_port(entry.value)
-        if port is not None:
+        if port in WEB_PORTS:
             findings.append(
                 finding(
                     "lossy-port-domain",
@@ -133,6 +134,17 @@ def translate(
                     agent=NAME,
                 )
             )
+        elif port is not None:
+            findings.append(
+                finding(
+                    "lossy-port-domain",
+                    f"'{entry.value}' concerns a port WebFetch never uses (it fetches over 80/443); "
+                    "no WebFetch deny rule is emitted (the sandbox keeps the entry)",
+                    entry.origin,
+                    agent=NAME,
+                )
+            )
+            continue
         deny.append(f"WebFetch(domain:{host})")
     for entry in policy.bash_deny:
         deny += _bash_rules(entry.value, entry.origin, findings)
@@ -181,8 +193,9 @@ def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
         findings.append(
             finding(
                 "lossy-literal-glob",
-                f"literal path '{rule.path}' contains glob characters; Claude matches it as a "
-                "pattern, which denies at least as much",
+                f"literal path '{rule.path}' contains glob characters; Claude reads it as a "
+                "pattern, which may miss the literal path itself — protect a parent directory "
+                "without glob characters",
                 rule.origin,
                 agent=NAME,
             )
@@ -214,7 +227,7 @@ def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
         if key in srt:
             sandbox[key] = srt[key]
     network = srt.get("network", {})
-    out_network = {key: deepcopy(network[key]) for key in NETWORK_KEYS if key in network}
+    out_network = {key: _dedupe(deepcopy(network[key])) for key in NETWORK_KEYS if key in network}
     filesystem = srt.get("filesystem", {})
     out_fs: dict[str, Any] = {}
     for key in FILESYSTEM_KEYS:
@@ -287,6 +300,13 @@ def _sandbox_paths(
     return _unique(out)
 
 
+def _dedupe(value: Any) -> Any:
+    """Lists lose exact repeats (Claude's schema wants unique items); other values pass."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return _unique(value)
+    return value
+
+
 def _has_pointer(data: dict[str, Any], pointer: str) -> bool:
     node: Any = data
     for part in pointer.strip("/").split("/"):
@@ -315,8 +335,9 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
     if allow or "allow" in permissions:
         permissions["allow"] = allow
-    sandbox = deepcopy(existing.get("sandbox", {}))
     generated = managed.sandbox
+    # a new sandbox section takes the generated key order; an existing one keeps its own
+    sandbox = deepcopy(existing["sandbox"] if "sandbox" in existing else generated)
     for key in (*TOP_KEYS, *managed.override_keys):
         if key in generated:
             sandbox[key] = deepcopy(generated[key])

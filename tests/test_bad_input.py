@@ -1,0 +1,790 @@
+"""Malformed input: every case exits 2 with a located finding and writes nothing.
+
+Each case prepares the sandbox (config, sources or the Claude target tree), snapshots the whole
+HOME, runs one command and checks: exit code 2, no traceback, the first stderr line names the
+exact file, line, column and rule id (or the file and rule id where no position exists), and
+HOME is byte-for-byte unchanged afterwards.
+
+Positions are 1-based; the comment next to each expected position shows how it was counted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import DEFAULT_CONFIG, Sandbox, tree_snapshot
+
+GEN_W = ("generate", "claude", "-w")
+GEN = ("generate", "claude")
+DIFF = ("diff", "claude")
+YOLO_W = ("generate", "-w", "--yolo")
+
+SRT = ".srt-settings.json"
+BASH = "bash-rules.json"
+CONFIG = "twsrt.toml"
+CLAUDE_DIR = "home/.claude"
+FULL = f"{CLAUDE_DIR}/settings.full.json"
+LINK = f"{CLAUDE_DIR}/settings.json"
+YOLO = f"{CLAUDE_DIR}/settings.yolo.json"
+
+# Python 3.13 reports a trailing comma at the comma itself, 3.11/3.12 at the token after it.
+TRAILING_COMMA = (36, "Illegal trailing comma") if sys.version_info >= (3, 13) else (37, "")
+
+Setup = Callable[[Sandbox], None]
+
+
+def text(raw: str) -> str:
+    return textwrap.dedent(raw).lstrip("\n")
+
+
+# ------------------------------------------------------------------ setup helpers
+
+
+def write(relative: str, content: str | bytes) -> Setup:
+    def setup(sb: Sandbox) -> None:
+        path = sb.repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(text(content), encoding="utf-8")
+
+    return setup
+
+
+def append_config(extra: str) -> Setup:
+    return write(CONFIG, DEFAULT_CONFIG + text(extra))
+
+
+def remove(relative: str) -> Setup:
+    def setup(sb: Sandbox) -> None:
+        (sb.repo / relative).unlink()
+
+    return setup
+
+
+def make_dir(relative: str) -> Setup:
+    def setup(sb: Sandbox) -> None:
+        path = sb.repo / relative
+        if path.is_file():
+            path.unlink()
+        path.mkdir(parents=True)
+
+    return setup
+
+
+def symlink(relative: str, target: str) -> Setup:
+    def setup(sb: Sandbox) -> None:
+        path = sb.repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(target)
+
+    return setup
+
+
+def chmod(relative: str, mode: int) -> Setup:
+    def setup(sb: Sandbox) -> None:
+        (sb.repo / relative).chmod(mode)
+
+    return setup
+
+
+def steps(*parts: Setup) -> Setup:
+    def setup(sb: Sandbox) -> None:
+        for part in parts:
+            part(sb)
+
+    return setup
+
+
+def nothing(sb: Sandbox) -> None:
+    pass
+
+
+# ------------------------------------------------------------------ the table
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    setup: Setup
+    args: tuple[str, ...]
+    file: str  # as printed; "{repo}" stands for the sandbox repo directory
+    rule: str
+    fragment: str
+    line: int | None = None  # None: the finding has no position (e.g. a missing file)
+    col: int | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    marks: tuple[pytest.MarkDecorator, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A command-line usage error: click's usage message, exit 2."""
+
+    id: str
+    args: tuple[str, ...]
+    fragment: str
+
+
+not_root = pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores directory permissions"
+)
+
+CASES: list[Case | Usage] = [
+    # ---------------------------------------------------------- srt settings: JSON syntax
+    Case(
+        "srt-trailing-comma",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {
+                "denyRead": ["~/.aws", "~/.ssh",],
+                "allowWrite": ["."]
+              }
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS003",
+        f"invalid JSON: {TRAILING_COMMA[1]}",
+        3,
+        TRAILING_COMMA[0],  # `    "denyRead": ["~/.aws", "~/.ssh",]`: ',' is col 36, ']' col 37
+    ),
+    Case("srt-empty-file", write(SRT, ""), GEN_W, SRT, "TWS003", "invalid JSON", 1, 1),
+    Case(
+        "srt-not-utf8",
+        write(SRT, b'{"filesystem": {"denyRead": ["\xff"]}}\n'),
+        GEN_W,
+        SRT,
+        "TWS003",
+        "not valid UTF-8",
+    ),
+    Case(
+        "srt-duplicate-key",
+        write(
+            SRT,
+            """
+            {
+              "network": {"allowedDomains": ["github.com"]},
+              "filesystem": {"denyRead": ["~/.aws"]},
+              "network": {"allowedDomains": []}
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS103",
+        "key 'network' appears more than once",
+        4,
+        3,  # the second "network" key
+    ),
+    # ---------------------------------------------------------- srt settings: schema
+    Case(
+        "srt-top-level-array",
+        write(SRT, "[]\n"),
+        GEN_W,
+        SRT,
+        "TWS102",
+        "expected an object, got array []",
+        1,
+        1,
+    ),
+    Case(
+        "srt-network-null",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {"denyRead": ["~/.aws"]},
+              "network": null
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS102",
+        "expected an object, got null",
+        3,
+        14,  # `  "network": null`
+    ),
+    Case(
+        "srt-string-for-list",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {
+                "denyRead": "~/.aws"
+              }
+            }
+            """,
+        ),
+        GEN,
+        SRT,
+        "TWS102",
+        'expected an array, got string "~/.aws"',
+        3,
+        17,  # `    "denyRead": "~/.aws"`
+    ),
+    Case(
+        "srt-unknown-top-level-key",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {"denyRead": ["~/.aws"]},
+              "proxy": {"port": 8080}
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS101",
+        "unknown key 'proxy' in the top level",
+        3,
+        3,
+    ),
+    Case(
+        "srt-typo-denyRaed",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {
+                "denyRaed": ["~/.aws"],
+                "allowWrite": ["."]
+              }
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS101",
+        "unknown key 'denyRaed' in '/filesystem'; did you mean 'denyRead'?",
+        3,
+        5,  # the key's opening quote
+    ),
+    Case(
+        "srt-tilde-user-path",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {
+                "denyRead": ["~/.aws", "~bob/.ssh"]
+              }
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS102",
+        "~user/ forms are not supported",
+        3,
+        28,  # `    "denyRead": ["~/.aws", "~bob/.ssh"]`
+    ),
+    Case(
+        "srt-enabled-not-boolean",
+        write(
+            SRT,
+            """
+            {
+              "enabled": "yes",
+              "filesystem": {"denyRead": ["~/.aws"]}
+            }
+            """,
+        ),
+        DIFF,
+        SRT,
+        "TWS102",
+        'expected a boolean, got string "yes"',
+        2,
+        14,  # `  "enabled": "yes"`
+    ),
+    Case(
+        "srt-literal-false",
+        write(
+            SRT,
+            """
+            {
+              "filesystem": {
+                "denyRead": [{"path": "x", "literal": false}]
+              }
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS102",
+        "invalid value false: must be true",
+        3,
+        43,  # `    "denyRead": [{"path": "x", "literal": false}]`
+    ),
+    Case(
+        "srt-domain-with-space",
+        write(
+            SRT,
+            """
+            {
+              "network": {"allowedDomains": ["github.com", "git hub.com"]}
+            }
+            """,
+        ),
+        GEN,
+        SRT,
+        "TWS102",
+        "a domain must be non-empty and contain no whitespace",
+        2,
+        48,  # `  "network": {"allowedDomains": ["github.com", "git hub.com"]}`
+    ),
+    Case(
+        "srt-port-out-of-range",
+        write(
+            SRT,
+            """
+            {
+              "network": {"httpProxyPort": 70000}
+            }
+            """,
+        ),
+        GEN_W,
+        SRT,
+        "TWS102",
+        "invalid value 70000",
+        2,
+        32,  # `  "network": {"httpProxyPort": 70000}`
+    ),
+    # ---------------------------------------------------------- bash rules
+    Case(
+        "bash-missing-comma",
+        write(
+            BASH,
+            """
+            {
+              "allow": ["gh pr view"],
+              "deny": ["rm" "sudo"]
+            }
+            """,
+        ),
+        GEN_W,
+        BASH,
+        "TWS003",
+        "invalid JSON: Expecting ',' delimiter",
+        3,
+        17,  # `  "deny": ["rm" "sudo"]`: the second string
+    ),
+    Case(
+        "bash-empty-command",
+        write(BASH, '{\n  "deny": ["rm", ""]\n}\n'),
+        GEN_W,
+        BASH,
+        "TWS102",
+        'invalid value ""',
+        2,
+        18,  # `  "deny": ["rm", ""]`
+    ),
+    Case(
+        "bash-whitespace-command",
+        write(BASH, '{\n  "ask": ["   "]\n}\n'),
+        GEN_W,
+        BASH,
+        "TWS102",
+        "a command must be non-empty, without leading or trailing whitespace",
+        2,
+        11,  # `  "ask": ["   "]`
+    ),
+    Case(
+        "bash-unknown-key",
+        write(BASH, '{\n  "deny": ["rm"],\n  "denny": ["sudo"]\n}\n'),
+        GEN_W,
+        BASH,
+        "TWS101",
+        "unknown key 'denny' in the top level; did you mean 'deny'?",
+        3,
+        3,
+    ),
+    Case(
+        "bash-number-in-list",
+        write(BASH, '{\n  "deny": ["rm", 42]\n}\n'),
+        DIFF,
+        BASH,
+        "TWS102",
+        "expected a string, got number 42",
+        2,
+        18,  # `  "deny": ["rm", 42]`
+    ),
+    Case(
+        "bash-deny-close-paren",
+        write(BASH, '{\n  "deny": ["rm", "echo $(id)"]\n}\n'),
+        GEN_W,
+        BASH,
+        "TWS406",
+        "contains ')'",
+        2,
+        18,  # `  "deny": ["rm", "echo $(id)"]`
+    ),
+    # ---------------------------------------------------------- twsrt.toml
+    Case(
+        "config-bad-toml",
+        write(
+            CONFIG,
+            """
+            [sources]
+            srt = ".srt-settings.json"
+            bash_rules = "bash-rules.json"
+
+            [targets]
+            claude_settings = home/.claude/settings.full.json
+            """,
+        ),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "invalid TOML: Invalid value",
+        6,
+        19,  # the unquoted value
+    ),
+    Case(
+        "config-duplicate-key",
+        append_config('claude_settings = "home/.claude/other.json"\n'),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "invalid TOML: Cannot overwrite a value",
+        7,
+        44,  # tomllib points at the end of the repeated line
+    ),
+    Case(
+        "config-unknown-target-key",
+        append_config('claude_setings_yolo = "home/.claude/settings.yolo.json"\n'),
+        GEN_W,
+        CONFIG,
+        "TWS101",
+        "unknown key 'claude_setings_yolo' in '/targets'; did you mean 'claude_settings_yolo'?",
+        7,
+        1,
+    ),
+    Case(
+        "config-unknown-table",
+        append_config("\n[agents]\nclaude = true\n"),
+        GEN_W,
+        CONFIG,
+        "TWS101",
+        "unknown key 'agents' in the top level",
+        8,
+        2,  # `[agents]`: the table name
+    ),
+    Case(
+        "config-yolo-enabled-string",
+        append_config('\n[sandbox_overrides.yolo]\nenabled = "yes"\n'),
+        YOLO_W,
+        CONFIG,
+        "TWS102",
+        'expected a boolean, got string "yes"',
+        9,
+        11,  # `enabled = "yes"`
+    ),
+    Case(
+        "config-source-tilde-user",
+        write(CONFIG, DEFAULT_CONFIG.replace('".srt-settings.json"', '"~bob/srt.json"')),
+        GEN_W,
+        CONFIG,
+        "TWS102",
+        "~user/ forms are not supported",
+        2,
+        7,  # `srt = "~bob/srt.json"`
+    ),
+    Case(
+        "config-source-number",
+        write(CONFIG, DEFAULT_CONFIG.replace('".srt-settings.json"', "5")),
+        GEN,
+        CONFIG,
+        "TWS102",
+        "expected a string, got number 5",
+        2,
+        7,  # `srt = 5`
+    ),
+    Case(
+        "config-no-claude-target",
+        write(CONFIG, DEFAULT_CONFIG.split("claude_settings")[0]),
+        DIFF,
+        CONFIG,
+        "TWS001",
+        "no [targets] claude_settings configured for claude",
+        5,
+        2,  # `[targets]`: the table name
+    ),
+    Case(
+        "config-flag-missing-file",
+        nothing,
+        ("-c", "missing.toml", *GEN_W),
+        "{repo}/missing.toml",
+        "TWS001",
+        "config file named by -c/--config does not exist",
+    ),
+    Case(
+        "config-flag-directory",
+        make_dir("conf.d"),
+        (*GEN_W, "--config", "conf.d"),
+        "{repo}/conf.d",
+        "TWS001",
+        "config file named by -c/--config is a directory",
+    ),
+    Case(
+        "config-env-missing-file",
+        nothing,
+        GEN_W,
+        "/nonexistent",
+        "TWS001",
+        "config file named by $TWSRT_CONFIG does not exist",
+        env=(("TWSRT_CONFIG", "/nonexistent"),),
+    ),
+    Case(
+        "config-none-found",
+        remove(CONFIG),
+        GEN_W,
+        "twsrt",
+        "TWS001",
+        "no twsrt config found",
+    ),
+    # ---------------------------------------------------------- source files on disk
+    Case(
+        "srt-missing-file",
+        remove(SRT),
+        GEN_W,
+        SRT,
+        "TWS002",
+        "source file does not exist",
+    ),
+    Case(
+        "bash-missing-file",
+        remove(BASH),
+        DIFF,
+        BASH,
+        "TWS002",
+        "source file does not exist",
+    ),
+    Case(
+        "srt-is-directory",
+        make_dir(SRT),
+        GEN_W,
+        SRT,
+        "TWS002",
+        "source path is a directory",
+    ),
+    # ---------------------------------------------------------- the Claude target tree
+    Case(
+        "target-is-directory",
+        make_dir(FULL),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "is a directory, expected a settings file",
+    ),
+    Case(
+        "target-yolo-is-directory",
+        make_dir(YOLO),
+        YOLO_W,
+        YOLO,
+        "TWS004",
+        "is a directory, expected a settings file",
+    ),
+    Case(
+        "link-name-is-directory",
+        make_dir(LINK),
+        GEN_W,
+        LINK,
+        "TWS004",
+        "is a directory, expected a settings file or symlink",
+    ),
+    Case(
+        "target-dangling-symlink",
+        symlink(FULL, "gone.json"),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "dangling symlink (points to gone.json)",
+    ),
+    Case(
+        "target-invalid-json",
+        write(FULL, '{\n  "model": "opus"\n  "permissions": {}\n}\n'),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "invalid JSON in settings file: Expecting ',' delimiter",
+        3,
+        3,  # the key after the missing comma
+    ),
+    Case(
+        "target-invalid-json-diff",
+        write(FULL, '{\n  "model": "opus"\n  "permissions": {}\n}\n'),
+        DIFF,
+        FULL,
+        "TWS004",
+        "invalid JSON in settings file",
+        3,
+        3,
+    ),
+    Case(
+        "migrated-settings-invalid-json",
+        write(LINK, '{\n  "model": "opus",\n}\n'),
+        GEN_W,
+        LINK,
+        "TWS004",
+        "invalid JSON in settings file",
+        3,
+        1,  # the '}' after the trailing comma
+    ),
+    Case(
+        "yolo-seed-from-invalid-full",
+        write(FULL, '{\n  "model": "opus"\n  "permissions": {}\n}\n'),
+        YOLO_W,
+        FULL,  # the broken file is settings.full.json (settings.json does not exist)
+        "TWS004",
+        "invalid JSON in settings file",
+        3,
+        3,
+    ),
+    Case(
+        "target-top-level-array",
+        write(FULL, "[]\n"),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "settings file is not a JSON object",
+        1,
+        1,
+    ),
+    Case(
+        "target-permissions-list",
+        write(FULL, '{\n  "model": "opus",\n  "permissions": ["Bash(ls)"]\n}\n'),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "'/permissions' must be an object",
+        3,
+        18,  # `  "permissions": ["Bash(ls)"]`
+    ),
+    Case(
+        "target-permissions-allow-string",
+        write(FULL, '{\n  "permissions": {"allow": "Bash(ls)"}\n}\n'),
+        GEN,
+        FULL,
+        "TWS004",
+        "'/permissions/allow' must be an array",
+        2,
+        28,  # `  "permissions": {"allow": "Bash(ls)"}`
+    ),
+    Case(
+        "target-sandbox-network-string",
+        write(FULL, '{\n  "sandbox": {"network": "none"}\n}\n'),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "'/sandbox/network' must be an object",
+        2,
+        26,  # `  "sandbox": {"network": "none"}`
+    ),
+    Case(
+        "target-duplicate-key",
+        write(FULL, '{\n  "sandbox": {},\n  "sandbox": {"enabled": true}\n}\n'),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "settings file repeats a key",
+        3,
+        3,  # the repeated key
+    ),
+    Case(
+        "target-parent-is-file",
+        write(CLAUDE_DIR, "not a directory\n"),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "parent path is not a directory",
+    ),
+    Case(
+        "target-dir-unwritable",
+        steps(make_dir(CLAUDE_DIR), chmod(CLAUDE_DIR, 0o555)),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "is not writable",
+        marks=(not_root,),
+    ),
+    Case(
+        "settings-json-and-full-both-regular",
+        steps(
+            write(LINK, '{\n  "model": "opus"\n}\n'),
+            write(FULL, '{\n  "model": "sonnet"\n}\n'),
+        ),
+        GEN_W,
+        LINK,
+        "TWS004",
+        f"is a regular file while {FULL} also exists",
+    ),
+    # ---------------------------------------------------------- command line
+    Usage("usage-unknown-agent", ("generate", "nosuchagent"), "Invalid value for '[AGENT]'"),
+    Usage("usage-unknown-option", ("generate", "claude", "--bogus"), "No such option: --bogus"),
+]
+
+
+def _params() -> list:
+    return [pytest.param(case, id=case.id, marks=getattr(case, "marks", ())) for case in CASES]
+
+
+def _restore_permissions(root: Path) -> None:
+    """Let pytest clean up directories a case made read-only."""
+    for path in [root, *root.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids))
+    assert len(ids) >= 25
+
+
+@pytest.mark.parametrize("case", _params())
+def test_bad_input(sandbox: Sandbox, case: Case | Usage) -> None:
+    try:
+        if isinstance(case, Case):
+            case.setup(sandbox)
+        before = tree_snapshot(sandbox.home)
+        env = dict(case.env) if isinstance(case, Case) else {}
+        result = sandbox.run(*case.args, **env)
+        after = tree_snapshot(sandbox.home)
+    finally:
+        _restore_permissions(sandbox.home)
+
+    detail = f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    assert result.returncode == 2, detail
+    assert "Traceback" not in result.stderr, detail
+    assert "internal error" not in result.stderr, detail
+    lines = result.stderr.splitlines()
+    assert lines, detail
+    first = lines[0]
+
+    if isinstance(case, Usage):
+        assert first.startswith("Usage: twsrt "), detail
+        assert case.fragment in result.stderr, detail
+    else:
+        where = re.escape(case.file.format(repo=sandbox.repo, home=sandbox.home))
+        if case.line is not None:
+            where += f":{case.line}:{case.col}"
+        pattern = rf"{where}: error\[{case.rule}\] .*{re.escape(case.fragment)}"
+        assert re.match(pattern, first), f"first line {first!r} !~ {pattern!r}\n{detail}"
+
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert after == before, f"HOME changed: {changed}"
