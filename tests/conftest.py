@@ -110,3 +110,14 @@ def tree_snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
         elif path.is_dir():
             out[rel] = ("dir", b"")
     return out
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
+    """With TWSRT_REQUIRE_REAL_TOOLS=1 (CI), a skipped test is a failed test."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("TWSRT_REQUIRE_REAL_TOOLS") == "1" and report.skipped:
+        report.outcome = "failed"
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.longrepr = f"skipped, but TWSRT_REQUIRE_REAL_TOOLS=1 forbids skips: {reason}"

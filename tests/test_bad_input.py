@@ -60,7 +60,8 @@ def write(relative: str, content: str | bytes) -> Setup:
 
 
 def append_config(extra: str) -> Setup:
-    return write(CONFIG, DEFAULT_CONFIG + text(extra))
+    """DEFAULT_CONFIG (6 lines, ending in ``[targets]`` / ``claude_settings``) plus ``extra``."""
+    return write(CONFIG, DEFAULT_CONFIG + extra)
 
 
 def remove(relative: str) -> Setup:
@@ -734,8 +735,8 @@ CASES: list[Case | Usage] = [
         f"is a regular file while {FULL} also exists",
     ),
     # ---------------------------------------------------------- command line
-    Usage("usage-unknown-agent", ("generate", "nosuchagent"), "Invalid value for '[AGENT]'"),
-    Usage("usage-unknown-option", ("generate", "claude", "--bogus"), "No such option: --bogus"),
+    Usage("usage-unknown-agent", ("generate", "nosuchagent"), "Error: Invalid value for '[[claude]]': 'nosuchagent' is not 'claude'"),
+    Usage("usage-unknown-option", ("generate", "claude", "--bogus"), "Error: No such option '--bogus'"),
 ]
 
 

@@ -272,6 +272,8 @@ def _sandbox_paths(
                 )
             )
             continue
+        if relative and granting and text in (".", "./") and key == "allowWrite":
+            continue  # Claude's sandbox always lets commands write the working directory
         if relative and granting:
             findings.append(
                 finding(
