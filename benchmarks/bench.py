@@ -32,7 +32,9 @@ def main() -> None:
     args = parser.parse_args()
     if not shutil.which("twsrt"):
         sys.exit("twsrt is not installed (pip install .)")
-    print(f"{'command':32} {'median ms':>10} {'best ms':>8}  ({args.runs} runs, cwd {EXAMPLE.name})")
+    print(
+        f"{'command':32} {'median ms':>10} {'best ms':>8}  ({args.runs} runs, cwd {EXAMPLE.name})"
+    )
     for label, command in COMMANDS.items():
         times = []
         for _ in range(args.runs):

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import Sandbox, tree_snapshot
 
-SCHEMASTORE = Path(__file__).parent / "fixtures" / "schemastore" / "claude-code-settings.schema.json"
+SCHEMASTORE = (
+    Path(__file__).parent / "fixtures" / "schemastore" / "claude-code-settings.schema.json"
+)
 GOLDEN = Path(__file__).parent / "golden" / "claude"
 
 USER_FILE = """{
@@ -32,7 +34,9 @@ def target(sandbox: Sandbox, name: str = "settings.full.json") -> Path:
     return sandbox.repo / "home" / ".claude" / name
 
 
-def put_user_file(sandbox: Sandbox, name: str = "settings.full.json", text: str = USER_FILE) -> Path:
+def put_user_file(
+    sandbox: Sandbox, name: str = "settings.full.json", text: str = USER_FILE
+) -> Path:
     path = target(sandbox, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -54,7 +58,14 @@ def test_user_content_survives_byte_for_byte(sandbox: Sandbox) -> None:
         assert line + "\n" in text
     assert "\\u" not in text
     data = json.loads(text)
-    assert list(data) == ["model", "permissions", "hooks", "statusLine", "enabledPlugins", "sandbox"]
+    assert list(data) == [
+        "model",
+        "permissions",
+        "hooks",
+        "statusLine",
+        "enabledPlugins",
+        "sandbox",
+    ]
     perms = data["permissions"]
     assert list(perms) == ["allow", "deny", "defaultMode", "ask"]
     assert perms["allow"] == [

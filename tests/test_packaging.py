@@ -60,8 +60,17 @@ def test_wheel_ships_schemas(wheel: Path) -> None:
 def test_installed_wheel_works_without_the_repository(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target),
-         str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--quiet",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )
@@ -80,7 +89,10 @@ def test_installed_wheel_works_without_the_repository(wheel: Path, tmp_path: Pat
         # -P: do not put the working directory (or the repo) on sys.path
         return subprocess.run(
             [sys.executable, "-P", "-m", "twsrt", *args],
-            cwd=work, env=env, capture_output=True, text=True,
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
         )
 
     where = run("schema", "srt")
@@ -88,7 +100,11 @@ def test_installed_wheel_works_without_the_repository(wheel: Path, tmp_path: Pat
     assert json.loads(where.stdout)["$id"] == "urn:twsrt:schema:srt-settings"
     located = subprocess.run(
         [sys.executable, "-P", "-c", "import twsrt; print(twsrt.__file__)"],
-        cwd=work, env=env, capture_output=True, text=True, check=True,
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert located.startswith(str(target))
     bad = run("generate", "claude")

@@ -138,8 +138,8 @@ def translate(
             findings.append(
                 finding(
                     "lossy-port-domain",
-                    f"'{entry.value}' concerns a port WebFetch never uses (it fetches over 80/443); "
-                    "no WebFetch deny rule is emitted (the sandbox keeps the entry)",
+                    f"'{entry.value}' concerns a port WebFetch never uses (it fetches over "
+                    "80/443); no WebFetch deny rule is emitted (the sandbox keeps the entry)",
                     entry.origin,
                     agent=NAME,
                 )
@@ -339,7 +339,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
         permissions["allow"] = allow
     generated = managed.sandbox
     # a new sandbox section takes the generated key order; an existing one keeps its own
-    sandbox = deepcopy(existing["sandbox"] if "sandbox" in existing else generated)
+    sandbox = deepcopy(existing.get("sandbox", generated))
     for key in (*TOP_KEYS, *managed.override_keys):
         if key in generated:
             sandbox[key] = deepcopy(generated[key])
