@@ -54,9 +54,8 @@ def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
         origin = "-c/--config" if explicit else "$TWSRT_CONFIG"
         if not path.is_file():
             what = "is a directory" if path.is_dir() else "does not exist"
-            raise fail(
-                "config-invalid", f"config file named by {origin} {what}", Location(str(path))
-            )
+            where = Location(display_path(path, cwd))
+            raise fail("config-invalid", f"config file named by {origin} {what}", where)
         return path
     for directory in _search_dirs(cwd):
         for name in CONFIG_NAMES:

@@ -51,7 +51,10 @@ def parse_json(text: str) -> PositionedJson:
     except RecursionError:
         raise JsonSyntaxError("nesting too deep", 1, 1) from None
     result = PositionedJson(value)
-    _Scanner(text, result).scan()
+    try:
+        _Scanner(text, result).scan()
+    except RecursionError:
+        raise JsonSyntaxError("nesting too deep", 1, 1) from None
     return result
 
 

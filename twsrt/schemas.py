@@ -93,6 +93,12 @@ def _to_findings(error: Any, path: str, positions: Positions) -> list[Finding]:
             )
         return out
     if error.validator in ("anyOf", "oneOf") and error.context:
+        if all(sub.validator == "type" and not sub.relative_path for sub in error.context):
+            kinds = " or ".join(_article(sub.validator_value) for sub in error.context)
+            line, col = positions.position(pointer)
+            got = _json_type(error.instance)
+            message = f"expected {kinds}, got {got} {json.dumps(error.instance)}"
+            return [finding("schema-violation", message, Location(path, line, col, pointer))]
         # report the branch that matches the value's JSON type, e.g. the string form of a path
         same_type = [
             sub for sub in error.context if sub.validator not in ("type",) and not sub.relative_path

@@ -54,6 +54,8 @@ def parse_toml(text: str) -> PositionedToml:
         if match:
             raise TomlSyntaxError(match[1], int(match[2]), int(match[3])) from None
         raise TomlSyntaxError(str(exc), 1, 1) from None
+    except RecursionError:
+        raise TomlSyntaxError("nesting too deep", 1, 1) from None
     result = PositionedToml(value)
     _scan(text, result)
     return result

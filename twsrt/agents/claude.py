@@ -367,8 +367,11 @@ def _check_shape(document: Any, display: str, positions: Any) -> None:
         raise fail("target-unusable", "settings file is not a JSON object", where(""))
     if positions.duplicate_keys:
         pointer = positions.duplicate_keys[0]
+        line, col = positions.position(pointer, key=True)
         raise fail(
-            "target-unusable", "settings file repeats a key; fix it by hand first", where(pointer)
+            "target-unusable",
+            "settings file repeats a key; fix it by hand first",
+            Location(display, line, col, pointer),
         )
     shapes = {
         "/permissions": dict,
@@ -510,6 +513,7 @@ class ClaudeAgent:
         write_path = target.resolve() if target.is_symlink() else target
         changes: list[Change] = []
         base_text = disk_text
+        base_display = display
         link = target.parent / LINK_NAME
         link_display = display_path(link)
         if target.name != LINK_NAME:
@@ -529,12 +533,11 @@ class ClaudeAgent:
                 )
             if link_is_file:
                 base_text = _read(link, link_display)  # first run: migrate the user's file
+                base_display = link_display
             elif disk_text is None and ctx.yolo:
-                base_text = _seed_from_full(ctx)
+                base_display, base_text = _seed_from_full(ctx)
             changes_link = SymlinkWrite(link, link_display, target.name)
-        new_text = merged_text(
-            base_text, display if disk_text is not None else link_display, managed
-        )
+        new_text = merged_text(base_text, base_display, managed)
         changes.append(FileWrite(write_path, display, new_text, disk_text))
         if target.name != LINK_NAME:
             changes.append(changes_link)
@@ -547,11 +550,12 @@ class ClaudeAgent:
         )
 
 
-def _seed_from_full(ctx: Context) -> str | None:
+def _seed_from_full(ctx: Context) -> tuple[str, str | None]:
     full = ctx.config.targets.get("claude_settings")
     if full is None or not full.is_file():
-        return None
-    return _read(full, display_path(full))
+        return "", None
+    display = display_path(full)
+    return display, _read(full, display)
 
 
 AGENT = ClaudeAgent()
