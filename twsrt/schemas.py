@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
+import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from twsrt import __version__
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location, pointer_join
 
@@ -53,8 +56,39 @@ def _validator(name: str) -> Any:
     return Draft202012Validator(load_schema(name))
 
 
+def _cache_marker(name: str, instance: Any) -> Path | None:
+    """Where a "this instance is valid" marker lives; None when caching is off.
+
+    jsonschema costs ~150 ms to import, most of a pre-commit hook's run. The sources rarely
+    change between commits, so a valid result is remembered by the hash of the schema and the
+    parsed instance. Only validity is cached: findings are always computed afresh.
+    """
+    if os.environ.get("TWSRT_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256()
+    for part in (__version__, name, schema_text(name), json.dumps(instance, sort_keys=True)):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return Path(base) / "twsrt" / "valid" / digest.hexdigest()
+
+
 def validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:
     """Schema findings for ``instance``, each at the exact key or value that is wrong."""
+    marker = _cache_marker(name, instance)
+    if marker is not None and marker.exists():
+        return []
+    out = _validate(name, instance, path, positions)
+    if not out and marker is not None:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # a read-only cache only costs speed
+    return out
+
+
+def _validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:
     out: list[Finding] = []
     errors = sorted(
         _validator(name).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
