@@ -16,7 +16,10 @@ import click
 from twsrt import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-AGENT_NAMES = ("claude",)  # kept in step with twsrt.agents.AGENTS by a test; avoids the import
+AGENT_NAMES = (
+    "claude",
+    "codex",
+)  # kept in step with twsrt.agents.AGENTS by a test; avoids the import
 
 
 def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -27,12 +30,16 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         from twsrt.findings import TwsrtError
 
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+        except SystemExit as exc:
+            if exc.code in (None, EXIT_OK, EXIT_FINDINGS):
+                _remember_valid()
+            raise
         except TwsrtError as exc:
             for item in exc.findings:
                 click.echo(item.render(), err=True)
             sys.exit(EXIT_USAGE)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - last resort, reported without a traceback
             if os.environ.get("TWSRT_DEBUG"):
@@ -40,8 +47,15 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             click.echo(f"twsrt: internal error: {type(exc).__name__}: {exc}", err=True)
             click.echo("twsrt: set TWSRT_DEBUG=1 for a traceback and please report it", err=True)
             sys.exit(EXIT_INTERNAL)
+        _remember_valid()
+        return result
 
     return wrapper
+
+
+def _remember_valid() -> None:
+    if "twsrt.schemas" in sys.modules:
+        sys.modules["twsrt.schemas"].remember_valid()
 
 
 config_option = click.option(
@@ -84,6 +98,12 @@ def _print_findings(findings: list[Any], verbose: bool) -> None:
             click.echo(item.render(), err=True)
 
 
+def _print_notices(results: list[Any]) -> None:
+    for result in results:
+        for notice in result.notices:
+            click.echo(notice, err=True)
+
+
 @cli.command()
 @click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
 @click.option("-w", "--write", is_flag=True, help="Write the target files (selective merge).")
@@ -109,6 +129,7 @@ def generate(
 
     compiled = run.compile_agents(_config(ctx, config), agent, yolo)
     _print_findings(compiled.findings, verbose)
+    _print_notices(compiled.results)
     if not write:
         many = len(compiled.results) > 1
         for result in compiled.results:
@@ -147,6 +168,7 @@ def diff(ctx: click.Context, agent: str | None, yolo: bool, config: str | None) 
     from twsrt import run
 
     compiled = run.compile_agents(_config(ctx, config), agent, yolo)
+    _print_notices(compiled.results)
     results = run.require_targets(compiled, agent)
     code = EXIT_OK
     for result in results:
@@ -198,7 +220,11 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
             state = "" if path.exists() else "  (missing)"
             click.echo(f"{name:5} {display_path(path)}{state}")
         return
-    command = [*shlex.split(run.editor_command()), str(paths[source])]
+    try:
+        editor = shlex.split(run.editor_command()) or ["vi"]
+    except ValueError as exc:
+        raise click.ClickException(f"cannot parse $VISUAL/$EDITOR: {exc}") from None
+    command = [*editor, str(paths[source])]
     try:
         code = subprocess.call(command)
     except OSError as exc:

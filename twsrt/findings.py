@@ -68,6 +68,48 @@ _RULES = [
         "An SRT setting that this agent cannot take is not compiled.",
     ),
     Rule(
+        "TWS407",
+        "lossy-stricter-glob",
+        Level.WARNING,
+        "A deny glob is enforced more strictly than asked because the agent cannot express it.",
+    ),
+    Rule(
+        "TWS408",
+        "lossy-write-root",
+        Level.WARNING,
+        "A write root cannot be granted as asked and is skipped.",
+    ),
+    Rule(
+        "TWS409",
+        "lossy-bash-rule",
+        Level.WARNING,
+        "A bash allow or ask rule is not compiled for an agent where it would not help.",
+    ),
+    Rule(
+        "TWS410",
+        "lossy-unix-socket",
+        Level.WARNING,
+        "A Unix socket entry is not an exact socket path and is skipped.",
+    ),
+    Rule(
+        "TWS411",
+        "unexpressible-path",
+        Level.ERROR,
+        "A deny path cannot be written in the agent's format without dropping it.",
+    ),
+    Rule(
+        "TWS201",
+        "disabled-sandbox",
+        Level.ERROR,
+        "The canonical sandbox is disabled; an agent that needs it refuses to generate.",
+    ),
+    Rule(
+        "TWS202",
+        "codex-legacy-sandbox",
+        Level.ERROR,
+        "A legacy Codex sandbox setting would silently deactivate the twsrt profile.",
+    ),
+    Rule(
         "TWS406",
         "unexpressible-command",
         Level.ERROR,

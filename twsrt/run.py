@@ -15,7 +15,7 @@ from twsrt.locations import Location
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
-TARGET_KEY = {"claude": "claude_settings"}
+TARGET_KEY = {"claude": "claude_settings", "codex": "codex_config"}
 
 
 def find_config(explicit: str | None) -> Config:

@@ -80,12 +80,22 @@ def validate(name: str, instance: Any, path: str, positions: Positions) -> list[
         return []
     out = _validate(name, instance, path, positions)
     if not out and marker is not None:
+        _PENDING_MARKERS.append(marker)
+    return out
+
+
+_PENDING_MARKERS: list[Path] = []
+
+
+def remember_valid() -> None:
+    """Record this run's valid inputs; called only when the whole command succeeded."""
+    while _PENDING_MARKERS:
+        marker = _PENDING_MARKERS.pop()
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()
         except OSError:
             pass  # a read-only cache only costs speed
-    return out
 
 
 def _validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:

@@ -20,6 +20,7 @@ class FileWrite:
     display: str
     text: str
     old: str | None
+    new_mode: int | None = None  # mode for a file that does not exist yet (default: umask)
 
     @property
     def changed(self) -> bool:
@@ -78,14 +79,14 @@ def apply(changes: list[Change]) -> list[Change]:
     preflight(pending)
     for change in pending:
         if isinstance(change, FileWrite):
-            atomic_write(change.path, change.text)
+            atomic_write(change.path, change.text, change.new_mode)
     for change in pending:
         if isinstance(change, SymlinkWrite):
             atomic_symlink(change.link, change.target)
     return pending
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, new_mode: int | None = None) -> None:
     """Write via a temp file in the same directory, fsync, keep the mode, rename into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -93,7 +94,7 @@ def atomic_write(path: Path, text: str) -> None:
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
-        mode = 0o666 & ~umask
+        mode = new_mode if new_mode is not None else 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

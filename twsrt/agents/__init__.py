@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from twsrt.agents import claude
+from twsrt.agents import claude, codex
 from twsrt.agents.base import Agent
 
 AGENTS: dict[str, Agent] = {
     claude.AGENT.name: claude.AGENT,
+    codex.AGENT.name: codex.AGENT,
 }

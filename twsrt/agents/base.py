@@ -54,6 +54,7 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     drift: list[Drift] = field(default_factory=list)
     target_configured: bool = True
+    notices: list[str] = field(default_factory=list)
 
 
 class Agent(Protocol):

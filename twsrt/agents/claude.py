@@ -323,7 +323,7 @@ def _has_pointer(data: dict[str, Any], pointer: str) -> bool:
 
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
-    permissions = deepcopy(existing.get("permissions", {}))
+    permissions = deepcopy(existing.get("permissions") or {})
     permissions["deny"] = list(managed.deny)
     if managed.ask is None:
         permissions.pop("ask", None)
@@ -331,7 +331,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
         permissions["ask"] = list(managed.ask)
     kept = [
         rule
-        for rule in permissions.get("allow", [])
+        for rule in (permissions.get("allow") or [])
         if not (isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX))
     ]
     allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
@@ -339,14 +339,14 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
         permissions["allow"] = allow
     generated = managed.sandbox
     # a new sandbox section takes the generated key order; an existing one keeps its own
-    sandbox = deepcopy(existing.get("sandbox", generated))
+    sandbox = deepcopy(existing["sandbox"] if existing.get("sandbox") is not None else generated)
     for key in (*TOP_KEYS, *managed.override_keys):
         if key in generated:
             sandbox[key] = deepcopy(generated[key])
         elif key in TOP_KEYS:
             sandbox.pop(key, None)
     for section, keys in (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)):
-        current = deepcopy(sandbox.get(section, {}))
+        current = deepcopy(sandbox.get(section) or {})
         wanted = generated.get(section, {})
         for key in keys:
             if key in wanted:

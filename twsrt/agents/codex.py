@@ -1,0 +1,530 @@
+"""Codex CLI target: a ``[permissions.twsrt]`` profile in ``config.toml`` and ``twsrt.rules``.
+
+Translation is pure (Policy -> managed TOML values, rules text, lossy findings); the merge edits
+only the owned keys with tomlkit so comments, order and every other table survive; previews
+and drift reports contain only managed security data, never the user's other values.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents.base import Context, Drift, DriftItem, Result
+from twsrt.config import display_path
+from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.locations import Location
+from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.writes import Change, FileWrite
+
+NAME = "codex"
+PROFILE = "twsrt"
+# Pinned approval invariants: escalations are asked of the user, never auto-reviewed, and the
+# shell does not source login profiles that could undo the sandbox environment.
+OWNED_TOP = {
+    "default_permissions": PROFILE,
+    "approval_policy": "on-request",
+    "approvals_reviewer": "user",
+    "allow_login_shell": False,
+}
+LEGACY_KEYS = ("sandbox_mode", "sandbox_workspace_write")
+# Deny globs with ** are expanded by scanning on Linux; deeper trees are not covered.
+GLOB_SCAN_MAX_DEPTH = 12
+WORKSPACE = ":workspace_roots"
+STRICTNESS = {"write": 0, "read": 1, "deny": 2}
+REMINDER = (
+    "twsrt: codex: another Codex config layer (managed, project, profile) setting sandbox_mode, "
+    "or --sandbox on the command line, silently deactivates the twsrt profile; run `codex "
+    "doctor` after changing them"
+)
+UNCOMPILED = (
+    ("/network/allowLocalBinding", "lets commands bind and reach local ports"),
+    ("/network/allowAllUnixSockets", "opens every Unix socket"),
+    ("/network/httpProxyPort", "hands domain filtering to an external proxy"),
+    ("/network/socksProxyPort", "hands domain filtering to an external proxy"),
+    ("/network/allowMachLookup", "opens macOS Mach services"),
+    ("/ignoreViolations", "hides violations"),
+    ("/enableWeakerNetworkIsolation", "weakens network isolation"),
+    ("/enableWeakerNestedSandbox", "weakens the nested sandbox"),
+    ("/allowAppleEvents", "opens Apple Events"),
+    ("/allowNestedUserNamespaces", "allows nested user namespaces"),
+)
+
+
+@dataclass
+class Compiled:
+    """Everything twsrt owns in Codex's files, for any mode (Codex output is mode-free)."""
+
+    top: dict[str, Any] = field(default_factory=dict)
+    network_proxy: bool = False
+    profile: dict[str, Any] = field(default_factory=dict)
+    rules: str = ""
+
+
+def _lossy(name: str, message: str, origin: Location) -> Finding:
+    return finding(name, message, origin, agent=NAME)
+
+
+def _split_glob(path: str) -> tuple[str, str]:
+    """``~/.ssh/*.pem`` -> (``~/.ssh``, ``*.pem``): the concrete prefix and the glob below it."""
+    parts = path.split("/")
+    for index, part in enumerate(parts):
+        if is_glob(part):
+            return "/".join(parts[:index]), "/".join(parts[index:])
+    return path, ""
+
+
+def _anchor(rule: PathRule) -> tuple[str, str]:
+    """Key and sub-path for a filesystem entry; relative paths scope to the workspace roots."""
+    path = rule.path
+    if path.startswith("/~/") or path == "/~":
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-path", f"malformed path '{path}': did you mean '~/'?", rule.origin
+            )
+        )
+    absolute = path.startswith("/") or path.startswith("~/") or path == "~"
+    if not absolute:
+        return WORKSPACE, path.removeprefix("./") or "."
+    if rule.glob:
+        prefix, rest = _split_glob(path)
+    else:
+        prefix, rest = path, ""
+    if prefix in ("", "/"):
+        return ":root", rest or "."
+    if prefix == "~":
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-path",
+                f"'{path}' covers the whole home directory, which a Codex profile cannot name; "
+                "list the directories to protect instead",
+                rule.origin,
+            )
+        )
+    return prefix, rest or "."
+
+
+def _set_access(filesystem: dict[str, dict[str, str]], key: str, sub: str, mode: str) -> None:
+    scoped = filesystem.setdefault(key, {})
+    current = scoped.get(sub)
+    if current is None or STRICTNESS[mode] > STRICTNESS[current]:
+        scoped[sub] = mode
+
+
+def _render_filesystem(filesystem: dict[str, dict[str, str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in sorted(filesystem, key=lambda k: (not k.startswith(":"), k)):
+        scoped = filesystem[key]
+        if list(scoped) == ["."]:
+            out[key] = scoped["."]
+        else:
+            out[key] = {sub: scoped[sub] for sub in sorted(scoped, key=lambda s: (s != ".", s))}
+    return out
+
+
+def _covered_by_deny(root: str, denies: list[PathRule]) -> PathRule | None:
+    for rule in denies:
+        if rule.glob:
+            if fnmatchcase(root, rule.path):
+                return rule
+        elif root == rule.path or root.startswith(rule.path.rstrip("/") + "/"):
+            return rule
+    return None
+
+
+def _host(domain: str) -> tuple[str, str | None]:
+    from twsrt.agents.claude import split_port
+
+    return split_port(domain)
+
+
+def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
+    """Pure translation of the canonical policy into Codex's profile and rules."""
+    findings: list[Finding] = []
+    if not policy.enabled:
+        raise TwsrtError(
+            _lossy(
+                "disabled-sandbox",
+                "the canonical sandbox is disabled (enabled = false); refusing to generate a Codex "
+                "profile that would pretend to enforce it",
+                policy.srt_location("/enabled"),
+            )
+        )
+    out = Compiled(top=dict(OWNED_TOP))
+    filesystem: dict[str, dict[str, str]] = {}
+    needs_depth = False
+    for rule in policy.deny_read:
+        key, sub = _anchor(rule)
+        _set_access(filesystem, key, sub, "deny")
+        needs_depth |= "**" in rule.path
+    for rule in policy.deny_write:
+        key, sub = _anchor(rule)
+        if rule.glob:
+            findings.append(
+                _lossy(
+                    "lossy-stricter-glob",
+                    f"Codex cannot make glob '{rule.path}' read-only; it is denied outright "
+                    "(reads too)",
+                    rule.origin,
+                )
+            )
+        _set_access(filesystem, key, sub, "deny" if rule.glob else "read")
+        needs_depth |= "**" in rule.path
+    roots: dict[str, bool] = {}
+    denies = [*policy.deny_read, *policy.deny_write]
+    for rule in policy.allow_write:
+        path = rule.path.removesuffix("/**") if not rule.literal else rule.path
+        relative = not (path.startswith("/") or path.startswith("~"))
+        if relative:
+            continue  # the runtime workspace already covers relative write roots
+        if path in ("~", "/") or (not rule.literal and is_glob(path)):
+            findings.append(
+                _lossy(
+                    "lossy-write-root",
+                    f"allowWrite '{rule.path}' cannot be a Codex workspace root (only concrete "
+                    "directories below / or ~); skipped",
+                    rule.origin,
+                )
+            )
+            continue
+        blocker = _covered_by_deny(path, denies)
+        if blocker is not None:
+            findings.append(
+                _lossy(
+                    "lossy-write-root",
+                    f"allowWrite '{rule.path}' is also matched by deny rule '{blocker.path}' "
+                    f"({blocker.origin}); the deny wins and the root is skipped",
+                    rule.origin,
+                )
+            )
+            continue
+        roots[path] = True
+    profile: dict[str, Any] = {
+        "description": "Generated by twsrt from the canonical sandbox policy; do not edit.",
+        "extends": ":workspace",
+    }
+    if roots:
+        profile["workspace_roots"] = {root: True for root in sorted(roots)}
+    fs_out = _render_filesystem(filesystem)
+    if needs_depth:
+        fs_out = {"glob_scan_max_depth": GLOB_SCAN_MAX_DEPTH, **fs_out}
+    if fs_out:
+        profile["filesystem"] = fs_out
+    profile["network"] = _network(policy, findings, out)
+    out.profile = profile
+    for pointer, why in UNCOMPILED:
+        value = _value_at(policy.srt, pointer)
+        if value is None or value is False or value == [] or value == {}:
+            continue
+        findings.append(
+            _lossy(
+                "lossy-unsupported-key",
+                f"'{pointer[1:].replace('/', '.')}' {why}; Codex cannot take it without widening "
+                "access, so it is not compiled",
+                policy.srt_location(pointer, key=True),
+            )
+        )
+    for entry in policy.bash_allow:
+        findings.append(
+            _lossy(
+                "lossy-bash-rule",
+                f"bash allow '{entry.value}' is not compiled: a Codex allow rule would run it "
+                "outside the sandbox without asking",
+                entry.origin,
+            )
+        )
+    for entry in policy.bash_ask:
+        findings.append(
+            _lossy(
+                "lossy-bash-rule",
+                f"bash ask '{entry.value}' is not compiled: Codex already asks before every "
+                "command that leaves the sandbox",
+                entry.origin,
+            )
+        )
+    out.rules = render_rules(policy)
+    return out, findings
+
+
+def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str, Any]:
+    domains: dict[str, str] = {}
+    deny_all = False
+    for entry in policy.denied_domains:
+        host, port = _host(entry.value)
+        if host == "*":
+            deny_all = True
+            findings.append(
+                _lossy(
+                    "lossy-port-domain",
+                    f"'{entry.value}' cannot be expressed as a Codex domain rule; network access "
+                    "is switched off for Codex instead",
+                    entry.origin,
+                )
+            )
+            continue
+        if port is not None:
+            findings.append(
+                _lossy(
+                    "lossy-port-domain",
+                    f"Codex domain rules take no port; '{host}' is denied on every port",
+                    entry.origin,
+                )
+            )
+        domains[host] = "deny"
+    for entry in policy.allowed_domains:
+        host, port = _host(entry.value)
+        if port is not None:
+            findings.append(
+                _lossy(
+                    "lossy-port-domain",
+                    f"Codex domain rules take no port; '{entry.value}' is not allowed",
+                    entry.origin,
+                )
+            )
+            continue
+        domains.setdefault(host, "allow")
+    allowed = any(mode == "allow" for mode in domains.values())
+    network: dict[str, Any] = {"enabled": allowed and not deny_all}
+    network["domains"] = dict(sorted(domains.items()))
+    sockets: dict[str, str] = {}
+    for index, path in enumerate(policy.srt.get("network", {}).get("allowUnixSockets", [])):
+        origin = policy.srt_location(f"/network/allowUnixSockets/{index}")
+        if not path.startswith("/") or path.endswith("/") or is_glob(path):
+            findings.append(
+                _lossy(
+                    "lossy-unix-socket",
+                    f"Unix socket entry '{path}' is not an exact absolute socket path; skipped",
+                    origin,
+                )
+            )
+            continue
+        sockets[path] = "allow"
+    if sockets:
+        network["unix_sockets"] = dict(sorted(sockets.items()))
+    out.network_proxy = bool(policy.allowed_domains or policy.denied_domains)
+    return network
+
+
+def _value_at(data: dict[str, Any], pointer: str) -> Any:
+    node: Any = data
+    for part in pointer.strip("/").split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def render_rules(policy: Policy) -> str:
+    lines = [
+        "# Generated by twsrt from the canonical bash rules; do not edit.",
+        "# Each rule hard-denies a command when Codex asks to run it outside the sandbox.",
+        "",
+    ]
+    seen: set[tuple[str, ...]] = set()
+    for entry in policy.bash_deny:
+        try:
+            tokens = tuple(shlex.split(entry.value))
+        except ValueError as exc:
+            raise TwsrtError(
+                _lossy(
+                    "unexpressible-command", f"cannot split '{entry.value}': {exc}", entry.origin
+                )
+            ) from None
+        if not tokens or tokens in seen:
+            continue
+        seen.add(tokens)
+        pattern = ", ".join(json.dumps(token, ensure_ascii=False) for token in tokens)
+        lines += [
+            "prefix_rule(",
+            f"    pattern = [{pattern}],",
+            '    decision = "forbidden",',
+            f"    justification = {json.dumps(f'denied by twsrt policy: {entry.value}')},",
+            ")",
+            "",
+        ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ---------------------------------------------------------------- TOML merge
+
+
+def _legacy_locations(text: str, display: str) -> list[Finding]:
+    from twsrt.tomlpos import TomlSyntaxError, parse_toml
+
+    try:
+        parsed = parse_toml(text)
+    except TomlSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        raise fail("target-unusable", f"invalid TOML: {exc.message}", location) from None
+    found = []
+    tables: list[tuple[str, dict[str, Any]]] = [("", parsed.value)]
+    for name, profile in parsed.value.get("profiles", {}).items():
+        if isinstance(profile, dict):
+            tables.append((f"/profiles/{name}", profile))
+    for prefix, table in tables:
+        for key in LEGACY_KEYS:
+            if key in table:
+                pointer = f"{prefix}/{key}"
+                line, col = parsed.position(pointer, key=True)
+                found.append(
+                    finding(
+                        "codex-legacy-sandbox",
+                        f"legacy '{key}' makes Codex ignore default_permissions and the twsrt "
+                        "profile; remove it",
+                        Location(display, line, col, pointer),
+                        agent=NAME,
+                    )
+                )
+    return found
+
+
+def _table(values: dict[str, Any]) -> Any:
+    """A tomlkit table: plain values first, then sub-tables (TOML needs that order)."""
+    import tomlkit
+
+    table = tomlkit.table()
+    for key, value in values.items():
+        if not isinstance(value, dict):
+            table[key] = value
+    for key, value in values.items():
+        if isinstance(value, dict):
+            table[key] = _table(value)
+    return table
+
+
+def merged_config(base_text: str | None, compiled: Compiled) -> str:
+    """The user's config.toml with only the owned keys and the twsrt profile replaced."""
+    import tomlkit
+
+    doc = tomlkit.parse(base_text or "")
+    for key, value in compiled.top.items():
+        doc[key] = value
+    features = doc.get("features")
+    if compiled.network_proxy:
+        if features is None:
+            features = tomlkit.table()
+            doc["features"] = features
+        features["network_proxy"] = True
+    elif features is not None and "network_proxy" in features:
+        del features["network_proxy"]
+    permissions = doc.get("permissions")
+    if permissions is None:
+        permissions = tomlkit.table(is_super_table=True)
+        doc["permissions"] = permissions
+    permissions[PROFILE] = _table(compiled.profile)
+    text = tomlkit.dumps(doc)
+    if base_text is not None and tomlkit.parse(text) == tomlkit.parse(base_text):
+        return base_text
+    return text
+
+
+def managed_view(document: dict[str, Any]) -> dict[str, Any]:
+    """Only what twsrt owns in a parsed config.toml (safe to print: no user secrets)."""
+    view: dict[str, Any] = {key: document[key] for key in OWNED_TOP if key in document}
+    features = document.get("features", {})
+    if isinstance(features, dict) and "network_proxy" in features:
+        view["features"] = {"network_proxy": features["network_proxy"]}
+    profile = (
+        document.get("permissions", {}).get(PROFILE)
+        if isinstance(document.get("permissions"), dict)
+        else None
+    )
+    if profile is not None:
+        view["permissions"] = {PROFILE: profile}
+    return view
+
+
+def _flatten(value: Any, prefix: str) -> list[DriftItem]:
+    if isinstance(value, dict):
+        items: list[DriftItem] = []
+        for key, item in value.items():
+            items += _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+        return items
+    return [DriftItem(prefix, json.dumps(value, ensure_ascii=False))]
+
+
+def preview_toml(compiled: Compiled) -> str:
+    return merged_config(None, compiled)
+
+
+def _read(path: Path, display: str) -> str | None:
+    if path.is_symlink() and not path.exists():
+        raise fail("target-unusable", "dangling symlink", Location(display))
+    if path.is_dir():
+        raise fail("target-unusable", "is a directory, expected a file", Location(display))
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
+        raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
+
+
+def _drift(display: str, disk: str | None, new: str, parse: Any) -> Drift:
+    result = Drift(display)
+    if disk is None:
+        result.missing_file = True
+        return result
+    old_items = _flatten(parse(disk), "")
+    new_items = _flatten(parse(new), "")
+    result.missing = [i for i in new_items if i not in old_items]
+    result.extra = [i for i in old_items if i not in new_items]
+    result.reordered = not result.missing and not result.extra and old_items != new_items
+    return result
+
+
+def _config_view(text: str) -> dict[str, Any]:
+    import tomllib
+
+    return managed_view(tomllib.loads(text))
+
+
+def _rules_view(text: str) -> dict[str, Any]:
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return {"rules": "\n".join(lines)}
+
+
+class CodexAgent:
+    name = NAME
+    target_keys = ("codex_config", "codex_rules")
+
+    def compile(self, ctx: Context) -> Result:
+        compiled, findings = translate(ctx.policy)
+        config_path = ctx.config.targets.get("codex_config")
+        rules_path = ctx.config.targets.get("codex_rules")
+        preview = "# config.toml (managed keys only)\n" + preview_toml(compiled)
+        if rules_path is not None:
+            preview += "\n# rules/twsrt.rules\n" + compiled.rules
+        if config_path is None:
+            return Result(
+                NAME, preview, findings=findings, target_configured=False, notices=[REMINDER]
+            )
+        display = display_path(config_path)
+        disk = _read(config_path, display)
+        if disk is not None:
+            legacy = _legacy_locations(disk, display)
+            if legacy:
+                raise TwsrtError(legacy)
+        new_text = merged_config(disk, compiled)
+        write_path = config_path.resolve() if config_path.is_symlink() else config_path
+        changes: list[Change] = [FileWrite(write_path, display, new_text, disk, new_mode=0o600)]
+        drift = [_drift(display, disk, new_text, _config_view)]
+        if rules_path is not None:
+            rules_display = display_path(rules_path)
+            rules_disk = _read(rules_path, rules_display)
+            rules_write = rules_path.resolve() if rules_path.is_symlink() else rules_path
+            changes.append(
+                FileWrite(rules_write, rules_display, compiled.rules, rules_disk, new_mode=0o600)
+            )
+            drift.append(_drift(rules_display, rules_disk, compiled.rules, _rules_view))
+        return Result(
+            NAME, preview, changes=changes, findings=findings, drift=drift, notices=[REMINDER]
+        )
+
+
+AGENT = CodexAgent()
