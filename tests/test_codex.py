@@ -1,0 +1,271 @@
+"""Codex target: fail-safe refusals, the merge, and never-widen properties."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import Sandbox, tree_snapshot
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twsrt.agents import codex
+from twsrt.jsonpos import parse_json
+from twsrt.sources import build_policy
+
+CONFIG = (
+    '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+    '[targets]\ncodex_config = "home/.codex/config.toml"\n'
+    'codex_rules = "home/.codex/rules/twsrt.rules"\n'
+)
+TARGET = "home/.codex/config.toml"
+
+
+@pytest.fixture
+def codex_box(sandbox: Sandbox) -> Sandbox:
+    sandbox.write("twsrt.toml", CONFIG)
+    return sandbox
+
+
+def refuse(box: Sandbox, *args: str) -> str:
+    before = tree_snapshot(box.home)
+    result = box.run(*args)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert tree_snapshot(box.home) == before
+    return result.stderr.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("generate", "codex", "-w"),
+        ("generate", "codex"),
+        ("generate", "codex", "-n", "-w"),
+        ("diff", "codex"),
+    ],
+)
+def test_disabled_sandbox_is_refused(codex_box: Sandbox, args: tuple[str, ...]) -> None:
+    codex_box.write(".srt-settings.json", '{\n  "enabled": false,\n  "filesystem": {}\n}\n')
+    line = refuse(codex_box, *args)
+    assert line.startswith(
+        ".srt-settings.json:2:14: error[TWS201] the canonical sandbox is disabled"
+    )
+
+
+def test_malformed_home_path_is_refused(codex_box: Sandbox) -> None:
+    codex_box.write(".srt-settings.json", '{"filesystem": {"denyRead": ["/~/.aws"]}}')
+    line = refuse(codex_box, "generate", "codex", "-w")
+    assert line.startswith(".srt-settings.json:1:30: error[TWS411] malformed path '/~/.aws'")
+
+
+def test_whole_home_deny_is_refused_not_dropped(codex_box: Sandbox) -> None:
+    codex_box.write(".srt-settings.json", '{"filesystem": {"denyRead": ["~/**"]}}')
+    line = refuse(codex_box, "generate", "codex", "-w")
+    assert "error[TWS411] '~/**' covers the whole home directory" in line
+
+
+@pytest.mark.parametrize(
+    ("existing", "position", "key"),
+    [
+        ('model = "o3"\nsandbox_mode = "workspace-write"\n', "2:1", "sandbox_mode"),
+        (
+            'model = "o3"\n\n[sandbox_workspace_write]\nnetwork_access = true\n',
+            "3:2",
+            "sandbox_workspace_write",
+        ),
+        (
+            '[profiles.fast]\nmodel = "o3"\nsandbox_mode = "danger-full-access"\n',
+            "3:1",
+            "sandbox_mode",
+        ),
+    ],
+)
+def test_legacy_sandbox_settings_are_refused(
+    codex_box: Sandbox, existing: str, position: str, key: str
+) -> None:
+    codex_box.write(TARGET, existing)
+    line = refuse(codex_box, "generate", "codex", "-w")
+    assert line.startswith(f"{TARGET}:{position}: error[TWS202] legacy '{key}'")
+
+
+def test_broken_target_toml_is_refused(codex_box: Sandbox) -> None:
+    codex_box.write(TARGET, 'model = "o3"\n[features\n')
+    line = refuse(codex_box, "generate", "codex", "-w")
+    assert line.startswith(f"{TARGET}:2:10: error[TWS004] invalid TOML")
+
+
+def test_reminder_on_every_generate_and_diff(codex_box: Sandbox) -> None:
+    for args in (("generate", "codex"), ("generate", "codex", "-w"), ("diff", "codex")):
+        result = codex_box.run(*args)
+        assert "silently deactivates the twsrt profile" in result.stderr
+
+
+def test_drift_is_reported_without_user_values(codex_box: Sandbox) -> None:
+    assert codex_box.run("generate", "codex", "-w").returncode == 0
+    path = codex_box.repo / TARGET
+    text = path.read_text()
+    text = text.replace('"~/.aws" = "deny"', '"~/.aws" = "read"')
+    text += '\n[mcp_servers.x]\nenv = { TOKEN = "SECRET_TOKEN_VALUE" }\n'
+    path.write_text(text)
+    result = codex_box.run("diff", "codex")
+    assert result.returncode == 1
+    assert '+ permissions.twsrt.filesystem.~/.aws: "deny"' in result.stdout
+    assert '- permissions.twsrt.filesystem.~/.aws: "read"' in result.stdout
+    assert "SECRET_TOKEN_VALUE" not in result.stdout + result.stderr
+    # unmanaged tables are not drift
+    assert "mcp_servers" not in result.stdout
+
+
+def test_missing_rules_file_is_missing(codex_box: Sandbox) -> None:
+    assert codex_box.run("generate", "codex", "-w").returncode == 0
+    (codex_box.repo / "home/.codex/rules/twsrt.rules").unlink()
+    result = codex_box.run("diff", "codex")
+    assert result.returncode == 2
+    assert "home/.codex/rules/twsrt.rules: missing" in result.stdout
+
+
+def test_features_key_leaves_when_domains_leave(codex_box: Sandbox) -> None:
+    assert codex_box.run("generate", "codex", "-w").returncode == 0
+    data = tomllib.loads((codex_box.repo / TARGET).read_text())
+    assert data["features"] == {"network_proxy": True}
+    codex_box.write(".srt-settings.json", {"filesystem": {"denyRead": ["~/.aws"]}})
+    assert codex_box.run("generate", "codex", "-w").returncode == 0
+    data = tomllib.loads((codex_box.repo / TARGET).read_text())
+    assert "network_proxy" not in data.get("features", {})
+    assert data["permissions"]["twsrt"]["network"] == {"enabled": False, "domains": {}}
+
+
+# ---------------------------------------------------------------- properties
+
+SEGMENT = st.text(alphabet="abcdefgh.-_", min_size=1, max_size=6).filter(
+    lambda s: s not in (".", "..")
+)
+CONCRETE = st.builds(
+    lambda prefix, parts: prefix + "/".join(parts),
+    st.sampled_from(["~/", "/"]),
+    st.lists(SEGMENT, min_size=1, max_size=3),
+)
+GLOBBED = st.builds(
+    lambda base, tail: f"{base}/{tail}", CONCRETE, st.sampled_from(["*.pem", "**", "**/x"])
+)
+RELATIVE = st.sampled_from(["**/.env", "secrets", "build/out", "**/*.key"])
+PATH = st.one_of(CONCRETE, GLOBBED, RELATIVE)
+HOST = st.builds(
+    lambda parts, star: ("*." if star else "") + ".".join(parts) + ".com",
+    st.lists(st.text(alphabet="abcxyz", min_size=1, max_size=4), min_size=1, max_size=2),
+    st.booleans(),
+)
+DOMAIN = st.one_of(HOST, st.builds(lambda h: f"{h}:443", HOST))
+SOCKET = st.one_of(CONCRETE.map(lambda p: "/" + p.lstrip("~/") + ".sock"), st.just("/tmp/dir/"))
+
+
+@st.composite
+def policies(draw: st.DrawFn) -> dict:
+    return {
+        "filesystem": {
+            "denyRead": draw(st.lists(PATH, max_size=5)),
+            "denyWrite": draw(st.lists(PATH, max_size=5)),
+            "allowWrite": draw(
+                st.lists(st.one_of(CONCRETE, GLOBBED, st.just("."), st.just("~")), max_size=5)
+            ),
+        },
+        "network": {
+            "allowedDomains": draw(st.lists(DOMAIN, max_size=4)),
+            "deniedDomains": draw(st.lists(DOMAIN, max_size=3)),
+            "allowUnixSockets": draw(st.lists(SOCKET, max_size=3)),
+        },
+    }
+
+
+def compile_policy(srt: dict, bash: dict | None = None):  # noqa: ANN201
+    policy = build_policy(
+        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash or {})), "bash.json"
+    )
+    return codex.translate(policy)
+
+
+def _access(profile: dict, path: str) -> str | None:
+    compiled_fs = profile.get("filesystem", {})
+    if path.startswith(("/", "~/")):
+        if "*" in path:
+            prefix, rest = codex._split_glob(path)
+            return compiled_fs.get(prefix, {}).get(rest)
+        value = compiled_fs.get(path)
+        return value if isinstance(value, str) else (value or {}).get(".")
+    return compiled_fs.get(":workspace_roots", {}).get(path)
+
+
+@settings(max_examples=150, deadline=None)
+@given(policies())
+def test_every_deny_read_is_denied(srt: dict) -> None:
+    compiled, _ = compile_policy(srt)
+    for path in srt["filesystem"]["denyRead"]:
+        assert _access(compiled.profile, path.rstrip("/")) == "deny", path
+
+
+@settings(max_examples=150, deadline=None)
+@given(policies())
+def test_deny_write_is_never_writable(srt: dict) -> None:
+    compiled, _ = compile_policy(srt)
+    for path in srt["filesystem"]["denyWrite"]:
+        assert _access(compiled.profile, path) in ("read", "deny"), path
+
+
+@settings(max_examples=150, deadline=None)
+@given(policies())
+def test_never_widen(srt: dict) -> None:
+    compiled, _ = compile_policy(srt)
+    profile = compiled.profile
+    allowed_roots = {p.removesuffix("/**").rstrip("/") for p in srt["filesystem"]["allowWrite"]}
+    for root in profile.get("workspace_roots", {}):
+        assert root in allowed_roots
+        assert "*" not in root and root not in ("~", "/")
+    hosts = {d for d in srt["network"]["allowedDomains"] if ":" not in d}
+    for host, mode in profile["network"]["domains"].items():
+        if mode == "allow":
+            assert host in hosts
+    if profile["network"]["enabled"]:
+        assert any(mode == "allow" for mode in profile["network"]["domains"].values())
+        assert compiled.network_proxy
+    for sock in profile["network"].get("unix_sockets", {}):
+        assert sock in srt["network"]["allowUnixSockets"]
+    for key, value in profile.get("filesystem", {}).items():
+        if key == "glob_scan_max_depth":
+            continue
+        modes = [value] if isinstance(value, str) else list(value.values())
+        assert "write" not in modes
+
+
+@settings(max_examples=60, deadline=None)
+@given(policies(), st.text(alphabet="ABCDEFGHJK0123456789", min_size=12, max_size=20))
+def test_secrets_never_reach_previews_or_drift(srt: dict, secret: str) -> None:
+    compiled, _ = compile_policy(srt)
+    user = (
+        f'model = "o3"\n[mcp_servers.x]\nenv = {{ TOKEN = "{secret}" }}\n'
+        f'[permissions.other.network.domains]\n"{secret.lower()}.com" = "allow"\n'
+    )
+    merged = codex.merged_config(user, compiled)
+    assert secret in merged  # the user's table survives
+    view = json.dumps(codex.managed_view(tomllib.loads(merged)))
+    assert secret not in view and secret.lower() not in view
+    assert secret not in codex.preview_toml(compiled)
+
+
+def test_merge_keeps_unmanaged_bytes() -> None:
+    compiled, _ = compile_policy({"filesystem": {"denyRead": ["~/.aws"]}})
+    user = Path(__file__).parent / "golden" / "codex" / "merge-preserve" / "existing.toml"
+    text = user.read_text()
+    merged = codex.merged_config(text, compiled)
+    for block in (
+        '[mcp_servers.github]\ncommand = "github-mcp"\nargs = ["--stdio"]\n'
+        'env = { GITHUB_TOKEN = "ghp_SECRET_DO_NOT_PRINT" }\n',
+        '\n[permissions.readonly-review]\nextends = ":workspace"\n\n[projects."/home/user/src/app"]'
+        '\ntrust_level = "trusted"\n',
+        '[shell_environment_policy]\ninherit = "core"\nset = { API_KEY = "SECRET_ENV_VALUE" }\n',
+        "# Codex config — hand-maintained.\n",
+    ):
+        assert block in merged
+    assert codex.merged_config(merged, compiled) == merged
