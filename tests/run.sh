@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check '.[test]'
 CLAUDE_BIN="$(bash .ci/install-claude.sh)"
 export TWSRT_CLAUDE_BIN="$CLAUDE_BIN"
+CODEX_BIN="$(bash .ci/install-codex.sh)"
+export TWSRT_CODEX_BIN="$CODEX_BIN"
 ruff check twsrt tests tools benchmarks
 ruff format --check twsrt tests tools benchmarks
 python3 -m pytest "$@"

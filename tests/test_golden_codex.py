@@ -56,7 +56,7 @@ def test_codex_golden(sandbox: Sandbox, name: str) -> None:
     preview = sandbox.run("generate", "codex")
     assert preview.returncode == 0, preview.stderr
     check(case / "preview.txt", preview.stdout)
-    result = sandbox.run("generate", "codex", "-w")
+    result = sandbox.run("generate", "codex", "-w", "-v")
     assert result.returncode == 0, result.stderr
     check(case / "expected.config.toml", config.read_text(encoding="utf-8"))
     check(case / "stderr.txt", result.stderr)

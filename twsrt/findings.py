@@ -98,6 +98,12 @@ _RULES = [
         "A deny path cannot be written in the agent's format without dropping it.",
     ),
     Rule(
+        "TWS412",
+        "lossy-glob-snapshot",
+        Level.NOTE,
+        "The agent expands a deny glob once at start; files created later are not covered.",
+    ),
+    Rule(
         "TWS201",
         "disabled-sandbox",
         Level.ERROR,

@@ -32,8 +32,10 @@ OWNED_TOP = {
     "allow_login_shell": False,
 }
 LEGACY_KEYS = ("sandbox_mode", "sandbox_workspace_write")
-# Deny globs with ** are expanded by scanning on Linux; deeper trees are not covered.
-GLOB_SCAN_MAX_DEPTH = 12
+# Codex expands ** deny globs by scanning at sandbox start and stops at this many levels.
+# Codex 0.171 scans without limit when the key is absent; an explicit, generous depth keeps
+# that coverage while silencing the missing-depth warning of versions that print it.
+GLOB_SCAN_MAX_DEPTH = 64
 WORKSPACE = ":workspace_roots"
 STRICTNESS = {"write": 0, "read": 1, "deny": 2}
 REMINDER = (
@@ -95,7 +97,16 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
     else:
         prefix, rest = path, ""
     if prefix in ("", "/"):
-        return ":root", rest or "."
+        if rest:
+            raise TwsrtError(
+                _lossy(
+                    "unexpressible-path",
+                    f"glob '{path}' would make Codex scan the whole filesystem, and its sandbox "
+                    "refuses to start; anchor the glob under a directory",
+                    rule.origin,
+                )
+            )
+        return ":root", "."
     if prefix == "~":
         raise TwsrtError(
             _lossy(
@@ -106,6 +117,21 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
             )
         )
     return prefix, rest or "."
+
+
+def _snapshot_glob(rule: PathRule, findings: list[Finding]) -> bool:
+    """Report the engine gap of ``**`` deny globs; True when the profile needs a scan depth."""
+    if not (rule.glob and "**" in rule.path):
+        return False
+    findings.append(
+        _lossy(
+            "lossy-glob-snapshot",
+            f"Codex expands deny glob '{rule.path}' once when its sandbox starts; matching files "
+            "created later in the session are not covered",
+            rule.origin,
+        )
+    )
+    return True
 
 
 def _set_access(filesystem: dict[str, dict[str, str]], key: str, sub: str, mode: str) -> None:
@@ -160,9 +186,10 @@ def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
     for rule in policy.deny_read:
         key, sub = _anchor(rule)
         _set_access(filesystem, key, sub, "deny")
-        needs_depth |= "**" in rule.path
+        needs_depth |= _snapshot_glob(rule, findings)
     for rule in policy.deny_write:
         key, sub = _anchor(rule)
+        needs_depth |= _snapshot_glob(rule, findings)
         if rule.glob:
             findings.append(
                 _lossy(
@@ -173,7 +200,6 @@ def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
                 )
             )
         _set_access(filesystem, key, sub, "deny" if rule.glob else "read")
-        needs_depth |= "**" in rule.path
     roots: dict[str, bool] = {}
     denies = [*policy.deny_read, *policy.deny_write]
     for rule in policy.allow_write:

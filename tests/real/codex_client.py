@@ -1,0 +1,183 @@
+"""Drive the real OpenAI Codex CLI (pinned 0.171.0) for the tests in tests/real.
+
+Three checks, each in a throwaway CODEX_HOME so nothing of the user's leaks in:
+
+- config_loads: `codex --strict-config exec --skip-git-repo-check -` with empty
+  stdin. Codex loads config.toml (and rules/*.rules) first and only then
+  notices there is no prompt: "No prompt provided via stdin." (exit 1) means
+  the files were accepted; an "Error loading config.toml:", "Error loading
+  rules:" or "Error: ..." line means they were rejected (also exit 1).
+  No model is contacted.
+- execpolicy_decision: `codex execpolicy check --rules FILE -- CMD...`, which
+  prints one JSON object: {"matchedRules": [...], "decision": "forbidden"};
+  "decision" is absent when no rule matches.
+- sandbox_run: `codex sandbox -- sh -c CMD` runs CMD under the Linux sandbox
+  (bubblewrap) with the permission profile that config.toml selects; its exit
+  code is CMD's (or 1 when Codex itself fails, e.g. on a bad profile).
+
+Codex refuses to put its helper aliases under the temp dir when CODEX_HOME is
+inside it, so every run gets a layout ROOT/{codex-home,tmp,...} with
+TMPDIR=ROOT/tmp beside, not above, CODEX_HOME. The environment is built from
+scratch (no OPENAI_*/CODEX_* or proxy variables, no RUST_BACKTRACE).
+Install the CLI with .ci/install-codex.sh.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ._tools import locate_tool, require_tool
+
+CODEX_VERSION = "0.171.0"
+ENV_VAR = "TWSRT_CODEX_BIN"
+DEFAULT_BIN = "/opt/twsrt-tools/codex/bin/codex"
+TIMEOUT_S = 120
+PROFILE_RULES_NAME = "twsrt.rules"
+NO_MATCH = ""  # execpolicy_decision's value when no rule matches
+
+_ACCEPTED = "No prompt provided"
+
+
+def codex_bin() -> str:
+    """Path of the Codex CLI: $TWSRT_CODEX_BIN, else the install script's
+    wrapper, else `codex` on PATH. Skips the test if none is there (fails it
+    when TWSRT_REQUIRE_REAL_TOOLS=1)."""
+    return require_tool("codex", locate_tool("codex", ENV_VAR, DEFAULT_BIN))
+
+
+def _env(codex_home: Path, tmpdir: Path, home: str | Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": str(home),
+        "CODEX_HOME": str(codex_home),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
+
+
+def _layout(root: Path, config_toml_text: str | None = None) -> tuple[Path, Path]:
+    """Create ROOT/codex-home (with config.toml if given) and ROOT/tmp."""
+    codex_home = root / "codex-home"
+    tmpdir = root / "tmp"
+    codex_home.mkdir()
+    tmpdir.mkdir()
+    if config_toml_text is not None:
+        (codex_home / "config.toml").write_text(config_toml_text, encoding="utf-8")
+    return codex_home, tmpdir
+
+
+def _run(
+    argv: Sequence[str], env: Mapping[str, str], cwd: str | Path, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            list(argv),
+            cwd=str(cwd),
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RuntimeError(f"could not run {argv[:3]}: {exc}") from exc
+
+
+def config_loads(
+    codex: str, config_toml_text: str, rules_text: str | None = None
+) -> tuple[bool, str]:
+    """Does Codex (with --strict-config) accept this config.toml and, if given,
+    this rules file as $CODEX_HOME/rules/twsrt.rules? Returns (ok, output).
+    Raises RuntimeError if the output is neither verdict.
+
+    Note what this cannot see: unknown keys inside [permissions.<name>] are
+    ignored even under --strict-config, and some checks only run when a
+    sandbox is built (an unbounded glob from `/`, a relative unix socket
+    path) - sandbox_run reports those."""
+    with tempfile.TemporaryDirectory(prefix="twsrt-codex-") as tmp:
+        root = Path(tmp)
+        codex_home, tmpdir = _layout(root, config_toml_text)
+        if rules_text is not None:
+            (codex_home / "rules").mkdir()
+            (codex_home / "rules" / PROFILE_RULES_NAME).write_text(rules_text, encoding="utf-8")
+        home, work = root / "home", root / "work"
+        home.mkdir()
+        work.mkdir()
+        argv = [codex, "--strict-config", "exec", "--skip-git-repo-check", "-"]
+        out = _run(argv, _env(codex_home, tmpdir, home), work, TIMEOUT_S).stdout
+    if any(line.startswith("Error") for line in out.splitlines()):
+        return False, out
+    if _ACCEPTED in out:
+        return True, out
+    raise RuntimeError(f"unexpected `codex exec` output:\n{out}")
+
+
+def execpolicy_check(codex: str, rules_text: str, argv: Sequence[str]) -> dict[str, Any]:
+    """The JSON result of `codex execpolicy check` for one command.
+    Raises RuntimeError if the rules do not load (Codex exits non-zero)."""
+    if not argv:
+        raise ValueError("argv must name a command")
+    with tempfile.TemporaryDirectory(prefix="twsrt-codex-") as tmp:
+        root = Path(tmp)
+        codex_home, tmpdir = _layout(root)
+        rules = root / PROFILE_RULES_NAME
+        rules.write_text(rules_text, encoding="utf-8")
+        cmd = [codex, "execpolicy", "check", "--rules", str(rules), "--", *argv]
+        try:
+            proc = subprocess.run(
+                cmd,
+                cwd=root,
+                env=_env(codex_home, tmpdir, root),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise RuntimeError(f"could not run `codex execpolicy check`: {exc}") from exc
+    if proc.returncode != 0:
+        raise RuntimeError(f"`codex execpolicy check` failed ({proc.returncode}):\n{proc.stderr}")
+    try:
+        result = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise RuntimeError(f"`codex execpolicy check` printed no JSON:\n{proc.stdout}") from exc
+    if not isinstance(result, dict):
+        raise RuntimeError(f"unexpected `codex execpolicy check` output: {proc.stdout}")
+    return result
+
+
+def execpolicy_decision(codex: str, rules_text: str, argv: Sequence[str]) -> str:
+    """The effective decision ("allow" | "prompt" | "forbidden") that the
+    rules give the command argv, or NO_MATCH ("") when no rule matches."""
+    decision = execpolicy_check(codex, rules_text, argv).get("decision", NO_MATCH)
+    return str(decision)
+
+
+def sandbox_run(
+    codex: str,
+    config_toml_text: str,
+    shell_command: str,
+    cwd: str | Path,
+    home: str | Path,
+    *,
+    timeout: float = TIMEOUT_S,
+) -> tuple[int, str]:
+    """Run `sh -c shell_command` in cwd under `codex sandbox`, with
+    config_toml_text as $CODEX_HOME/config.toml and HOME=home.
+    Returns (exit code, stdout and stderr interleaved)."""
+    with tempfile.TemporaryDirectory(prefix="twsrt-codex-") as tmp:
+        codex_home, tmpdir = _layout(Path(tmp), config_toml_text)
+        argv = [codex, "sandbox", "--", "sh", "-c", shell_command]
+        proc = _run(argv, _env(codex_home, tmpdir, home), cwd, timeout)
+    return proc.returncode, proc.stdout
