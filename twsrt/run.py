@@ -32,8 +32,16 @@ def find_config(explicit: str | None) -> Config:
     return load_config(path, home, cwd)
 
 
-def select_agents(agent: str | None) -> list[str]:
-    return [agent] if agent else list(AGENTS)
+def select_agents(agent: str | None, config: Config) -> list[str]:
+    """The named agent, else every agent with a target in the config (all when none has one)."""
+    if agent:
+        return [agent]
+    configured = [
+        name
+        for name, module in AGENTS.items()
+        if any(key in config.targets for key in module.target_keys)
+    ]
+    return configured or list(AGENTS)
 
 
 @dataclass
@@ -54,7 +62,7 @@ def compile_agents(explicit_config: str | None, agent: str | None, yolo: bool) -
     config = find_config(explicit_config)
     policy = load_policy(config)
     compiled = Compiled(config)
-    for name in select_agents(agent):
+    for name in select_agents(agent, config):
         compiled.results.append(AGENTS[name].compile(Context(config, policy, yolo)))
     return compiled
 
