@@ -196,12 +196,17 @@ def test_lenient_cases_accepted(claude_bin: str, tmp_path: Path, case: str) -> N
     assert ok, settings_problems(out)
 
 
+EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "dotfiles" / "home" / ".claude"
+
+
 def _goldens() -> list[Any]:
     files = sorted(GOLDEN_DIR.glob("**/expected*.json"))
     if not files:
         reason = f"no golden files match {GOLDEN_DIR}/**/expected*.json"
         return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-goldens")]
-    return [pytest.param(f, id=str(f.relative_to(GOLDEN_DIR))) for f in files]
+    params = [pytest.param(f, id=str(f.relative_to(GOLDEN_DIR))) for f in files]
+    examples = sorted(EXAMPLE_DIR.glob("settings.*.json"))
+    return params + [pytest.param(f, id=f"example/{f.name}") for f in examples]
 
 
 @pytest.mark.parametrize("golden", _goldens())

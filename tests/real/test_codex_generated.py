@@ -123,3 +123,13 @@ def test_generated_allowlist_is_enforced_by_the_proxy(
     assert refused["status"] == 403 and refused["xpe"] == "blocked-by-allowlist", refused
     allowed = _fetch(codex, config, f"http://127.0.0.1:{upstream}/", work, home)
     assert allowed["status"] == 200, allowed
+
+
+def test_example_dotfiles_codex_config_loads(codex: str) -> None:
+    codex_dir = ROOT / "examples" / "dotfiles" / "home" / ".codex"
+    ok, output = config_loads(
+        codex,
+        (codex_dir / "config.toml").read_text(),
+        (codex_dir / "rules" / "twsrt.rules").read_text(),
+    )
+    assert ok, output
