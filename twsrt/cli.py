@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -210,6 +208,9 @@ def init(force: bool, directory: Path | None) -> None:
 @_report_errors
 def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
     """Open a canonical source in $EDITOR (without SOURCE: list the sources)."""
+    import shlex
+    import subprocess
+
     from twsrt import run
     from twsrt.config import display_path
 
