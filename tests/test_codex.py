@@ -81,6 +81,11 @@ def test_whole_home_deny_is_refused_not_dropped(codex_box: Sandbox) -> None:
             "3:1",
             "sandbox_mode",
         ),
+        (
+            '[permissions.other]\nextends = ":workspace"\nsandbox_mode = "read-only"\n',
+            "3:1",
+            "sandbox_mode",
+        ),
     ],
 )
 def test_legacy_sandbox_settings_are_refused(

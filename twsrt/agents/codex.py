@@ -388,9 +388,10 @@ def _legacy_locations(text: str, display: str) -> list[Finding]:
         raise fail("target-unusable", f"invalid TOML: {exc.message}", location) from None
     found = []
     tables: list[tuple[str, dict[str, Any]]] = [("", parsed.value)]
-    for name, profile in parsed.value.get("profiles", {}).items():
-        if isinstance(profile, dict):
-            tables.append((f"/profiles/{name}", profile))
+    for section in ("profiles", "permissions"):
+        for name, profile in parsed.value.get(section, {}).items():
+            if isinstance(profile, dict):
+                tables.append((f"/{section}/{name}", profile))
     for prefix, table in tables:
         for key in LEGACY_KEYS:
             if key in table:
