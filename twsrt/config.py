@@ -84,6 +84,12 @@ class Config:
     targets: dict[str, Path] = field(default_factory=dict)
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     positions: PositionedToml | None = None
+    pinned_home: str | None = None
+
+    @property
+    def output_home(self) -> str:
+        """The home that ``~`` expands to inside generated files (pinned, else this machine's)."""
+        return self.pinned_home or str(self.home)
 
     def location(self, pointer: str) -> Location:
         line, col = self.positions.position(pointer) if self.positions else (0, 0)
@@ -132,6 +138,7 @@ def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
         targets={k: resolve_path(v, base, home) for k, v in data.get("targets", {}).items()},
         overrides={mode: dict(data.get("sandbox_overrides", {}).get(mode, {})) for mode in MODES},
         positions=parsed,
+        pinned_home=data.get("home"),
     )
 
 
