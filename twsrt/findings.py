@@ -16,110 +16,323 @@ class Level(StrEnum):
 
 @dataclass(frozen=True)
 class Rule:
+    """One catalog entry. Ids never change once released; names are for humans and configs."""
+
     id: str
     name: str
     level: Level
     short: str
+    help: str = ""
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.id.lower()}-{self.name}"
+
+    @property
+    def security_severity(self) -> str:
+        """GitHub code scanning's numeric severity, as the string SARIF properties carry."""
+        return {Level.ERROR: "7.5", Level.WARNING: "5.0", Level.NOTE: "2.0"}[self.level]
 
 
 _RULES = [
     # Loading and parsing (TWS0xx)
     Rule(
-        "TWS001", "config-invalid", Level.ERROR, "The twsrt config file cannot be read or parsed."
+        "TWS001",
+        "config-invalid",
+        Level.ERROR,
+        "The twsrt config file cannot be read or parsed.",
+        "twsrt could not find, read or parse its config (twsrt.toml, .twsrt.toml or "
+        "~/.config/twsrt/config.toml), or the config has a key the config schema does not know. "
+        "Nothing can be checked or generated without it, so this is exit code 2.",
     ),
-    Rule("TWS002", "source-missing", Level.ERROR, "A canonical source file does not exist."),
-    Rule("TWS003", "source-unparsable", Level.ERROR, "A canonical source file is not valid JSON."),
     Rule(
-        "TWS004", "target-unusable", Level.ERROR, "A target file cannot be read, parsed or written."
+        "TWS002",
+        "source-missing",
+        Level.ERROR,
+        "A canonical source file does not exist.",
+        "The srt settings or bash rules file named in [sources] does not exist or is a "
+        "directory. Create it (`twsrt init`) or fix the path; relative paths resolve against the "
+        "config file's directory.",
+    ),
+    Rule(
+        "TWS003",
+        "source-unparsable",
+        Level.ERROR,
+        "A canonical source file is not valid JSON.",
+        "The source cannot be parsed as JSON (or UTF-8). The location is where the parser "
+        "stopped; a trailing comma or a missing quote is the usual cause.",
+    ),
+    Rule(
+        "TWS004",
+        "target-unusable",
+        Level.ERROR,
+        "A target file cannot be read, parsed or written.",
+        "A generated agent file is not valid JSON/TOML, has the wrong shape (for example "
+        "`permissions` is not an object), is a directory or a dangling symlink, or cannot be "
+        "written. twsrt refuses to guess and changes nothing; fix or remove the file by hand.",
     ),
     # Schema (TWS1xx)
-    Rule("TWS101", "schema-unknown-key", Level.ERROR, "A key the schema does not know."),
-    Rule("TWS102", "schema-violation", Level.ERROR, "A value does not match the schema."),
-    Rule("TWS103", "duplicate-json-key", Level.ERROR, "An object names the same key twice."),
-    # Translation (TWS4xx): lossy or refused mappings, located at the source rule
     Rule(
-        "TWS401",
-        "lossy-relative-write-root",
-        Level.WARNING,
-        "A relative allowWrite path is not passed to an agent that would anchor it elsewhere.",
-    ),
-    Rule(
-        "TWS402",
-        "lossy-relative-sandbox-path",
-        Level.NOTE,
-        "A relative deny path anchors at the agent's settings directory in its sandbox.",
-    ),
-    Rule(
-        "TWS403",
-        "lossy-port-domain",
-        Level.NOTE,
-        "A domain with a :port cannot be expressed as a per-port agent rule.",
-    ),
-    Rule(
-        "TWS404",
-        "lossy-literal-glob",
-        Level.WARNING,
-        "A literal path containing glob characters cannot be expressed exactly.",
-    ),
-    Rule(
-        "TWS405",
-        "lossy-unsupported-key",
-        Level.WARNING,
-        "An SRT setting that this agent cannot take is not compiled.",
-    ),
-    Rule(
-        "TWS407",
-        "lossy-stricter-glob",
-        Level.WARNING,
-        "A deny glob is enforced more strictly than asked because the agent cannot express it.",
-    ),
-    Rule(
-        "TWS408",
-        "lossy-write-root",
-        Level.WARNING,
-        "A write root cannot be granted as asked and is skipped.",
-    ),
-    Rule(
-        "TWS409",
-        "lossy-bash-rule",
-        Level.WARNING,
-        "A bash allow or ask rule is not compiled for an agent where it would not help.",
-    ),
-    Rule(
-        "TWS410",
-        "lossy-unix-socket",
-        Level.WARNING,
-        "A Unix socket entry is not an exact socket path and is skipped.",
-    ),
-    Rule(
-        "TWS411",
-        "unexpressible-path",
+        "TWS101",
+        "schema-unknown-key",
         Level.ERROR,
-        "A deny path cannot be written in the agent's format without dropping it.",
+        "A key the schema does not know.",
+        "The sandbox runtime silently drops keys it does not know, so a typo such as "
+        "`denyRaed` would protect nothing. twsrt treats every unknown key as an error and points "
+        "at the key itself, with the closest known key as a hint.",
     ),
     Rule(
-        "TWS412",
-        "lossy-glob-snapshot",
-        Level.NOTE,
-        "The agent expands a deny glob once at start; files created later are not covered.",
+        "TWS102",
+        "schema-violation",
+        Level.ERROR,
+        "A value does not match the schema.",
+        "A value has the wrong type (a string where a list belongs, a null section, a "
+        "non-boolean `enabled`), is empty, or has a form the agents cannot use (`~user/` paths). "
+        "`twsrt schema srt|bash|config` prints the schema for your editor.",
     ),
+    Rule(
+        "TWS103",
+        "duplicate-json-key",
+        Level.ERROR,
+        "An object names the same key twice.",
+        "JSON parsers keep only the last of two equal keys, so the first one is silently lost. "
+        "Merge the two entries.",
+    ),
+    # Policy (TWS2xx)
     Rule(
         "TWS201",
         "disabled-sandbox",
         Level.ERROR,
         "The canonical sandbox is disabled; an agent that needs it refuses to generate.",
+        '`"enabled": false` in the srt settings turns the policy\'s sandbox off. Claude Code gets '
+        "`sandbox.enabled = false`; Codex generation refuses rather than pretend to enforce a "
+        "disabled policy.",
     ),
     Rule(
         "TWS202",
         "codex-legacy-sandbox",
         Level.ERROR,
         "A legacy Codex sandbox setting would silently deactivate the twsrt profile.",
+        "When `sandbox_mode` or `sandbox_workspace_write` appears in any loaded Codex config "
+        "layer, Codex ignores `default_permissions` without an error. Remove the legacy keys.",
+    ),
+    Rule(
+        "TWS203",
+        "contradictory-commands",
+        Level.WARNING,
+        "The same command is in two bash rule lists.",
+        "A command in both deny and ask (or allow and deny, or allow and ask) is ambiguous: "
+        "agents apply the strictest rule, so the weaker entry never takes effect. Keep one.",
+    ),
+    Rule(
+        "TWS204",
+        "write-root-in-denied-read",
+        Level.WARNING,
+        "A write root lies inside a read-denied path.",
+        "An allowWrite path inside a denyRead path grants writes where reads are denied; agents "
+        "differ in which wins (Codex skips the root). Move the write root or narrow the deny.",
+    ),
+    Rule(
+        "TWS205",
+        "write-and-deny-write",
+        Level.WARNING,
+        "A path is both in allowWrite and denyWrite.",
+        "denyWrite wins, so the allowWrite entry grants nothing. Remove one of them.",
+    ),
+    Rule(
+        "TWS206",
+        "wildcard-without-apex",
+        Level.NOTE,
+        "`*.example.com` is listed without `example.com` (or the reverse).",
+        "`*.example.com` matches subdomains only, never `example.com` itself. When the sibling "
+        "of the same list is clearly intended (for example a `*.github.com` allow beside "
+        "`github.com` elsewhere), list both forms.",
+    ),
+    Rule(
+        "TWS207",
+        "launch-relative-pattern",
+        Level.NOTE,
+        "A relative `**/` pattern is anchored at the directory an agent starts in.",
+        "Relative paths in the srt settings resolve against the working directory of the "
+        "sandboxed process, so `**/.env` protects only files below wherever the agent was "
+        "launched. Use `~/` or absolute paths for files that must be protected everywhere.",
+    ),
+    Rule(
+        "TWS208",
+        "duplicate-entry",
+        Level.WARNING,
+        "The same entry appears twice in a list.",
+        "Duplicates are emitted once; the second entry is noise and hides real differences in "
+        "review.",
+    ),
+    Rule(
+        "TWS209",
+        "sandbox-disabled-lint",
+        Level.WARNING,
+        "The canonical sandbox is switched off.",
+        '`"enabled": false` means commands run without an OS sandbox wherever the agent '
+        "honours it. Keep it on unless you know why.",
+    ),
+    Rule(
+        "TWS210",
+        "no-network",
+        Level.NOTE,
+        "allowedDomains is empty: no network access at all.",
+        "An empty allow list blocks every host, which is safe but often surprising (package "
+        "installs fail). Add the registries you need.",
+    ),
+    Rule(
+        "TWS211",
+        "unpinned-home",
+        Level.NOTE,
+        "An output depends on this machine's home directory because no home is pinned.",
+        "Some agents need absolute paths, so twsrt expands `~` with a home directory. Set "
+        '`home = "/home/you"` at the top of twsrt.toml so that CI and every machine generate '
+        "the same bytes.",
+    ),
+    # Drift (TWS3xx)
+    Rule(
+        "TWS301",
+        "target-missing",
+        Level.ERROR,
+        "A configured target file does not exist.",
+        "The policy names a target that has not been generated yet. Run `twsrt generate -w`.",
+    ),
+    Rule(
+        "TWS302",
+        "drift-unapplied",
+        Level.ERROR,
+        "The policy changed but the target was not regenerated.",
+        "Entries that the current policy generates are missing from the target file. Run "
+        "`twsrt generate -w` and commit the result.",
+    ),
+    Rule(
+        "TWS303",
+        "drift-out-of-band",
+        Level.ERROR,
+        "A managed section of a target was edited by hand.",
+        "The target holds managed entries that the policy does not generate. Edit the canonical "
+        "sources instead and run `twsrt generate -w`, which removes them.",
+    ),
+    Rule(
+        "TWS304",
+        "drift-changed",
+        Level.ERROR,
+        "A managed section of a target differs from what the policy generates.",
+        "The managed content differs in order or form. Run `twsrt generate -w`.",
+    ),
+    Rule(
+        "TWS305",
+        "broken-symlink",
+        Level.ERROR,
+        "settings.json is a broken symlink.",
+        "Claude Code reads `settings.json`; when it points at a file that does not exist, the "
+        "agent runs without the generated permissions. Run `twsrt generate claude -w`.",
+    ),
+    # Translation (TWS4xx): lossy or refused mappings, located at the source rule
+    Rule(
+        "TWS401",
+        "lossy-relative-write-root",
+        Level.WARNING,
+        "A relative allowWrite path is not passed to an agent that would anchor it elsewhere.",
+        "Claude Code anchors relative sandbox paths at ~/.claude for user settings, so a relative"
+        " write root would grant a directory under ~/.claude. twsrt leaves it out; Claude's "
+        "sandbox already lets commands write the working directory.",
+    ),
+    Rule(
+        "TWS402",
+        "lossy-relative-sandbox-path",
+        Level.NOTE,
+        "A relative deny path anchors at the agent's settings directory in its sandbox.",
+        "In Claude's user settings a relative sandbox path such as `**/.env` resolves below "
+        "~/.claude, not the working directory. The Read/Edit permission rules still protect the "
+        "working directory; use `~/` or absolute paths for the sandbox to cover other places.",
+    ),
+    Rule(
+        "TWS403",
+        "lossy-port-domain",
+        Level.NOTE,
+        "A domain with a :port cannot be expressed as a per-port agent rule.",
+        "Agent rules name hosts, not ports. An allowed `host:port` is left out (narrower); a "
+        "denied `host:80/443` denies the host on every port (stricter); a denied entry for "
+        "another port is left to the sandbox.",
+    ),
+    Rule(
+        "TWS404",
+        "lossy-literal-glob",
+        Level.WARNING,
+        "A literal path containing glob characters cannot be expressed exactly.",
+        'A `{"path": ..., "literal": true}` entry whose path contains `*?[]{}` is read as a '
+        "pattern by the agent, which may not match the literal path. twsrt keeps it in deny lists"
+        " and drops it from allow lists; protect a parent directory without glob characters.",
+    ),
+    Rule(
+        "TWS405",
+        "lossy-unsupported-key",
+        Level.WARNING,
+        "An SRT setting that this agent cannot take is not compiled.",
+        "The srt setting has no equivalent in this agent's file, or taking it would widen access "
+        "(local binding, external proxies, all Unix sockets, weaker isolation). It is not "
+        "compiled; run the agent under srt to enforce it.",
+    ),
+    Rule(
+        "TWS407",
+        "lossy-stricter-glob",
+        Level.WARNING,
+        "A deny glob is enforced more strictly than asked because the agent cannot express it.",
+        "The agent can only deny a glob outright, so a write-protect glob also blocks reads. This"
+        " is stricter than the policy, never weaker.",
+    ),
+    Rule(
+        "TWS408",
+        "lossy-write-root",
+        Level.WARNING,
+        "A write root cannot be granted as asked and is skipped.",
+        "The write root is `~`, `/`, a wildcard, or lies inside a denied path; the agent cannot "
+        "grant it exactly, so it is skipped and the deny wins.",
+    ),
+    Rule(
+        "TWS409",
+        "lossy-bash-rule",
+        Level.WARNING,
+        "A bash allow or ask rule is not compiled for an agent where it would not help.",
+        "A bash allow rule would make the agent run the command outside its sandbox without "
+        "asking, and an ask rule restates the agent's default, so neither is compiled for this "
+        "agent.",
+    ),
+    Rule(
+        "TWS410",
+        "lossy-unix-socket",
+        Level.WARNING,
+        "A Unix socket entry is not an exact socket path and is skipped.",
+        "Only exact absolute socket paths can be allowed; a directory or a pattern would open "
+        "more sockets than the policy names.",
+    ),
+    Rule(
+        "TWS411",
+        "unexpressible-path",
+        Level.ERROR,
+        "A deny path cannot be written in the agent's format without dropping it.",
+        "The deny cannot be written in the agent's format (a malformed `/~/` path, the whole home"
+        " directory, or a glob that would scan the whole filesystem). twsrt refuses instead of "
+        "dropping it.",
+    ),
+    Rule(
+        "TWS412",
+        "lossy-glob-snapshot",
+        Level.NOTE,
+        "The agent expands a deny glob once at start; files created later are not covered.",
+        "The agent expands deny globs when its sandbox starts; files created later in the session"
+        " and matching the glob are not covered.",
     ),
     Rule(
         "TWS406",
         "unexpressible-command",
         Level.ERROR,
         "A bash rule cannot be written in the agent's rule syntax.",
+        "The bash rule contains a character the agent's rule syntax cannot hold (for Claude a `)`"
+        " inside `Bash(...)`) or cannot be split into words. twsrt refuses rather than drop a "
+        "deny.",
     ),
 ]
 
