@@ -352,6 +352,27 @@ class Finding:
     level: Level = Level.ERROR
     agent: str = ""
     related: tuple[Location, ...] = field(default=())
+    diff: str = field(default="", compare=False)  # unified diff, for drift findings
+
+    @property
+    def rule(self) -> Rule:
+        return CATALOG[self.rule_id]
+
+    @property
+    def title(self) -> str:
+        """The first sentence of the message: the alert title in SARIF and GitHub."""
+        head, dot, _ = self.message.partition(". ")
+        return head + ("." if dot else "")
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across runs and line moves: rule, file, pointer, agent and message."""
+        import hashlib
+
+        text = "\0".join(
+            (self.rule_id, self.location.path, self.location.pointer, self.agent, self.message)
+        )
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
     def render(self) -> str:
         """``path:line:col: level[rule-id] message`` (plus the pointer and agent when known)."""
@@ -365,10 +386,21 @@ class Finding:
         return f"{where}: {self.level.value}[{self.rule_id}] {self.message}{tail}"
 
 
-def finding(name: str, message: str, location: Location, *, agent: str = "") -> Finding:
+LEVEL_ORDER = {Level.NOTE: 0, Level.WARNING: 1, Level.ERROR: 2}
+
+
+def finding(
+    name: str,
+    message: str,
+    location: Location,
+    *,
+    agent: str = "",
+    related: tuple[Location, ...] = (),
+    diff: str = "",
+) -> Finding:
     """Build a finding for the catalog rule called ``name`` at its default level."""
     rule = rule_by_name(name)
-    return Finding(rule.id, message, location, rule.level, agent)
+    return Finding(rule.id, message, location, rule.level, agent, related, diff)
 
 
 class TwsrtError(Exception):
