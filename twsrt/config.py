@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,14 @@ def home_dir() -> Path:
     return Path(os.environ.get("HOME") or os.path.expanduser("~"))
 
 
+# ``check`` names every file relative to the repository root so that reports (SARIF, JUnit,
+# annotations) carry repo-relative paths even when run from a subdirectory.
+DISPLAY_BASE: ContextVar[Path | None] = ContextVar("DISPLAY_BASE", default=None)
+
+
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """How a file is named in messages: relative to the working directory when inside it."""
-    cwd = cwd or Path.cwd()
+    cwd = DISPLAY_BASE.get() or cwd or Path.cwd()
     try:
         return path.relative_to(cwd).as_posix()
     except ValueError:
@@ -64,6 +70,15 @@ def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
                 return candidate
     fallback = user_config_path(home)
     return fallback if fallback.is_file() else None
+
+
+def repo_root(path: Path) -> Path:
+    """The git root containing ``path`` (a file or directory), else its directory."""
+    start = path if path.is_dir() else path.parent
+    for directory in [start, *start.parents]:
+        if (directory / ".git").exists():
+            return directory
+    return start
 
 
 def _search_dirs(cwd: Path) -> list[Path]:

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from twsrt.config import Config
 from twsrt.findings import Finding
+from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.writes import Change
 
@@ -38,6 +39,9 @@ class Drift:
     missing: list[DriftItem] = field(default_factory=list)
     extra: list[DriftItem] = field(default_factory=list)
     reordered: bool = False
+    target_key: str = ""  # the [targets] key that names this file
+    old_text: str | None = None  # on disk
+    new_text: str = ""  # what the policy generates
 
     @property
     def drifted(self) -> bool:
@@ -55,6 +59,8 @@ class Result:
     drift: list[Drift] = field(default_factory=list)
     target_configured: bool = True
     notices: list[str] = field(default_factory=list)
+    # managed values (a rule string, a path or host key) -> the source rule that produced them
+    origins: dict[str, Location] = field(default_factory=dict)
 
 
 class Agent(Protocol):

@@ -8,6 +8,7 @@ managed members into the user's file; file placement handles the full/yolo files
 from __future__ import annotations
 
 import json
+import os
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,7 @@ class Managed:
     webfetch_allow: list[str] = field(default_factory=list)
     sandbox: dict[str, Any] = field(default_factory=dict)
     override_keys: tuple[str, ...] = ()
+    origins: dict[str, Location] = field(default_factory=dict)
 
     def fragment(self) -> dict[str, Any]:
         permissions: dict[str, Any] = {"deny": self.deny}
@@ -118,10 +120,14 @@ def translate(
     for rule in policy.deny_read:
         _check_literal(rule, findings)
         patterns = path_patterns(rule)
-        deny += [f"Read({p})" for p in patterns] + [f"Edit({p})" for p in patterns]
+        emitted = [f"Read({p})" for p in patterns] + [f"Edit({p})" for p in patterns]
+        deny += emitted
+        _note_origins(managed, [*emitted, rule.path], rule.origin)
     for rule in policy.deny_write:
         _check_literal(rule, findings)
-        deny += [f"Edit({pattern})" for pattern in path_patterns(rule)]
+        emitted = [f"Edit({pattern})" for pattern in path_patterns(rule)]
+        deny += emitted
+        _note_origins(managed, [*emitted, rule.path], rule.origin)
     for entry in policy.denied_domains:
         host, port = split_port(entry.value)
         if port in WEB_PORTS:
@@ -146,13 +152,18 @@ def translate(
             )
             continue
         deny.append(f"WebFetch(domain:{host})")
+        _note_origins(managed, [deny[-1], entry.value], entry.origin)
     for entry in policy.bash_deny:
-        deny += _bash_rules(entry.value, entry.origin, findings)
+        emitted = _bash_rules(entry.value, entry.origin, findings)
+        deny += emitted
+        _note_origins(managed, emitted, entry.origin)
     managed.deny = _unique(deny)
     if not yolo:
         ask: list[str] = []
         for entry in policy.bash_ask:
-            ask += _bash_rules(entry.value, entry.origin, findings)
+            emitted = _bash_rules(entry.value, entry.origin, findings)
+            ask += emitted
+            _note_origins(managed, emitted, entry.origin)
         managed.ask = _unique(ask)
     allow = []
     for entry in policy.allowed_domains:
@@ -169,6 +180,7 @@ def translate(
             )
             continue
         allow.append(f"{WEBFETCH_PREFIX}{host})")
+        _note_origins(managed, [allow[-1], entry.value], entry.origin)
     managed.webfetch_allow = _unique(allow)
     managed.sandbox = _sandbox(policy, findings)
     mode_overrides = {k: v for k, v in overrides.items()}
@@ -186,6 +198,11 @@ def translate(
                 )
             )
     return managed, findings
+
+
+def _note_origins(managed: Managed, values: list[str], origin: Location) -> None:
+    for value in values:
+        managed.origins.setdefault(value, origin)
 
 
 def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
@@ -450,8 +467,10 @@ def managed_items(document: dict[str, Any], override_keys: tuple[str, ...]) -> l
     return items
 
 
-def drift(display: str, disk_text: str | None, new_text: str, managed: Managed) -> Drift:
-    result = Drift(display)
+def drift(
+    display: str, disk_text: str | None, new_text: str, managed: Managed, key: str = ""
+) -> Drift:
+    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text)
     if disk_text is None:
         result.missing_file = True
         return result
@@ -486,6 +505,12 @@ def _read(path: Path, display: str) -> str | None:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
         raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
+
+
+def target_key(ctx: Context) -> str:
+    if ctx.yolo and "claude_settings_yolo" in ctx.config.targets:
+        return "claude_settings_yolo"
+    return "claude_settings"
 
 
 def target_path(ctx: Context) -> Path | None:
@@ -536,6 +561,16 @@ class ClaudeAgent:
                 base_display = link_display
             elif disk_text is None and ctx.yolo:
                 base_display, base_text = _seed_from_full(ctx)
+            if link.is_symlink() and not link.exists():
+                findings.append(
+                    finding(
+                        "broken-symlink",
+                        f"{LINK_NAME} points to {os.readlink(link)}, which does not exist: Claude "
+                        "Code runs without the generated settings",
+                        Location(link_display),
+                        agent=NAME,
+                    )
+                )
             changes_link = SymlinkWrite(link, link_display, target.name)
         new_text = merged_text(base_text, base_display, managed)
         changes.append(FileWrite(write_path, display, new_text, disk_text))
@@ -546,7 +581,8 @@ class ClaudeAgent:
             preview,
             changes=changes,
             findings=findings,
-            drift=[drift(display, disk_text, new_text, managed)],
+            drift=[drift(display, disk_text, new_text, managed, target_key(ctx))],
+            origins=managed.origins,
         )
 
 
