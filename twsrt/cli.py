@@ -110,6 +110,12 @@ def _print_notices(results: list[Any]) -> None:
 )
 @click.option("--yolo", is_flag=True, help="Generate the yolo variant (no ask rules).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print note-level findings.")
+@click.option(
+    "--exit-code",
+    "exit_code",
+    is_flag=True,
+    help="With --write: exit 1 when a file was changed (for the pre-commit hook).",
+)
 @config_option
 @click.pass_context
 @_report_errors
@@ -120,6 +126,7 @@ def generate(
     dry_run: bool,
     yolo: bool,
     verbose: bool,
+    exit_code: bool,
     config: str | None,
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
@@ -150,6 +157,8 @@ def generate(
 
         label = run.symlink_display(change) if isinstance(change, SymlinkWrite) else change.display
         click.echo(f"twsrt: {verb} {label}", err=True)
+    if exit_code and done:
+        sys.exit(EXIT_FINDINGS)
 
 
 @cli.command()
@@ -177,6 +186,96 @@ def diff(ctx: click.Context, agent: str | None, yolo: bool, config: str | None) 
             elif drift.drifted and code == EXIT_OK:
                 code = EXIT_FINDINGS
     sys.exit(code)
+
+
+@cli.command()
+@click.option("--agent", type=click.Choice(AGENT_NAMES), help="Check only this agent's targets.")
+@click.option("--yolo", is_flag=True, help="Check the yolo variants only.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(("error", "warning", "note")),
+    help="Lowest level that makes the exit code 1 (default: [check] fail_on, else error).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json", "github")),
+    default="text",
+    show_default=True,
+    help="Report on stdout.",
+)
+@click.option("--sarif", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+@click.option("--junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report.")
+@click.option("--no-ignores", is_flag=True, help="Report suppressed findings too.")
+@click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
+@click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
+@config_option
+@click.pass_context
+@_report_errors
+def check(
+    ctx: click.Context,
+    agent: str | None,
+    yolo: bool,
+    fail_on: str | None,
+    output_format: str,
+    sarif: str | None,
+    junit: str | None,
+    no_ignores: bool,
+    quiet: bool,
+    verbose: bool,
+    config: str | None,
+) -> None:
+    """Validate the sources, recompile every target in memory, report findings (read-only).
+
+    Exit 0: nothing at or above --fail-on; 1: findings at or above it; 2: no usable config or
+    bad usage; 3: internal error. The output format never changes the exit code.
+    """
+    from twsrt.checking import run_check
+    from twsrt.findings import Level
+
+    report = run_check(
+        _config(ctx, config), agent, yolo, Level(fail_on) if fail_on else None, no_ignores
+    )
+    if output_format == "json":
+        from twsrt.reports.json_report import render_json
+
+        click.echo(render_json(report), nl=False)
+    elif output_format == "github":
+        from twsrt.reports.github import render_github
+
+        click.echo(render_github(report), nl=False)
+    else:
+        from twsrt.reports.text import render_text, use_colour
+
+        text = render_text(
+            report, verbose=verbose, quiet=quiet, colour=use_colour(click.get_text_stream("stdout"))
+        )
+        click.echo(text, nl=False)
+    if sarif:
+        from twsrt.reports.sarif import write_sarif
+
+        write_sarif(report, Path(sarif))
+    if junit:
+        from twsrt.reports.junit import write_junit
+
+        write_junit(report, Path(junit))
+    sys.exit(report.exit_code)
+
+
+@cli.command()
+@click.argument("rule_id", metavar="RULE")
+@_report_errors
+def explain(rule_id: str) -> None:
+    """Print the help of a rule (id such as TWS101, or name such as schema-unknown-key)."""
+    from twsrt.findings import CATALOG, rule_by_name
+
+    rule = CATALOG.get(rule_id.upper())
+    if rule is None:
+        try:
+            rule = rule_by_name(rule_id)
+        except KeyError:
+            raise click.UsageError(f"unknown rule {rule_id!r}; see docs/rules.md") from None
+    click.echo(f"{rule.id} {rule.name} ({rule.level.value})\n\n{rule.short}\n\n{rule.help}")
 
 
 @cli.command()

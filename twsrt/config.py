@@ -100,6 +100,7 @@ class Config:
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     positions: PositionedToml | None = None
     pinned_home: str | None = None
+    check: dict[str, Any] = field(default_factory=dict)  # the [check] table
 
     @property
     def output_home(self) -> str:
@@ -154,6 +155,7 @@ def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
         overrides={mode: dict(data.get("sandbox_overrides", {}).get(mode, {})) for mode in MODES},
         positions=parsed,
         pinned_home=data.get("home"),
+        check=dict(data.get("check", {})),
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Drift, Result
 from twsrt.config import Config, discover, display_path, home_dir, load_config, user_config_path
-from twsrt.findings import Finding, fail
+from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
@@ -18,17 +18,21 @@ from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, prefl
 TARGET_KEY = {"claude": "claude_settings", "codex": "codex_config"}
 
 
+def find_config_error(home: Path) -> TwsrtError:
+    return fail(
+        "config-invalid",
+        "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
+        f"then {display_path(user_config_path(home))}); run `twsrt init` to create one",
+        Location("twsrt"),
+    )
+
+
 def find_config(explicit: str | None) -> Config:
     cwd = Path.cwd()
     home = home_dir()
     path = discover(explicit, cwd, home)
     if path is None:
-        raise fail(
-            "config-invalid",
-            "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
-            f"then {display_path(user_config_path(home))}); run `twsrt init` to create one",
-            Location("twsrt"),
-        )
+        raise find_config_error(home)
     return load_config(path, home, cwd)
 
 

@@ -8,6 +8,7 @@ and drift reports contain only managed security data, never the user's other val
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -519,9 +520,20 @@ def _config_view(text: str) -> dict[str, Any]:
     return managed_view(tomllib.loads(text))
 
 
+_RULE_BLOCK = re.compile(r"prefix_rule\((.*?)\n\)", re.S)
+_PATTERN = re.compile(r"pattern\s*=\s*(\[.*?\])\s*,", re.S)
+_DECISION = re.compile(r'decision\s*=\s*"(\w+)"')
+
+
 def _rules_view(text: str) -> dict[str, Any]:
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return {"rules": "\n".join(lines)}
+    """Each prefix rule as ``pattern -> decision``, so drift names the rule that changed."""
+    rules: dict[str, Any] = {}
+    for index, block in enumerate(_RULE_BLOCK.findall(text)):
+        pattern = _PATTERN.search(block)
+        decision = _DECISION.search(block)
+        key = " ".join(pattern[1].split()) if pattern else f"#{index}"
+        rules[key] = decision[1] if decision else " ".join(block.split())
+    return {"rules": rules}
 
 
 class CodexAgent:

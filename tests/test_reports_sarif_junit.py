@@ -1,0 +1,404 @@
+"""SARIF and JUnit reports: valid against the vendored schemas, complete, deterministic."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from twsrt.findings import CATALOG, Finding, Level, rule_by_name
+from twsrt.locations import Location
+from twsrt.report import CheckedFile, CheckReport, Suppression
+from twsrt.reports.junit import SUITE_NAME, junit_xml, write_junit
+from twsrt.reports.sarif import FINGERPRINT_KEY, _to_json, sarif_log, sarif_text, write_sarif
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SARIF_SCHEMA = FIXTURES / "sarif" / "sarif-schema-2.1.0.codeql-action.json"
+JUNIT_XSD = FIXTURES / "junit" / "junit-10-plus-file-line.xsd"
+
+DIFF = (
+    "--- a/.claude/settings.json\n"
+    "+++ b/.claude/settings.json\n"
+    "@@ -3,1 +3,2 @@\n"
+    '     "deny": [\n'
+    '+      "Read(~/.ssh/**)",\n'
+)
+
+
+def _find(name: str, message: str, where: Location, **kw: object) -> Finding:
+    rule = rule_by_name(name)
+    level = kw.pop("level", rule.level)
+    return Finding(rule.id, message, where, level, **kw)  # type: ignore[arg-type]
+
+
+def make_report(root: Path, fail_on: Level = Level.ERROR) -> CheckReport:
+    """Findings of all three levels, related locations, a diff, unicode, unknown lines."""
+    unknown = _find(
+        "schema-unknown-key",
+        "Unknown key `denyRaed`. Did you mean `denyRead`?",
+        Location("srt.json", 4, 5, "/filesystem/denyRaed"),
+    )
+    drift = _find(
+        "drift-unapplied",
+        "Managed entries are missing. Run `twsrt generate -w`.",
+        Location(".claude/settings.json", 3, 7, "/permissions/deny"),
+        agent="claude",
+        related=(Location("srt.json", 5, 9, "/filesystem/denyRead/0"), Location("bash.json")),
+        diff=DIFF,
+    )
+    missing = _find("target-missing", "Target file does not exist.", Location(".codex/x.toml"))
+    duplicate = _find(
+        "duplicate-entry",
+        "Duplicate „~/.ssh“ entry — 重复 ✓.",
+        Location("srt.json", 6, 11, "/filesystem/denyRead/1"),
+    )
+    lossy = _find(
+        "lossy-bash-rule",
+        "Allow rule `git status` is not compiled.",
+        Location("bash.json", 2, 3, "/allow/0"),
+        agent="codex",
+    )
+    lossy_other = _find(
+        "lossy-bash-rule",
+        "Allow rule `git status` is not compiled.",
+        Location("bash.json", 2, 3, "/allow/0"),
+        agent="copilot",
+    )
+    no_network = _find(
+        "no-network",
+        "allowedDomains is empty.",
+        Location("my dir/srt.json", 0, 0, "/network/allowedDomains"),
+    )
+    control = _find(
+        "duplicate-json-key", "Key \x1b[1mdeny\x1b[0m twice.", Location("srt.json", 9, 1)
+    )
+    findings = [unknown, drift, missing, duplicate, lossy, lossy_other, no_network, control]
+    findings.append(duplicate)  # an identical finding twice must still get unique names
+    hidden = _find(
+        "contradictory-commands",
+        "Command `rm` in deny and ask. SECRET-SUPPRESSED.",
+        Location("bash.json", 7, 3, "/ask/0"),
+    )
+    return CheckReport(
+        findings=findings,
+        suppressed=[(hidden, Suppression("TWS203", "intended", path="bash.json"))],
+        checked=[
+            CheckedFile("twsrt.toml", "config"),
+            CheckedFile("srt.json", "source"),
+            CheckedFile("bash.json", "source"),
+            CheckedFile(".claude/settings.json", "target", "claude"),
+            CheckedFile(".codex/x.toml", "target", "codex"),
+            CheckedFile("srt.json", "source"),  # listed twice: still one testcase
+        ],
+        fail_on=fail_on,
+        root=root,
+    )
+
+
+# --- SARIF ------------------------------------------------------------------------------------
+
+
+def validate_sarif(log: dict) -> None:
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    checker = jsonschema.Draft7Validator.FORMAT_CHECKER
+    jsonschema.Draft7Validator(schema, format_checker=checker).validate(log)
+    # The file declares draft 2020-12; it must pass under that dialect too.
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    # Format "uri" is only checked when optional packages are present: check URIs by hand.
+    for uri in _artifact_uris(log):
+        assert re.fullmatch(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+", uri), uri
+
+
+def _artifact_uris(node: object) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["uri"]] if isinstance(node.get("uri"), str) else []
+        return own + [u for value in node.values() for u in _artifact_uris(value)]
+    if isinstance(node, list):
+        return [u for value in node for u in _artifact_uris(value)]
+    return []
+
+
+def _results(log: dict) -> list[dict]:
+    return log["runs"][0]["results"]
+
+
+def test_sarif_validates_against_githubs_schema(tmp_path: Path) -> None:
+    log = sarif_log(make_report(tmp_path))
+    validate_sarif(log)
+    assert log["$schema"].startswith("https://")
+    assert log["version"] == "2.1.0"
+    assert len(log["runs"]) == 1
+
+
+def test_sarif_written_file_validates_and_is_utf8(tmp_path: Path) -> None:
+    out = tmp_path / "out" / "twsrt.sarif"
+    write_sarif(make_report(tmp_path), out)
+    text = out.read_text(encoding="utf-8")
+    validate_sarif(json.loads(text))
+    assert "重复 ✓" in text  # unicode kept as text, not \u escapes
+    assert text.endswith("}\n")
+
+
+def test_sarif_for_an_empty_report_is_valid(tmp_path: Path) -> None:
+    log = sarif_log(CheckReport(root=tmp_path))
+    validate_sarif(log)
+    assert _results(log) == []
+    assert len(log["runs"][0]["tool"]["driver"]["rules"]) == len(CATALOG)
+
+
+def test_sarif_lists_every_catalog_rule(tmp_path: Path) -> None:
+    driver = sarif_log(CheckReport(root=tmp_path))["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "twsrt"
+    assert driver["version"]
+    assert driver["informationUri"].startswith("https://")
+    by_id = {rule["id"]: rule for rule in driver["rules"]}
+    assert set(by_id) == set(CATALOG)
+    for rule_id, rule in CATALOG.items():
+        entry = by_id[rule_id]
+        assert entry["name"] == rule.name
+        assert entry["shortDescription"]["text"] == rule.short
+        assert entry["fullDescription"]["text"] == (rule.help or rule.short)
+        assert entry["helpUri"].endswith(f"/docs/rules.md#{rule.anchor}")
+        assert entry["defaultConfiguration"]["level"] == rule.level.value
+        severity = entry["properties"]["security-severity"]
+        assert isinstance(severity, str) and 0.0 <= float(severity) <= 10.0
+        assert "security" in entry["properties"]["tags"]
+
+
+def test_sarif_results_point_at_their_rules(tmp_path: Path) -> None:
+    report = make_report(tmp_path)
+    log = sarif_log(report)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    results = _results(log)
+    assert [r["ruleId"] for r in results] == [f.rule_id for f in report.findings]
+    for result, item in zip(results, report.findings, strict=True):
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] == item.level.value
+        assert result["message"]["text"] == item.message
+        assert result["partialFingerprints"] == {FINGERPRINT_KEY: item.fingerprint}
+        assert len(result["locations"]) == 1
+
+
+def test_sarif_warning_keeps_its_explicit_level(tmp_path: Path) -> None:
+    warning = _find("duplicate-entry", "dup", Location("srt.json", 1, 1))
+    assert warning.level == CATALOG[warning.rule_id].level == Level.WARNING  # equals the default
+    text = sarif_text(CheckReport(findings=[warning], root=tmp_path))
+    (result,) = _results(json.loads(text))
+    assert result["level"] == "warning"
+    assert '"level": "warning"' in text
+
+
+def test_serializer_writes_values_equal_to_sarif_om_defaults() -> None:
+    import sarif_om as om
+
+    # sarif_om's own defaults: level "warning", kind "fail", enabled True.
+    result = om.Result(message=om.Message(text="m"), level="warning", kind="fail")
+    data = _to_json(result)
+    assert data["level"] == "warning" and data["kind"] == "fail"
+    assert _to_json(om.ReportingConfiguration(level="warning"))["enabled"] is True
+
+
+def test_sarif_every_result_level_is_explicit(tmp_path: Path) -> None:
+    results = _results(sarif_log(make_report(tmp_path)))
+    assert {r["level"] for r in results} == {"error", "warning", "note"}
+    assert all("level" in r for r in results)
+
+
+def test_sarif_leaves_out_suppressed_findings(tmp_path: Path) -> None:
+    report = make_report(tmp_path)
+    text = sarif_text(report)
+    ((hidden, _),) = report.suppressed
+    assert "SECRET-SUPPRESSED" not in text
+    assert hidden.fingerprint not in text
+    assert len(_results(json.loads(text))) == len(report.findings)
+
+
+def test_sarif_uris_are_repo_relative(tmp_path: Path) -> None:
+    log = sarif_log(make_report(tmp_path))
+    run = log["runs"][0]
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tmp_path.as_uri() + "/"}}
+    artifacts = [
+        loc["physicalLocation"]["artifactLocation"]
+        for result in run["results"]
+        for loc in result["locations"] + result.get("relatedLocations", [])
+    ]
+    assert artifacts
+    for artifact in artifacts:
+        assert artifact["uriBaseId"] == "%SRCROOT%"
+        assert not artifact["uri"].startswith(("/", "file:")), artifact
+    uris = {artifact["uri"] for artifact in artifacts}
+    assert {"srt.json", ".claude/settings.json", "bash.json", "my%20dir/srt.json"} <= uris
+
+
+def test_sarif_paths_outside_the_repo(tmp_path: Path) -> None:
+    report = CheckReport(
+        findings=[
+            _find("target-missing", "gone", Location("/etc/codex/config.toml", 2, 1)),
+            _find("target-missing", "gone", Location("~/.codex/config.toml", 2, 1)),
+        ],
+        root=tmp_path,
+    )
+    log = sarif_log(report)
+    validate_sarif(log)
+    first, second = (
+        r["locations"][0]["physicalLocation"]["artifactLocation"] for r in _results(log)
+    )
+    assert first == {"uri": "file:///etc/codex/config.toml"}
+    assert second == {"uri": ".codex/config.toml", "uriBaseId": "HOME"}
+
+
+def test_sarif_regions_are_one_based(tmp_path: Path) -> None:
+    report = make_report(tmp_path)
+    for result, item in zip(_results(sarif_log(report)), report.findings, strict=True):
+        region = result["locations"][0]["physicalLocation"]["region"]
+        if item.location.line:
+            assert region == {"startLine": item.location.line, "startColumn": item.location.column}
+        else:  # unknown line: the start of the file, no column
+            assert region == {"startLine": 1}
+
+
+def test_sarif_related_locations_and_properties(tmp_path: Path) -> None:
+    report = make_report(tmp_path)
+    by_rule = {r["ruleId"]: r for r in _results(sarif_log(report))}
+    drift = by_rule[rule_by_name("drift-unapplied").id]
+    related = drift["relatedLocations"]
+    assert [r["id"] for r in related] == [1, 2]
+    assert related[0]["message"]["text"] == "/filesystem/denyRead/0"
+    assert related[0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 9}
+    assert related[1]["physicalLocation"]["region"] == {"startLine": 1}
+    assert "message" not in related[1]
+    assert drift["properties"] == {"agent": "claude", "pointer": "/permissions/deny", "diff": DIFF}
+    missing = by_rule[rule_by_name("target-missing").id]
+    assert "properties" not in missing and "relatedLocations" not in missing
+
+
+def test_sarif_is_byte_identical_for_the_same_report(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.sarif", tmp_path / "b.sarif"
+    write_sarif(make_report(tmp_path), first)
+    write_sarif(make_report(tmp_path), second)  # built again from scratch
+    assert first.read_bytes() == second.read_bytes()
+    assert "TimeUtc" not in first.read_text(encoding="utf-8")  # no start/end times
+
+
+# --- JUnit ------------------------------------------------------------------------------------
+
+
+def parse_junit(text: str):  # noqa: ANN201 (lxml element)
+    """Parse and validate against the vendored XSD (needs lxml, a test dependency)."""
+    from lxml import etree
+
+    schema = etree.XMLSchema(etree.parse(str(JUNIT_XSD)))
+    root = etree.fromstring(text.encode("utf-8"))
+    schema.assertValid(root)
+    return root
+
+
+def _cases(root) -> list:  # noqa: ANN001
+    return root.findall("./testsuite/testcase")
+
+
+def test_junit_validates_against_the_xsd(tmp_path: Path) -> None:
+    root = parse_junit(junit_xml(make_report(tmp_path)))
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert len(suites) == 1
+    assert suites[0].get("name") == SUITE_NAME
+
+
+def test_junit_for_an_empty_report_is_valid(tmp_path: Path) -> None:
+    root = parse_junit(junit_xml(CheckReport(root=tmp_path)))
+    assert len(root.findall("testsuite")) == 1
+    assert _cases(root) == []
+
+
+def test_junit_written_file_validates(tmp_path: Path) -> None:
+    out = tmp_path / "reports" / "junit.xml"
+    write_junit(make_report(tmp_path), out)
+    root = parse_junit(out.read_text(encoding="utf-8"))
+    assert "重复 ✓" in out.read_text(encoding="utf-8")
+    assert len(_cases(root)) == 5 + len(make_report(tmp_path).findings)
+
+
+def test_junit_classname_and_name_are_unique(tmp_path: Path) -> None:
+    for fail_on in Level:
+        cases = _cases(parse_junit(junit_xml(make_report(tmp_path, fail_on))))
+        keys = [(case.get("classname"), case.get("name")) for case in cases]
+        assert len(keys) == len(set(keys))
+
+
+def test_junit_passing_testcase_per_checked_file(tmp_path: Path) -> None:
+    cases = _cases(parse_junit(junit_xml(make_report(tmp_path))))
+    files = [(c.get("classname"), c.get("name"), c.get("file")) for c in cases[:5]]
+    assert files == [
+        ("twsrt.config", "twsrt.toml", "twsrt.toml"),
+        ("twsrt.source", "srt.json", "srt.json"),
+        ("twsrt.source", "bash.json", "bash.json"),
+        ("twsrt.target.claude", ".claude/settings.json", ".claude/settings.json"),
+        ("twsrt.target.codex", ".codex/x.toml", ".codex/x.toml"),
+    ]
+    assert all(len(case) == 0 for case in cases[:5])  # no failure, no output: passed
+
+
+def test_junit_failures_for_findings_at_or_above_fail_on(tmp_path: Path) -> None:
+    report = make_report(tmp_path)  # fail_on error
+    root = parse_junit(junit_xml(report))
+    cases = _cases(root)[5:]
+    assert len(cases) == len(report.findings)
+    failing = report.failing()
+    assert root.find("testsuite").get("failures") == str(len(failing))
+    for case, item in zip(cases, report.findings, strict=True):
+        assert case.get("classname") == f"twsrt.{item.rule_id}"
+        assert case.get("file") == item.location.path
+        assert case.get("line") == (str(item.location.line) if item.location.line else None)
+        failure = case.find("failure")
+        if item.level == Level.ERROR:
+            assert failure is not None
+            assert failure.get("type") == "error"
+            assert failure.get("message") == item.render().replace("\x1b", "")
+            assert item.message.replace("\x1b", "") in failure.text
+        else:  # below the threshold: reported in system-out, not failed
+            assert failure is None
+            assert item.message in case.find("system-out").text
+
+
+def test_junit_fail_on_note_fails_every_finding(tmp_path: Path) -> None:
+    report = make_report(tmp_path, Level.NOTE)
+    cases = _cases(parse_junit(junit_xml(report)))[5:]
+    assert [case.find("failure").get("type") for case in cases] == [
+        item.level.value for item in report.findings
+    ]
+
+
+def test_junit_failure_text_has_the_diff_and_related_locations(tmp_path: Path) -> None:
+    cases = _cases(parse_junit(junit_xml(make_report(tmp_path))))
+    (drift,) = [c for c in cases if c.get("classname") == "twsrt.TWS302"]
+    text = drift.find("failure").text
+    assert DIFF in text
+    assert "related: srt.json:5:9 (/filesystem/denyRead/0)" in text
+    assert drift.get("name").startswith(".claude/settings.json:3:7 TWS302 ")
+
+
+def test_junit_leaves_out_suppressed_findings(tmp_path: Path) -> None:
+    assert "SECRET-SUPPRESSED" not in junit_xml(make_report(tmp_path))
+
+
+def test_junit_is_byte_identical_for_the_same_report(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.xml", tmp_path / "b.xml"
+    write_junit(make_report(tmp_path), first)
+    write_junit(make_report(tmp_path), second)
+    assert first.read_bytes() == second.read_bytes()
+    assert b"timestamp" not in first.read_bytes() and b"hostname" not in first.read_bytes()
+
+
+@pytest.mark.parametrize("level", list(Level))
+def test_both_reports_validate_for_each_single_level(tmp_path: Path, level: Level) -> None:
+    item = _find("duplicate-entry", "x", Location("srt.json", 1, 1), level=level)
+    report = CheckReport(
+        findings=[item], checked=[CheckedFile("srt.json", "source")], root=tmp_path
+    )
+    validate_sarif(sarif_log(report))
+    root = parse_junit(junit_xml(report))
+    assert root.find("testsuite").get("failures") == ("1" if level == Level.ERROR else "0")

@@ -1,0 +1,237 @@
+"""``twsrt check``: every problem with the policy and its targets, as findings (read-only)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from twsrt.agents import AGENTS
+from twsrt.agents.base import Context, Drift, Result
+from twsrt.config import (
+    DISPLAY_BASE,
+    Config,
+    discover,
+    display_path,
+    home_dir,
+    load_config,
+    repo_root,
+)
+from twsrt.findings import Finding, Level, TwsrtError, fail, finding
+from twsrt.lints import lint_policy
+from twsrt.locations import Location
+from twsrt.report import CheckedFile, CheckReport, Suppression
+from twsrt.run import find_config_error, select_agents
+from twsrt.sources import build_policy, read_json_source
+
+
+def run_check(
+    explicit_config: str | None,
+    agent: str | None,
+    yolo: bool,
+    fail_on: Level | None,
+    no_ignores: bool,
+) -> CheckReport:
+    """Load, lint, compile and compare; raises TwsrtError only for a config it cannot use."""
+    cwd, home = Path.cwd(), home_dir()
+    path = discover(explicit_config, cwd, home)
+    if path is None:
+        raise find_config_error(home)
+    root = repo_root(path.resolve())
+    token = DISPLAY_BASE.set(root)
+    try:
+        config = load_config(path, home, cwd)
+        settings = config.check
+        report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
+        report.checked.append(CheckedFile(config.display, "config"))
+        findings = _check(config, agent, yolo, report)
+        suppressions = [] if no_ignores else _suppressions(config)
+        for item in _dedupe(findings):
+            rule = next((s for s in suppressions if _matches(s, item)), None)
+            if rule is None:
+                report.findings.append(item)
+            else:
+                report.suppressed.append((item, rule))
+        report.findings.sort(key=_order)
+        return report
+    finally:
+        DISPLAY_BASE.reset(token)
+
+
+def _order(item: Finding) -> tuple:
+    return (
+        item.location.path,
+        item.location.line,
+        item.location.column,
+        item.rule_id,
+        item.message,
+    )
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    return list(dict.fromkeys(findings))
+
+
+def _check(config: Config, agent: str | None, yolo: bool, report: CheckReport) -> list[Finding]:
+    findings: list[Finding] = []
+    parsed = {}
+    for name, path, schema in (("srt", config.srt, "srt"), ("bash", config.bash_rules, "bash")):
+        display = display_path(path)
+        report.checked.append(CheckedFile(display, "source"))
+        try:
+            parsed[name], found = read_json_source(path, display, schema)
+        except TwsrtError as exc:
+            findings += exc.findings
+            continue
+        findings += found
+    if len(parsed) < 2 or any(f.level is Level.ERROR for f in findings):
+        return findings  # an invalid source cannot be compiled safely
+    policy = build_policy(
+        parsed["srt"], display_path(config.srt), parsed["bash"], display_path(config.bash_rules)
+    )
+    findings += lint_policy(policy, config)
+    for name in select_agents(agent, config):
+        module = AGENTS[name]
+        modes = [True] if yolo else [False]
+        if not yolo and any(
+            k.endswith("_yolo") and k in config.targets for k in module.target_keys
+        ):
+            modes.append(True)
+        for mode in modes:
+            try:
+                result = module.compile(Context(config, policy, mode))
+            except TwsrtError as exc:
+                findings += [_with_agent(item, name) for item in exc.findings]
+                continue
+            findings += result.findings
+            if not result.target_configured:
+                continue
+            for drift in result.drift:
+                report.checked.append(CheckedFile(drift.display, "target", name))
+                findings += drift_findings(drift, result, config)
+    report.checked = list(dict.fromkeys(report.checked))
+    return findings
+
+
+def _with_agent(item: Finding, agent: str) -> Finding:
+    if item.agent:
+        return item
+    return Finding(
+        item.rule_id, item.message, item.location, item.level, agent, item.related, item.diff
+    )
+
+
+def unified_diff(old: str, new: str, display: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{display}",
+        tofile=f"b/{display}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def first_difference(old: str, new: str) -> int:
+    """1-based line in ``old`` where it first differs from ``new``."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, _i2, _j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            return min(i1 + 1, max(len(old_lines), 1))
+    return 1
+
+
+def _origin(result: Result, drift: Drift) -> tuple[Location, ...]:
+    for item in [*drift.missing, *drift.extra]:
+        candidates = [item.key.rsplit(".", 1)[-1], item.value]
+        try:  # a Codex rule pattern such as ["git", "push"] names the bash command
+            tokens = json.loads(item.key.removeprefix("rules."))
+            if isinstance(tokens, list):
+                candidates.append(" ".join(str(t) for t in tokens))
+        except ValueError:
+            pass
+        try:
+            decoded = json.loads(item.value)
+            if isinstance(decoded, str):
+                candidates.append(decoded)
+        except ValueError:
+            pass
+        for candidate in candidates:
+            if candidate in result.origins:
+                return (result.origins[candidate],)
+    return ()
+
+
+def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding]:
+    agent = result.agent
+    key = drift.target_key
+    if drift.missing_file:
+        location = (
+            config.location(f"/targets/{key}") if key in config.targets else Location(drift.display)
+        )
+        return [
+            finding(
+                "target-missing",
+                f"{drift.display} does not exist; run `twsrt generate -w` to create it",
+                location,
+                agent=agent,
+            )
+        ]
+    if not drift.drifted or drift.old_text is None:
+        return []
+    line = first_difference(drift.old_text, drift.new_text)
+    location = Location(drift.display, line, 1)
+    missing, extra = len(drift.missing), len(drift.extra)
+    if missing:
+        name = "drift-unapplied"
+        detail = f"{missing} managed entr{'y is' if missing == 1 else 'ies are'} missing"
+        detail += f" (first: {drift.missing[0].key} {drift.missing[0].value})"
+        if extra:
+            detail += f" and {extra} extra"
+    elif extra:
+        name = "drift-out-of-band"
+        detail = f"{extra} managed entr{'y was' if extra == 1 else 'ies were'} added by hand"
+        detail += f" (first: {drift.extra[0].key} {drift.extra[0].value})"
+    else:
+        name = "drift-changed"
+        detail = "managed entries are in a different order"
+    return [
+        finding(
+            name,
+            f"{drift.display} differs from the policy: {detail}. Run `twsrt generate -w`.",
+            location,
+            agent=agent,
+            related=_origin(result, drift),
+            diff=unified_diff(drift.old_text, drift.new_text, drift.display),
+        )
+    ]
+
+
+def _suppressions(config: Config) -> list[Suppression]:
+    out = []
+    for index, entry in enumerate(config.check.get("ignore", [])):
+        out.append(
+            Suppression(
+                rule=entry["rule"],
+                reason=entry["reason"],
+                path=entry.get("path", ""),
+                pointer=entry.get("pointer", ""),
+                agent=entry.get("agent", ""),
+                index=index,
+            )
+        )
+    return out
+
+
+def _matches(rule: Suppression, item: Finding) -> bool:
+    if rule.rule not in (item.rule_id, item.rule.name):
+        return False
+    if rule.path and not fnmatchcase(item.location.path, rule.path):
+        return False
+    if rule.pointer and not fnmatchcase(item.location.pointer, rule.pointer):
+        return False
+    return not (rule.agent and rule.agent != item.agent)
+
+
+__all__ = ["run_check", "fail"]

@@ -1,0 +1,182 @@
+"""Policy lints: mistakes in the canonical sources that no schema can see (pure functions)."""
+
+from __future__ import annotations
+
+from twsrt.config import Config
+from twsrt.findings import Finding, finding
+from twsrt.locations import Location
+from twsrt.policy import Entry, PathRule, Policy
+
+# Targets whose output embeds absolute paths expanded from ``~``.
+HOME_DEPENDENT_TARGETS = ("copilot_settings", "deepcode_settings")
+
+
+def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
+    out: list[Finding] = []
+    out += _contradictions(policy)
+    out += _duplicates(policy)
+    out += _write_roots(policy)
+    out += _wildcards(policy)
+    out += _relative_patterns(policy)
+    if not policy.enabled:
+        out.append(
+            finding(
+                "sandbox-disabled-lint",
+                "the canonical sandbox is switched off (enabled = false)",
+                policy.srt_location("/enabled"),
+            )
+        )
+    network = policy.srt.get("network")
+    if not policy.allowed_domains:
+        pointer = (
+            "/network/allowedDomains"
+            if isinstance(network, dict) and ("allowedDomains" in network)
+            else ""
+        )
+        out.append(
+            finding(
+                "no-network",
+                "allowedDomains is empty: sandboxed commands reach no host at all",
+                policy.srt_location(pointer),
+            )
+        )
+    if config is not None and config.pinned_home is None:
+        for key in HOME_DEPENDENT_TARGETS:
+            if key in config.targets:
+                out.append(
+                    finding(
+                        "unpinned-home",
+                        f"the {key} output expands ~ with this machine's home "
+                        f'({config.output_home}); set home = "..." in the config so every '
+                        "machine generates the same bytes",
+                        config.location(f"/targets/{key}"),
+                    )
+                )
+    return out
+
+
+def _contradictions(policy: Policy) -> list[Finding]:
+    out = []
+    lists = {"allow": policy.bash_allow, "deny": policy.bash_deny, "ask": policy.bash_ask}
+    # (weaker list, stronger list): the weaker entry never takes effect
+    for weak, strong in (("allow", "deny"), ("ask", "deny"), ("allow", "ask")):
+        stronger = {entry.value: entry for entry in lists[strong]}
+        for entry in lists[weak]:
+            if entry.value in stronger:
+                other = stronger[entry.value]
+                out.append(
+                    finding(
+                        "contradictory-commands",
+                        f"'{entry.value}' is in both {weak} and {strong} (at {other.origin}); "
+                        f"{strong} wins, so this {weak} entry has no effect",
+                        entry.origin,
+                        related=(other.origin,),
+                    )
+                )
+    return out
+
+
+def _duplicates(policy: Policy) -> list[Finding]:
+    out = []
+    groups: list[tuple[str, list[PathRule] | list[Entry]]] = [
+        ("filesystem.denyRead", policy.deny_read),
+        ("filesystem.allowRead", policy.allow_read),
+        ("filesystem.allowWrite", policy.allow_write),
+        ("filesystem.denyWrite", policy.deny_write),
+        ("network.allowedDomains", policy.allowed_domains),
+        ("network.deniedDomains", policy.denied_domains),
+        ("allow", policy.bash_allow),
+        ("deny", policy.bash_deny),
+        ("ask", policy.bash_ask),
+    ]
+    for name, items in groups:
+        first: dict[str, Location] = {}
+        for item in items:
+            key = item.path if isinstance(item, PathRule) else item.value
+            if key in first:
+                out.append(
+                    finding(
+                        "duplicate-entry",
+                        f"'{key}' is listed twice in {name} (first at {first[key]})",
+                        item.origin,
+                        related=(first[key],),
+                    )
+                )
+            else:
+                first[key] = item.origin
+    return out
+
+
+def _inside(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def _write_roots(policy: Policy) -> list[Finding]:
+    out = []
+    for root in policy.allow_write:
+        for deny in policy.deny_read:
+            if not deny.glob and not root.glob and _inside(root.path, deny.path):
+                out.append(
+                    finding(
+                        "write-root-in-denied-read",
+                        f"write root '{root.path}' lies inside read-denied '{deny.path}' "
+                        f"(at {deny.origin})",
+                        root.origin,
+                        related=(deny.origin,),
+                    )
+                )
+                break
+        for deny in policy.deny_write:
+            if deny.path == root.path:
+                out.append(
+                    finding(
+                        "write-and-deny-write",
+                        f"'{root.path}' is in allowWrite and denyWrite (at {deny.origin}); "
+                        "denyWrite wins",
+                        root.origin,
+                        related=(deny.origin,),
+                    )
+                )
+                break
+    return out
+
+
+def _wildcards(policy: Policy) -> list[Finding]:
+    out = []
+    for name, entries in (
+        ("allowedDomains", policy.allowed_domains),
+        ("deniedDomains", policy.denied_domains),
+    ):
+        present = {entry.value for entry in entries}
+        for entry in entries:
+            if entry.value.startswith("*.") and entry.value[2:] not in present:
+                apex = entry.value[2:]
+                effect = "stays reachable" if name == "deniedDomains" else "is not allowed"
+                out.append(
+                    finding(
+                        "wildcard-without-apex",
+                        f"'{entry.value}' in {name} matches subdomains only; '{apex}' itself "
+                        f"{effect} — add '{apex}' if you meant it",
+                        entry.origin,
+                    )
+                )
+    return out
+
+
+def _relative_patterns(policy: Policy) -> list[Finding]:
+    out = []
+    for name, rules in (
+        ("denyRead", policy.deny_read),
+        ("denyWrite", policy.deny_write),
+    ):
+        for rule in rules:
+            if rule.path.startswith("**/"):
+                out.append(
+                    finding(
+                        "launch-relative-pattern",
+                        f"'{rule.path}' in {name} is relative: it covers files below the "
+                        "directory the agent is launched in, not everywhere",
+                        rule.origin,
+                    )
+                )
+    return out

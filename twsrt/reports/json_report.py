@@ -1,0 +1,57 @@
+"""``--format json``: a versioned, stable document of the whole run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from twsrt import __version__
+from twsrt.findings import Finding
+from twsrt.locations import Location
+from twsrt.report import REPORT_VERSION, CheckReport
+
+
+def _location(location: Location) -> dict[str, Any]:
+    return {
+        "path": location.path,
+        "line": location.line,
+        "column": location.column,
+        "pointer": location.pointer,
+    }
+
+
+def _finding(item: Finding) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rule_id": item.rule_id,
+        "rule_name": item.rule.name,
+        "level": item.level.value,
+        "message": item.message,
+        "location": _location(item.location),
+        "agent": item.agent,
+        "related": [_location(r) for r in item.related],
+        "fingerprint": item.fingerprint,
+    }
+    if item.diff:
+        out["diff"] = item.diff
+    return out
+
+
+def render_json(report: CheckReport) -> str:
+    document = {
+        "version": REPORT_VERSION,
+        "tool": {"name": "twsrt", "version": __version__},
+        "summary": {
+            **report.counts(),
+            "suppressed": len(report.suppressed),
+            "files": len(report.checked),
+            "fail_on": report.fail_on.value,
+            "exit_code": report.exit_code,
+        },
+        "findings": [_finding(item) for item in report.findings],
+        "suppressed": [
+            {**_finding(item), "reason": rule.reason, "ignore_index": rule.index}
+            for item, rule in report.suppressed
+        ],
+        "checked": [{"path": f.path, "kind": f.kind, "agent": f.agent} for f in report.checked],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,97 @@
+"""Human text report: findings grouped by file, colour only on a TTY and never with NO_COLOR."""
+
+from __future__ import annotations
+
+import os
+from itertools import groupby
+from typing import TextIO
+
+from twsrt.findings import Finding, Level
+from twsrt.report import CheckReport
+
+_COLOURS = {Level.ERROR: "31", Level.WARNING: "33", Level.NOTE: "36"}
+
+
+def use_colour(stream: TextIO) -> bool:
+    if "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _paint(text: str, code: str, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+
+def render_text(report: CheckReport, *, verbose: bool, quiet: bool, colour: bool) -> str:
+    """Findings grouped by file; notes only with -v; -q keeps only failing findings."""
+    shown = (
+        report.failing()
+        if quiet
+        else [f for f in report.findings if verbose or f.level is not Level.NOTE]
+    )
+    out: list[str] = []
+    for path, group in groupby(shown, key=lambda f: f.location.path):
+        if not quiet:
+            out.append(_paint(path, "1", colour))
+        for item in group:
+            out.append(_line(item, colour))
+            if item.diff and not quiet:
+                out.append(_diff(item.diff, colour))
+    if verbose:
+        for item, rule in report.suppressed:
+            out.append(f"{item.render()} [suppressed: {rule.reason}]")
+    if not quiet:
+        out.append(summary(report, hidden_notes=not verbose))
+    return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+
+
+def _line(item: Finding, colour: bool) -> str:
+    level = _paint(f"{item.level.value}[{item.rule_id}]", _COLOURS[item.level], colour)
+    extra = []
+    if item.location.pointer:
+        extra.append(f"at {item.location.pointer}")
+    if item.agent:
+        extra.append(f"agent {item.agent}")
+    tail = f" ({', '.join(extra)})" if extra else ""
+    text = f"{item.location}: {level} {item.message}{tail}"
+    for related in item.related:
+        text += f"\n  related: {related}"
+    return text
+
+
+def _diff(diff: str, colour: bool) -> str:
+    lines = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            lines.append(_paint(line, "1", colour))
+        elif line.startswith("+"):
+            lines.append(_paint(line, "32", colour))
+        elif line.startswith("-"):
+            lines.append(_paint(line, "31", colour))
+        elif line.startswith("@@"):
+            lines.append(_paint(line, "36", colour))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def summary(report: CheckReport, *, hidden_notes: bool = False) -> str:
+    counts = report.counts()
+    parts = [
+        _plural(counts["error"], "error"),
+        _plural(counts["warning"], "warning"),
+        _plural(counts["note"], "note"),
+    ]
+    text = f"twsrt check: {', '.join(parts)}"
+    if hidden_notes and counts["note"]:
+        text += " (notes hidden, -v shows them)"
+    if report.suppressed:
+        text += f"; {len(report.suppressed)} suppressed"
+    files = len(report.checked)
+    text += f"; {files} file{'s' if files != 1 else ''} checked"
+    return text
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
