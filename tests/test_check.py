@@ -1,0 +1,386 @@
+"""`twsrt check`: findings, locations, exit codes, formats, suppressions, docs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import Sandbox, tree_snapshot
+
+from twsrt.docs import render_rules_markdown
+from twsrt.findings import CATALOG
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "dotfiles"
+FORMATS = (["--format", "text"], ["--format", "json"], ["--format", "github"])
+
+
+@pytest.fixture
+def dotfiles(sandbox: Sandbox) -> Sandbox:
+    """The bundled example, copied into a git repo inside the temporary HOME."""
+    shutil.rmtree(sandbox.repo)
+    shutil.copytree(EXAMPLE, sandbox.repo, symlinks=True)
+    (sandbox.repo / ".git").mkdir()
+    return sandbox
+
+
+def check(box: Sandbox, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    result = box.run("check", *args, cwd=cwd)
+    assert "Traceback" not in result.stderr
+    return result.returncode, result.stdout, result.stderr
+
+
+def findings_json(box: Sandbox, *args: str) -> list[dict]:
+    code, out, _ = check(box, "--format", "json", "-v", *args)
+    return json.loads(out)["findings"]
+
+
+def test_docs_rules_md_is_generated_from_the_catalog() -> None:
+    assert (REPO / "docs" / "rules.md").read_text() == render_rules_markdown(), (
+        "docs/rules.md is stale: python -m twsrt.docs > docs/rules.md"
+    )
+
+
+def test_every_rule_has_help_and_unique_name() -> None:
+    names = [rule.name for rule in CATALOG.values()]
+    assert len(names) == len(set(names))
+    for rule in CATALOG.values():
+        assert rule.help and rule.short.endswith(".")
+
+
+def test_explain(sandbox: Sandbox) -> None:
+    result = sandbox.run("explain", "TWS101")
+    assert result.returncode == 0
+    assert result.stdout.startswith("TWS101 schema-unknown-key (error)\n\n")
+    assert "denyRaed" in result.stdout
+    assert sandbox.run("explain", "drift-unapplied").stdout.startswith("TWS302 ")
+    assert sandbox.run("explain", "TWS999").returncode == 2
+
+
+def test_example_is_clean_in_every_format(dotfiles: Sandbox) -> None:
+    for fmt in FORMATS:
+        code, out, _ = check(dotfiles, *fmt)
+        assert code == 0, out
+    data = json.loads(check(dotfiles, "--format", "json")[1])
+    assert data["version"] == 1 and data["summary"]["error"] == 0
+    assert {f["kind"] for f in data["checked"]} == {"config", "source", "target"}
+
+
+# ------------------------------------------------------------------ exit codes
+
+
+def _schema_error(box: Sandbox) -> None:
+    box.write("policy/srt-settings.json", '{"filesystem": {"denyRaed": []}}')
+
+
+def _drift(box: Sandbox) -> None:
+    path = box.repo / "home/.claude/settings.full.json"
+    path.write_text(path.read_text().replace('"Bash(sudo)",', '"Bash(sudo)", "Bash(x)",'))
+
+
+def _warning_only(box: Sandbox) -> None:
+    pass  # the example has lossy warnings (Codex) and no errors
+
+
+def _bad_config(box: Sandbox) -> None:
+    box.write("twsrt.toml", "[sources]\nsrt = 1\n")
+
+
+def _unparsable_source(box: Sandbox) -> None:
+    box.write("policy/bash-rules.json", '{"deny": [}')
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "code"),
+    [
+        (_warning_only, [], 0),
+        (_warning_only, ["--fail-on", "warning"], 1),
+        (_warning_only, ["--fail-on", "note"], 1),
+        (_schema_error, [], 1),
+        (_unparsable_source, [], 1),
+        (_drift, [], 1),
+        (_drift, ["--agent", "codex"], 0),
+        (_bad_config, [], 2),
+        (_warning_only, ["-c", "nope.toml"], 2),
+        (_warning_only, ["--format", "yaml"], 2),
+        (_warning_only, ["--agent", "nobody"], 2),
+    ],
+    ids=[
+        "warnings-pass",
+        "fail-on-warning",
+        "fail-on-note",
+        "schema-error",
+        "unparsable-source",
+        "drift",
+        "drift-other-agent",
+        "bad-config",
+        "missing-config",
+        "bad-format",
+        "bad-agent",
+    ],
+)
+def test_exit_codes_never_depend_on_format(dotfiles: Sandbox, setup, args, code) -> None:
+    setup(dotfiles)
+    before = tree_snapshot(dotfiles.repo)
+    for fmt in FORMATS:
+        got, out, err = check(dotfiles, *fmt, *args)
+        assert got == code, (fmt, out, err)
+    assert tree_snapshot(dotfiles.repo) == before  # check is read-only
+
+
+def test_sarif_and_junit_do_not_change_the_exit_code(dotfiles: Sandbox, tmp_path: Path) -> None:
+    _drift(dotfiles)
+    code, _, _ = check(
+        dotfiles, "--sarif", str(tmp_path / "r.sarif"), "--junit", str(tmp_path / "r.xml")
+    )
+    assert code == 1
+    sarif = json.loads((tmp_path / "r.sarif").read_text())
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "TWS303"
+
+
+# ------------------------------------------------------------------ locations
+
+
+LOCATION_CASES = [
+    # (file, text, rule, line, column, pointer)
+    (
+        "policy/srt-settings.json",
+        '{\n  "filesystem": {\n    "denyRaed": []\n  }\n}\n',
+        "TWS101",
+        3,
+        5,
+        "/filesystem/denyRaed",
+    ),
+    (
+        "policy/srt-settings.json",
+        '{\n  "network": {"allowedDomains": "x.com"}\n}\n',
+        "TWS102",
+        2,
+        33,
+        "/network/allowedDomains",
+    ),
+    (
+        "policy/srt-settings.json",
+        '{\n  "enabled": true,\n  "enabled": false\n}\n',
+        "TWS103",
+        3,
+        3,
+        "/enabled",
+    ),
+    ("policy/bash-rules.json", '{\n  "deny": [\n    "rm",\n  ]\n}\n', "TWS003", 4, 3, ""),
+    (
+        "policy/bash-rules.json",
+        '{"deny": ["rm", "sudo"],\n "ask": ["git", "rm"]}\n',
+        "TWS203",
+        2,
+        17,
+        "/ask/1",
+    ),
+    ("policy/bash-rules.json", '{"deny": ["rm",\n  "rm"]}\n', "TWS208", 2, 3, "/deny/1"),
+    (
+        "policy/srt-settings.json",
+        '{"filesystem": {"denyRead": ["~/.aws"],\n "allowWrite": ["~/.aws/x"]}}\n',
+        "TWS204",
+        2,
+        17,
+        "/filesystem/allowWrite/0",
+    ),
+    (
+        "policy/srt-settings.json",
+        '{"filesystem": {"denyWrite": ["/srv"],\n "allowWrite": ["/srv"]}}\n',
+        "TWS205",
+        2,
+        17,
+        "/filesystem/allowWrite/0",
+    ),
+    (
+        "policy/srt-settings.json",
+        '{"network": {\n  "allowedDomains": ["*.x.org"]}}\n',
+        "TWS206",
+        2,
+        22,
+        "/network/allowedDomains/0",
+    ),
+    (
+        "policy/srt-settings.json",
+        '{"filesystem": {\n  "denyRead": ["**/.env"]}}\n',
+        "TWS207",
+        2,
+        16,
+        "/filesystem/denyRead/0",
+    ),
+    ("policy/srt-settings.json", '{\n  "enabled": false}\n', "TWS209", 2, 14, "/enabled"),
+    (
+        "policy/srt-settings.json",
+        '{"network": {\n  "allowedDomains": []}}\n',
+        "TWS210",
+        2,
+        21,
+        "/network/allowedDomains",
+    ),
+    (
+        "policy/srt-settings.json",
+        '{"network": {"allowedDomains": ["a.com"],\n  "allowLocalBinding": true}}\n',
+        "TWS405",
+        2,
+        3,
+        "/network/allowLocalBinding",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "rule", "line", "column", "pointer"),
+    LOCATION_CASES,
+    ids=[f"{c[2]}-{i}" for i, c in enumerate(LOCATION_CASES)],
+)
+def test_finding_points_at_the_offending_value(
+    dotfiles: Sandbox, path: str, text: str, rule: str, line: int, column: int, pointer: str
+) -> None:
+    dotfiles.write(path, text)
+    found = [f for f in findings_json(dotfiles) if f["rule_id"] == rule]
+    assert found, findings_json(dotfiles)
+    loc = found[0]["location"]
+    assert (loc["path"], loc["line"], loc["column"], loc["pointer"]) == (
+        path,
+        line,
+        column,
+        pointer,
+    )
+
+
+def test_drift_points_at_first_differing_line_with_related_rule(dotfiles: Sandbox) -> None:
+    dotfiles.write(
+        "policy/bash-rules.json",
+        '{"deny": ["rm -rf", "sudo", "git push --force",'
+        ' "curl", "wget", "nc"],\n "ask": ["git push", "git commit", "pip install",'
+        ' "npm install"], "allow": ["gh pr view", "git status"]}\n',
+    )
+    code, out, _ = check(dotfiles)
+    assert code == 1
+    drift = [f for f in findings_json(dotfiles) if f["rule_id"] == "TWS302"]
+    claude = next(f for f in drift if f["location"]["path"] == "home/.claude/settings.full.json")
+    target = (dotfiles.repo / "home/.claude/settings.full.json").read_text().splitlines()
+    assert target[claude["location"]["line"] - 1].strip() == '"Bash(wget *)"'
+    assert claude["related"][0]["path"] == "policy/bash-rules.json"
+    assert claude["related"][0]["pointer"] == "/deny/5"
+    assert '+      "Bash(nc)",' in claude["diff"]
+    assert "+++ b/home/.claude/settings.full.json" in out  # text output shows the diff
+
+
+def test_out_of_band_edit_and_missing_target_and_broken_symlink(dotfiles: Sandbox) -> None:
+    _drift(dotfiles)
+    (dotfiles.repo / "home/.codex/rules/twsrt.rules").unlink()
+    link = dotfiles.repo / "home/.claude/settings.json"
+    link.unlink()
+    link.symlink_to("settings.gone.json")
+    rules = {f["rule_id"]: f for f in findings_json(dotfiles)}
+    assert rules["TWS303"]["location"]["path"] == "home/.claude/settings.full.json"
+    assert rules["TWS301"]["location"] == {
+        "path": "twsrt.toml",
+        "line": 12,
+        "column": 15,
+        "pointer": "/targets/codex_rules",
+    }
+    assert rules["TWS305"]["location"]["path"] == "home/.claude/settings.json"
+
+
+def test_paths_are_repo_relative_from_a_subdirectory(dotfiles: Sandbox) -> None:
+    _schema_error(dotfiles)
+    code, out, _ = check(dotfiles, "--format", "github", cwd=dotfiles.repo / "policy")
+    assert code == 1
+    assert "::error file=policy/srt-settings.json,line=1,col=17,title=TWS101" in out
+
+
+def test_suppressions(dotfiles: Sandbox, tmp_path: Path) -> None:
+    config = (dotfiles.repo / "twsrt.toml").read_text()
+    dotfiles.write(
+        "twsrt.toml",
+        config + '\n[[check.ignore]]\nrule = "lossy-bash-rule"\nagent = "codex"\n'
+        'reason = "Codex asks anyway"\n\n[[check.ignore]]\nrule = "TWS407"\n'
+        'path = "policy/*.json"\npointer = "/filesystem/denyWrite/*"\nreason = "stricter is ok"\n',
+    )
+    data = json.loads(
+        check(
+            dotfiles,
+            "--format",
+            "json",
+            "--fail-on",
+            "warning",
+            "--sarif",
+            str(tmp_path / "s.sarif"),
+        )[1]
+    )
+    assert data["summary"]["suppressed"] == 9
+    assert {f["rule_id"] for f in data["suppressed"]} == {"TWS409", "TWS407"}
+    assert all(f["rule_id"] not in ("TWS409", "TWS407") for f in data["findings"])
+    assert data["summary"]["exit_code"] == 0
+    sarif = json.loads((tmp_path / "s.sarif").read_text())
+    assert not [r for r in sarif["runs"][0]["results"] if r["ruleId"] in ("TWS409", "TWS407")]
+    text = check(dotfiles)[1]
+    assert "9 suppressed" in text
+    shown = json.loads(check(dotfiles, "--format", "json", "--no-ignores")[1])
+    assert shown["summary"]["suppressed"] == 0
+    assert any(f["rule_id"] == "TWS409" for f in shown["findings"])
+
+
+def test_ignore_needs_a_reason(dotfiles: Sandbox) -> None:
+    config = (dotfiles.repo / "twsrt.toml").read_text()
+    dotfiles.write("twsrt.toml", config + '\n[[check.ignore]]\nrule = "TWS409"\n')
+    code, _, err = check(dotfiles)
+    assert code == 2
+    assert "'reason' is a required property" in err
+
+
+def test_text_output_has_no_colour_without_tty_and_with_no_color(dotfiles: Sandbox) -> None:
+    _drift(dotfiles)
+    _, out, _ = check(dotfiles)
+    assert "\x1b[" not in out
+    script = shutil.which("script")
+    assert script, "util-linux `script` provides a pseudo-terminal"
+    env = {k: v for k, v in dotfiles.env().items() if k != "NO_COLOR"}
+    command = "twsrt check"
+    tty = subprocess.run(
+        [script, "-qec", command, "/dev/null"],
+        cwd=dotfiles.repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert "\x1b[31m" in tty.stdout
+    plain = subprocess.run(
+        [script, "-qec", command, "/dev/null"],
+        cwd=dotfiles.repo,
+        env={**env, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert "\x1b[" not in plain.stdout
+
+
+def test_quiet_and_verbose(dotfiles: Sandbox) -> None:
+    _drift(dotfiles)
+    quiet = check(dotfiles, "-q")[1]
+    assert quiet.splitlines()[0].startswith("home/.claude/settings.full.json:")
+    assert "twsrt check:" not in quiet and "warning[" not in quiet
+    verbose = check(dotfiles, "-v")[1]
+    assert "note[TWS412]" in verbose
+    assert "note[" not in check(dotfiles)[1]
+
+
+def test_home_unpinned_note(dotfiles: Sandbox) -> None:
+    config = (dotfiles.repo / "twsrt.toml").read_text()
+    dotfiles.write(
+        "twsrt.toml",
+        config.replace(
+            "[targets]\n", '[targets]\ndeepcode_settings = "home/.deepcode/settings.json"\n'
+        ),
+    )
+    code, _, err = check(dotfiles)
+    if code == 2:  # the DeepCode target key is not known yet
+        assert "deepcode_settings" in err
+        return
+    assert any(f["rule_id"] == "TWS211" for f in findings_json(dotfiles))
