@@ -286,18 +286,38 @@ def explain(rule_id: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Create a repo-style twsrt.toml with relative paths in DIR instead of ~/.config/twsrt.",
 )
+@click.option(
+    "--repo",
+    "repo",
+    is_flag=False,
+    flag_value=".",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Scaffold a dotfiles repository in REPO (default .): config, policy/, the generated "
+    "home/ tree and a .pre-commit-config.yaml.",
+)
 @_report_errors
-def init(force: bool, directory: Path | None) -> None:
+def init(force: bool, directory: Path | None, repo: Path | None) -> None:
     """Write a commented starter config and example sources."""
-    from twsrt.init import plan_init
+    from twsrt.init import plan_init, plan_repo
     from twsrt.writes import apply
 
-    writes, kept = plan_init(directory, force)
+    if repo is not None and directory is not None:
+        raise click.UsageError("--dir and --repo exclude each other")
+    writes, kept = plan_repo(repo, force) if repo is not None else plan_init(directory, force)
     for display in kept:
         click.echo(f"twsrt: {display} exists, kept (use --force to overwrite)", err=True)
     apply(writes)
     for change in writes:
         click.echo(f"twsrt: wrote {change.display}", err=True)
+    if repo is not None:
+        from twsrt import run
+
+        # yolo first so that settings.json ends up pointing at the full settings
+        for yolo in (True, False):
+            compiled = run.compile_agents(str(repo / "twsrt.toml"), None, yolo)
+            for change in run.write(run.write_plan(compiled.results)):
+                click.echo(f"twsrt: wrote {change.display}", err=True)
 
 
 @cli.command()

@@ -9,6 +9,32 @@ from twsrt.config import display_path, home_dir
 from twsrt.writes import FileWrite
 
 
+def plan_repo(directory: Path, force: bool) -> tuple[list[FileWrite], list[str]]:
+    """A dotfiles repository: config, sources under policy/, and a pre-commit config."""
+    from twsrt import __version__
+
+    base = directory.resolve()
+    files = {
+        base / "twsrt.toml": templates.REPO_CONFIG,
+        base / "policy" / "srt-settings.json": templates.SRT_SETTINGS,
+        base / "policy" / "bash-rules.json": templates.BASH_RULES,
+        base / ".pre-commit-config.yaml": templates.PRE_COMMIT_CONFIG.format(version=__version__),
+    }
+    return _plan(files, force)
+
+
+def _plan(files: dict[Path, str], force: bool) -> tuple[list[FileWrite], list[str]]:
+    writes, kept = [], []
+    for path, text in files.items():
+        exists = path.exists() or path.is_symlink()
+        if exists and not force:
+            kept.append(display_path(path))
+            continue
+        old = path.read_text(encoding="utf-8") if path.is_file() else None
+        writes.append(FileWrite(path, display_path(path), text, old))
+    return writes, kept
+
+
 def plan_init(directory: Path | None, force: bool) -> tuple[list[FileWrite], list[str]]:
     home = home_dir()
     if directory is None:
@@ -35,12 +61,4 @@ def plan_init(directory: Path | None, force: bool) -> tuple[list[FileWrite], lis
             base / "bash-rules.json": templates.BASH_RULES,
             base / ".srt-settings.json": templates.SRT_SETTINGS,
         }
-    writes, kept = [], []
-    for path, text in files.items():
-        exists = path.exists() or path.is_symlink()
-        if exists and not force:
-            kept.append(display_path(path))
-            continue
-        old = path.read_text(encoding="utf-8") if path.is_file() else None
-        writes.append(FileWrite(path, display_path(path), text, old))
-    return writes, kept
+    return _plan(files, force)

@@ -55,3 +55,39 @@ BASH_RULES = """\
   "ask": ["git push", "git commit", "pip install"]
 }
 """
+
+REPO_CONFIG = """\
+# twsrt config of a dotfiles repository: paths are relative to this file, and home/ mirrors ~
+# (install it with `stow -d . -t ~ home`, chezmoi, yadm or your own links).
+# Schema: `twsrt schema config`. Pin the home directory so every machine generates the same bytes:
+# home = "/home/you"
+
+[sources]
+srt = "policy/srt-settings.json"
+bash_rules = "policy/bash-rules.json"
+
+[targets]
+claude_settings = "home/.claude/settings.full.json"
+claude_settings_yolo = "home/.claude/settings.yolo.json"
+codex_config = "home/.codex/config.toml"
+codex_rules = "home/.codex/rules/twsrt.rules"
+
+[sandbox_overrides.yolo]
+enabled = true
+allowUnsandboxedCommands = false
+
+# [[check.ignore]]
+# rule = "lossy-bash-rule"
+# agent = "codex"
+# reason = "Codex already asks before leaving its sandbox"
+"""
+
+PRE_COMMIT_CONFIG = """\
+# Runs twsrt on every commit that touches the policy or a generated file.
+repos:
+  - repo: https://github.com/twsrt/twsrt
+    rev: v{version}
+    hooks:
+      - id: twsrt-check
+      # - id: twsrt-generate   # instead of twsrt-check: rewrite the targets, fail once
+"""
