@@ -206,6 +206,12 @@ def diff(ctx: click.Context, agent: str | None, yolo: bool, config: str | None) 
 )
 @click.option("--sarif", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
 @click.option("--junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report.")
+@click.option(
+    "--json",
+    "json_file",
+    type=click.Path(dir_okay=False),
+    help="Also write the JSON report here (for CI summaries).",
+)
 @click.option("--no-ignores", is_flag=True, help="Report suppressed findings too.")
 @click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
@@ -220,6 +226,7 @@ def check(
     output_format: str,
     sarif: str | None,
     junit: str | None,
+    json_file: str | None,
     no_ignores: bool,
     quiet: bool,
     verbose: bool,
@@ -242,8 +249,11 @@ def check(
         click.echo(render_json(report), nl=False)
     elif output_format == "github":
         from twsrt.reports.github import render_github
+        from twsrt.reports.text import render_text
 
+        # annotations first (GitHub shows 10 per level), then the full text report
         click.echo(render_github(report), nl=False)
+        click.echo(render_text(report, verbose=verbose, quiet=False, colour=False), nl=False)
     else:
         from twsrt.reports.text import render_text, use_colour
 
@@ -259,6 +269,11 @@ def check(
         from twsrt.reports.junit import write_junit
 
         write_junit(report, Path(junit))
+    if json_file:
+        from twsrt.reports.json_report import render_json
+        from twsrt.writes import atomic_write
+
+        atomic_write(Path(json_file), render_json(report))
     sys.exit(report.exit_code)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from twsrt.findings import Finding, Level
 from twsrt.report import CheckReport
-from twsrt.reports.text import summary
 
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
 
@@ -29,6 +28,4 @@ def annotation(item: Finding) -> str:
 
 
 def render_github(report: CheckReport) -> str:
-    lines = [annotation(item) for item in report.findings]
-    lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+    return "".join(annotation(item) + "\n" for item in report.findings)
