@@ -631,7 +631,7 @@ CASES: list[Case | Usage] = [
         GEN_W,
         FULL,
         "TWS004",
-        "is a directory, expected a settings file",
+        "is a directory, expected a file",
     ),
     Case(
         "target-yolo-is-directory",
@@ -639,7 +639,7 @@ CASES: list[Case | Usage] = [
         YOLO_W,
         YOLO,
         "TWS004",
-        "is a directory, expected a settings file",
+        "is a directory, expected a file",
     ),
     Case(
         "link-name-is-directory",

@@ -17,6 +17,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 AGENT_NAMES = (
     "claude",
     "codex",
+    "copilot",
 )  # kept in step with twsrt.agents.AGENTS by a test; avoids the import
 
 

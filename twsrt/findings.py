@@ -334,6 +334,46 @@ _RULES = [
         " inside `Bash(...)`) or cannot be split into words. twsrt refuses rather than drop a "
         "deny.",
     ),
+    # Copilot CLI (TWS420-TWS429)
+    Rule(
+        "TWS420",
+        "lossy-ask-as-deny",
+        Level.WARNING,
+        "A bash ask rule is enforced as a deny because the agent has no ask tier.",
+        "Copilot CLI can only allow or deny a tool pattern, so an ask rule becomes "
+        "`--deny-tool 'shell(cmd)'`: stricter than the policy, never weaker. Yolo mode skips ask "
+        "rules, as it does for every agent.",
+    ),
+    Rule(
+        "TWS421",
+        "lossy-relative-path",
+        Level.WARNING,
+        "A relative path cannot be given to an agent that takes only absolute paths.",
+        "A relative srt path is anchored at the directory the sandboxed process starts in, which "
+        "the agent's settings cannot know. A relative grant is left out (narrower); a relative "
+        "deny is left to the agent's permission rules or an srt wrapper. Use `~/` or absolute "
+        "paths for anything that must be enforced by the agent's own sandbox.",
+    ),
+    Rule(
+        "TWS422",
+        "lossy-glob-path",
+        Level.WARNING,
+        "A glob path cannot be expressed by an agent that takes no wildcards.",
+        "The agent's sandbox names whole directory trees only. A glob grant is left out, since "
+        "any directory that holds its matches would grant more. A glob deny is normally "
+        "replaced by its concrete parent directory (TWS407); when that parent is `/` or the "
+        "whole home directory, which would lock the agent out, it is left out and reported "
+        "here.",
+    ),
+    Rule(
+        "TWS423",
+        "unexpressible-domain",
+        Level.ERROR,
+        "A domain cannot be written as the agent's URL or host rule.",
+        "The agent takes a hostname, an IP address, `*.example.com` or `*`, optionally with "
+        "`:port`. Anything else (a comma, a path, a leading `-`, a port out of range) would be "
+        "rejected or misread by the agent, so twsrt refuses rather than drop a rule.",
+    ),
 ]
 
 CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}

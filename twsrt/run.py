@@ -15,7 +15,7 @@ from twsrt.locations import Location
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
-TARGET_KEY = {"claude": "claude_settings", "codex": "codex_config"}
+TARGET_KEY = {"claude": "claude_settings", "codex": "codex_config", "copilot": "copilot_output"}
 
 
 def find_config_error(home: Path) -> TwsrtError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from twsrt.config import Config
 from twsrt.findings import Finding
@@ -68,6 +68,34 @@ class Agent(Protocol):
     target_keys: tuple[str, ...]
 
     def compile(self, ctx: Context) -> Result: ...
+
+
+def read_target(path: Path, display: str) -> str | None:
+    """The text of a target file, None when it does not exist; unusable paths are errors."""
+    from twsrt.findings import fail
+
+    if path.is_symlink() and not path.exists():
+        message = f"dangling symlink (points to {path.readlink()})"
+        raise fail("target-unusable", message, Location(display))
+    if path.is_dir():
+        raise fail("target-unusable", "is a directory, expected a file", Location(display))
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
+        raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
+
+
+def value_at(data: Any, pointer: str) -> Any:
+    """The value at a simple JSON pointer (no escapes), or None when any step is missing."""
+    node = data
+    for part in pointer.strip("/").split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 
 def yolo_variant(path: Path) -> Path:

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twsrt.agents.base import Context, Drift, DriftItem, Result, yolo_variant
+from twsrt.agents.base import (
+    Context,
+    Drift,
+    DriftItem,
+    Result,
+    read_target,
+    value_at,
+    yolo_variant,
+)
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.jsonedit import dump, render_new, replace_members
@@ -187,7 +195,7 @@ def translate(
     managed.sandbox.update(deepcopy(mode_overrides))
     managed.override_keys = tuple(mode_overrides)
     for pointer in UNCOMPILED_SRT_KEYS:
-        if _has_pointer(policy.srt, pointer):
+        if value_at(policy.srt, pointer) is not None:
             findings.append(
                 finding(
                     "lossy-unsupported-key",
@@ -324,15 +332,6 @@ def _dedupe(value: Any) -> Any:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return _unique(value)
     return value
-
-
-def _has_pointer(data: dict[str, Any], pointer: str) -> bool:
-    node: Any = data
-    for part in pointer.strip("/").split("/"):
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-    return True
 
 
 # ---------------------------------------------------------------- merge
@@ -491,22 +490,6 @@ def drift(
 # ---------------------------------------------------------------- files
 
 
-def _read(path: Path, display: str) -> str | None:
-    if path.is_symlink() and not path.exists():
-        raise fail(
-            "target-unusable", f"dangling symlink (points to {path.readlink()})", Location(display)
-        )
-    if path.is_dir():
-        raise fail("target-unusable", "is a directory, expected a settings file", Location(display))
-    if not path.exists():
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-        raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
-
-
 def target_key(ctx: Context) -> str:
     if ctx.yolo and "claude_settings_yolo" in ctx.config.targets:
         return "claude_settings_yolo"
@@ -534,7 +517,7 @@ class ClaudeAgent:
         if target is None:
             return Result(NAME, preview, findings=findings, target_configured=False)
         display = display_path(target)
-        disk_text = _read(target, display)
+        disk_text = read_target(target, display)
         write_path = target.resolve() if target.is_symlink() else target
         changes: list[Change] = []
         base_text = disk_text
@@ -557,7 +540,7 @@ class ClaudeAgent:
                     Location(link_display),
                 )
             if link_is_file:
-                base_text = _read(link, link_display)  # first run: migrate the user's file
+                base_text = read_target(link, link_display)  # first run: migrate the user's file
                 base_display = link_display
             elif disk_text is None and ctx.yolo:
                 base_display, base_text = _seed_from_full(ctx)
@@ -591,7 +574,7 @@ def _seed_from_full(ctx: Context) -> tuple[str, str | None]:
     if full is None or not full.is_file():
         return "", None
     display = display_path(full)
-    return display, _read(full, display)
+    return display, read_target(full, display)
 
 
 AGENT = ClaudeAgent()

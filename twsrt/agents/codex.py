@@ -12,10 +12,9 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from pathlib import Path
 from typing import Any
 
-from twsrt.agents.base import Context, Drift, DriftItem, Result
+from twsrt.agents.base import Context, Drift, DriftItem, Result, read_target, value_at
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
@@ -248,7 +247,7 @@ def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
     profile["network"] = _network(policy, findings, out)
     out.profile = profile
     for pointer, why in UNCOMPILED:
-        value = _value_at(policy.srt, pointer)
+        value = value_at(policy.srt, pointer)
         if value is None or value is False or value == [] or value == {}:
             continue
         findings.append(
@@ -342,15 +341,6 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
         network["unix_sockets"] = dict(sorted(sockets.items()))
     out.network_proxy = bool(policy.allowed_domains or policy.denied_domains)
     return network
-
-
-def _value_at(data: dict[str, Any], pointer: str) -> Any:
-    node: Any = data
-    for part in pointer.strip("/").split("/"):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
 
 
 def render_rules(policy: Policy) -> str:
@@ -487,20 +477,6 @@ def preview_toml(compiled: Compiled) -> str:
     return merged_config(None, compiled)
 
 
-def _read(path: Path, display: str) -> str | None:
-    if path.is_symlink() and not path.exists():
-        raise fail("target-unusable", "dangling symlink", Location(display))
-    if path.is_dir():
-        raise fail("target-unusable", "is a directory, expected a file", Location(display))
-    if not path.exists():
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-        raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
-
-
 def _drift(display: str, disk: str | None, new: str, parse: Any, key: str) -> Drift:
     result = Drift(display, target_key=key, old_text=disk, new_text=new)
     if disk is None:
@@ -552,7 +528,7 @@ class CodexAgent:
                 NAME, preview, findings=findings, target_configured=False, notices=[REMINDER]
             )
         display = display_path(config_path)
-        disk = _read(config_path, display)
+        disk = read_target(config_path, display)
         if disk is not None:
             legacy = _legacy_locations(disk, display)
             if legacy:
@@ -563,7 +539,7 @@ class CodexAgent:
         drift = [_drift(display, disk, new_text, _config_view, "codex_config")]
         if rules_path is not None:
             rules_display = display_path(rules_path)
-            rules_disk = _read(rules_path, rules_display)
+            rules_disk = read_target(rules_path, rules_display)
             rules_write = rules_path.resolve() if rules_path.is_symlink() else rules_path
             changes.append(
                 FileWrite(rules_write, rules_display, compiled.rules, rules_disk, new_mode=0o600)

@@ -1,0 +1,724 @@
+"""GitHub Copilot CLI target: a launch-flag snippet and the native ``sandbox`` settings.
+
+Copilot CLI reads two things twsrt can compile: per-launch flags (``--allow-tool``,
+``--deny-tool``, ``--allow-url``, ``--deny-url``, ``--yolo``), written as a shell snippet to
+stdout or ``copilot_output``; and the ``sandbox`` object of ``~/.copilot/settings.json`` (plus
+the ``allowedUrls`` / ``deniedUrls`` lists), spliced into the user's file with every other byte
+kept. Translation is pure; the sandbox side takes only absolute paths, whole subtrees and no
+wildcards, so ``~`` is expanded with the config's home and every rule it cannot express is a
+finding at the source rule — never a wider grant.
+
+Facts pinned by the real-client tests against Copilot CLI 1.0.102:
+
+- a flag value is split at top-level commas and parsed as ``kind(argument)``; an argument
+  holding ``)`` is rejected ("Invalid rule format"), a value starting with ``-`` is read as an
+  option. URL patterns without a scheme mean ``https://`` only.
+- ``userPolicy.network`` host rules take a hostname, an IP, ``*.example.com`` or ``*`` — no
+  port and no URL; one bad entry makes Copilot load the whole settings file as ``{}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from copy import deepcopy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents.base import (
+    Context,
+    Drift,
+    DriftItem,
+    Result,
+    read_target,
+    value_at,
+    yolo_variant,
+)
+from twsrt.agents.claude import split_port
+from twsrt.config import display_path
+from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.jsonedit import dump, render_new, replace_members
+from twsrt.jsonpos import JsonSyntaxError, parse_json
+from twsrt.locations import Location
+from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.writes import Change, FileWrite
+
+NAME = "copilot"
+FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = "copilot_output", "copilot_output_yolo", "copilot_settings"
+# The seed's full-mode grant when anything is writable. Copilot 1.0.102 has no `edit` kind (the
+# pattern names an MCP server and approves nothing); it stays for seed compatibility.
+ALLOW_TOOLS = ("shell(*)", "read", "edit", "write")
+
+# sandbox keys twsrt owns; the rest of the object (auth, credentials, proxy, seatbelt, ...) is
+# the user's and kept. Fail-safe values for keys the policy has no word for:
+# - addCurrentWorkingDirectory follows "." in allowWrite (Copilot defaults it to true);
+# - allowDevToolAccess off: its default grants writes to shared caches the policy never named;
+# - allowBypass off: one settings file serves every launch, and under --yolo a bypass request
+#   would be approved without asking;
+# - MCP and LSP servers stay inside the sandbox like every other spawned command.
+TOP_KEYS = (
+    "enabled",
+    "addCurrentWorkingDirectory",
+    "allowDevToolAccess",
+    "allowBypass",
+    "sandboxMcpServers",
+    "sandboxLspServers",
+)
+FS_KEYS = ("readwritePaths", "readonlyPaths", "deniedPaths")
+# allowLocalNetwork stays off: Copilot's switch opens the whole LAN, SRT has no such grant.
+NET_KEYS = ("allowOutbound", "allowLocalNetwork", "allowedHosts", "blockedHosts")
+URL_KEYS = ("allowedUrls", "deniedUrls")
+
+# srt settings the Copilot sandbox has no faithful key for (each would widen or differs in
+# meaning); reported, not compiled.
+UNCOMPILED = (
+    ("/network/allowLocalBinding", "Copilot's allowLocalNetwork would open the whole LAN"),
+    ("/network/allowUnixSockets", "Copilot has no per-socket grant"),
+    ("/network/allowAllUnixSockets", "Copilot has no Unix socket switch"),
+    ("/network/allowMachLookup", "Copilot has no Mach service grant"),
+    ("/network/httpProxyPort", "Copilot's proxy setting is an upstream, not a filter"),
+    ("/network/socksProxyPort", "Copilot's proxy setting is an upstream, not a filter"),
+    ("/network/deniedResolvedAddresses", "Copilot host rules cannot name resolved addresses"),
+    ("/credentials", "Copilot's credential masking has a different shape"),
+    ("/filesystem/disabled", "Copilot always isolates the filesystem when its sandbox is on"),
+    ("/ignoreViolations", "Copilot does not filter violation reports"),
+    ("/enableWeakerNetworkIsolation", "Copilot has no weaker isolation switch"),
+    ("/enableWeakerNestedSandbox", "Copilot has no weaker isolation switch"),
+    ("/allowAppleEvents", "Copilot has no Apple Events grant"),
+    ("/allowNestedUserNamespaces", "Copilot has no user namespace grant"),
+)
+
+_LABEL = r"[\w-]+"
+_DOMAIN = re.compile(
+    rf"(?P<host>\*|(?:\*\.)?{_LABEL}(?:\.{_LABEL})*\.?|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{{1,5}}))?"
+)
+
+
+@dataclass
+class Compiled:
+    """Everything twsrt writes for Copilot in one mode."""
+
+    argv: list[str] = field(default_factory=list)
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    urls: dict[str, list[str]] = field(default_factory=dict)
+    home_used: bool = False
+    origins: dict[str, Location] = field(default_factory=dict)
+
+    def settings_fragment(self) -> dict[str, Any]:
+        return {"sandbox": self.sandbox, **{k: v for k, v in self.urls.items() if v}}
+
+
+def _lossy(name: str, message: str, origin: Location) -> Finding:
+    return finding(name, message, origin, agent=NAME)
+
+
+# ---------------------------------------------------------------- flags
+
+
+def quote(value: str) -> str:
+    """``shlex.quote``, but always quoted, as the seed prints every value ('read')."""
+    quoted = shlex.quote(value)
+    return quoted if quoted != value else f"'{value}'"
+
+
+def render_snippet(argv: list[str]) -> str:
+    """One flag (with its value) per line, ` \\` on every line but the last."""
+    lines: list[str] = []
+    index = 0
+    while index < len(argv):
+        flag = argv[index]
+        if flag == "--yolo":
+            lines.append(flag)
+            index += 1
+            continue
+        lines.append(f"{flag} {quote(argv[index + 1])}")
+        index += 2
+    return " \\\n".join(lines) + "\n" if lines else ""
+
+
+def parse_snippet(text: str) -> list[str]:
+    """The argv a shell would see: continuation lines joined, then shlex-split."""
+    return shlex.split(text.replace("\\\n", ""))
+
+
+def _domain(entry: Any) -> tuple[str, str | None]:
+    """Host and port of a policy domain; anything Copilot could misread is refused."""
+    value = entry.value
+    match = _DOMAIN.fullmatch(value)
+    port = match["port"] if match else None
+    if match is None or value.startswith("-") or (port is not None and not 0 < int(port) < 65536):
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-domain",
+                f"'{value}' is not a host pattern Copilot can take (a hostname, IP, "
+                "*.example.com or *, optionally with :port); fix the entry",
+                entry.origin,
+            )
+        )
+    return split_port(value)
+
+
+def _shell(entry: Any) -> str:
+    if ")" in entry.value:
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-command",
+                f"command '{entry.value}' contains ')', which Copilot's shell(...) tool pattern "
+                "rejects; rewrite the rule without it",
+                entry.origin,
+            )
+        )
+    return f"shell({entry.value})"
+
+
+def compile_flags(
+    policy: Policy, yolo: bool, origins: dict[str, Location]
+) -> tuple[list[str], list[Finding]]:
+    """The argv of the launch flags: grants (full mode only), then denies, then URLs."""
+    findings: list[Finding] = []
+    pairs: list[tuple[str, str]] = []
+
+    def add(flag: str, value: str, origin: Location | None = None) -> None:
+        if (flag, value) not in pairs:
+            pairs.append((flag, value))
+        if origin is not None:
+            origins.setdefault(value, origin)
+
+    for entry in [*policy.allowed_domains, *policy.denied_domains]:
+        _domain(entry)  # refused in every mode, so full and yolo agree on bad input
+    if not yolo and policy.allow_write:
+        for tool in ALLOW_TOOLS:
+            add("--allow-tool", tool)
+    for entry in policy.bash_deny:
+        add("--deny-tool", _shell(entry), entry.origin)
+    if not yolo:  # yolo skips ask rules, as for every agent
+        for entry in policy.bash_ask:
+            add("--deny-tool", _shell(entry), entry.origin)
+            findings.append(
+                _lossy(
+                    "lossy-ask-as-deny",
+                    f"Copilot has no ask tier; bash ask '{entry.value}' is denied outright",
+                    entry.origin,
+                )
+            )
+        for entry in policy.allowed_domains:
+            add("--allow-url", entry.value, entry.origin)
+    for entry in policy.denied_domains:
+        # a pattern without a scheme means https:// only; deny http:// too, or --yolo
+        # (which allows every URL) would still reach the denied host over plain http
+        add("--deny-url", entry.value, entry.origin)
+        add("--deny-url", f"http://{entry.value}", entry.origin)
+    argv = ["--yolo"] if yolo else []
+    for flag, value in pairs:
+        argv += [flag, value]
+    return argv, findings
+
+
+# ---------------------------------------------------------------- sandbox settings
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _is_relative(path: str) -> bool:
+    return not (path.startswith("/") or path == "~" or path.startswith("~/"))
+
+
+def _whole_tree(rule: PathRule) -> str:
+    """``P/**`` is exactly Copilot's whole-subtree ``P``; other paths stay as written."""
+    path = rule.path
+    if not rule.literal and path.endswith("/**") and not is_glob(path[:-3]):
+        return path[:-3] or "/"
+    return path
+
+
+def _glob_prefix(path: str) -> str:
+    parts = path.split("/")
+    for index, part in enumerate(parts):
+        if is_glob(part):
+            return "/".join(parts[:index]) or "/"
+    return path
+
+
+class _Paths:
+    """Expands ``~`` with the configured home and remembers whether any output used it."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home.rstrip("/") or "/"
+        self.used = False
+
+    def expand(self, path: str) -> str:
+        if path == "~" or path.startswith("~/"):
+            self.used = True
+            return self.home if path == "~" else self.home.rstrip("/") + path[1:]
+        return path
+
+
+def _check_malformed(rule: PathRule) -> None:
+    if rule.path == "/~" or rule.path.startswith("/~/"):
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-path", f"malformed path '{rule.path}': did you mean '~/'?", rule.origin
+            )
+        )
+
+
+def _deny_path(
+    rule: PathRule, key: str, paths: _Paths, findings: list[Finding]
+) -> str | None:
+    """The absolute path a deny rule becomes, or None (with a finding) when it cannot be one."""
+    _check_malformed(rule)
+    path = _whole_tree(rule)
+    target = "deniedPaths" if key == "denyRead" else "readonlyPaths"
+    if _is_relative(path):
+        findings.append(
+            _lossy(
+                "lossy-relative-path",
+                f"{key} '{rule.path}' is relative to the directory an agent starts in; Copilot's "
+                f"sandbox takes only absolute paths, so it is not in {target} (run Copilot under "
+                "srt to enforce it)",
+                rule.origin,
+            )
+        )
+        return None
+    if rule.literal or not is_glob(path):
+        return paths.expand(path)
+    # A glob cannot be written; its concrete parent directory, denied whole, is stricter and
+    # never weaker. Denying `/` or the whole home instead would lock the agent out, so those
+    # globs are reported rather than widened into something unusable.
+    prefix = _glob_prefix(path)
+    if prefix in ("/", "~"):
+        findings.append(
+            _lossy(
+                "lossy-glob-path",
+                f"{key} glob '{rule.path}' cannot be written for Copilot (no wildcards), and "
+                f"denying all of '{prefix}' instead would lock it out; not in {target}",
+                rule.origin,
+            )
+        )
+        return None
+    findings.append(
+        _lossy(
+            "lossy-stricter-glob",
+            f"Copilot takes no wildcards; {key} glob '{rule.path}' becomes {target} entry "
+            f"'{prefix}' (the whole directory)",
+            rule.origin,
+        )
+    )
+    return paths.expand(prefix)
+
+
+def _grant_path(rule: PathRule, key: str, paths: _Paths, findings: list[Finding]) -> str | None:
+    """The absolute path a grant becomes, or None (with a finding): grants are never widened."""
+    _check_malformed(rule)
+    path = _whole_tree(rule)
+    if _is_relative(path):
+        findings.append(
+            _lossy(
+                "lossy-relative-path",
+                f"{key} '{rule.path}' is relative to the directory an agent starts in; Copilot's "
+                "sandbox takes only absolute paths, so it is not granted",
+                rule.origin,
+            )
+        )
+        return None
+    if not rule.literal and is_glob(path):
+        findings.append(
+            _lossy(
+                "lossy-glob-path",
+                f"{key} glob '{rule.path}' cannot be written for Copilot (no wildcards) and a "
+                "parent directory would grant more; it is not granted",
+                rule.origin,
+            )
+        )
+        return None
+    return paths.expand(path)
+
+
+def compile_sandbox(
+    policy: Policy, home: str, origins: dict[str, Location]
+) -> tuple[dict[str, Any], dict[str, list[str]], bool, list[Finding]]:
+    """The managed ``sandbox`` object, the URL lists, whether ``~`` was expanded, findings."""
+    findings: list[Finding] = []
+    if not policy.enabled:
+        raise TwsrtError(
+            _lossy(
+                "disabled-sandbox",
+                "the canonical sandbox is disabled (enabled = false); refusing to write a Copilot "
+                "sandbox that would pretend to enforce it",
+                policy.srt_location("/enabled"),
+            )
+        )
+    paths = _Paths(home)
+    denied: list[str] = []
+    for rule in policy.deny_read:
+        path = _deny_path(rule, "denyRead", paths, findings)
+        if path is not None and path not in denied:
+            denied.append(path)
+            origins.setdefault(path, rule.origin)
+    write_denied: list[str] = []
+    for rule in policy.deny_write:
+        path = _deny_path(rule, "denyWrite", paths, findings)
+        # read-only inside a denied path would re-open reads there: the deny already covers it
+        if path is None or any(_inside(path, d) for d in denied) or path in write_denied:
+            continue
+        write_denied.append(path)
+        origins.setdefault(path, rule.origin)
+    readonly = list(write_denied)
+    for rule in policy.allow_read:
+        path = _grant_path(rule, "allowRead", paths, findings)
+        # inside a denied path on purpose: srt's allowRead re-opens reads there, as does
+        # Copilot's more specific grant; an equal path stays denied (the stricter reading)
+        if path is None or path in denied or path in readonly:
+            continue
+        readonly.append(path)
+        origins.setdefault(path, rule.origin)
+    readwrite: list[str] = []
+    cwd_writable = False
+    blockers = [*denied, *write_denied]
+    for rule in policy.allow_write:
+        if rule.path == "." and not rule.literal:
+            cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
+            continue
+        path = _grant_path(rule, "allowWrite", paths, findings)
+        if path is None or path in readwrite:
+            continue
+        blocker = next((b for b in blockers if _inside(path, b)), None)
+        if blocker is not None:
+            # Copilot lets the more specific grant win; srt lets the deny win
+            findings.append(
+                _lossy(
+                    "lossy-write-root",
+                    f"allowWrite '{rule.path}' lies inside denied path '{blocker}'; Copilot would "
+                    "let it override the deny, so it is not granted",
+                    rule.origin,
+                )
+            )
+            continue
+        readwrite.append(path)
+        origins.setdefault(path, rule.origin)
+    if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
+        cwd_writable = False
+    allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
+    for pointer, why in UNCOMPILED:
+        value = value_at(policy.srt, pointer)
+        if value is None or value is False or value == [] or value == {}:
+            continue
+        findings.append(
+            _lossy(
+                "lossy-unsupported-key",
+                f"'{pointer[1:].replace('/', '.')}' is not compiled into Copilot's sandbox: {why}",
+                policy.srt_location(pointer, key=True),
+            )
+        )
+    sandbox: dict[str, Any] = {
+        "enabled": True,
+        "addCurrentWorkingDirectory": cwd_writable,
+        "allowDevToolAccess": False,
+        "allowBypass": False,
+        "sandboxMcpServers": True,
+        "sandboxLspServers": True,
+        "userPolicy": {
+            "filesystem": {
+                "readwritePaths": readwrite,
+                "readonlyPaths": readonly,
+                "deniedPaths": denied,
+            },
+            "network": {
+                # an empty allowedHosts list means "every host" to Copilot, "none" to srt
+                "allowOutbound": bool(allowed_hosts),
+                "allowLocalNetwork": False,
+                "allowedHosts": allowed_hosts,
+                "blockedHosts": blocked_hosts,
+            },
+        },
+    }
+    urls = {
+        "allowedUrls": _unique([e.value for e in policy.allowed_domains]),
+        "deniedUrls": _unique(
+            [v for e in policy.denied_domains for v in (e.value, f"http://{e.value}")]
+        ),
+    }
+    return sandbox, urls, paths.used, findings
+
+
+def _hosts(
+    policy: Policy, findings: list[Finding], origins: dict[str, Location]
+) -> tuple[list[str], list[str]]:
+    allowed: list[str] = []
+    for entry in policy.allowed_domains:
+        host, port = _domain(entry)
+        if port is not None:
+            findings.append(
+                _lossy(
+                    "lossy-port-domain",
+                    f"Copilot host rules take no port; '{entry.value}' is left out of allowedHosts "
+                    "(allowing the host on every port would be wider)",
+                    entry.origin,
+                )
+            )
+            continue
+        if host not in allowed:
+            allowed.append(host)
+        origins.setdefault(host, entry.origin)
+    blocked: list[str] = []
+    for entry in policy.denied_domains:
+        host, port = _domain(entry)
+        if port is not None:
+            findings.append(
+                _lossy(
+                    "lossy-port-domain",
+                    f"Copilot host rules take no port; '{host}' is blocked on every port",
+                    entry.origin,
+                )
+            )
+        if host not in blocked:
+            blocked.append(host)
+        origins.setdefault(host, entry.origin)
+    return allowed, blocked
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def translate(policy: Policy, yolo: bool, home: str, with_settings: bool) -> tuple[Compiled, list[Finding]]:
+    """Pure translation: the flags for the mode and, when wanted, the sandbox settings."""
+    out = Compiled()
+    out.argv, findings = compile_flags(policy, yolo, out.origins)
+    if with_settings:
+        out.sandbox, out.urls, out.home_used, more = compile_sandbox(policy, home, out.origins)
+        findings += more
+    return out, findings
+
+
+# ---------------------------------------------------------------- settings merge
+
+
+def _check_shape(parsed: Any, display: str) -> None:
+    document = parsed.value
+
+    def where(pointer: str, key: bool = False) -> Location:
+        line, col = parsed.position(pointer, key=key)
+        return Location(display, line, col, pointer)
+
+    if not isinstance(document, dict):
+        raise fail("target-unusable", "settings file is not a JSON object", where(""))
+    if parsed.duplicate_keys:
+        pointer = parsed.duplicate_keys[0]
+        raise fail(
+            "target-unusable", "settings file repeats a key; fix it by hand first", where(pointer, True)
+        )
+    shapes = {
+        "/sandbox": dict,
+        "/sandbox/userPolicy": dict,
+        "/sandbox/userPolicy/filesystem": dict,
+        "/sandbox/userPolicy/network": dict,
+        "/allowedUrls": list,
+        "/deniedUrls": list,
+    }
+    for pointer, kind in shapes.items():
+        node: Any = document
+        for part in pointer.strip("/").split("/"):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None and not isinstance(node, kind):
+            expected = "an object" if kind is dict else "an array"
+            raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+
+
+def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
+    """New values of the top-level members twsrt owns (pure); other sandbox keys are kept."""
+    generated = compiled.sandbox
+    current = existing.get("sandbox")
+    if current is None:
+        sandbox = deepcopy(generated)
+    else:
+        sandbox = deepcopy(current)
+        for key in TOP_KEYS:
+            sandbox[key] = deepcopy(generated[key])
+        user_policy = sandbox.get("userPolicy") or {}
+        for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
+            part = user_policy.get(section) or {}
+            for key in keys:
+                part[key] = deepcopy(generated["userPolicy"][section][key])
+            user_policy[section] = part
+        sandbox["userPolicy"] = user_policy
+    updates: dict[str, Any] = {"sandbox": sandbox}
+    for key in URL_KEYS:
+        wanted = compiled.urls.get(key, [])
+        # a list that left the policy is emptied, not deleted: same meaning, simpler splice
+        if wanted or existing.get(key):
+            updates[key] = list(wanted)
+    return updates
+
+
+def merged_settings(base_text: str | None, display: str, compiled: Compiled) -> str:
+    """The whole new settings file: the user's text with only the owned members spliced in."""
+    if base_text is None or not base_text.strip():
+        return render_new(merge({}, compiled))
+    try:
+        parsed = parse_json(base_text)
+    except JsonSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        raise fail(
+            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
+        ) from None
+    _check_shape(parsed, display)
+    updates = merge(parsed.value, compiled)
+    if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
+        return base_text
+    return replace_members(base_text, updates)
+
+
+# ---------------------------------------------------------------- drift
+
+
+def _flag_items(text: str) -> list[DriftItem]:
+    try:
+        argv = parse_snippet(text)
+    except ValueError:
+        return [DriftItem("line", line) for line in text.splitlines() if line.strip()]
+    items: list[DriftItem] = []
+    index = 0
+    while index < len(argv):
+        flag = argv[index]
+        if flag.startswith("--") and flag != "--yolo" and index + 1 < len(argv):
+            items.append(DriftItem(flag, argv[index + 1]))
+            index += 2
+        else:
+            items.append(DriftItem(flag, ""))
+            index += 1
+    return items
+
+
+def settings_items(document: Any) -> list[DriftItem]:
+    """The managed content of a settings document as comparable items."""
+    items: list[DriftItem] = []
+    if not isinstance(document, dict):
+        return items
+
+    def add(name: str, value: Any) -> None:
+        if isinstance(value, list):
+            items.extend(DriftItem(name, json.dumps(v, ensure_ascii=False)) for v in value)
+        else:
+            items.append(DriftItem(name, json.dumps(value, ensure_ascii=False, sort_keys=True)))
+
+    sandbox = document.get("sandbox")
+    if isinstance(sandbox, dict):
+        for key in TOP_KEYS:
+            if key in sandbox:
+                add(f"sandbox.{key}", sandbox[key])
+        user_policy = sandbox.get("userPolicy")
+        for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
+            part = user_policy.get(section) if isinstance(user_policy, dict) else None
+            if isinstance(part, dict):
+                for key in keys:
+                    if key in part:
+                        add(f"sandbox.userPolicy.{section}.{key}", part[key])
+    for key in URL_KEYS:
+        if key in document:
+            add(key, document[key])
+    return items
+
+
+def _drift(
+    display: str, key: str, disk: str | None, new: str, items: Any
+) -> Drift:
+    result = Drift(display, target_key=key, old_text=disk, new_text=new)
+    if disk is None:
+        result.missing_file = True
+        return result
+    old_items, new_items = items(disk), items(new)
+    result.missing = [i for i in new_items if i not in old_items]
+    result.extra = [i for i in old_items if i not in new_items]
+    # a fully generated flags file also drifts in form (a lost continuation breaks the paste)
+    result.reordered = not result.missing and not result.extra and (
+        old_items != new_items or (key != SETTINGS_KEY and disk != new)
+    )
+    return result
+
+
+def _settings_view(text: str) -> list[DriftItem]:
+    try:
+        return settings_items(json.loads(text))
+    except json.JSONDecodeError:
+        return []
+
+
+# ---------------------------------------------------------------- files
+
+
+def flags_target(ctx: Context) -> tuple[str, Path] | None:
+    targets = ctx.config.targets
+    if not ctx.yolo:
+        return (FLAGS_KEY, targets[FLAGS_KEY]) if FLAGS_KEY in targets else None
+    if FLAGS_YOLO_KEY in targets:
+        return FLAGS_YOLO_KEY, targets[FLAGS_YOLO_KEY]
+    if FLAGS_KEY in targets:
+        return FLAGS_KEY, yolo_variant(targets[FLAGS_KEY])
+    return None
+
+
+def _unpinned(ctx: Context) -> Finding:
+    # same text and place as the policy lint, so `check` reports it once
+    return finding(
+        "unpinned-home",
+        f"the {SETTINGS_KEY} output expands ~ with this machine's home "
+        f'({ctx.config.output_home}); set home = "..." in the config so every '
+        "machine generates the same bytes",
+        ctx.config.location(f"/targets/{SETTINGS_KEY}"),
+    )
+
+
+def _written(path: Path) -> Path:
+    return path.resolve() if path.is_symlink() else path
+
+
+class CopilotAgent:
+    name = NAME
+    target_keys = (FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY)
+
+    def compile(self, ctx: Context) -> Result:
+        settings_path = ctx.config.targets.get(SETTINGS_KEY)
+        compiled, findings = translate(
+            ctx.policy, ctx.yolo, ctx.config.output_home, settings_path is not None
+        )
+        if compiled.home_used and ctx.config.pinned_home is None:
+            findings.append(_unpinned(ctx))
+        snippet = render_snippet(compiled.argv)
+        preview = snippet
+        flags = flags_target(ctx)
+        if flags is None and settings_path is None:
+            return Result(NAME, preview, findings=findings, target_configured=False)
+        changes: list[Change] = []
+        drift: list[Drift] = []
+        if flags is not None:
+            key, path = flags
+            display = display_path(path)
+            disk = read_target(path, display)
+            changes.append(FileWrite(_written(path), display, snippet, disk))
+            drift.append(_drift(display, key, disk, snippet, _flag_items))
+        if settings_path is not None:
+            display = display_path(settings_path)
+            disk = read_target(settings_path, display)
+            new_text = merged_settings(disk, display, compiled)
+            # settings.json can hold proxy credentials: a new file is private
+            changes.append(FileWrite(_written(settings_path), display, new_text, disk, new_mode=0o600))
+            drift.append(_drift(display, SETTINGS_KEY, disk, new_text, _settings_view))
+            fragment = dump(compiled.settings_fragment(), "  ")
+            preview += f"\n# {display} (managed keys only)\n"
+            preview += "".join(f"# {line}\n" for line in fragment.splitlines())
+        return Result(
+            NAME,
+            preview,
+            changes=changes,
+            findings=findings,
+            drift=drift,
+            origins=compiled.origins,
+        )
+
+
+AGENT = CopilotAgent()
