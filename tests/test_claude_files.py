@@ -226,3 +226,20 @@ def test_example_outputs_validate_against_schemastore() -> None:
     for name in ("settings.full.json", "settings.yolo.json"):
         errors = list(_validator().iter_errors(json.loads((claude / name).read_text())))
         assert errors == [], (name, [e.message for e in errors])
+
+
+def test_write_also_refreshes_a_configured_yolo_target(sandbox: Sandbox) -> None:
+    """One `generate -w` leaves no configured target stale; the symlink follows the mode."""
+    config = (sandbox.repo / "twsrt.toml").read_text()
+    sandbox.write(
+        "twsrt.toml", config + 'claude_settings_yolo = "home/.claude/settings.yolo.json"\n'
+    )
+    assert sandbox.run("generate", "claude", "-w").returncode == 0
+    yolo = target(sandbox, "settings.yolo.json")
+    assert "ask" not in json.loads(yolo.read_text())["permissions"]
+    assert os.readlink(target(sandbox, "settings.json")) == "settings.full.json"
+    sandbox.write("bash-rules.json", {"deny": ["curl"]})
+    assert sandbox.run("generate", "claude", "-w").returncode == 0
+    assert "Bash(curl)" in json.loads(yolo.read_text())["permissions"]["deny"]
+    assert sandbox.run("diff", "claude", "--yolo").returncode == 0
+    assert sandbox.run("check").returncode == 0

@@ -133,7 +133,7 @@ def generate(
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
     from twsrt import run
 
-    compiled = run.compile_agents(_config(ctx, config), agent, yolo)
+    compiled = run.compile_agents(_config(ctx, config), agent, yolo, companions=write)
     _print_findings(compiled.findings, verbose)
     _print_notices(compiled.results)
     if not write:
@@ -147,7 +147,7 @@ def generate(
     for result in compiled.results:
         if not result.target_configured:
             click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
-    changes = run.write_plan(results)
+    changes = run.write_plan([*compiled.companions, *results])
     if dry_run:
         click.echo(run.dry_run_report(changes), nl=False)
         return
@@ -292,6 +292,70 @@ def explain(rule_id: str) -> None:
         except KeyError:
             raise click.UsageError(f"unknown rule {rule_id!r}; see docs/rules.md") from None
     click.echo(f"{rule.id} {rule.name} ({rule.level.value})\n\n{rule.short}\n\n{rule.help}")
+
+
+@cli.command("test")
+@click.option(
+    "--sandbox",
+    type=click.Choice(("srt", "codex", "all")),
+    default="all",
+    show_default=True,
+    help="Which sandbox to probe: the sandbox runtime, Codex's own sandbox, or both.",
+)
+@click.option("-k", "keyword", metavar="TEXT", help="Only probes whose name contains TEXT.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of text.")
+@click.option("--junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=60.0,
+    show_default=True,
+    metavar="S",
+    help="Seconds allowed for one probe run.",
+)
+@click.option("--strict", is_flag=True, help="Exit 1 on GAP verdicts too.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
+@config_option
+@click.pass_context
+@_report_errors
+def test_command(
+    ctx: click.Context,
+    sandbox: str,
+    keyword: str | None,
+    as_json: bool,
+    junit: str | None,
+    timeout: float,
+    strict: bool,
+    verbose: bool,
+    config: str | None,
+) -> None:
+    """Prove the sandboxes enforce the compiled policy by running probes inside them.
+
+    Exit 0: every probe PASS (or GAP, a documented engine limitation); 1: a FAIL, INVALID or
+    ERROR (or a GAP with --strict); 2: a sandbox cannot run here, or no usable config.
+    """
+    from twsrt.engines import EngineUnavailable, test_policy
+
+    try:
+        report = test_policy(_config(ctx, config), sandbox, keyword, timeout, strict)
+    except EngineUnavailable as exc:
+        click.echo(f"twsrt test: {exc.engine} cannot run here: {exc.problem}", err=True)
+        click.echo(f"twsrt test: {exc.hint}", err=True)
+        sys.exit(EXIT_USAGE)
+    from twsrt.probes import junit_xml, render_json, render_text
+
+    if as_json:
+        click.echo(render_json(report), nl=False)
+    else:
+        from twsrt.reports.text import use_colour
+
+        colour = use_colour(click.get_text_stream("stdout"))
+        click.echo(render_text(report, colour=colour, verbose=verbose), nl=False)
+    if junit:
+        from twsrt.writes import atomic_write
+
+        atomic_write(Path(junit), junit_xml(report))
+    sys.exit(report.exit_code)
 
 
 @cli.command()

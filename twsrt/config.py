@@ -116,12 +116,15 @@ class Config:
 
 
 def resolve_path(raw: str, base: Path, home: Path) -> Path:
+    """``~``, ``~/x``, absolute or config-relative; ``..`` folded so reports name clean paths."""
     if raw == "~":
         return home
     if raw.startswith("~/"):
-        return home / raw[2:]
-    path = Path(raw)
-    return path if path.is_absolute() else base / path
+        path = home / raw[2:]
+    else:
+        path = Path(raw)
+        path = path if path.is_absolute() else base / path
+    return Path(os.path.normpath(path))
 
 
 def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:

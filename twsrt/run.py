@@ -52,6 +52,7 @@ def select_agents(agent: str | None, config: Config) -> list[str]:
 class Compiled:
     config: Config
     results: list[Result] = field(default_factory=list)
+    companions: list[Result] = field(default_factory=list)  # other-mode files, written too
 
     @property
     def findings(self) -> list[Finding]:
@@ -62,12 +63,25 @@ class Compiled:
         return sorted(seen, key=lambda f: (f.location, f.rule_id, f.message))
 
 
-def compile_agents(explicit_config: str | None, agent: str | None, yolo: bool) -> Compiled:
+def compile_agents(
+    explicit_config: str | None, agent: str | None, yolo: bool, *, companions: bool = False
+) -> Compiled:
+    """Compile the selected agents; with ``companions``, also the other mode's files of agents
+    whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
+    (the ``settings.json`` symlink still follows the requested mode)."""
     config = find_config(explicit_config)
     policy = load_policy(config)
     compiled = Compiled(config)
     for name in select_agents(agent, config):
-        compiled.results.append(AGENTS[name].compile(Context(config, policy, yolo)))
+        module = AGENTS[name]
+        compiled.results.append(module.compile(Context(config, policy, yolo)))
+        has_yolo_target = any(
+            k.endswith("_yolo") and k in config.targets for k in module.target_keys
+        )
+        if companions and has_yolo_target:
+            other = module.compile(Context(config, policy, not yolo))
+            files = [c for c in other.changes if isinstance(c, FileWrite)]
+            compiled.companions.append(Result(name, "", changes=files))
     return compiled
 
 
