@@ -10,6 +10,7 @@ FAMILIES = {
     "2": "Policy",
     "3": "Drift",
     "4": "Translation",
+    "5": "Engine gaps (twsrt test)",
 }
 
 

@@ -376,6 +376,64 @@ _RULES = [
     ),
 ]
 
+# Engine gaps found by running the sandboxes (`twsrt test`, TWS5xx)
+_RULES += [
+    Rule(
+        "TWS501",
+        "srt-linux-write-glob",
+        Level.WARNING,
+        "srt on Linux skips glob patterns in allowWrite and denyWrite.",
+        "On Linux the sandbox runtime (0.0.83) builds write access from bind mounts, which take "
+        "concrete paths only: a glob in `denyWrite` (such as `**/.env`) is dropped, so matching "
+        "files inside an allowWrite root stay writable, and a glob in `allowWrite` grants "
+        "nothing. `twsrt test` shows both as a GAP on the srt engine. Claude Code's sandbox is "
+        "built on this runtime, so expect the same there (twsrt does not probe Claude). Name "
+        "the files or directories to protect instead, or keep them out of every allowWrite "
+        "root.",
+    ),
+    Rule(
+        "TWS502",
+        "srt-linux-unix-sockets",
+        Level.NOTE,
+        "srt on Linux ignores allowUnixSockets and blocks every Unix socket.",
+        "seccomp cannot filter Unix sockets by path, so on Linux the sandbox runtime blocks "
+        "creating any Unix socket and ignores the `allowUnixSockets` list; only "
+        "`allowAllUnixSockets: true` opens them (all of them). Stricter than the policy, never "
+        "weaker: a tool that needs the socket (a Docker or SSH agent socket) fails inside the "
+        "sandbox.",
+    ),
+    Rule(
+        "TWS503",
+        "codex-temp-writable",
+        Level.WARNING,
+        "Codex lets sandboxed commands write /tmp and $TMPDIR whatever the policy says.",
+        "The twsrt Codex profile extends Codex's `:workspace` profile, which makes `/tmp` and "
+        "the temporary directory writable besides the workspace. The canonical policy grants "
+        "writes only to its allowWrite roots, so under Codex a command can write files the srt "
+        "sandbox would refuse. Found by the `write-tmp` probe of `twsrt test` (Codex 0.171.0). "
+        "Keep secrets out of /tmp, or add `/tmp` to allowWrite to make the policy say what "
+        "Codex does.",
+    ),
+    Rule(
+        "TWS504",
+        "codex-no-allow-read",
+        Level.NOTE,
+        "allowRead is not compiled for Codex, so a re-allowed path stays denied.",
+        "`filesystem.allowRead` re-opens reads inside a denyRead region in srt. The Codex "
+        "profile has no such exception, so the path stays unreadable under Codex: stricter "
+        "than the policy, never weaker. `twsrt test` shows it as a GAP on the allow-read probe.",
+    ),
+    Rule(
+        "TWS505",
+        "codex-linux-unix-sockets",
+        Level.NOTE,
+        "Codex on Linux blocks Unix sockets that the policy allows.",
+        "Codex's `network.unix_sockets` allow list is applied on macOS; on Linux its sandbox "
+        "gives commands no Unix sockets, so a socket in `allowUnixSockets` cannot be reached "
+        "under Codex. Stricter than the policy, never weaker.",
+    ),
+]
+
 CATALOG: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 _BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
 

@@ -1,0 +1,552 @@
+"""Unit tests of `twsrt test`: probe derivation, verdicts and reports, with fake engines.
+
+The real sandboxes are driven in tests/real/test_twsrt_test.py; here a fake engine stands in
+for them so every verdict path (PASS, FAIL, INVALID, ERROR, GAP) runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO_ROOT
+
+from twsrt.engines import SMOKE, EngineUnavailable, Run, SrtEngine, run_tests
+from twsrt.findings import CATALOG, TwsrtError
+from twsrt.jsonpos import parse_json
+from twsrt.locations import Location
+from twsrt.probes import (
+    Action,
+    Observation,
+    Outcome,
+    Probe,
+    ProbeReport,
+    Verdict,
+    classify_fetch,
+    codex_policy,
+    derive,
+    domain_matches,
+    explain_gap,
+    glob_regex,
+    instantiate,
+    judge,
+    junit_xml,
+    layout_path,
+    observe,
+    render_json,
+    render_text,
+    srt_settings,
+    static_gaps,
+)
+from twsrt.sources import build_policy
+
+
+def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:
+    srt_text = json.dumps(srt, indent=2)
+    bash_text = json.dumps(bash or {"allow": [], "deny": [], "ask": []})
+    return build_policy(parse_json(srt_text), "srt.json", parse_json(bash_text), "bash.json")
+
+
+def fs(deny_read=(), allow_read=(), deny_write=(), allow_write=(), **network: Any) -> Any:
+    return make_policy(
+        {
+            "filesystem": {
+                "denyRead": list(deny_read),
+                "allowRead": list(allow_read),
+                "denyWrite": list(deny_write),
+                "allowWrite": list(allow_write),
+            },
+            "network": {"allowedDomains": [], "deniedDomains": [], **network},
+        }
+    )
+
+
+def by_name(plan: Any) -> dict[str, Probe]:
+    return {probe.name: probe for probe in plan.probes}
+
+
+EXAMPLE = json.loads((REPO_ROOT / "examples/dotfiles/policy/srt-settings.json").read_text())
+
+
+# ------------------------------------------------------------------ paths and globs
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("~/.aws", "home/.aws"),
+        ("~", "home"),
+        ("/etc/secret", "fs/etc/secret"),
+        ("/", "fs"),
+        (".", "work"),
+        ("./build", "work/build"),
+        ("build/../out", "work/out"),
+        ("../../escape", None),
+    ],
+)
+def test_layout_path(path, expected):
+    assert layout_path(path) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "instance"),
+    [
+        ("work/**/.env", "work/twsrt-probe/.env"),
+        ("home/.ssh/*.pem", "home/.ssh/twsrt-probe.pem"),
+        ("work/**/*.key", "work/twsrt-probe/twsrt-probe.key"),
+        ("home/.config/**", "home/.config/twsrt-probe"),
+        ("work/file.[ch]", "work/file.c"),
+        ("work/file.[!ch]", "work/file.x"),
+        ("work/{a,b}.txt", "work/a.txt"),
+        ("work/?.log", "work/x.log"),
+    ],
+)
+def test_instantiate_gives_a_matching_path(pattern, instance):
+    assert instantiate(pattern) == instance
+    assert glob_regex(pattern).match(instance)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("work/**/.env", "work/.env", True),
+        ("work/**/.env", "work/a/b/.env", True),
+        ("work/*.pem", "work/a/x.pem", False),
+        ("work/**/*.pem", "work/a/x.pem", True),
+        ("home/.ssh/id_*", "home/.ssh/id_rsa", True),
+    ],
+)
+def test_glob_regex(pattern, path, matches):
+    assert bool(glob_regex(pattern).match(path)) is matches
+
+
+# ------------------------------------------------------------------ derivation
+
+
+def test_example_probes_are_derived_from_every_rule():
+    plan = derive(make_policy(EXAMPLE))
+    kinds = [probe.kind for probe in plan.probes]
+    fs_rules = EXAMPLE["filesystem"]
+    net = EXAMPLE["network"]
+    assert kinds.count("deny-read") == len(fs_rules["denyRead"])
+    assert kinds.count("deny-write") == len(fs_rules["denyWrite"])
+    assert kinds.count("allow-write") == len(fs_rules["allowWrite"])
+    assert kinds.count("allow-domain") == len(net["allowedDomains"])
+    assert kinds.count("deny-domain") == len(net["deniedDomains"])
+    assert kinds.count("write-outside") == kinds.count("canary-domain") == 1
+    assert "write-tmp" not in kinds  # the example allows /tmp
+    probes = by_name(plan)
+    assert probes["deny-read ~/.aws"].target == "home/.aws/.twsrt-probe-read"
+    assert probes["deny-read ~/.aws"].expect is Outcome.DENIED
+    assert probes["deny-write ~/.bashrc"].target == "home/.bashrc"
+    assert probes["deny-write **/.env"].target == "work/twsrt-probe/.env"
+    assert probes["allow-write /tmp"].target == "fs/tmp/.twsrt-probe-create"
+    assert probes["allow-domain *.github.com"].target == "http://twsrt-probe.github.com/"
+    assert probes["canary-domain twsrt-canary.invalid"].expect is Outcome.DENIED
+    assert "home/.aws/.twsrt-probe-read" in plan.fixtures.files
+    assert "home/.bashrc" in plan.fixtures.files
+    assert {"home", "work", "fs", "outside"} <= set(plan.fixtures.dirs)
+
+
+def test_derivation_is_deterministic_and_follows_the_policy():
+    policy = make_policy(EXAMPLE)
+    assert derive(policy) == derive(policy)
+    changed = json.loads(json.dumps(EXAMPLE))
+    changed["filesystem"]["denyRead"].append("~/.kube")
+    changed["network"]["allowedDomains"].remove("pypi.org")
+    names = set(by_name(derive(make_policy(changed))))
+    assert "deny-read ~/.kube" in names
+    assert "allow-domain pypi.org" not in names
+
+
+def test_reallowed_deny_read_is_not_probed_and_allow_read_inside_is():
+    plan = derive(fs(deny_read=["~/.config", "~/.cache"], allow_read=["~/.config/ok", "~/.cache"]))
+    names = by_name(plan)
+    assert "deny-read ~/.cache" not in names  # allowRead re-opens all of it
+    assert names["allow-read ~/.config/ok"].expect is Outcome.ALLOWED
+    assert names["allow-read ~/.cache"].expect is Outcome.ALLOWED
+    assert names["deny-read ~/.config"].expect is Outcome.DENIED
+
+
+def test_overridden_write_roots_are_not_probed():
+    plan = derive(
+        fs(allow_write=[".", "~/.ssh", "/srv"], deny_read=["~/.ssh"], deny_write=["/srv"])
+    )
+    names = set(by_name(plan))
+    assert "allow-write ." in names
+    assert "allow-write ~/.ssh" not in names and "allow-write /srv" not in names
+    assert "deny-write /srv" in names
+
+
+def test_write_tmp_probe_only_when_no_rule_allows_tmp():
+    assert "write-tmp" in {p.kind for p in derive(fs(allow_write=["."])).probes}
+    for root in ("/tmp", "/tmp/**", "/"):
+        assert "write-tmp" not in {p.kind for p in derive(fs(allow_write=[root])).probes}
+
+
+def test_path_needed_as_file_and_directory_becomes_a_directory():
+    plan = derive(fs(deny_read=["~/.netrc"], deny_write=["~/.netrc", "~/.ssh/config"]))
+    names = by_name(plan)
+    assert names["deny-write ~/.netrc"].target == "home/.netrc/.twsrt-probe-write"
+    assert "home/.netrc" in plan.fixtures.dirs
+    assert "home/.netrc" not in plan.fixtures.files
+    assert names["deny-write ~/.ssh/config"].target == "home/.ssh/config"
+
+
+def test_literal_entry_is_a_path_not_a_glob():
+    plan = derive(fs(deny_read=[{"path": "~/odd[name]", "literal": True}]))
+    probe = by_name(plan)["deny-read ~/odd[name]"]
+    assert not probe.glob and probe.target == "home/odd[name]/.twsrt-probe-read"
+
+
+def test_unprobeable_paths_become_error_probes():
+    plan = derive(fs(deny_read=["../../../outside-the-tree"]))
+    probe = by_name(plan)["deny-read ../../../outside-the-tree"]
+    assert probe.problem and judge(probe, None, None)[0] is Verdict.ERROR
+
+
+@pytest.mark.parametrize(
+    ("entry", "host", "port", "matches"),
+    [
+        ("github.com", "github.com", 80, True),
+        ("github.com", "api.github.com", 80, False),
+        ("*.github.com", "api.github.com", 80, True),
+        ("*.github.com", "github.com", 80, False),  # subdomains only
+        ("example.com:8443", "example.com", 8443, True),
+        ("example.com:8443", "example.com", 80, False),
+        ("*", "anything.example", 80, True),
+        ("*:22", "anything.example", 80, False),
+    ],
+)
+def test_domain_matches(entry, host, port, matches):
+    assert domain_matches(entry, host, port) is matches
+
+
+def test_domain_probes_expect_what_the_lists_say():
+    policy = fs(
+        allowedDomains=["github.com", "*.npmjs.org", "example.com:8443"],
+        deniedDomains=["evil.example", "*:22", "github.com"],
+    )
+    names = by_name(derive(policy))
+    assert names["allow-domain github.com"].expect is Outcome.DENIED  # deny wins
+    assert names["allow-domain *.npmjs.org"].target == "http://twsrt-probe.npmjs.org/"
+    assert names["allow-domain example.com:8443"].target == "http://example.com:8443/"
+    assert names["allow-domain example.com:8443"].port
+    assert names["deny-domain *:22"].target == "http://twsrt-canary.invalid:22/"
+    assert names["deny-domain *:22"].expect is Outcome.DENIED
+
+
+def test_canary_avoids_allowed_names():
+    names = by_name(derive(fs(allowedDomains=["*.invalid"])))
+    assert "canary-domain twsrt-canary.example" in names
+
+
+# ------------------------------------------------------------------ engine inputs
+
+
+def test_srt_settings_maps_every_path_into_the_tree():
+    policy = make_policy(
+        {
+            "filesystem": {
+                "denyRead": ["~/.aws", {"path": "/etc/x[1]", "literal": True}, "**/*.pem"],
+                "allowWrite": [".", "/tmp"],
+                "denyWrite": ["./build/ro"],
+            },
+            "network": {
+                "allowedDomains": ["github.com"],
+                "deniedDomains": [],
+                "allowUnixSockets": ["/run/a.sock"],
+            },
+        }
+    )
+    settings = srt_settings(policy, "/R")
+    assert settings["filesystem"]["denyRead"] == [
+        "/R/home/.aws",
+        {"path": "/R/fs/etc/x[1]", "literal": True},
+        "/R/work/**/*.pem",
+    ]
+    assert settings["filesystem"]["allowWrite"] == ["/R/work", "/R/fs/tmp"]
+    assert settings["filesystem"]["denyWrite"] == ["/R/work/build/ro"]
+    assert settings["network"]["allowUnixSockets"] == ["/R/fs/run/a.sock"]
+    assert settings["network"]["allowedDomains"] == ["github.com"]
+    assert policy.srt["filesystem"]["denyRead"][0] == "~/.aws"  # the policy is untouched
+
+
+def test_srt_settings_fills_the_lists_srt_requires():
+    policy = make_policy({"filesystem": {"denyRead": ["~/.aws"]}})
+    settings = srt_settings(policy, "/R")
+    assert settings["network"] == {"allowedDomains": [], "deniedDomains": []}
+    assert settings["filesystem"] == {
+        "denyRead": ["/R/home/.aws"],
+        "allowWrite": [],
+        "denyWrite": [],
+    }
+
+
+def test_codex_policy_reroots_only_absolute_paths():
+    policy = codex_policy(fs(deny_read=["~/.aws", "/etc/x", "secrets"], allow_write=["/tmp"]), "/R")
+    assert [r.path for r in policy.deny_read] == ["~/.aws", "/R/fs/etc/x", "secrets"]
+    assert [r.path for r in policy.allow_write] == ["/R/fs/tmp"]
+
+
+# ------------------------------------------------------------------ observations and verdicts
+
+READ = Probe("deny-read", "~/.aws", Location("srt.json", 3, 5), Action.READ, Outcome.DENIED, "t")
+FETCH = Probe("allow-domain", "github.com", Location("s"), Action.FETCH, Outcome.ALLOWED, "u")
+
+
+@pytest.mark.parametrize(
+    ("result", "outcome"),
+    [
+        ({"status": 403, "xpe": "blocked-by-allowlist", "reason": None}, Outcome.DENIED),
+        ({"status": 403, "xpe": "blocked-by-denylist", "reason": "denied"}, Outcome.DENIED),
+        ({"status": 403, "xpe": "blocked-by-allowlist", "reason": "not_allowed_local"}, "allowed"),
+        ({"status": 502, "xpe": None}, Outcome.ALLOWED),
+        ({"status": 200, "upstream": "1"}, Outcome.ALLOWED),
+        ({"status": 403, "xpe": None}, Outcome.ALLOWED),  # the upstream's own 403
+        ({"error": "URLError: Temporary failure in name resolution"}, Outcome.DENIED),
+    ],
+)
+def test_classify_fetch(result, outcome):
+    assert classify_fetch(result) == outcome
+
+
+def test_observe_needs_the_result_line():
+    seen = observe(READ, 0, "noise\nTWSRT-PROBE denied\n")
+    assert seen.ran and seen.outcome is Outcome.DENIED
+    assert not observe(READ, 1, "bwrap: setting up uid map: Permission denied").ran
+    net = observe(FETCH, 0, 'TWSRT-PROBE-NET {"status": 502}')
+    assert net.outcome is Outcome.ALLOWED
+    assert not observe(FETCH, 0, "TWSRT-PROBE allowed").ran  # a fetch must print its JSON
+
+
+def seen(outcome: Outcome | None, ran: bool = True) -> Observation:
+    return Observation(ran, outcome, 0, "")
+
+
+def test_judge_every_verdict():
+    ok = seen(Outcome.ALLOWED)
+    assert judge(READ, ok, seen(Outcome.DENIED))[0] is Verdict.PASS
+    assert judge(READ, ok, seen(Outcome.ALLOWED))[0] is Verdict.FAIL
+    assert judge(READ, seen(Outcome.DENIED), seen(Outcome.DENIED))[0] is Verdict.INVALID
+    assert judge(READ, seen(None, ran=False), None)[0] is Verdict.INVALID
+    assert judge(READ, ok, seen(None, ran=False))[0] is Verdict.ERROR
+    gap = explain_gap(
+        "srt",
+        Probe("deny-write", "**/.env", Location("s"), Action.APPEND, Outcome.DENIED, glob=True),
+        Outcome.ALLOWED,
+        fs(),
+        "linux",
+    )
+    assert gap is not None and gap.rule_id == "TWS501"
+    verdict, detail = judge(READ, ok, seen(Outcome.ALLOWED), gap)
+    assert verdict is Verdict.GAP and "TWS501" in detail
+
+
+def test_gaps_are_narrow():
+    glob_write = Probe(
+        "deny-write", "**/.env", Location("s"), Action.APPEND, Outcome.DENIED, glob=True
+    )
+    plain_write = Probe("deny-write", "~/.bashrc", Location("s"), Action.APPEND, Outcome.DENIED)
+    assert explain_gap("srt", plain_write, Outcome.ALLOWED, fs(), "linux") is None
+    assert explain_gap("srt", glob_write, Outcome.ALLOWED, fs(), "darwin") is None
+    assert explain_gap("codex", glob_write, Outcome.ALLOWED, fs(), "linux") is None
+    tmp = Probe("write-tmp", "/tmp", Location("s"), Action.CREATE, Outcome.DENIED)
+    assert explain_gap("codex", tmp, Outcome.ALLOWED, fs(), "linux").rule_id == "TWS503"
+    assert explain_gap("srt", tmp, Outcome.ALLOWED, fs(), "linux") is None
+    cut = fs(allowedDomains=["github.com"], deniedDomains=["*:22"])
+    gap = explain_gap("codex", FETCH, Outcome.DENIED, cut, "linux")
+    assert gap is not None and gap.rule.name == "lossy-port-domain"
+
+
+def test_every_gap_rule_is_catalogued():
+    for rule_id in ("TWS501", "TWS502", "TWS503", "TWS504", "TWS505"):
+        rule = CATALOG[rule_id]
+        assert rule.short and rule.help
+
+
+def test_static_gaps_for_check():
+    policy = fs(deny_write=["**/.env", "~/.bashrc"], allowUnixSockets=["/run/x.sock"])
+    found = static_gaps(policy)
+    assert [(f.rule_id, f.location.pointer) for f in found] == [
+        ("TWS501", "/filesystem/denyWrite/0"),
+        ("TWS502", "/network/allowUnixSockets/0"),
+    ]
+    assert static_gaps(policy, platform="darwin") == []
+
+
+# ------------------------------------------------------------------ the runner, with fake engines
+
+
+class FakeEngine:
+    """Runs probe commands for real, without a sandbox, except that any command mentioning one
+    of ``deny`` is answered as if the sandbox refused it."""
+
+    def __init__(self, name: str, deny: tuple[str, ...] = (), broken: bool = False) -> None:
+        self.name, self.deny, self.broken = name, deny, broken
+
+    def check_available(self, policy: Any) -> None:
+        pass
+
+    def prepare(self, policy: Any, root: Path, upstream: str) -> Path:
+        self.root, self.upstream = root, upstream
+        self.input = root / "engine.json"
+        self.input.write_text(json.dumps(srt_settings(policy, str(root))))
+        return self.input
+
+    def run(self, shell: str, timeout: float) -> Run:
+        if shell == SMOKE:
+            return Run(0, "TWSRT-PROBE allowed\n", 0.0)
+        if self.broken:
+            return Run(1, "bwrap: Creating new namespace failed\n", 0.0)
+        if any(fragment in shell for fragment in self.deny):
+            if "TWSRT-PROBE-NET" in shell:
+                return Run(0, 'TWSRT-PROBE-NET {"status": 403, "xpe": "blocked-by-allowlist"}', 0)
+            return Run(1, "TWSRT-PROBE denied\n", 0.0)
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.root / "home")}
+        env["HTTP_PROXY"] = self.upstream
+        proc = subprocess.run(
+            ["sh", "-c", shell], cwd=self.root / "work", env=env, capture_output=True, text=True
+        )
+        return Run(proc.returncode, proc.stdout + proc.stderr, 0.0)
+
+
+SMALL = {
+    "filesystem": {"denyRead": ["~/.aws"], "allowWrite": ["."], "denyWrite": ["**/.env"]},
+    "network": {"allowedDomains": ["github.com"], "deniedDomains": ["evil.example"]},
+}
+# What a perfect sandbox refuses for SMALL (the glob denyWrite is left to the GAP test).
+PERFECT = ("/home/.aws/", "/outside/", "/tmp/.twsrt", "twsrt-canary", "evil.example", "/.env")
+
+
+def fake(deny: tuple[str, ...] = PERFECT, broken: bool = False, name: str = "srt") -> Any:
+    return lambda _name: FakeEngine(name, deny, broken)
+
+
+def test_perfect_fake_sandbox_passes_everything():
+    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(), jobs=2)
+    assert {r.probe.name: r.verdict for r in report.results} == {
+        "deny-read ~/.aws": Verdict.PASS,
+        "deny-write **/.env": Verdict.PASS,
+        "allow-write .": Verdict.PASS,
+        "write-outside a directory outside every allowWrite root": Verdict.PASS,
+        "write-tmp /tmp (no allowWrite rule covers it)": Verdict.PASS,
+        "allow-domain github.com": Verdict.PASS,
+        "canary-domain twsrt-canary.invalid": Verdict.PASS,
+        "deny-domain evil.example": Verdict.PASS,
+    }
+    assert report.exit_code == 0
+    control = report.results[0].control
+    assert control is not None and control.outcome is Outcome.ALLOWED
+
+
+def test_open_sandbox_fails_every_denial():
+    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=()))
+    verdicts = {r.probe.name: r.verdict for r in report.results}
+    assert verdicts["deny-read ~/.aws"] is Verdict.FAIL
+    assert verdicts["deny-domain evil.example"] is Verdict.FAIL
+    assert verdicts["allow-write ."] is Verdict.PASS
+    assert report.exit_code == 1
+
+
+def test_known_limitation_is_a_gap_and_strict_fails_it():
+    deny = tuple(d for d in PERFECT if d != "/.env")
+    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=deny))
+    result = next(r for r in report.results if r.probe.name == "deny-write **/.env")
+    assert result.verdict is Verdict.GAP and result.gap and result.gap.rule_id == "TWS501"
+    assert report.exit_code == 0
+    strict = run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=deny), strict=True)
+    assert strict.exit_code == 1
+    codex = run_tests(make_policy(SMALL), ["codex"], factory=fake(deny=deny, name="codex"))
+    assert {r.verdict for r in codex.results if "**/.env" in r.probe.name} == {Verdict.FAIL}
+
+
+def test_control_that_cannot_run_is_invalid_not_pass():
+    # a name longer than any filesystem allows: the fixture cannot exist, the control fails
+    long_name = "~/" + "x" * 300
+    policy = make_policy({**SMALL, "filesystem": {**SMALL["filesystem"], "denyRead": [long_name]}})
+    report = run_tests(policy, ["srt"], factory=fake(deny=("x" * 300,)), keyword="deny-read")
+    (result,) = report.results
+    assert result.verdict is Verdict.INVALID
+    assert result.sandboxed is None  # the sandboxed run is not even attempted
+    assert report.exit_code == 1
+
+
+def test_sandbox_that_breaks_mid_run_is_error():
+    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(broken=True), keyword="aws")
+    (result,) = report.results
+    assert result.verdict is Verdict.ERROR and "no result" in result.detail
+    assert report.exit_code == 1
+
+
+def test_keyword_selects_probes_and_unknown_keyword_is_an_error():
+    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(), keyword="DOMAIN")
+    assert {r.probe.kind for r in report.results} == {
+        "allow-domain",
+        "deny-domain",
+        "canary-domain",
+    }
+    with pytest.raises(TwsrtError):
+        run_tests(make_policy(SMALL), ["srt"], factory=fake(), keyword="no-such-probe")
+
+
+def test_disabled_policy_is_refused():
+    with pytest.raises(TwsrtError) as info:
+        run_tests(make_policy({**SMALL, "enabled": False}), ["srt"], factory=fake())
+    assert info.value.findings[0].rule_id == "TWS201"
+
+
+def test_missing_engine_tools_are_reported(monkeypatch, tmp_path):
+    monkeypatch.setenv("TWSRT_SRT_BIN", str(tmp_path / "no-srt"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(EngineUnavailable) as info:
+        SrtEngine().check_available(make_policy(SMALL))
+    assert "srt" in info.value.problem and "bwrap" in info.value.problem
+    assert "apt-get install -y bubblewrap socat ripgrep" in info.value.hint
+
+
+# ------------------------------------------------------------------ reports
+
+
+def report_with_every_verdict() -> ProbeReport:
+    deny = tuple(d for d in PERFECT if d not in ("/.env", "evil.example"))
+    return run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=deny))
+
+
+def test_reports_json_text_junit():
+    report = report_with_every_verdict()
+    document = json.loads(render_json(report))
+    assert document["version"] == 1
+    assert document["summary"]["GAP"] == 1 and document["summary"]["FAIL"] == 1
+    assert document["summary"]["exit_code"] == 1 == report.exit_code
+    gap = next(r for r in document["results"] if r["verdict"] == "GAP")
+    assert gap["gap"]["rule_id"] == "TWS501" and gap["location"]["pointer"].startswith("/filesys")
+    text = render_text(report)
+    assert "FAIL    deny-domain evil.example  (srt.json:" in text
+    assert "TWS501 srt-linux-write-glob" in text
+    assert "twsrt test: srt: 8 probes (6 pass, 1 fail, 1 gap)" in text
+    root = ET.fromstring(junit_xml(report))
+    cases = root.findall(".//testcase")
+    assert len(cases) == len(report.results)
+    assert len(root.findall(".//failure")) == 1
+    assert len({(c.get("classname"), c.get("name")) for c in cases}) == len(cases)
+
+
+def test_cli_exit_2_with_hint_when_sandbox_missing(sandbox):
+    run = sandbox.run("test", "--sandbox", "srt", TWSRT_SRT_BIN=str(sandbox.home / "nope"))
+    assert run.returncode == 2, run.stderr
+    assert "srt cannot run here" in run.stderr and "install-srt.sh" in run.stderr
+    run = sandbox.run("test", "--sandbox", "codex", TWSRT_CODEX_BIN=str(sandbox.home / "nope"))
+    assert run.returncode == 2 and "codex cannot run here" in run.stderr
+
+
+def test_cli_help_lists_the_options(sandbox):
+    run = sandbox.run("test", "--help")
+    assert run.returncode == 0
+    for option in ("--sandbox", "-k", "--json", "--junit", "--timeout", "--strict"):
+        assert option in run.stdout
+    assert "srt|codex|all" in run.stdout
