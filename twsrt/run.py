@@ -99,7 +99,13 @@ def require_targets(compiled: Compiled, agent: str | None) -> list[Result]:
 
 
 def write_plan(results: list[Result]) -> list[Change]:
-    changes = [change for result in results for change in result.changes]
+    """Every change once (a later result wins for the same path), checked before any write."""
+    by_path: dict[Path, Change] = {}
+    for change in (c for result in results for c in result.changes):
+        path = change.link if isinstance(change, SymlinkWrite) else change.path
+        by_path.pop(path, None)
+        by_path[path] = change
+    changes = list(by_path.values())
     preflight([c for c in changes if c.changed])
     return changes
 

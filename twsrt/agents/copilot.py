@@ -46,7 +46,11 @@ from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.writes import Change, FileWrite
 
 NAME = "copilot"
-FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = "copilot_output", "copilot_output_yolo", "copilot_settings"
+FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = (
+    "copilot_output",
+    "copilot_output_yolo",
+    "copilot_settings",
+)
 # The seed's full-mode grant when anything is writable. Copilot 1.0.102 has no `edit` kind (the
 # pattern names an MCP server and approves nothing); it stays for seed compatibility.
 ALLOW_TOOLS = ("shell(*)", "read", "edit", "write")
@@ -55,8 +59,8 @@ ALLOW_TOOLS = ("shell(*)", "read", "edit", "write")
 # the user's and kept. Fail-safe values for keys the policy has no word for:
 # - addCurrentWorkingDirectory follows "." in allowWrite (Copilot defaults it to true);
 # - allowDevToolAccess off: its default grants writes to shared caches the policy never named;
-# - allowBypass off: one settings file serves every launch, and under --yolo a bypass request
-#   would be approved without asking;
+# - allowBypass off: one settings file serves every launch, and a bypass request goes through
+#   the permission flow that --yolo answers with yes;
 # - MCP and LSP servers stay inside the sandbox like every other spawned command.
 TOP_KEYS = (
     "enabled",
@@ -261,14 +265,14 @@ def _check_malformed(rule: PathRule) -> None:
     if rule.path == "/~" or rule.path.startswith("/~/"):
         raise TwsrtError(
             _lossy(
-                "unexpressible-path", f"malformed path '{rule.path}': did you mean '~/'?", rule.origin
+                "unexpressible-path",
+                f"malformed path '{rule.path}': did you mean '~/'?",
+                rule.origin,
             )
         )
 
 
-def _deny_path(
-    rule: PathRule, key: str, paths: _Paths, findings: list[Finding]
-) -> str | None:
+def _deny_path(rule: PathRule, key: str, paths: _Paths, findings: list[Finding]) -> str | None:
     """The absolute path a deny rule becomes, or None (with a finding) when it cannot be one."""
     _check_malformed(rule)
     path = _whole_tree(rule)
@@ -367,18 +371,16 @@ def compile_sandbox(
             continue
         write_denied.append(path)
         origins.setdefault(path, rule.origin)
-    readonly = list(write_denied)
+    read_grants: list[tuple[str, Location]] = []
     for rule in policy.allow_read:
         path = _grant_path(rule, "allowRead", paths, findings)
         # inside a denied path on purpose: srt's allowRead re-opens reads there, as does
         # Copilot's more specific grant; an equal path stays denied (the stricter reading)
-        if path is None or path in denied or path in readonly:
-            continue
-        readonly.append(path)
-        origins.setdefault(path, rule.origin)
+        if path is not None and path not in denied:
+            read_grants.append((path, rule.origin))
     readwrite: list[str] = []
     cwd_writable = False
-    blockers = [*denied, *write_denied]
+    blockers = [(d, "denied") for d in denied] + [(w, "read-only") for w in write_denied]
     for rule in policy.allow_write:
         if rule.path == "." and not rule.literal:
             cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
@@ -386,14 +388,14 @@ def compile_sandbox(
         path = _grant_path(rule, "allowWrite", paths, findings)
         if path is None or path in readwrite:
             continue
-        blocker = next((b for b in blockers if _inside(path, b)), None)
+        blocker = next(((b, kind) for b, kind in blockers if _inside(path, b)), None)
         if blocker is not None:
             # Copilot lets the more specific grant win; srt lets the deny win
             findings.append(
                 _lossy(
                     "lossy-write-root",
-                    f"allowWrite '{rule.path}' lies inside denied path '{blocker}'; Copilot would "
-                    "let it override the deny, so it is not granted",
+                    f"allowWrite '{rule.path}' lies inside {blocker[1]} path '{blocker[0]}'; "
+                    "Copilot would let the more specific grant override it, so it is not granted",
                     rule.origin,
                 )
             )
@@ -402,6 +404,15 @@ def compile_sandbox(
         origins.setdefault(path, rule.origin)
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
         cwd_writable = False
+    readonly = list(write_denied)
+    for path, origin in read_grants:
+        # srt's allowRead never takes writes away: inside a write root (and outside every
+        # deny) a read-only entry would, so it is left out there
+        in_root = any(_inside(path, root) for root in readwrite)
+        if path in readonly or (in_root and not any(_inside(path, d) for d in denied)):
+            continue
+        readonly.append(path)
+        origins.setdefault(path, origin)
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
     for pointer, why in UNCOMPILED:
         value = value_at(policy.srt, pointer)
@@ -468,10 +479,12 @@ def _hosts(
     for entry in policy.denied_domains:
         host, port = _domain(entry)
         if port is not None:
+            every = " — every host, so sandboxed commands reach none" if host == "*" else ""
             findings.append(
                 _lossy(
                     "lossy-port-domain",
-                    f"Copilot host rules take no port; '{host}' is blocked on every port",
+                    f"Copilot host rules take no port; '{entry.value}' blocks '{host}' on every "
+                    f"port{every}",
                     entry.origin,
                 )
             )
@@ -485,7 +498,9 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def translate(policy: Policy, yolo: bool, home: str, with_settings: bool) -> tuple[Compiled, list[Finding]]:
+def translate(
+    policy: Policy, yolo: bool, home: str, with_settings: bool
+) -> tuple[Compiled, list[Finding]]:
     """Pure translation: the flags for the mode and, when wanted, the sandbox settings."""
     out = Compiled()
     out.argv, findings = compile_flags(policy, yolo, out.origins)
@@ -510,7 +525,9 @@ def _check_shape(parsed: Any, display: str) -> None:
     if parsed.duplicate_keys:
         pointer = parsed.duplicate_keys[0]
         raise fail(
-            "target-unusable", "settings file repeats a key; fix it by hand first", where(pointer, True)
+            "target-unusable",
+            "settings file repeats a key; fix it by hand first",
+            where(pointer, True),
         )
     shapes = {
         "/sandbox": dict,
@@ -624,9 +641,7 @@ def settings_items(document: Any) -> list[DriftItem]:
     return items
 
 
-def _drift(
-    display: str, key: str, disk: str | None, new: str, items: Any
-) -> Drift:
+def _drift(display: str, key: str, disk: str | None, new: str, items: Any) -> Drift:
     result = Drift(display, target_key=key, old_text=disk, new_text=new)
     if disk is None:
         result.missing_file = True
@@ -635,8 +650,10 @@ def _drift(
     result.missing = [i for i in new_items if i not in old_items]
     result.extra = [i for i in old_items if i not in new_items]
     # a fully generated flags file also drifts in form (a lost continuation breaks the paste)
-    result.reordered = not result.missing and not result.extra and (
-        old_items != new_items or (key != SETTINGS_KEY and disk != new)
+    result.reordered = (
+        not result.missing
+        and not result.extra
+        and (old_items != new_items or (key != SETTINGS_KEY and disk != new))
     )
     return result
 
@@ -706,7 +723,9 @@ class CopilotAgent:
             disk = read_target(settings_path, display)
             new_text = merged_settings(disk, display, compiled)
             # settings.json can hold proxy credentials: a new file is private
-            changes.append(FileWrite(_written(settings_path), display, new_text, disk, new_mode=0o600))
+            changes.append(
+                FileWrite(_written(settings_path), display, new_text, disk, new_mode=0o600)
+            )
             drift.append(_drift(display, SETTINGS_KEY, disk, new_text, _settings_view))
             fragment = dump(compiled.settings_fragment(), "  ")
             preview += f"\n# {display} (managed keys only)\n"
