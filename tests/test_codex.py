@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twsrt.agents import codex
+from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy
 
@@ -274,3 +275,13 @@ def test_merge_keeps_unmanaged_bytes() -> None:
     ):
         assert block in merged
     assert codex.merged_config(merged, compiled) == merged
+
+
+def test_literal_glob_path_denies_its_parent_or_is_refused() -> None:
+    compiled, findings = compile_policy(
+        {"filesystem": {"denyRead": [{"path": "~/keys/odd[1]", "literal": True}]}}
+    )
+    assert compiled.profile["filesystem"]["~/keys"] == "deny"
+    assert [f.rule_id for f in findings] == ["TWS407"]
+    with pytest.raises(TwsrtError, match="too broad"):
+        compile_policy({"filesystem": {"denyRead": [{"path": "~/odd[1]", "literal": True}]}})

@@ -292,14 +292,14 @@ def test_denyread_whose_control_cannot_run_is_invalid_not_pass(factory):
 # ------------------------------------------------------------------ facts the probes found
 
 
-def test_codex_ignores_a_literal_path_with_glob_characters(factory):
-    """A real weakness, found by the probes: Codex 0.171.0 silently ignores a filesystem key
-    such as "~/odd[name]", so a literal denyRead containing `[` protects nothing under Codex
-    (srt honours it). The Codex translation must refuse or report it; until then this FAILs."""
+def test_literal_path_with_glob_characters_is_protected_under_codex(factory):
+    """Found by the probes: Codex 0.171.0 silently ignores a filesystem key such as
+    "~/keys/odd[name]". twsrt therefore denies the concrete parent for Codex (TWS407), so the
+    literal path is protected by both engines."""
     policy = policy_of(
         {
             "filesystem": {
-                "denyRead": [{"path": "~/odd[name]", "literal": True}],
+                "denyRead": [{"path": "~/keys/odd[name]", "literal": True}],
                 "allowWrite": ["."],
                 "denyWrite": [],
             },
@@ -308,8 +308,8 @@ def test_codex_ignores_a_literal_path_with_glob_characters(factory):
     )
     report = run_tests(policy, ["srt", "codex"], keyword="deny-read", factory=factory)
     assert verdicts(report) == {
-        ("srt", "deny-read ~/odd[name]"): "PASS",
-        ("codex", "deny-read ~/odd[name]"): "FAIL",
+        ("srt", "deny-read ~/keys/odd[name]"): "PASS",
+        ("codex", "deny-read ~/keys/odd[name]"): "PASS",
     }, explain(report)
 
 

@@ -120,6 +120,33 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
     return prefix, rest or "."
 
 
+def _literal_glob(rule: PathRule, findings: list[Finding]) -> PathRule:
+    """Codex silently ignores a filesystem key with glob characters (found by `twsrt test`), so
+    a literal path such as ``~/keys/odd[1]`` is protected by denying its parent instead."""
+    if not (rule.literal and is_glob(rule.path)):
+        return rule
+    parent = rule.path.rsplit("/", 1)[0] if "/" in rule.path else ""
+    if parent in ("", "~", "/") or is_glob(parent):
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-path",
+                f"literal path '{rule.path}' has glob characters, which Codex ignores in a "
+                "filesystem key, and its parent is too broad to deny instead; rename it or "
+                "protect a concrete parent directory",
+                rule.origin,
+            )
+        )
+    findings.append(
+        _lossy(
+            "lossy-stricter-glob",
+            f"Codex ignores filesystem keys with glob characters; '{rule.path}' is protected by "
+            f"denying its parent '{parent}' instead",
+            rule.origin,
+        )
+    )
+    return PathRule(parent, rule.origin, literal=True)
+
+
 def _snapshot_glob(rule: PathRule, findings: list[Finding]) -> bool:
     """Report the engine gap of ``**`` deny globs; True when the profile needs a scan depth."""
     if not (rule.glob and "**" in rule.path):
@@ -185,11 +212,13 @@ def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
     filesystem: dict[str, dict[str, str]] = {}
     needs_depth = False
     for rule in policy.deny_read:
+        rule = _literal_glob(rule, findings)
         key, sub = _anchor(rule)
         _set_access(filesystem, key, sub, "deny")
         out.origins.setdefault(key if sub == "." else sub, rule.origin)
         needs_depth |= _snapshot_glob(rule, findings)
     for rule in policy.deny_write:
+        rule = _literal_glob(rule, findings)
         key, sub = _anchor(rule)
         needs_depth |= _snapshot_glob(rule, findings)
         out.origins.setdefault(key if sub == "." else sub, rule.origin)
