@@ -91,6 +91,10 @@ def _check(config: Config, agent: str | None, yolo: bool, report: CheckReport) -
         parsed["srt"], display_path(config.srt), parsed["bash"], display_path(config.bash_rules)
     )
     findings += lint_policy(policy, config)
+    from twsrt.probes import static_gaps
+
+    # Engine gaps found by `twsrt test`; always the Linux ones so the report is host-independent.
+    findings += static_gaps(policy, "linux")
     for name in select_agents(agent, config):
         module = AGENTS[name]
         modes = [True] if yolo else [False]
