@@ -42,6 +42,9 @@ class Sandbox:
             if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR") and not k.startswith("TWSRT_")
         }
         env.update({"HOME": str(self.home), "NO_COLOR": "1", "LC_ALL": "C.UTF-8"})
+        # A stray .git above the temporary tree (Codex's sandbox can leave one in /tmp) must not
+        # make the tests' directories part of a repository.
+        env["GIT_CEILING_DIRECTORIES"] = str(self.home.parent)
         env.update(extra)
         return env
 

@@ -936,3 +936,22 @@ def test_unchanged_target_is_not_rewritten(sandbox: Sandbox) -> None:
     )
     assert target.stat().st_ino == inode
     assert mode_of(target) == 0o640
+
+
+def test_git_ceiling_directories_stop_the_repo_search(tmp_path: Path) -> None:
+    from twsrt.config import discover
+
+    outer = tmp_path / "outer"
+    (outer / ".git").mkdir(parents=True)
+    (outer / "twsrt.toml").write_text("")
+    plain = outer / "inner" / "plain"
+    plain.mkdir(parents=True)
+    home = tmp_path / "nohome"
+    assert discover(None, plain, home) == outer / "twsrt.toml"
+    import os
+
+    os.environ["GIT_CEILING_DIRECTORIES"] = str(outer)
+    try:
+        assert discover(None, plain, home) is None
+    finally:
+        del os.environ["GIT_CEILING_DIRECTORIES"]

@@ -72,17 +72,30 @@ def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
     return fallback if fallback.is_file() else None
 
 
+def _ancestors(start: Path) -> list[Path]:
+    """``start`` and its parents, stopping below any of git's ``GIT_CEILING_DIRECTORIES``."""
+    ceilings = {
+        Path(item) for item in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if item
+    }
+    chain = []
+    for directory in [start, *start.parents]:
+        if directory in ceilings:
+            break
+        chain.append(directory)
+    return chain or [start]
+
+
 def repo_root(path: Path) -> Path:
     """The git root containing ``path`` (a file or directory), else its directory."""
     start = path if path.is_dir() else path.parent
-    for directory in [start, *start.parents]:
+    for directory in _ancestors(start):
         if (directory / ".git").exists():
             return directory
     return start
 
 
 def _search_dirs(cwd: Path) -> list[Path]:
-    chain = [cwd, *cwd.parents]
+    chain = _ancestors(cwd)
     for index, directory in enumerate(chain):
         if (directory / ".git").exists():
             return chain[: index + 1]
