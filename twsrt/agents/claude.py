@@ -480,8 +480,9 @@ def drift(
     wanted = json.loads(new_text)
     disk_items = managed_items(on_disk, managed.override_keys)
     new_items = managed_items(wanted, managed.override_keys)
-    result.missing = [item for item in new_items if item not in disk_items]
-    result.extra = [item for item in disk_items if item not in new_items]
+    old_set, new_set = set(disk_items), set(new_items)  # sets: large policies stay linear
+    result.missing = [item for item in new_items if item not in old_set]
+    result.extra = [item for item in disk_items if item not in new_set]
     if not result.missing and not result.extra:
         result.reordered = disk_items != new_items
     return result

@@ -437,18 +437,34 @@ def _legacy_locations(text: str, display: str) -> list[Finding]:
     return found
 
 
-def _table(values: dict[str, Any]) -> Any:
-    """A tomlkit table: plain values first, then sub-tables (TOML needs that order)."""
-    import tomlkit
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
-    table = tomlkit.table()
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+
+
+def _toml_text(values: dict[str, Any], header: str) -> list[str]:
+    """TOML lines for a table: plain values first, then sub-tables (TOML needs that order).
+
+    Rendered as text and parsed once: inserting thousands of keys one by one into a tomlkit
+    table is quadratic."""
+    lines = [f"[{header}]"]
     for key, value in values.items():
         if not isinstance(value, dict):
-            table[key] = value
+            rendered = json.dumps(value, ensure_ascii=False)  # str, bool, int: JSON == TOML
+            lines.append(f"{_toml_key(key)} = {rendered}")
     for key, value in values.items():
         if isinstance(value, dict):
-            table[key] = _table(value)
-    return table
+            lines += ["", *_toml_text(value, f"{header}.{_toml_key(key)}")]
+    return lines
+
+
+def _table(values: dict[str, Any]) -> Any:
+    import tomlkit
+
+    text = "\n".join(_toml_text(values, f"permissions.{PROFILE}")) + "\n"
+    return tomlkit.parse(text)["permissions"][PROFILE]
 
 
 def merged_config(base_text: str | None, compiled: Compiled) -> str:
@@ -513,8 +529,9 @@ def _drift(display: str, disk: str | None, new: str, parse: Any, key: str) -> Dr
         return result
     old_items = _flatten(parse(disk), "")
     new_items = _flatten(parse(new), "")
-    result.missing = [i for i in new_items if i not in old_items]
-    result.extra = [i for i in old_items if i not in new_items]
+    old_set, new_set = set(old_items), set(new_items)  # sets: large policies stay linear
+    result.missing = [i for i in new_items if i not in old_set]
+    result.extra = [i for i in old_items if i not in new_set]
     result.reordered = not result.missing and not result.extra and old_items != new_items
     return result
 

@@ -647,8 +647,9 @@ def _drift(display: str, key: str, disk: str | None, new: str, items: Any) -> Dr
         result.missing_file = True
         return result
     old_items, new_items = items(disk), items(new)
-    result.missing = [i for i in new_items if i not in old_items]
-    result.extra = [i for i in old_items if i not in new_items]
+    old_set, new_set = set(old_items), set(new_items)  # sets: large policies stay linear
+    result.missing = [i for i in new_items if i not in old_set]
+    result.extra = [i for i in old_items if i not in new_set]
     # a fully generated flags file also drifts in form (a lost continuation breaks the paste)
     result.reordered = (
         not result.missing
