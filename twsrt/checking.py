@@ -93,8 +93,10 @@ def _check(config: Config, agent: str | None, yolo: bool, report: CheckReport) -
     findings += lint_policy(policy, config)
     from twsrt.probes import static_gaps
 
-    # Engine gaps found by `twsrt test`; always the Linux ones so the report is host-independent.
-    findings += static_gaps(policy, "linux")
+    # Engine gaps found by `twsrt test` (srt itself, so not with --agent); always the Linux ones
+    # so the report is host-independent.
+    if agent is None:
+        findings += static_gaps(policy, "linux")
     for name in select_agents(agent, config):
         module = AGENTS[name]
         modes = [True] if yolo else [False]
