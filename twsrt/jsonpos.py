@@ -7,10 +7,11 @@ already-valid text to record the position of each value and object key by JSON p
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.locations import line_col, pointer_join
+from twsrt.locations import pointer_join
 
 _WS = " \t\r\n"
 
@@ -63,6 +64,13 @@ class _Scanner:
         self.text = text
         self.pos = 0
         self.out = out
+        # newline offsets, so each position is a binary search, not a count from the start
+        self.newlines = [i for i, char in enumerate(text) if char == "\n"]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect_left(self.newlines, offset)
+        start = self.newlines[line - 1] + 1 if line else 0
+        return line + 1, offset - start + 1
 
     def skip_ws(self) -> None:
         text, pos = self.text, self.pos
@@ -76,7 +84,7 @@ class _Scanner:
 
     def value(self, pointer: str) -> None:
         start = self.pos
-        self.out.values[pointer] = line_col(self.text, start)
+        self.out.values[pointer] = self.line_col(start)
         char = self.text[start]
         if char == "{":
             self.obj(pointer)
@@ -97,7 +105,7 @@ class _Scanner:
             return
         while True:
             self.skip_ws()
-            key_pos = line_col(self.text, self.pos)
+            key_pos = self.line_col(self.pos)
             key = self.string()
             child = pointer_join(pointer, key)
             if key in seen:

@@ -107,15 +107,29 @@ def _duplicates(policy: Policy) -> list[Finding]:
     return out
 
 
-def _inside(path: str, parent: str) -> bool:
-    return path == parent or path.startswith(parent.rstrip("/") + "/")
+def _ancestors(path: str) -> list[str]:
+    """``path`` and every parent spelled the same way (``~/a/b`` -> ``~/a/b``, ``~/a``, ``~``)."""
+    parts = path.rstrip("/").split("/")
+    out = ["/".join(parts[:index]) for index in range(len(parts), 0, -1)]
+    return [item or "/" for item in out]
 
 
 def _write_roots(policy: Policy) -> list[Finding]:
     out = []
+    # first occurrence of each concrete deny path: a dict lookup per ancestor, not a scan
+    read_denies: dict[str, PathRule] = {}
+    for deny in policy.deny_read:
+        if not deny.glob:
+            read_denies.setdefault(deny.path, deny)
+    order = {id(rule): index for index, rule in enumerate(policy.deny_read)}
+    write_denies: dict[str, PathRule] = {}
+    for deny in policy.deny_write:
+        write_denies.setdefault(deny.path, deny)
     for root in policy.allow_write:
-        for deny in policy.deny_read:
-            if not deny.glob and not root.glob and _inside(root.path, deny.path):
+        if not root.glob:
+            hits = [read_denies[a] for a in _ancestors(root.path) if a in read_denies]
+            if hits:
+                deny = min(hits, key=lambda rule: order[id(rule)])
                 out.append(
                     finding(
                         "write-root-in-denied-read",
@@ -125,19 +139,17 @@ def _write_roots(policy: Policy) -> list[Finding]:
                         related=(deny.origin,),
                     )
                 )
-                break
-        for deny in policy.deny_write:
-            if deny.path == root.path:
-                out.append(
-                    finding(
-                        "write-and-deny-write",
-                        f"'{root.path}' is in allowWrite and denyWrite (at {deny.origin}); "
-                        "denyWrite wins",
-                        root.origin,
-                        related=(deny.origin,),
-                    )
+        deny = write_denies.get(root.path)
+        if deny is not None:
+            out.append(
+                finding(
+                    "write-and-deny-write",
+                    f"'{root.path}' is in allowWrite and denyWrite (at {deny.origin}); "
+                    "denyWrite wins",
+                    root.origin,
+                    related=(deny.origin,),
                 )
-                break
+            )
     return out
 
 

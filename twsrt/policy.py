@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from twsrt.jsonpos import PositionedJson
@@ -31,7 +32,7 @@ class PathRule:
     origin: Location
     literal: bool = False
 
-    @property
+    @cached_property
     def glob(self) -> bool:
         return not self.literal and is_glob(self.path)
 

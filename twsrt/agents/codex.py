@@ -180,14 +180,30 @@ def _render_filesystem(filesystem: dict[str, dict[str, str]]) -> dict[str, Any]:
     return out
 
 
-def _covered_by_deny(root: str, denies: list[PathRule]) -> PathRule | None:
-    for rule in denies:
+def _deny_index(denies: list[PathRule]) -> Any:
+    """A lookup ``root -> first deny (in policy order) that also matches it``.
+
+    Concrete denies are found by looking up the root's ancestors in a dict, globs by matching;
+    a linear scan per root would make large policies quadratic."""
+    concrete: dict[str, int] = {}
+    globs: list[tuple[int, PathRule]] = []
+    for index, rule in enumerate(denies):
         if rule.glob:
-            if fnmatchcase(root, rule.path):
-                return rule
-        elif root == rule.path or root.startswith(rule.path.rstrip("/") + "/"):
-            return rule
-    return None
+            globs.append((index, rule))
+        else:
+            concrete.setdefault(rule.path.rstrip("/") or "/", index)
+
+    def covered(root: str) -> PathRule | None:
+        parts = root.rstrip("/").split("/")
+        hits = [
+            concrete[prefix]
+            for prefix in ("/".join(parts[:n]) or "/" for n in range(len(parts), 0, -1))
+            if prefix in concrete
+        ]
+        hits += [index for index, rule in globs if fnmatchcase(root, rule.path)]
+        return denies[min(hits)] if hits else None
+
+    return covered
 
 
 def _host(domain: str) -> tuple[str, str | None]:
@@ -233,7 +249,7 @@ def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
             )
         _set_access(filesystem, key, sub, "deny" if rule.glob else "read")
     roots: dict[str, bool] = {}
-    denies = [*policy.deny_read, *policy.deny_write]
+    covered_by_deny = _deny_index([*policy.deny_read, *policy.deny_write])
     for rule in policy.allow_write:
         path = rule.path.removesuffix("/**") if not rule.literal else rule.path
         relative = not (path.startswith("/") or path.startswith("~"))
@@ -249,7 +265,7 @@ def translate(policy: Policy) -> tuple[Compiled, list[Finding]]:
                 )
             )
             continue
-        blocker = _covered_by_deny(path, denies)
+        blocker = covered_by_deny(path)
         if blocker is not None:
             findings.append(
                 _lossy(
