@@ -88,6 +88,29 @@ def read_target(path: Path, display: str) -> str | None:
         raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
 
 
+def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None:
+    """Refuse a JSON settings file twsrt cannot merge into: not an object, a repeated key, or a
+    managed member of the wrong type (``shapes`` maps pointers to ``dict`` or ``list``)."""
+    from twsrt.findings import fail
+
+    def where(pointer: str, key: bool = False) -> Location:
+        line, col = parsed.position(pointer, key=key)
+        return Location(display, line, col, pointer)
+
+    document = parsed.value
+    if not isinstance(document, dict):
+        raise fail("target-unusable", "settings file is not a JSON object", where(""))
+    if parsed.duplicate_keys:
+        pointer = parsed.duplicate_keys[0]
+        message = "settings file repeats a key; fix it by hand first"
+        raise fail("target-unusable", message, where(pointer, True))
+    for pointer, kind in shapes.items():
+        node = value_at(document, pointer)
+        if node is not None and not isinstance(node, kind):
+            expected = "an object" if kind is dict else "an array"
+            raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+
+
 def value_at(data: Any, pointer: str) -> Any:
     """The value at a simple JSON pointer (no escapes), or None when any step is missing."""
     node = data

@@ -19,6 +19,7 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
+    check_json_shape,
     read_target,
     value_at,
     yolo_variant,
@@ -374,35 +375,14 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     return {"permissions": permissions, "sandbox": sandbox}
 
 
-def _check_shape(document: Any, display: str, positions: Any) -> None:
-    def where(pointer: str) -> Location:
-        line, col = positions.position(pointer)
-        return Location(display, line, col, pointer)
-
-    if not isinstance(document, dict):
-        raise fail("target-unusable", "settings file is not a JSON object", where(""))
-    if positions.duplicate_keys:
-        pointer = positions.duplicate_keys[0]
-        line, col = positions.position(pointer, key=True)
-        raise fail(
-            "target-unusable",
-            "settings file repeats a key; fix it by hand first",
-            Location(display, line, col, pointer),
-        )
-    shapes = {
-        "/permissions": dict,
-        "/permissions/allow": list,
-        "/sandbox": dict,
-        "/sandbox/network": dict,
-        "/sandbox/filesystem": dict,
-    }
-    for pointer, kind in shapes.items():
-        node: Any = document
-        for part in pointer.strip("/").split("/"):
-            node = node.get(part) if isinstance(node, dict) else None
-        if node is not None and not isinstance(node, kind):
-            expected = "an object" if kind is dict else "an array"
-            raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+# Managed members whose type must be right before twsrt can merge into the file.
+SETTINGS_SHAPES = {
+    "/permissions": dict,
+    "/permissions/allow": list,
+    "/sandbox": dict,
+    "/sandbox/network": dict,
+    "/sandbox/filesystem": dict,
+}
 
 
 def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
@@ -416,7 +396,7 @@ def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
         raise fail(
             "target-unusable", f"invalid JSON in settings file: {exc.message}", location
         ) from None
-    _check_shape(parsed.value, display, parsed)
+    check_json_shape(parsed, display, SETTINGS_SHAPES)
     updates = merge(parsed.value, managed)
     if all(
         parsed.value.get(k) == v and _same_order(parsed.value.get(k), v) for k, v in updates.items()

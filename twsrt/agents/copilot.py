@@ -32,6 +32,7 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
+    check_json_shape,
     read_target,
     value_at,
     yolo_variant,
@@ -513,37 +514,15 @@ def translate(
 # ---------------------------------------------------------------- settings merge
 
 
-def _check_shape(parsed: Any, display: str) -> None:
-    document = parsed.value
-
-    def where(pointer: str, key: bool = False) -> Location:
-        line, col = parsed.position(pointer, key=key)
-        return Location(display, line, col, pointer)
-
-    if not isinstance(document, dict):
-        raise fail("target-unusable", "settings file is not a JSON object", where(""))
-    if parsed.duplicate_keys:
-        pointer = parsed.duplicate_keys[0]
-        raise fail(
-            "target-unusable",
-            "settings file repeats a key; fix it by hand first",
-            where(pointer, True),
-        )
-    shapes = {
-        "/sandbox": dict,
-        "/sandbox/userPolicy": dict,
-        "/sandbox/userPolicy/filesystem": dict,
-        "/sandbox/userPolicy/network": dict,
-        "/allowedUrls": list,
-        "/deniedUrls": list,
-    }
-    for pointer, kind in shapes.items():
-        node: Any = document
-        for part in pointer.strip("/").split("/"):
-            node = node.get(part) if isinstance(node, dict) else None
-        if node is not None and not isinstance(node, kind):
-            expected = "an object" if kind is dict else "an array"
-            raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+# Managed members whose type must be right before twsrt can merge into the file.
+SETTINGS_SHAPES = {
+    "/sandbox": dict,
+    "/sandbox/userPolicy": dict,
+    "/sandbox/userPolicy/filesystem": dict,
+    "/sandbox/userPolicy/network": dict,
+    "/allowedUrls": list,
+    "/deniedUrls": list,
+}
 
 
 def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
@@ -583,7 +562,7 @@ def merged_settings(base_text: str | None, display: str, compiled: Compiled) -> 
         raise fail(
             "target-unusable", f"invalid JSON in settings file: {exc.message}", location
         ) from None
-    _check_shape(parsed, display)
+    check_json_shape(parsed, display, SETTINGS_SHAPES)
     updates = merge(parsed.value, compiled)
     if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
         return base_text
