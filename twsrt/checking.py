@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Context, Drift, Result
+from twsrt.agents.base import Drift, Result
 from twsrt.config import (
     DISPLAY_BASE,
     Config,
@@ -22,7 +23,7 @@ from twsrt.findings import Finding, Level, TwsrtError, fail, finding
 from twsrt.lints import lint_policy
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, Suppression
-from twsrt.run import find_config_error, select_agents
+from twsrt.run import context, find_config_error, select_agents
 from twsrt.sources import build_policy, read_json_source
 
 
@@ -32,6 +33,7 @@ def run_check(
     yolo: bool,
     fail_on: Level | None,
     no_ignores: bool,
+    sandbox: str | None = None,
 ) -> CheckReport:
     """Load, lint, compile and compare; raises TwsrtError only for a config it cannot use."""
     cwd, home = Path.cwd(), home_dir()
@@ -45,7 +47,7 @@ def run_check(
         settings = config.check
         report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
         report.checked.append(CheckedFile(config.display, "config"))
-        findings = _check(config, agent, yolo, report)
+        findings = _check(config, agent, yolo, report, sandbox)
         suppressions = [] if no_ignores else _suppressions(config)
         for item in _dedupe(findings):
             rule = next((s for s in suppressions if _matches(s, item)), None)
@@ -73,7 +75,9 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return list(dict.fromkeys(findings))
 
 
-def _check(config: Config, agent: str | None, yolo: bool, report: CheckReport) -> list[Finding]:
+def _check(
+    config: Config, agent: str | None, yolo: bool, report: CheckReport, sandbox: str | None
+) -> list[Finding]:
     findings: list[Finding] = []
     parsed = {}
     for name, path, schema in (("srt", config.srt, "srt"), ("bash", config.bash_rules, "bash")):
@@ -97,6 +101,8 @@ def _check(config: Config, agent: str | None, yolo: bool, report: CheckReport) -
     # so the report is host-independent.
     if agent is None:
         findings += static_gaps(policy, "linux")
+    ctx = context(config, policy, yolo, sandbox)
+    report.sandbox_mode = ctx.sandbox_mode
     for name in select_agents(agent, config):
         module = AGENTS[name]
         modes = [True] if yolo else [False]
@@ -106,7 +112,7 @@ def _check(config: Config, agent: str | None, yolo: bool, report: CheckReport) -
             modes.append(True)
         for mode in modes:
             try:
-                result = module.compile(Context(config, policy, mode))
+                result = module.compile(replace(ctx, yolo=mode))
             except TwsrtError as exc:
                 findings += [_with_agent(item, name) for item in exc.findings]
                 continue

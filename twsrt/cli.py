@@ -18,7 +18,10 @@ AGENT_NAMES = (
     "claude",
     "codex",
     "copilot",
+    "deepcode",
 )  # kept in step with twsrt.agents.AGENTS by a test; avoids the import
+# kept in step with twsrt.config.SANDBOX_MODES by a test
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 
 
 def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,6 +67,15 @@ config_option = click.option(
     metavar="FILE",
     help="twsrt config file (default: $TWSRT_CONFIG, nearest twsrt.toml, "
     "~/.config/twsrt/config.toml).",
+)
+
+
+sandbox_option = click.option(
+    "--sandbox",
+    "sandbox",
+    type=click.Choice(SANDBOX_MODES),
+    help="What sandboxed commands may touch (default: [sandbox] mode, else workspace-write); "
+    "independent of --yolo.",
 )
 
 
@@ -117,6 +129,7 @@ def _print_notices(results: list[Any]) -> None:
     is_flag=True,
     help="With --write: exit 1 when a file was changed (for the pre-commit hook).",
 )
+@sandbox_option
 @config_option
 @click.pass_context
 @_report_errors
@@ -128,12 +141,17 @@ def generate(
     yolo: bool,
     verbose: bool,
     exit_code: bool,
+    sandbox: str | None,
     config: str | None,
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
     from twsrt import run
 
-    compiled = run.compile_agents(_config(ctx, config), agent, yolo, companions=write)
+    compiled = run.compile_agents(
+        _config(ctx, config), agent, yolo, companions=write, sandbox=sandbox
+    )
+    if not write or dry_run:  # previews name the pair they were compiled for
+        click.echo(compiled.mode_line, err=True)
     _print_findings(compiled.findings, verbose)
     _print_notices(compiled.results)
     if not write:
@@ -165,17 +183,25 @@ def generate(
 @cli.command()
 @click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
 @click.option("--yolo", is_flag=True, help="Compare against the yolo target files.")
+@sandbox_option
 @config_option
 @click.pass_context
 @_report_errors
-def diff(ctx: click.Context, agent: str | None, yolo: bool, config: str | None) -> None:
+def diff(
+    ctx: click.Context, agent: str | None, yolo: bool, sandbox: str | None, config: str | None
+) -> None:
     """Compare generated configs with the files on disk.
 
     Exit 0: no drift, 1: drift detected, 2: a target file is missing.
     """
     from twsrt import run
+    from twsrt.findings import rule_by_name
 
-    compiled = run.compile_agents(_config(ctx, config), agent, yolo)
+    compiled = run.compile_agents(_config(ctx, config), agent, yolo, sandbox=sandbox)
+    click.echo(compiled.mode_line, err=True)
+    # danger-full-access is loud on every run, diff included
+    full_access = rule_by_name("danger-full-access").id
+    _print_findings([f for f in compiled.findings if f.rule_id == full_access], False)
     _print_notices(compiled.results)
     results = run.require_targets(compiled, agent)
     code = EXIT_OK
@@ -216,6 +242,7 @@ def diff(ctx: click.Context, agent: str | None, yolo: bool, config: str | None) 
 @click.option("--no-ignores", is_flag=True, help="Report suppressed findings too.")
 @click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
+@sandbox_option
 @config_option
 @click.pass_context
 @_report_errors
@@ -231,6 +258,7 @@ def check(
     no_ignores: bool,
     quiet: bool,
     verbose: bool,
+    sandbox: str | None,
     config: str | None,
 ) -> None:
     """Validate the sources, recompile every target in memory, report findings (read-only).
@@ -242,7 +270,12 @@ def check(
     from twsrt.findings import Level
 
     report = run_check(
-        _config(ctx, config), agent, yolo, Level(fail_on) if fail_on else None, no_ignores
+        _config(ctx, config),
+        agent,
+        yolo,
+        Level(fail_on) if fail_on else None,
+        no_ignores,
+        sandbox,
     )
     if output_format == "json":
         from twsrt.reports.json_report import render_json

@@ -17,7 +17,10 @@ DEFAULT_SOURCES = {
     "srt": "~/.srt-settings.json",
     "bash_rules": "~/.config/twsrt/bash-rules.json",
 }
-MODES = ("full", "yolo")
+MODES = ("full", "yolo")  # approval modes
+# What sandboxed commands may touch, orthogonal to the approval mode (Codex's and DeepCode's axis).
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+DEFAULT_SANDBOX_MODE = "workspace-write"
 
 
 def user_config_path(home: Path) -> Path:
@@ -114,6 +117,7 @@ class Config:
     positions: PositionedToml | None = None
     pinned_home: str | None = None
     check: dict[str, Any] = field(default_factory=dict)  # the [check] table
+    sandbox_mode: str | None = None  # [sandbox] mode, None when the config does not set it
 
     @property
     def output_home(self) -> str:
@@ -172,6 +176,7 @@ def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
         positions=parsed,
         pinned_home=data.get("home"),
         check=dict(data.get("check", {})),
+        sandbox_mode=data.get("sandbox", {}).get("mode"),
     )
 
 

@@ -190,6 +190,18 @@ _RULES = [
         '`home = "/home/you"` at the top of twsrt.toml so that CI and every machine generate '
         "the same bytes.",
     ),
+    Rule(
+        "TWS212",
+        "danger-full-access",
+        Level.WARNING,
+        "The sandbox mode is danger-full-access: agents run commands without an OS sandbox.",
+        '`[sandbox] mode = "danger-full-access"` (or `--sandbox danger-full-access`) turns '
+        "every agent's sandbox off, so the policy's filesystem and network rules are enforced by "
+        "nobody. The deny rules an agent applies itself stay in force: Claude Code's permission "
+        "rules, Codex's exec-policy rules, Copilot's `--deny-tool`/`--deny-url` flags and "
+        "DeepCode's permission rules. It is reported on every run so that the choice stays "
+        "visible; suppress it with a reason in `[[check.ignore]]` if it is deliberate.",
+    ),
     # Drift (TWS3xx)
     Rule(
         "TWS301",
@@ -334,6 +346,17 @@ _RULES = [
         " inside `Bash(...)`) or cannot be split into words. twsrt refuses rather than drop a "
         "deny.",
     ),
+    Rule(
+        "TWS413",
+        "lossy-readonly-workspace",
+        Level.WARNING,
+        "Under read-only, the agent's sandbox still lets commands write the working directory.",
+        "Claude Code's sandbox always makes the directory it starts in writable and its user "
+        "settings cannot take that away, so read-only is enforced for the file-editing tools "
+        "(`Edit` is denied) and for every other path, but a sandboxed shell command can still "
+        "write inside the workspace. Run Claude Code under srt without the workspace in "
+        "allowWrite when that matters.",
+    ),
     # Copilot CLI (TWS420-TWS429)
     Rule(
         "TWS420",
@@ -373,6 +396,58 @@ _RULES = [
         "The agent takes a hostname, an IP address, `*.example.com` or `*`, optionally with "
         "`:port`. Anything else (a comma, a path, a leading `-`, a port out of range) would be "
         "rejected or misread by the agent, so twsrt refuses rather than drop a rule.",
+    ),
+]
+
+# DeepCode (TWS430-TWS439)
+_RULES += [
+    Rule(
+        "TWS430",
+        "deepcode-claude-fallback",
+        Level.WARNING,
+        "Creating ~/.deepcode/settings.json ends DeepCode's fallback to ~/.claude/settings.json.",
+        "Without a user settings file DeepCode reads `~/.claude/settings.json` in its place. The "
+        "first `twsrt generate -w` creates the DeepCode file, and from then on nothing from the "
+        "Claude Code file (hooks, MCP servers, model settings) reaches DeepCode. Copy what you "
+        "still need into the DeepCode file.",
+    ),
+    Rule(
+        "TWS431",
+        "deepcode-array-layers",
+        Level.NOTE,
+        "DeepCode's project settings replace the user's lists instead of adding to them.",
+        "DeepCode merges its settings layers key by key, but a list in a project "
+        "(`.deepcode/settings.json`) or local layer replaces the user's list whole: a project "
+        "that sets `permissions.deny` or `sandbox.filesystem.denyRead` drops every deny twsrt "
+        "wrote. Keep security lists out of project layers, or repeat them there.",
+    ),
+    Rule(
+        "TWS432",
+        "lossy-linux-deny",
+        Level.WARNING,
+        "DeepCode's Linux sandbox does not apply denyRead or denyWrite.",
+        "DeepCode passes `sandbox.filesystem.denyRead`/`denyWrite` to its macOS Seatbelt profile "
+        "only. Its bubblewrap sandbox on Linux does not mount the home directory at all (so most "
+        "home paths are unreadable there anyway) but applies no deny below the workspace or an "
+        "allowWrite root. twsrt writes the entry; on Linux run DeepCode under srt to enforce it.",
+    ),
+    Rule(
+        "TWS433",
+        "lossy-denied-domains",
+        Level.WARNING,
+        "DeepCode does not enforce deniedDomains.",
+        "DeepCode declares `sandbox.network.deniedDomains` but neither its macOS nor its Linux "
+        "sandbox reads it. twsrt writes the list so the intent stays visible; only the "
+        "allowedDomains allow-list (Linux) limits the network.",
+    ),
+    Rule(
+        "TWS434",
+        "lossy-macos-network",
+        Level.WARNING,
+        "DeepCode on macOS allows every host when allowedDomains is not empty.",
+        "DeepCode filters domains on Linux only (a DNS allow-list). On macOS a non-empty "
+        "`allowedDomains` lets sandboxed commands reach every host; only an empty list cuts "
+        "the network off. On macOS run DeepCode under srt to keep the allow-list.",
     ),
 ]
 

@@ -38,6 +38,7 @@ class CheckReport:
     checked: list[CheckedFile] = field(default_factory=list)
     fail_on: Level = Level.ERROR
     root: Path = field(default_factory=Path.cwd)  # paths in locations are relative to it
+    sandbox_mode: str = "workspace-write"  # the resolved sandbox axis the targets were compiled for
 
     def failing(self) -> list[Finding]:
         threshold = LEVEL_ORDER[self.fail_on]

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Drift, Result
-from twsrt.config import Config, discover, display_path, home_dir, load_config, user_config_path
+from twsrt.config import (
+    DEFAULT_SANDBOX_MODE,
+    Config,
+    discover,
+    display_path,
+    home_dir,
+    load_config,
+    user_config_path,
+)
 from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
+from twsrt.policy import Policy
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
-TARGET_KEY = {"claude": "claude_settings", "codex": "codex_config", "copilot": "copilot_output"}
+TARGET_KEY = {
+    "claude": "claude_settings",
+    "codex": "codex_config",
+    "copilot": "copilot_output",
+    "deepcode": "deepcode_settings",
+}
 
 
 def find_config_error(home: Path) -> TwsrtError:
@@ -48,9 +62,25 @@ def select_agents(agent: str | None, config: Config) -> list[str]:
     return configured or list(AGENTS)
 
 
+def context(config: Config, policy: Policy, yolo: bool, sandbox_flag: str | None) -> Context:
+    """The run context: ``--sandbox`` wins over ``[sandbox] mode``, else workspace-write."""
+    if sandbox_flag:
+        return Context(config, policy, yolo, sandbox_flag, Location(config.display), True)
+    if config.sandbox_mode:
+        origin = config.location("/sandbox/mode")
+        return Context(config, policy, yolo, config.sandbox_mode, origin)
+    return Context(config, policy, yolo, DEFAULT_SANDBOX_MODE)
+
+
+def mode_line(ctx: Context) -> str:
+    """The resolved pair, as every preview and diff shows it."""
+    return f"twsrt: approval mode {ctx.mode}, sandbox mode {ctx.sandbox_mode}"
+
+
 @dataclass
 class Compiled:
     config: Config
+    mode_line: str = ""
     results: list[Result] = field(default_factory=list)
     companions: list[Result] = field(default_factory=list)  # other-mode files, written too
 
@@ -64,22 +94,28 @@ class Compiled:
 
 
 def compile_agents(
-    explicit_config: str | None, agent: str | None, yolo: bool, *, companions: bool = False
+    explicit_config: str | None,
+    agent: str | None,
+    yolo: bool,
+    *,
+    companions: bool = False,
+    sandbox: str | None = None,
 ) -> Compiled:
     """Compile the selected agents; with ``companions``, also the other mode's files of agents
     whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
     (the ``settings.json`` symlink still follows the requested mode)."""
     config = find_config(explicit_config)
     policy = load_policy(config)
-    compiled = Compiled(config)
+    ctx = context(config, policy, yolo, sandbox)
+    compiled = Compiled(config, mode_line=mode_line(ctx))
     for name in select_agents(agent, config):
         module = AGENTS[name]
-        compiled.results.append(module.compile(Context(config, policy, yolo)))
+        compiled.results.append(module.compile(ctx))
         has_yolo_target = any(
             k.endswith("_yolo") and k in config.targets for k in module.target_keys
         )
         if companions and has_yolo_target:
-            other = module.compile(Context(config, policy, not yolo))
+            other = module.compile(replace(ctx, yolo=not yolo))
             files = [c for c in other.changes if isinstance(c, FileWrite)]
             compiled.companions.append(Result(name, "", changes=files))
     return compiled

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from twsrt.config import Config
-from twsrt.findings import Finding
+from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
+from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.writes import Change
@@ -18,10 +18,39 @@ class Context:
     config: Config
     policy: Policy
     yolo: bool = False
+    # the sandbox axis and where it was chosen ([sandbox] mode in the config, or --sandbox)
+    sandbox_mode: str = DEFAULT_SANDBOX_MODE
+    sandbox_origin: Location | None = None
+    sandbox_flag: bool = False  # chosen by --sandbox on the command line
+
+    def __post_init__(self) -> None:
+        if self.sandbox_mode not in SANDBOX_MODES:
+            raise ValueError(f"unknown sandbox mode {self.sandbox_mode!r}")
 
     @property
     def mode(self) -> str:
         return "yolo" if self.yolo else "full"
+
+    @property
+    def read_only(self) -> bool:
+        return self.sandbox_mode == "read-only"
+
+    @property
+    def full_access(self) -> bool:
+        return self.sandbox_mode == "danger-full-access"
+
+    def full_access_finding(self, agent: str, what_stays: str) -> Finding:
+        """The warning every run under danger-full-access carries, per agent: what is lost."""
+        origin = self.sandbox_origin or Location(self.config.display)
+        chosen = "--sandbox" if self.sandbox_flag else "[sandbox] mode"
+        return finding(
+            "danger-full-access",
+            f"sandbox mode danger-full-access ({chosen}): {agent} runs commands without an OS "
+            f"sandbox, so the policy's filesystem and network rules are not enforced; "
+            f"{what_stays}",
+            origin,
+            agent=agent,
+        )
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,16 @@ CLAUDE_ONLY_KEYS = (
 )
 # srt settings that would narrow what commands may do but that Claude's file cannot take.
 UNCOMPILED_SRT_KEYS = ("/credentials", "/network/deniedResolvedAddresses")
+# What each sandbox mode forces in the sandbox section, after the srt values and the overrides:
+# read-only keeps every command inside an enabled sandbox (no escape hatch, no excluded
+# commands, which would run unsandboxed and could write); danger-full-access switches it off.
+MODE_FORCED: dict[str, dict[str, Any]] = {
+    "read-only": {"enabled": True, "allowUnsandboxedCommands": False},
+    "danger-full-access": {"enabled": False},
+}
+MODE_DROPPED: dict[str, tuple[str, ...]] = {"read-only": ("excludedCommands",)}
+# A bare tool name denies the tool for every path: no file edits at all under read-only.
+READ_ONLY_DENY = "Edit"
 
 
 @dataclass
@@ -77,7 +87,13 @@ class Managed:
     webfetch_allow: list[str] = field(default_factory=list)
     sandbox: dict[str, Any] = field(default_factory=dict)
     override_keys: tuple[str, ...] = ()
+    dropped_keys: tuple[str, ...] = ()  # Claude-only keys removed by the sandbox mode
     origins: dict[str, Location] = field(default_factory=dict)
+
+    @property
+    def sandbox_keys(self) -> tuple[str, ...]:
+        """Claude-only sandbox keys twsrt manages in this run (set or removed)."""
+        return (*self.override_keys, *self.dropped_keys)
 
     def fragment(self) -> dict[str, Any]:
         permissions: dict[str, Any] = {"deny": self.deny}
@@ -120,7 +136,10 @@ def split_port(domain: str) -> tuple[str, str | None]:
 
 
 def translate(
-    policy: Policy, yolo: bool, overrides: dict[str, Any]
+    policy: Policy,
+    yolo: bool,
+    overrides: dict[str, Any],
+    sandbox_mode: str = "workspace-write",
 ) -> tuple[Managed, list[Finding]]:
     """Pure translation of the canonical policy into Claude's managed sections."""
     findings: list[Finding] = []
@@ -195,6 +214,7 @@ def translate(
     mode_overrides = {k: v for k, v in overrides.items()}
     managed.sandbox.update(deepcopy(mode_overrides))
     managed.override_keys = tuple(mode_overrides)
+    _apply_sandbox_mode(managed, sandbox_mode)
     for pointer in UNCOMPILED_SRT_KEYS:
         if value_at(policy.srt, pointer) is not None:
             findings.append(
@@ -207,6 +227,65 @@ def translate(
                 )
             )
     return managed, findings
+
+
+def _apply_sandbox_mode(managed: Managed, sandbox_mode: str) -> None:
+    """read-only: no write grant and no edits; danger-full-access: the sandbox off. The
+    permission denies stay in every mode."""
+    if sandbox_mode == "read-only":
+        managed.deny = _unique([*managed.deny, READ_ONLY_DENY])
+        filesystem = managed.sandbox.get("filesystem")
+        if filesystem is not None:
+            filesystem.pop("allowWrite", None)
+    forced = MODE_FORCED.get(sandbox_mode, {})
+    dropped = MODE_DROPPED.get(sandbox_mode, ())
+    if forced or dropped:
+        rest = {k: v for k, v in managed.sandbox.items() if k not in forced and k not in dropped}
+        enabled = {"enabled": forced["enabled"]} if "enabled" in forced else {}
+        others = {k: v for k, v in forced.items() if k != "enabled"}
+        managed.sandbox = {**enabled, **rest, **others}
+        extra = [k for k in others if k not in managed.override_keys]
+        managed.override_keys = (*managed.override_keys, *extra)
+        managed.override_keys = tuple(k for k in managed.override_keys if k not in dropped)
+        managed.dropped_keys = dropped
+
+
+def mode_findings(ctx: Context) -> list[Finding]:
+    """What the sandbox mode costs in Claude Code, and overrides the mode sets aside."""
+    findings: list[Finding] = []
+    origin = ctx.sandbox_origin or Location(ctx.config.display)
+    if ctx.read_only:
+        findings.append(
+            finding(
+                "lossy-readonly-workspace",
+                "sandbox mode read-only: Claude Code's sandbox always lets commands write the "
+                "directory it starts in; Edit is denied and no path is granted for writing, but "
+                "a sandboxed shell command can still write the workspace",
+                origin,
+                agent=NAME,
+            )
+        )
+    if ctx.full_access:
+        findings.append(
+            ctx.full_access_finding(
+                NAME, "sandbox.enabled is false and the permission deny rules stay in force"
+            )
+        )
+    forced = MODE_FORCED.get(ctx.sandbox_mode, {})
+    dropped = MODE_DROPPED.get(ctx.sandbox_mode, ())
+    for key, value in ctx.config.overrides.get(ctx.mode, {}).items():
+        if (key in forced and forced[key] != value) or key in dropped:
+            findings.append(
+                finding(
+                    "lossy-unsupported-key",
+                    f"[sandbox_overrides.{ctx.mode}] {key} is set aside under sandbox mode "
+                    f"{ctx.sandbox_mode}"
+                    + (f", which forces {json.dumps(forced[key])}" if key in forced else ""),
+                    ctx.config.location(f"/sandbox_overrides/{ctx.mode}/{key}"),
+                    agent=NAME,
+                )
+            )
+    return findings
 
 
 def _note_origins(managed: Managed, values: list[str], origin: Location) -> None:
@@ -357,10 +436,10 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     generated = managed.sandbox
     # a new sandbox section takes the generated key order; an existing one keeps its own
     sandbox = deepcopy(existing["sandbox"] if existing.get("sandbox") is not None else generated)
-    for key in (*TOP_KEYS, *managed.override_keys):
+    for key in (*TOP_KEYS, *managed.sandbox_keys):
         if key in generated:
             sandbox[key] = deepcopy(generated[key])
-        elif key in TOP_KEYS:
+        elif key in TOP_KEYS or key in managed.dropped_keys:
             sandbox.pop(key, None)
     for section, keys in (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)):
         current = deepcopy(sandbox.get(section) or {})
@@ -458,8 +537,8 @@ def drift(
     except json.JSONDecodeError:
         on_disk = {}
     wanted = json.loads(new_text)
-    disk_items = managed_items(on_disk, managed.override_keys)
-    new_items = managed_items(wanted, managed.override_keys)
+    disk_items = managed_items(on_disk, managed.sandbox_keys)
+    new_items = managed_items(wanted, managed.sandbox_keys)
     old_set, new_set = set(disk_items), set(new_items)  # sets: large policies stay linear
     result.missing = [item for item in new_items if item not in old_set]
     result.extra = [item for item in disk_items if item not in new_set]
@@ -492,7 +571,9 @@ class ClaudeAgent:
     target_keys = ("claude_settings", "claude_settings_yolo")
 
     def compile(self, ctx: Context) -> Result:
-        managed, findings = translate(ctx.policy, ctx.yolo, ctx.config.overrides.get(ctx.mode, {}))
+        overrides = ctx.config.overrides.get(ctx.mode, {})
+        managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
+        findings += mode_findings(ctx)
         preview = dump(managed.fragment(), "  ") + "\n"
         target = target_path(ctx)
         if target is None:

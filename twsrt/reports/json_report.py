@@ -46,6 +46,7 @@ def render_json(report: CheckReport) -> str:
             "files": len(report.checked),
             "fail_on": report.fail_on.value,
             "exit_code": report.exit_code,
+            "sandbox_mode": report.sandbox_mode,
         },
         "findings": [_finding(item) for item in report.findings],
         "suppressed": [

@@ -90,7 +90,7 @@ def summary(report: CheckReport, *, hidden_notes: bool = False) -> str:
         text += f"; {len(report.suppressed)} suppressed"
     files = len(report.checked)
     text += f"; {files} file{'s' if files != 1 else ''} checked"
-    return text
+    return text + f" (sandbox mode {report.sandbox_mode})"
 
 
 def _plural(count: int, word: str) -> str:
