@@ -182,14 +182,14 @@ def translate(
         deny.append(f"WebFetch(domain:{host})")
         _note_origins(managed, [deny[-1], entry.value], entry.origin)
     for entry in policy.bash_deny:
-        emitted = _bash_rules(entry.value, entry.origin, findings)
+        emitted = bash_rules(entry.value, entry.origin)
         deny += emitted
         _note_origins(managed, emitted, entry.origin)
     managed.deny = _unique(deny)
     if not yolo:
         ask: list[str] = []
         for entry in policy.bash_ask:
-            emitted = _bash_rules(entry.value, entry.origin, findings)
+            emitted = bash_rules(entry.value, entry.origin)
             ask += emitted
             _note_origins(managed, emitted, entry.origin)
         managed.ask = _unique(ask)
@@ -307,15 +307,18 @@ def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
         )
 
 
-def _bash_rules(command: str, origin: Location, findings: list[Finding]) -> list[str]:
+def bash_rules(command: str, origin: Location, agent: str = NAME) -> list[str]:
+    """``Bash(cmd)`` and ``Bash(cmd *)``: the command alone and with arguments (Claude Code and
+    DeepCode share this rule grammar)."""
     if ")" in command:
+        label = {"claude": "Claude", "deepcode": "DeepCode"}.get(agent, agent)
         raise TwsrtError(
             finding(
                 "unexpressible-command",
-                f"command '{command}' contains ')', which Claude's Bash(...) rule syntax cannot "
+                f"command '{command}' contains ')', which {label}'s Bash(...) rule syntax cannot "
                 "hold; rewrite the rule without it",
                 origin,
-                agent=NAME,
+                agent=agent,
             )
         )
     return [f"Bash({command})", f"Bash({command} *)"]
