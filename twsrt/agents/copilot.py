@@ -55,6 +55,10 @@ FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = (
 # The seed's full-mode grant when anything is writable. Copilot 1.0.102 has no `edit` kind (the
 # pattern names an MCP server and approves nothing); it stays for seed compatibility.
 ALLOW_TOOLS = ("shell(*)", "read", "edit", "write")
+WRITE_TOOLS = ("edit", "write")
+# read-only denies the file-writing tool outright: --yolo would allow it, and Copilot's sandbox
+# covers shell commands only.
+READ_ONLY_DENY_TOOL = "write"
 
 # sandbox keys twsrt owns; the rest of the object (auth, credentials, proxy, seatbelt, ...) is
 # the user's and kept. Fail-safe values for keys the policy has no word for:
@@ -179,7 +183,10 @@ def _shell(entry: Any) -> str:
 
 
 def compile_flags(
-    policy: Policy, yolo: bool, origins: dict[str, Location]
+    policy: Policy,
+    yolo: bool,
+    origins: dict[str, Location],
+    sandbox_mode: str = "workspace-write",
 ) -> tuple[list[str], list[Finding]]:
     """The argv of the launch flags: grants (full mode only), then denies, then URLs."""
     findings: list[Finding] = []
@@ -193,9 +200,13 @@ def compile_flags(
 
     for entry in [*policy.allowed_domains, *policy.denied_domains]:
         _domain(entry)  # refused in every mode, so full and yolo agree on bad input
+    read_only = sandbox_mode == "read-only"
     if not yolo and policy.allow_write:
         for tool in ALLOW_TOOLS:
-            add("--allow-tool", tool)
+            if not (read_only and tool in WRITE_TOOLS):
+                add("--allow-tool", tool)
+    if read_only:
+        add("--deny-tool", READ_ONLY_DENY_TOOL)
     for entry in policy.bash_deny:
         add("--deny-tool", _shell(entry), entry.origin)
     if not yolo:  # yolo skips ask rules, as for every agent
@@ -344,11 +355,18 @@ def _grant_path(rule: PathRule, key: str, paths: _Paths, findings: list[Finding]
 
 
 def compile_sandbox(
-    policy: Policy, home: str, origins: dict[str, Location]
+    policy: Policy,
+    home: str,
+    origins: dict[str, Location],
+    sandbox_mode: str = "workspace-write",
 ) -> tuple[dict[str, Any], dict[str, list[str]], bool, list[Finding]]:
-    """The managed ``sandbox`` object, the URL lists, whether ``~`` was expanded, findings."""
+    """The managed ``sandbox`` object, the URL lists, whether ``~`` was expanded, findings.
+
+    read-only grants no read-write path (not even the working directory); danger-full-access
+    writes the same object switched off, so the deny flags are all that stays."""
     findings: list[Finding] = []
-    if not policy.enabled:
+    read_only = sandbox_mode == "read-only"
+    if not policy.enabled and sandbox_mode != "danger-full-access":
         raise TwsrtError(
             _lossy(
                 "disabled-sandbox",
@@ -382,7 +400,7 @@ def compile_sandbox(
     readwrite: list[str] = []
     cwd_writable = False
     blockers = [(d, "denied") for d in denied] + [(w, "read-only") for w in write_denied]
-    for rule in policy.allow_write:
+    for rule in [] if read_only else policy.allow_write:  # read-only: nothing writable
         if rule.path == "." and not rule.literal:
             cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
             continue
@@ -427,7 +445,7 @@ def compile_sandbox(
             )
         )
     sandbox: dict[str, Any] = {
-        "enabled": True,
+        "enabled": sandbox_mode != "danger-full-access",
         "addCurrentWorkingDirectory": cwd_writable,
         "allowDevToolAccess": False,
         "allowBypass": False,
@@ -500,13 +518,19 @@ def _unique(items: list[str]) -> list[str]:
 
 
 def translate(
-    policy: Policy, yolo: bool, home: str, with_settings: bool
+    policy: Policy,
+    yolo: bool,
+    home: str,
+    with_settings: bool,
+    sandbox_mode: str = "workspace-write",
 ) -> tuple[Compiled, list[Finding]]:
     """Pure translation: the flags for the mode and, when wanted, the sandbox settings."""
     out = Compiled()
-    out.argv, findings = compile_flags(policy, yolo, out.origins)
+    out.argv, findings = compile_flags(policy, yolo, out.origins, sandbox_mode)
     if with_settings:
-        out.sandbox, out.urls, out.home_used, more = compile_sandbox(policy, home, out.origins)
+        out.sandbox, out.urls, out.home_used, more = compile_sandbox(
+            policy, home, out.origins, sandbox_mode
+        )
         findings += more
     return out, findings
 
@@ -681,8 +705,17 @@ class CopilotAgent:
     def compile(self, ctx: Context) -> Result:
         settings_path = ctx.config.targets.get(SETTINGS_KEY)
         compiled, findings = translate(
-            ctx.policy, ctx.yolo, ctx.config.output_home, settings_path is not None
+            ctx.policy,
+            ctx.yolo,
+            ctx.config.output_home,
+            settings_path is not None,
+            ctx.sandbox_mode,
         )
+        if ctx.full_access:
+            what = "the --deny-tool and --deny-url flags stay in force"
+            if settings_path is not None:
+                what = "sandbox.enabled is false and " + what
+            findings.append(ctx.full_access_finding(NAME, what))
         if compiled.home_used and ctx.config.pinned_home is None:
             findings.append(_unpinned(ctx))
         snippet = render_snippet(compiled.argv)
