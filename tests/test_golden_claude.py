@@ -41,24 +41,35 @@ def _check(expected: Path, actual: str) -> None:
     assert actual == expected.read_text(encoding="utf-8")
 
 
+SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
+
+
+def _prefix(sandbox_mode: str) -> str:
+    """Golden names: the default mode keeps the plain names, the others are prefixed."""
+    return "" if sandbox_mode == "workspace-write" else f"{sandbox_mode}."
+
+
+@pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
-def test_claude_golden(sandbox: Sandbox, name: str) -> None:
+def test_claude_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
     case = GOLDEN / name
     target = _setup(sandbox, case)
-    full = sandbox.run("generate", "claude", "-w", "-v")
+    prefix = _prefix(sandbox_mode)
+    flag = ["--sandbox", sandbox_mode]
+    full = sandbox.run("generate", "claude", "-w", "-v", *flag)
     assert full.returncode == 0, full.stderr
-    _check(case / "expected.full.json", target.read_text(encoding="utf-8"))
-    _check(case / "stderr.full.txt", full.stderr)
+    _check(case / f"{prefix}expected.full.json", target.read_text(encoding="utf-8"))
+    _check(case / f"{prefix}stderr.full.txt", full.stderr)
 
-    yolo = sandbox.run("generate", "claude", "-w", "-v", "--yolo")
+    yolo = sandbox.run("generate", "claude", "-w", "-v", "--yolo", *flag)
     assert yolo.returncode == 0, yolo.stderr
     yolo_target = target.with_name("settings.yolo.json")
-    _check(case / "expected.yolo.json", yolo_target.read_text(encoding="utf-8"))
+    _check(case / f"{prefix}expected.yolo.json", yolo_target.read_text(encoding="utf-8"))
     link = target.with_name("settings.json")
     assert os.readlink(link) == "settings.yolo.json"
 
-    assert sandbox.run("diff", "claude").returncode == 0
-    assert sandbox.run("diff", "claude", "--yolo").returncode == 0
+    assert sandbox.run("diff", "claude", *flag).returncode == 0
+    assert sandbox.run("diff", "claude", "--yolo", *flag).returncode == 0
 
 
 @pytest.mark.parametrize("name", CASES)

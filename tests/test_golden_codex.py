@@ -49,20 +49,28 @@ def check(expected: Path, actual: str) -> None:
     assert actual == expected.read_text(encoding="utf-8")
 
 
+SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
+
+
+@pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
-def test_codex_golden(sandbox: Sandbox, name: str) -> None:
+def test_codex_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
     case = GOLDEN / name
     config, rules = setup_case(sandbox, case)
-    preview = sandbox.run("generate", "codex")
+    # the default mode keeps the plain golden names, the others are prefixed
+    prefix = "" if sandbox_mode == "workspace-write" else f"{sandbox_mode}."
+    flag = ["--sandbox", sandbox_mode]
+    preview = sandbox.run("generate", "codex", *flag)
     assert preview.returncode == 0, preview.stderr
-    check(case / "preview.txt", preview.stdout)
-    result = sandbox.run("generate", "codex", "-w", "-v")
+    check(case / f"{prefix}preview.txt", preview.stdout)
+    result = sandbox.run("generate", "codex", "-w", "-v", *flag)
     assert result.returncode == 0, result.stderr
-    check(case / "expected.config.toml", config.read_text(encoding="utf-8"))
-    check(case / "stderr.txt", result.stderr)
+    check(case / f"{prefix}expected.config.toml", config.read_text(encoding="utf-8"))
+    check(case / f"{prefix}stderr.txt", result.stderr)
     if (case / "config-extra.toml").exists():
         assert not rules.exists()
     else:
+        # the exec-policy rules are the same in every sandbox mode
         check(case / "expected.twsrt.rules", rules.read_text(encoding="utf-8"))
         assert stat.S_IMODE(rules.stat().st_mode) == 0o600
     if not (case / "existing.toml").exists():
@@ -71,10 +79,10 @@ def test_codex_golden(sandbox: Sandbox, name: str) -> None:
         assert not any(secret in output for secret in SECRETS)
     # yolo output is identical, a second write changes nothing, and diff agrees
     before = config.read_bytes()
-    again = sandbox.run("generate", "codex", "-w", "--yolo")
+    again = sandbox.run("generate", "codex", "-w", "--yolo", *flag)
     assert again.returncode == 0
     assert config.read_bytes() == before
     assert "twsrt: unchanged home/.codex/config.toml" in again.stderr
-    diff = sandbox.run("diff", "codex")
+    diff = sandbox.run("diff", "codex", *flag)
     assert diff.returncode == 0, diff.stdout
     assert not any(secret in diff.stdout + diff.stderr for secret in SECRETS)

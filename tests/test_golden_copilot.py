@@ -78,27 +78,34 @@ def unmanaged_members(text: str) -> dict[str, str]:
     return out
 
 
+SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
+
+
+@pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
-def test_copilot_golden(sandbox: Sandbox, name: str) -> None:
+def test_copilot_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
     case = GOLDEN / name
     setup_case(sandbox, case)
-    preview = sandbox.run("generate", "copilot")
+    # the default mode keeps the plain golden names, the others are prefixed
+    prefix = "" if sandbox_mode == "workspace-write" else f"{sandbox_mode}."
+    flag = ["--sandbox", sandbox_mode]
+    preview = sandbox.run("generate", "copilot", *flag)
     assert preview.returncode == 0, preview.stderr
-    check(sandbox, case / "preview.txt", preview.stdout)
+    check(sandbox, case / f"{prefix}preview.txt", preview.stdout)
 
-    full = sandbox.run("generate", "copilot", "-w", "-v")
+    full = sandbox.run("generate", "copilot", "-w", "-v", *flag)
     assert full.returncode == 0, full.stderr
-    check(sandbox, case / "expected.flags.txt", read(sandbox, FLAGS))
-    check(sandbox, case / "expected.settings.json", read(sandbox, SETTINGS))
-    check(sandbox, case / "stderr.txt", full.stderr)
+    check(sandbox, case / f"{prefix}expected.flags.txt", read(sandbox, FLAGS))
+    check(sandbox, case / f"{prefix}expected.settings.json", read(sandbox, SETTINGS))
+    check(sandbox, case / f"{prefix}stderr.txt", full.stderr)
     # the preview starts with exactly the snippet that was written
     assert preview.stdout.startswith(read(sandbox, FLAGS))
 
-    yolo = sandbox.run("generate", "copilot", "-w", "-v", "--yolo")
+    yolo = sandbox.run("generate", "copilot", "-w", "-v", "--yolo", *flag)
     assert yolo.returncode == 0, yolo.stderr
-    check(sandbox, case / "expected.flags.yolo.txt", read(sandbox, FLAGS_YOLO))
-    check(sandbox, case / "stderr.yolo.txt", yolo.stderr)
-    assert f"twsrt: unchanged {SETTINGS}" in yolo.stderr  # the settings are mode-free
+    check(sandbox, case / f"{prefix}expected.flags.yolo.txt", read(sandbox, FLAGS_YOLO))
+    check(sandbox, case / f"{prefix}stderr.yolo.txt", yolo.stderr)
+    assert f"twsrt: unchanged {SETTINGS}" in yolo.stderr  # the settings are approval-free
 
     for text in (read(sandbox, FLAGS), read(sandbox, FLAGS_YOLO)):
         assert not text.rstrip("\n").endswith("\\")
@@ -107,11 +114,11 @@ def test_copilot_golden(sandbox: Sandbox, name: str) -> None:
     assert mode == (0o644 if (case / "existing.settings.json").exists() else 0o600)
 
     # generate -w then diff: no drift in either mode; a second write changes nothing
-    for args in (("diff", "copilot"), ("diff", "copilot", "--yolo")):
+    for args in (("diff", "copilot", *flag), ("diff", "copilot", "--yolo", *flag)):
         result = sandbox.run(*args)
         assert result.returncode == 0, result.stdout
     before = {p: read(sandbox, p) for p in (FLAGS, FLAGS_YOLO, SETTINGS)}
-    again = sandbox.run("generate", "copilot", "-w")
+    again = sandbox.run("generate", "copilot", "-w", *flag)
     assert again.returncode == 0
     assert again.stderr.count("twsrt: unchanged ") == 2, again.stderr
     assert {p: read(sandbox, p) for p in before} == before

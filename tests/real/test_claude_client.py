@@ -200,9 +200,9 @@ EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "dotfiles" / "h
 
 
 def _goldens() -> list[Any]:
-    files = sorted(GOLDEN_DIR.glob("**/expected*.json"))
+    files = sorted(GOLDEN_DIR.glob("**/*expected*.json"))  # every sandbox mode's goldens
     if not files:
-        reason = f"no golden files match {GOLDEN_DIR}/**/expected*.json"
+        reason = f"no golden files match {GOLDEN_DIR}/**/*expected*.json"
         return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-goldens")]
     params = [pytest.param(f, id=str(f.relative_to(GOLDEN_DIR))) for f in files]
     examples = sorted(EXAMPLE_DIR.glob("settings.*.json"))

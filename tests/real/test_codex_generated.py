@@ -32,14 +32,14 @@ def codex() -> str:
     return codex_bin()
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_golden_config_loads(codex: str, name: str) -> None:
-    case = GOLDEN / name
-    rules = case / "expected.twsrt.rules"
+CONFIGS = sorted(GOLDEN.glob("*/*expected.config.toml"))  # every sandbox mode's goldens
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: "/".join(p.parts[-2:]))
+def test_golden_config_loads(codex: str, config: Path) -> None:
+    rules = config.parent / "expected.twsrt.rules"
     ok, output = config_loads(
-        codex,
-        (case / "expected.config.toml").read_text(),
-        rules.read_text() if rules.exists() else None,
+        codex, config.read_text(), rules.read_text() if rules.exists() else None
     )
     assert ok, output
 

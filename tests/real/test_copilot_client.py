@@ -37,11 +37,12 @@ def _files(pattern: str, example: list[str]) -> list[Path]:
     return sorted(GOLDEN.glob(f"*/{pattern}")) + [EXAMPLE / name for name in example]
 
 
+# every sandbox mode's goldens (read-only.expected.flags.txt, ...) are checked too
 FLAG_FILES = _files(
-    "expected.flags*.txt",
+    "*expected.flags*.txt",
     [".config/twsrt/copilot-flags.txt", ".config/twsrt/copilot-flags.yolo.txt"],
 )
-SETTINGS_FILES = _files("expected.settings.json", [".copilot/settings.json"])
+SETTINGS_FILES = _files("*expected.settings.json", [".copilot/settings.json"])
 
 # Values Copilot must refuse: they show that the flag check runs before the auth check.
 REJECTED = {
