@@ -1,0 +1,356 @@
+"""The sandbox-mode axis across every registered agent (property tests and CLI behaviour).
+
+Properties compile random policies in-process for each agent and approval mode:
+
+- read-only never emits a write grant anywhere (no write root, no read-write path, no writable
+  filesystem entry, no write-tool grant) and switches every sandbox on;
+- danger-full-access always yields the TWS212 warning, per agent;
+- every mode keeps every deny the agent can express in workspace-write.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Sandbox
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_properties import bash_rules, srt_settings
+
+from twsrt.agents import AGENTS
+from twsrt.agents.base import Context, Result
+from twsrt.agents.copilot import parse_snippet
+from twsrt.config import SANDBOX_MODES, Config
+from twsrt.findings import TwsrtError
+from twsrt.jsonpos import parse_json
+from twsrt.locations import Location
+from twsrt.sources import build_policy
+from twsrt.writes import FileWrite
+
+PROPS = settings(max_examples=60, deadline=None)
+# Targets that do not exist: every agent compiles a new file, nothing is read or written.
+ROOT = Path("/nonexistent-twsrt-targets")
+TARGETS = {
+    "claude_settings": ROOT / ".claude" / "settings.full.json",
+    "codex_config": ROOT / ".codex" / "config.toml",
+    "codex_rules": ROOT / ".codex" / "rules" / "twsrt.rules",
+    "copilot_output": ROOT / "copilot-flags.txt",
+    "copilot_settings": ROOT / ".copilot" / "settings.json",
+    "deepcode_settings": ROOT / ".deepcode" / "settings.json",
+}
+
+
+def _config() -> Config:
+    return Config(
+        path=ROOT / "twsrt.toml",
+        display="twsrt.toml",
+        home=Path("/home/user"),
+        srt=ROOT / "srt.json",
+        bash_rules=ROOT / "bash.json",
+        targets=dict(TARGETS),
+        overrides={"full": {}, "yolo": {}},
+        pinned_home="/home/user",
+    )
+
+
+def compile_all(
+    srt: dict[str, Any], bash: dict[str, Any], yolo: bool, sandbox_mode: str
+) -> dict[str, Result]:
+    policy = build_policy(
+        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    )
+    origin = Location("twsrt.toml", 3, 8, "/sandbox/mode")
+    ctx = Context(_config(), policy, yolo, sandbox_mode, origin)
+    return {name: agent.compile(ctx) for name, agent in AGENTS.items()}
+
+
+def outputs(result: Result) -> dict[str, str]:
+    """The text of every generated file, by file name."""
+    return {c.path.name: c.text for c in result.changes if isinstance(c, FileWrite)}
+
+
+def _json(result: Result) -> dict[str, Any]:
+    (text,) = [t for name, t in outputs(result).items() if name.endswith(".json")]
+    return json.loads(text)
+
+
+def _flags(result: Result) -> list[tuple[str, str]]:
+    text = next(t for name, t in outputs(result).items() if name.startswith("copilot-flags"))
+    argv = [a for a in parse_snippet(text) if a != "--yolo"]
+    return list(zip(argv[::2], argv[1::2], strict=True))
+
+
+def _copilot_settings(result: Result) -> dict[str, Any]:
+    return json.loads(outputs(result)["settings.json"])
+
+
+def _codex(result: Result) -> tuple[dict[str, Any], str]:
+    files = outputs(result)
+    return tomllib.loads(files["config.toml"]), files["twsrt.rules"]
+
+
+def _walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [pair for k, v in value.items() for pair in _walk(v, f"{path}.{k}")]
+    return [(path, value)]
+
+
+def write_grants(name: str, result: Result) -> list[str]:
+    """Everything in an agent's output that would let a command or a tool write somewhere."""
+    grants: list[str] = []
+    if name == "claude":
+        document = _json(result)
+        grants += [
+            f"allowWrite {p}"
+            for p in document["sandbox"].get("filesystem", {}).get("allowWrite", [])
+        ]
+        grants += [
+            rule
+            for rule in document["permissions"].get("allow", [])
+            if rule.split("(")[0] in ("Edit", "Write", "MultiEdit", "NotebookEdit")
+        ]
+        if "excludedCommands" in document["sandbox"]:
+            grants.append("excludedCommands (run unsandboxed)")
+        if document["sandbox"].get("allowUnsandboxedCommands", True) is not False:
+            grants.append("allowUnsandboxedCommands")
+        if document["sandbox"].get("enabled") is not True:
+            grants.append("sandbox not enabled")
+    elif name == "codex":
+        config, _rules = _codex(result)
+        profile = config.get("permissions", {}).get(config["default_permissions"], {})
+        if config["default_permissions"].startswith(":") or profile.get("extends") != ":read-only":
+            grants.append(f"profile {config['default_permissions']} / {profile.get('extends')}")
+        grants += [f"workspace_root {r}" for r in profile.get("workspace_roots", {})]
+        grants += [k for k, v in _walk(profile.get("filesystem", {})) if v == "write"]
+    elif name == "copilot":
+        grants += [v for f, v in _flags(result) if f == "--allow-tool" and v in ("write", "edit")]
+        if ("--deny-tool", "write") not in _flags(result):
+            grants.append("write tool not denied")
+        sandbox = _copilot_settings(result)["sandbox"]
+        grants += sandbox["userPolicy"]["filesystem"]["readwritePaths"]
+        if sandbox["addCurrentWorkingDirectory"] or not sandbox["enabled"]:
+            grants.append("working directory writable or sandbox off")
+    elif name == "deepcode":
+        sandbox = _json(result)["sandbox"]
+        grants += [f"allowWrite {p}" for p in sandbox.get("filesystem", {}).get("allowWrite", [])]
+        if sandbox.get("mode") != "read-only" or "enabled" in sandbox:
+            grants.append(f"mode {sandbox.get('mode')} / enabled {sandbox.get('enabled')}")
+    else:  # a new agent must say here what a write grant looks like in its output
+        raise AssertionError(f"no write-grant reader for agent {name}")
+    return grants
+
+
+def denies(name: str, result: Result) -> dict[str, set[str]]:
+    """The deny rules an agent enforces itself, in a comparable form, by kind."""
+    if name == "claude":
+        document = _json(result)
+        return {"permissions.deny": set(document["permissions"]["deny"])}
+    if name == "codex":
+        _config_doc, rules = _codex(result)
+        return {"rules": {rules}}
+    if name == "copilot":
+        flags = _flags(result)
+        return {"flags": {f"{f} {v}" for f, v in flags if f in ("--deny-tool", "--deny-url")}}
+    if name == "deepcode":
+        document = _json(result)
+        return {"permissions.deny": set(document["permissions"]["deny"])}
+    raise AssertionError(f"no deny reader for agent {name}")
+
+
+def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
+    """The deny entries an agent's own sandbox takes (only where a sandbox runs)."""
+    if name == "claude":
+        sandbox = _json(result)["sandbox"]
+        fs, net = sandbox.get("filesystem", {}), sandbox.get("network", {})
+        return {
+            "denyRead": set(fs.get("denyRead", [])),
+            "denyWrite": set(fs.get("denyWrite", [])),
+            "deniedDomains": set(net.get("deniedDomains", [])),
+        }
+    if name == "codex":
+        config, _rules = _codex(result)
+        profile = config.get("permissions", {}).get("twsrt", {})
+        entries = _walk(profile.get("filesystem", {})) + _walk(profile.get("network", {}))
+        return {"entries": {f"{k}={v}" for k, v in entries if v in ("deny", "read")}}
+    if name == "copilot":
+        policy = _copilot_settings(result)["sandbox"]["userPolicy"]
+        return {
+            "deniedPaths": set(policy["filesystem"]["deniedPaths"]),
+            "blockedHosts": set(policy["network"]["blockedHosts"]),
+        }
+    if name == "deepcode":
+        sandbox = _json(result)["sandbox"]
+        fs, net = sandbox.get("filesystem", {}), sandbox.get("network", {})
+        return {
+            "denyRead": set(fs.get("denyRead", [])),
+            "denyWrite": set(fs.get("denyWrite", [])),
+            "deniedDomains": set(net.get("deniedDomains", [])),
+        }
+    raise AssertionError(f"no sandbox deny reader for agent {name}")
+
+
+def _compile_or_skip(srt: Any, bash: Any, yolo: bool, mode: str) -> dict[str, Result] | None:
+    try:
+        return compile_all(srt, bash, yolo, mode)
+    except TwsrtError:
+        return None  # a policy some agent refuses: refused in every mode, covered elsewhere
+
+
+def test_every_agent_has_readers() -> None:
+    results = compile_all({}, {"deny": ["rm -rf"]}, False, "read-only")
+    for name, result in results.items():
+        assert write_grants(name, result) == [], name
+        assert denies(name, result), name
+
+
+@PROPS
+@given(srt=srt_settings(), bash=bash_rules(), yolo=st.booleans())
+def test_read_only_never_emits_a_write_grant(srt, bash, yolo):
+    results = _compile_or_skip(srt, bash, yolo, "read-only")
+    if results is None:
+        return
+    for name, result in results.items():
+        assert write_grants(name, result) == [], name
+
+
+@PROPS
+@given(srt=srt_settings(), bash=bash_rules(), yolo=st.booleans())
+def test_danger_full_access_always_warns(srt, bash, yolo):
+    results = _compile_or_skip(srt, bash, yolo, "danger-full-access")
+    if results is None:
+        return
+    for name, result in results.items():
+        warnings = [f for f in result.findings if f.rule_id == "TWS212"]
+        assert len(warnings) == 1, name
+        assert warnings[0].level.value == "warning"
+        assert warnings[0].agent == name
+        assert warnings[0].location == Location("twsrt.toml", 3, 8, "/sandbox/mode")
+
+
+@PROPS
+@given(srt=srt_settings(), bash=bash_rules(), yolo=st.booleans())
+def test_every_mode_keeps_every_deny(srt, bash, yolo):
+    baseline = _compile_or_skip(srt, bash, yolo, "workspace-write")
+    if baseline is None:
+        return
+    for mode in ("read-only", "danger-full-access"):
+        results = compile_all(srt, bash, yolo, mode)
+        for name, result in results.items():
+            before, after = denies(name, baseline[name]), denies(name, result)
+            for kind, values in before.items():
+                assert values <= after[kind], (name, mode, kind)
+            if mode == "read-only":  # a sandbox still runs: its denies are all there too
+                before = sandbox_denies(name, baseline[name])
+                after = sandbox_denies(name, result)
+                for kind, values in before.items():
+                    assert values <= after[kind], (name, mode, kind)
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def test_sandbox_modes_agree_with_the_cli_choices() -> None:
+    from twsrt import cli
+
+    assert cli.SANDBOX_MODES == SANDBOX_MODES
+
+
+CONFIG = """\
+home = "/home/user"
+[sources]
+srt = ".srt-settings.json"
+bash_rules = "bash-rules.json"
+
+[targets]
+claude_settings = "home/.claude/settings.full.json"
+"""
+
+
+def _setup(sandbox: Sandbox, extra: str = "") -> None:
+    sandbox.write(".srt-settings.json", '{"filesystem": {"allowWrite": ["~/work"]}}\n')
+    sandbox.write("bash-rules.json", '{"deny": ["rm -rf"]}\n')
+    sandbox.write("twsrt.toml", CONFIG + extra)
+
+
+def test_config_mode_is_used_and_located(sandbox: Sandbox) -> None:
+    _setup(sandbox, '\n[sandbox]\nmode = "danger-full-access"\n')
+    result = sandbox.run("generate", "claude")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sandbox"]["enabled"] is False
+    lines = result.stderr.splitlines()
+    assert lines[0] == "twsrt: approval mode full, sandbox mode danger-full-access"
+    assert lines[1].startswith(
+        "twsrt.toml:10:8: warning[TWS212] sandbox mode danger-full-access ([sandbox] mode): "
+        "claude runs commands without an OS sandbox"
+    )
+    assert lines[1].endswith("(at /sandbox/mode, agent claude)")
+
+
+def test_flag_wins_over_config_and_is_independent_of_yolo(sandbox: Sandbox) -> None:
+    _setup(sandbox, '\n[sandbox]\nmode = "danger-full-access"\n')
+    result = sandbox.run("generate", "claude", "--yolo", "--sandbox", "read-only")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[0] == ("twsrt: approval mode yolo, sandbox mode read-only")
+    document = json.loads(result.stdout)
+    assert document["sandbox"]["enabled"] is True
+    assert "Edit" in document["permissions"]["deny"]
+    assert "ask" not in document["permissions"]
+    assert "TWS212" not in result.stderr
+
+
+def test_unknown_mode_in_config_is_a_located_schema_error(sandbox: Sandbox) -> None:
+    _setup(sandbox, '\n[sandbox]\nmode = "read-write"\n')
+    result = sandbox.run("generate", "claude", "-w")
+    assert result.returncode == 2
+    assert result.stderr.startswith("twsrt.toml:10:8: error[TWS102]")
+    assert "Traceback" not in result.stderr
+    assert not (sandbox.repo / "home").exists()
+
+
+def test_unknown_mode_on_the_command_line_is_a_usage_error(sandbox: Sandbox) -> None:
+    _setup(sandbox)
+    result = sandbox.run("generate", "--sandbox", "off")
+    assert result.returncode == 2
+    assert "Invalid value for '--sandbox'" in result.stderr
+
+
+def test_diff_reports_mode_drift_and_warns(sandbox: Sandbox) -> None:
+    _setup(sandbox)
+    assert sandbox.run("generate", "claude", "-w").returncode == 0
+    assert sandbox.run("diff", "claude").returncode == 0
+    drift = sandbox.run("diff", "claude", "--sandbox", "read-only")
+    assert drift.returncode == 1
+    assert "+ permissions.deny: Edit" in drift.stdout
+    assert '- sandbox.filesystem.allowWrite: "~/work"' in drift.stdout
+    danger = sandbox.run("diff", "claude", "--sandbox", "danger-full-access")
+    assert danger.returncode == 1
+    assert "warning[TWS212]" in danger.stderr
+
+
+def test_check_compiles_for_the_mode_and_reports_it(sandbox: Sandbox) -> None:
+    _setup(sandbox, '\n[sandbox]\nmode = "read-only"\n')
+    assert sandbox.run("generate", "-w").returncode == 0
+    clean = sandbox.run("check", "--format", "json")
+    report = json.loads(clean.stdout)
+    assert report["summary"]["sandbox_mode"] == "read-only"
+    assert clean.returncode == 0, clean.stdout
+    text = sandbox.run("check")
+    assert text.stdout.rstrip().endswith("(sandbox mode read-only)")
+    # the files were written for read-only: checking them as workspace-write is drift
+    other = sandbox.run("check", "--sandbox", "workspace-write", "--format", "json")
+    assert other.returncode == 1
+    drift = [f for f in json.loads(other.stdout)["findings"] if f["rule_id"].startswith("TWS3")]
+    assert [f["rule_name"] for f in drift] == ["drift-unapplied"]  # allowWrite is missing
+
+
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_dry_run_names_the_pair(sandbox: Sandbox, mode: str) -> None:
+    _setup(sandbox)
+    result = sandbox.run("generate", "-n", "-w", "--sandbox", mode)
+    assert result.returncode == 0, result.stderr
+    assert f"twsrt: approval mode full, sandbox mode {mode}\n" in result.stderr
+    assert not (sandbox.repo / "home").exists()
