@@ -198,12 +198,12 @@ def diff(
     from twsrt.findings import rule_by_name
 
     compiled = run.compile_agents(_config(ctx, config), agent, yolo, sandbox=sandbox)
+    results = run.require_targets(compiled, agent)
     click.echo(compiled.mode_line, err=True)
     # danger-full-access is loud on every run, diff included
     full_access = rule_by_name("danger-full-access").id
     _print_findings([f for f in compiled.findings if f.rule_id == full_access], False)
     _print_notices(compiled.results)
-    results = run.require_targets(compiled, agent)
     code = EXIT_OK
     for result in results:
         for drift in result.drift:
