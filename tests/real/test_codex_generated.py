@@ -56,7 +56,7 @@ def test_golden_rules_forbid_every_deny(codex: str, name: str) -> None:
     assert execpolicy_decision(codex, rules, ["ls", "-la"]) == NO_MATCH
 
 
-def _generate(tmp: Path, srt: dict, bash: dict) -> tuple[Path, Path, str]:
+def _generate(tmp: Path, srt: dict, bash: dict, *extra: str) -> tuple[Path, Path, str]:
     home, work = tmp / "home", tmp / "work"
     (home / ".aws").mkdir(parents=True)
     (home / ".aws" / "credentials").write_text("twsrt-secret\n")
@@ -79,6 +79,7 @@ def _generate(tmp: Path, srt: dict, bash: dict) -> tuple[Path, Path, str]:
             "generate",
             "codex",
             "-w",
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -101,6 +102,36 @@ def test_generated_profile_denies_reads_and_allows_workspace_writes(
     rc, out = sandbox_run(codex, config, "echo ok > made.txt && cat made.txt", work, home)
     assert rc == 0 and "ok" in out, out
     assert (work / "made.txt").read_text() == "ok\n"
+
+
+def test_read_only_profile_denies_workspace_writes_and_keeps_denies(
+    codex: str, tmp_path: Path
+) -> None:
+    """--sandbox read-only: the generated profile (extends :read-only) lets commands read the
+    workspace but write nowhere, not even into an allowWrite root, and the deny still holds."""
+    srt = {"filesystem": {"denyRead": ["~/.aws"], "allowWrite": [".", "~/cache"]}}
+    home, work, config = _generate(tmp_path, srt, {}, "--sandbox", "read-only")
+    (home / "cache").mkdir()
+    (work / "in.txt").write_text("readable\n")
+    rc, out = sandbox_run(codex, config, "cat in.txt", work, home)
+    assert rc == 0 and "readable" in out, out
+    for target in ("made.txt", "~/cache/made.txt", "/tmp/twsrt-ro-made.txt"):
+        rc, out = sandbox_run(codex, config, f"echo no > {target}", work, home)
+        assert rc != 0, (target, out)
+    assert not (work / "made.txt").exists() and not (home / "cache" / "made.txt").exists()
+    assert not Path("/tmp/twsrt-ro-made.txt").exists()
+    rc, out = sandbox_run(codex, config, "cat ~/.aws/credentials", work, home)
+    assert rc != 0 and "twsrt-secret" not in out, out
+
+
+def test_danger_full_access_runs_unsandboxed(codex: str, tmp_path: Path) -> None:
+    """--sandbox danger-full-access really is Codex's built-in full access: the policy's deny
+    is not enforced by Codex any more (which is why twsrt warns on every run)."""
+    srt = {"filesystem": {"denyRead": ["~/.aws"], "allowWrite": ["."]}}
+    home, work, config = _generate(tmp_path, srt, {}, "--sandbox", "danger-full-access")
+    assert 'default_permissions = ":danger-full-access"' in config
+    rc, out = sandbox_run(codex, config, "cat ~/.aws/credentials", work, home)
+    assert rc == 0 and "twsrt-secret" in out, out
 
 
 def _fetch(codex: str, config: str, url: str, work: Path, home: Path) -> dict:
