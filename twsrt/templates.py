@@ -17,6 +17,12 @@ claude_settings = "{claude}"   # settings.json becomes a symlink to it
 # codex_config = "~/.codex/config.toml"
 # codex_rules = "~/.codex/rules/twsrt.rules"      # optional: omit to skip escalation rules
 # copilot_output = "~/.config/twsrt/copilot-flags.txt"
+# deepcode_settings = "~/.deepcode/settings.json"  # creating it ends DeepCode's ~/.claude fallback
+
+# What sandboxed commands may touch (read-only, workspace-write, danger-full-access);
+# independent of full/yolo, and --sandbox wins:
+# [sandbox]
+# mode = "workspace-write"
 
 # Sandbox keys forced per mode, applied after the srt values:
 # [sandbox_overrides.yolo]
@@ -71,6 +77,10 @@ claude_settings = "home/.claude/settings.full.json"
 claude_settings_yolo = "home/.claude/settings.yolo.json"
 codex_config = "home/.codex/config.toml"
 codex_rules = "home/.codex/rules/twsrt.rules"
+# deepcode_settings = "home/.deepcode/settings.json"
+
+# [sandbox]
+# mode = "workspace-write"   # or read-only / danger-full-access (reported on every run)
 
 [sandbox_overrides.yolo]
 enabled = true
