@@ -196,7 +196,8 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
     info = report["summary"]
     lines += [
         f"`twsrt check` exited **{exit_code}**: {meaning} (`{info['fail_on']}`). "
-        f"twsrt {report['tool']['version']}, {info['files']} files checked.",
+        f"twsrt {report['tool']['version']}, {info['files']} files checked"
+        + (f", sandbox mode `{info['sandbox_mode']}`." if "sandbox_mode" in info else "."),
         "",
     ]
     upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")

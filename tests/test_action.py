@@ -656,6 +656,7 @@ def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) 
     assert "::notice" not in run.step("upload-gate").stdout
     summary = run.summary
     assert summary.startswith("## twsrt check: passed")
+    assert "files checked, sandbox mode `workspace-write`." in summary
     assert "| warning | " in summary and "| claude | " in summary and "| codex | " in summary
     assert "SARIF sent to code scanning (category `twsrt`)" in summary
     assert "### Drifted files" not in summary and "generate -w" not in summary
