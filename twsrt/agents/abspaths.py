@@ -1,0 +1,172 @@
+"""Absolute-path translation shared by targets whose sandbox takes only absolute paths.
+
+Copilot CLI and DeepCode both name whole directory trees by absolute path and take no
+wildcards. A canonical path rule becomes such a path with ``~`` expanded by the config's home
+(:class:`HomePaths`); a rule that cannot become one is a finding at the source rule, and a
+grant is never widened. The messages name the agent (:class:`PathTarget`), so every target
+reports the same loss in the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from twsrt.config import Config
+from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.locations import Location
+from twsrt.policy import PathRule, is_glob
+
+
+@dataclass(frozen=True, eq=False)
+class PathTarget:
+    """Who the messages are about: the agent id, its human label, and the name of the target
+    key each srt key lands in (``denyRead`` -> ``deniedPaths``; unnamed keys keep their name)."""
+
+    agent: str
+    label: str
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def target(self, key: str) -> str:
+        return self.names.get(key, key)
+
+    def lossy(self, name: str, message: str, origin: Location) -> Finding:
+        return finding(name, message, origin, agent=self.agent)
+
+
+def inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def is_relative(path: str) -> bool:
+    return not (path.startswith("/") or path == "~" or path.startswith("~/"))
+
+
+def whole_tree(rule: PathRule) -> str:
+    """``P/**`` is exactly the whole-subtree ``P``; other paths stay as written."""
+    path = rule.path
+    if not rule.literal and path.endswith("/**") and not is_glob(path[:-3]):
+        return path[:-3] or "/"
+    return path
+
+
+def glob_prefix(path: str) -> str:
+    """The concrete directory above the first path segment with a glob character."""
+    parts = path.split("/")
+    for index, part in enumerate(parts):
+        if is_glob(part):
+            return "/".join(parts[:index]) or "/"
+    return path
+
+
+class HomePaths:
+    """Expands ``~`` with the configured home and remembers whether any output used it."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home.rstrip("/") or "/"
+        self.used = False
+
+    def expand(self, path: str) -> str:
+        if path == "~" or path.startswith("~/"):
+            self.used = True
+            return self.home if path == "~" else self.home.rstrip("/") + path[1:]
+        return path
+
+
+def check_malformed(rule: PathRule, spec: PathTarget) -> None:
+    if rule.path == "/~" or rule.path.startswith("/~/"):
+        raise TwsrtError(
+            spec.lossy(
+                "unexpressible-path",
+                f"malformed path '{rule.path}': did you mean '~/'?",
+                rule.origin,
+            )
+        )
+
+
+def deny_path(
+    rule: PathRule, key: str, paths: HomePaths, findings: list[Finding], spec: PathTarget
+) -> str | None:
+    """The absolute path a deny rule becomes, or None (with a finding) when it cannot be one."""
+    check_malformed(rule, spec)
+    path = whole_tree(rule)
+    target = spec.target(key)
+    label = spec.label
+    if is_relative(path):
+        findings.append(
+            spec.lossy(
+                "lossy-relative-path",
+                f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
+                f"sandbox takes only absolute paths, so it is not in {target} (run {label} under "
+                "srt to enforce it)",
+                rule.origin,
+            )
+        )
+        return None
+    if rule.literal or not is_glob(path):
+        return paths.expand(path)
+    # A glob cannot be written; its concrete parent directory, denied whole, is stricter and
+    # never weaker. Denying `/` or the whole home instead would lock the agent out, so those
+    # globs are reported rather than widened into something unusable.
+    prefix = glob_prefix(path)
+    if prefix in ("/", "~"):
+        findings.append(
+            spec.lossy(
+                "lossy-glob-path",
+                f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards), and "
+                f"denying all of '{prefix}' instead would lock it out; not in {target}",
+                rule.origin,
+            )
+        )
+        return None
+    findings.append(
+        spec.lossy(
+            "lossy-stricter-glob",
+            f"{label} takes no wildcards; {key} glob '{rule.path}' becomes {target} entry "
+            f"'{prefix}' (the whole directory)",
+            rule.origin,
+        )
+    )
+    return paths.expand(prefix)
+
+
+def grant_path(
+    rule: PathRule, key: str, paths: HomePaths, findings: list[Finding], spec: PathTarget
+) -> str | None:
+    """The absolute path a grant becomes, or None (with a finding): grants are never widened."""
+    check_malformed(rule, spec)
+    path = whole_tree(rule)
+    label = spec.label
+    if is_relative(path):
+        findings.append(
+            spec.lossy(
+                "lossy-relative-path",
+                f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
+                "sandbox takes only absolute paths, so it is not granted",
+                rule.origin,
+            )
+        )
+        return None
+    if not rule.literal and is_glob(path):
+        findings.append(
+            spec.lossy(
+                "lossy-glob-path",
+                f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards) and a "
+                "parent directory would grant more; it is not granted",
+                rule.origin,
+            )
+        )
+        return None
+    return paths.expand(path)
+
+
+def unpinned_home(config: Config, target_key: str) -> Finding:
+    """The note for an output that expanded ``~`` with this machine's home; the same text and
+    place as the policy lint (``twsrt.lints``), so ``check`` reports it once."""
+    return finding(
+        "unpinned-home",
+        f"the {target_key} output expands ~ with this machine's home "
+        f'({config.output_home}); set home = "..." in the config so every '
+        "machine generates the same bytes",
+        config.location(f"/targets/{target_key}"),
+    )

@@ -1,0 +1,520 @@
+"""DeepCode target: ``permissions.deny``/``ask`` and the ``sandbox`` object of its settings file.
+
+DeepCode (oratis/deepcode) reads ``~/.deepcode/settings.json`` (or, while that file does not
+exist, ``~/.claude/settings.json``), then the project and local layers, then ``--settings
+<file>``. Layers are deep-merged, but a list in a later layer replaces the earlier list whole.
+twsrt writes the user file in full mode and a ``--settings`` file in yolo mode; both carry the
+whole managed content, so the yolo layer restates every list (its ``permissions.ask`` is ``[]``,
+which switches the user's ask rules off).
+
+What the target can hold, from DeepCode's source (agents-formats §5):
+
+- permission rules are string prefixes on the tool's primary input: ``Bash(cmd)`` and
+  ``Bash(cmd *)`` work, path rules match nothing, so only the bash rules are compiled;
+- ``sandbox.mode`` (read-only / workspace-write / danger-full-access) wins over the legacy
+  ``sandbox.enabled``, which twsrt removes;
+- ``sandbox.filesystem`` takes absolute paths without wildcards (Linux does not expand ``~``),
+  so ``~`` is expanded with the config's home; denyRead/denyWrite bind only on macOS;
+- ``sandbox.network.allowedDomains``: absent = every host, ``[]`` = none, a list = a DNS
+  allow-list on Linux only; ``deniedDomains`` is not enforced; ``allowUnixSockets`` is a
+  boolean for every socket.
+
+Translation is pure; the merge splices only the top-level ``permissions`` and ``sandbox``
+members into the user's file and keeps every other byte.
+"""
+
+from __future__ import annotations
+
+import json
+from copy import deepcopy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents.abspaths import HomePaths, PathTarget, deny_path, grant_path, unpinned_home
+from twsrt.agents.base import (
+    Context,
+    Drift,
+    DriftItem,
+    Result,
+    check_json_shape,
+    read_target,
+    value_at,
+    yolo_variant,
+)
+from twsrt.agents.claude import bash_rules, split_port
+from twsrt.config import display_path
+from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.jsonedit import dump, render_new, replace_members
+from twsrt.jsonpos import JsonSyntaxError, parse_json
+from twsrt.locations import Location
+from twsrt.policy import Policy
+from twsrt.writes import FileWrite
+
+NAME = "deepcode"
+LABEL = "DeepCode"
+SETTINGS_KEY, YOLO_KEY = "deepcode_settings", "deepcode_settings_yolo"
+# DeepCode's user settings file; while it is missing DeepCode reads ~/.claude/settings.json
+USER_DIR, USER_FILE = ".deepcode", "settings.json"
+
+# The managed keys, in DeepCode's declaration order (config/types.ts). Every other key of
+# `permissions` (allow, defaultMode, additionalDirectories) and of `sandbox` (excludedCommands)
+# is the user's and kept.
+PERMISSION_KEYS = ("deny", "ask")
+FS_KEYS = ("allowWrite", "denyWrite", "allowRead", "denyRead")
+NET_KEYS = ("allowedDomains", "deniedDomains", "allowUnixSockets", "allowLocalBinding")
+# the legacy switch: `mode` wins over it, so a stale one is only confusing
+LEGACY_KEYS = ("enabled",)
+
+SPEC = PathTarget(NAME, LABEL, {key: f"sandbox.filesystem.{key}" for key in FS_KEYS})
+
+_PROXY = "DeepCode filters the network by DNS only and has no HTTP proxy"
+# srt settings DeepCode has no faithful key for (each would widen or means something else);
+# reported at the srt key, not compiled. Engine plumbing (ripgrep, seccomp, bwrapPath, ...) is
+# not policy and is not listed.
+UNCOMPILED = (
+    ("/network/strictAllowlist", "DeepCode has no such switch (its allow-list never asks)"),
+    ("/network/allowMachLookup", "DeepCode has no Mach service grant"),
+    ("/network/httpProxyPort", "DeepCode has no external proxy setting"),
+    ("/network/socksProxyPort", "DeepCode has no external proxy setting"),
+    ("/network/deniedResolvedAddresses", "DeepCode cannot deny resolved addresses"),
+    ("/network/mitmProxy", _PROXY),
+    ("/network/parentProxy", _PROXY),
+    ("/network/tlsTerminate", _PROXY),
+    ("/network/requireHostMatch", _PROXY),
+    ("/network/refuseOpaqueTunnels", _PROXY),
+    ("/network/stripResponseHeaders", _PROXY),
+    ("/network/ambiguousRequestTarget", _PROXY),
+    ("/network/allowPlaintextHeaderSet", _PROXY),
+    ("/credentials", "DeepCode has no credential masking"),
+    ("/filesystem/disabled", "DeepCode always isolates the filesystem when its sandbox is on"),
+    ("/ignoreViolations", "DeepCode does not filter violation reports"),
+    ("/enableWeakerNetworkIsolation", "DeepCode has no weaker isolation switch"),
+    ("/enableWeakerNestedSandbox", "DeepCode has no weaker isolation switch"),
+    ("/allowAppleEvents", "DeepCode has no Apple Events grant"),
+    ("/allowNestedUserNamespaces", "DeepCode has no user namespace grant"),
+)
+
+
+@dataclass
+class Managed:
+    """The content twsrt owns in a DeepCode settings file, for one mode."""
+
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    mode: str = "workspace-write"
+    filesystem: dict[str, list[str]] = field(default_factory=dict)  # only the keys emitted
+    network: dict[str, Any] = field(default_factory=dict)
+    home_used: bool = False
+    origins: dict[str, Location] = field(default_factory=dict)
+
+    def sandbox(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mode": self.mode}
+        if self.filesystem:
+            out["filesystem"] = deepcopy(self.filesystem)
+        out["network"] = deepcopy(self.network)
+        return out
+
+    def fragment(self) -> dict[str, Any]:
+        return {
+            "permissions": {"deny": list(self.deny), "ask": list(self.ask)},
+            "sandbox": self.sandbox(),
+        }
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _lossy(name: str, message: str, origin: Location) -> Finding:
+    return finding(name, message, origin, agent=NAME)
+
+
+def translate(
+    policy: Policy, yolo: bool, sandbox_mode: str, home: str
+) -> tuple[Managed, list[Finding]]:
+    """Pure translation of the canonical policy into DeepCode's managed content."""
+    if not policy.enabled and sandbox_mode != "danger-full-access":
+        raise TwsrtError(
+            _lossy(
+                "disabled-sandbox",
+                "the canonical sandbox is disabled (enabled = false); refusing to write a DeepCode "
+                f"sandbox in mode {sandbox_mode} that would pretend to enforce it (sandbox mode "
+                "danger-full-access says what the policy means)",
+                policy.srt_location("/enabled"),
+            )
+        )
+    findings: list[Finding] = []
+    managed = Managed(mode=sandbox_mode)
+
+    def note(values: list[str], origin: Location) -> None:
+        for value in values:
+            managed.origins.setdefault(value, origin)
+
+    deny: list[str] = []
+    for entry in policy.bash_deny:
+        emitted = bash_rules(entry.value, entry.origin, NAME)
+        deny += emitted
+        note(emitted, entry.origin)
+    managed.deny = _unique(deny)
+    # yolo: an explicit [] — the --settings layer replaces the user's list with it
+    ask: list[str] = []
+    if not yolo:
+        for entry in policy.bash_ask:
+            emitted = bash_rules(entry.value, entry.origin, NAME)
+            ask += emitted
+            note(emitted, entry.origin)
+    managed.ask = _unique(ask)
+    paths = HomePaths(home)
+    managed.filesystem = _filesystem(policy, sandbox_mode, paths, findings, managed.origins)
+    managed.network = _network(policy, findings, managed.origins)
+    managed.home_used = paths.used
+    for pointer, why in UNCOMPILED:
+        value = value_at(policy.srt, pointer)
+        if value is None or value is False or value == [] or value == {}:
+            continue
+        findings.append(
+            _lossy(
+                "lossy-unsupported-key",
+                f"'{pointer[1:].replace('/', '.')}' is not compiled into DeepCode's sandbox: {why}",
+                policy.srt_location(pointer, key=True),
+            )
+        )
+    return managed, findings
+
+
+def _filesystem(
+    policy: Policy,
+    sandbox_mode: str,
+    paths: HomePaths,
+    findings: list[Finding],
+    origins: dict[str, Location],
+) -> dict[str, list[str]]:
+    """The filesystem lists for the keys the srt settings have (an empty list stays)."""
+    srt_fs = policy.srt.get("filesystem", {})
+    rules = {
+        "allowWrite": policy.allow_write,
+        "denyWrite": policy.deny_write,
+        "allowRead": policy.allow_read,
+        "denyRead": policy.deny_read,
+    }
+    out: dict[str, list[str]] = {}
+    for key in FS_KEYS:
+        if key not in srt_fs:
+            continue
+        if key == "allowWrite" and sandbox_mode == "read-only":
+            continue  # read-only never carries a write grant
+        values: list[str] = []
+        for rule in rules[key]:
+            if key.startswith("deny"):
+                path = deny_path(rule, key, paths, findings, SPEC)
+                if path is not None:
+                    findings.append(
+                        _lossy(
+                            "lossy-linux-deny",
+                            f"DeepCode applies sandbox.filesystem.{key} '{path}' on macOS only; "
+                            "its Linux sandbox (bubblewrap) ignores it (on Linux run DeepCode "
+                            "under srt to enforce it)",
+                            rule.origin,
+                        )
+                    )
+            elif not rule.literal and rule.path in (".", "./"):
+                # DeepCode adds the working directory itself (to allowRead in every sandboxed
+                # mode, to allowWrite in workspace-write)
+                continue
+            else:
+                path = grant_path(rule, key, paths, findings, SPEC)
+            if path is None:
+                continue
+            if path not in values:
+                values.append(path)
+            origins.setdefault(path, rule.origin)
+        out[key] = values
+    return out
+
+
+def _network(
+    policy: Policy, findings: list[Finding], origins: dict[str, Location]
+) -> dict[str, Any]:
+    srt_net = policy.srt.get("network", {})
+    allowed: list[str] = []
+    for entry in policy.allowed_domains:
+        _host, port = split_port(entry.value)
+        if port is not None:
+            findings.append(
+                _lossy(
+                    "lossy-port-domain",
+                    f"DeepCode's allowedDomains take no port; '{entry.value}' is left out "
+                    "(allowing the host on every port would be wider)",
+                    entry.origin,
+                )
+            )
+            continue
+        if entry.value not in allowed:
+            allowed.append(entry.value)
+        origins.setdefault(entry.value, entry.origin)
+    # srt: absent or empty means no network; DeepCode: absent means every host, [] means none
+    out: dict[str, Any] = {"allowedDomains": allowed}
+    if allowed:
+        findings.append(
+            _lossy(
+                "lossy-macos-network",
+                "DeepCode filters allowedDomains on Linux only; on macOS a non-empty list lets "
+                "sandboxed commands reach every host (on macOS run DeepCode under srt to keep the "
+                "allow-list)",
+                policy.srt_location("/network/allowedDomains", key=True),
+            )
+        )
+    if "deniedDomains" in srt_net:
+        out["deniedDomains"] = list(srt_net["deniedDomains"])
+        for entry in policy.denied_domains:
+            origins.setdefault(entry.value, entry.origin)
+        if policy.denied_domains:
+            findings.append(
+                _lossy(
+                    "lossy-denied-domains",
+                    "DeepCode writes down sandbox.network.deniedDomains but enforces it on no "
+                    "platform; only the allowedDomains allow-list limits the network",
+                    policy.srt_location("/network/deniedDomains", key=True),
+                )
+            )
+    all_sockets = srt_net.get("allowAllUnixSockets")
+    if isinstance(all_sockets, bool):
+        out["allowUnixSockets"] = all_sockets  # both mean every Unix socket
+    if srt_net.get("allowUnixSockets") and all_sockets is not True:
+        findings.append(
+            _lossy(
+                "lossy-unix-socket",
+                "DeepCode's allowUnixSockets is one switch for every Unix socket; the socket "
+                "paths listed here are not granted (the switch would open all of them)",
+                policy.srt_location("/network/allowUnixSockets", key=True),
+            )
+        )
+    if "allowLocalBinding" in srt_net:
+        out["allowLocalBinding"] = srt_net["allowLocalBinding"]
+    return out
+
+
+# ---------------------------------------------------------------- merge
+
+
+def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
+    """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
+    current_permissions = existing.get("permissions")
+    permissions = deepcopy(current_permissions) if current_permissions is not None else {}
+    permissions["deny"] = list(managed.deny)
+    permissions["ask"] = list(managed.ask)
+    generated = managed.sandbox()
+    current = existing.get("sandbox")
+    if current is None:
+        return {"permissions": permissions, "sandbox": generated}
+    sandbox = deepcopy(current)
+    for key in LEGACY_KEYS:
+        sandbox.pop(key, None)
+    if "mode" in sandbox:
+        sandbox["mode"] = managed.mode
+    else:
+        sandbox = {"mode": managed.mode, **sandbox}
+    for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
+        part = sandbox.get(section)
+        part = deepcopy(part) if part is not None else {}
+        wanted = generated.get(section, {})
+        for key in keys:
+            if key in wanted:
+                part[key] = deepcopy(wanted[key])
+            else:
+                part.pop(key, None)  # stale: not generated in this run
+        if part or section in sandbox:
+            sandbox[section] = part
+    return {"permissions": permissions, "sandbox": sandbox}
+
+
+# Managed members whose type must be right before twsrt can merge into the file.
+SETTINGS_SHAPES = {
+    "/permissions": dict,
+    "/permissions/deny": list,
+    "/permissions/ask": list,
+    "/sandbox": dict,
+    "/sandbox/filesystem": dict,
+    "/sandbox/network": dict,
+}
+
+
+def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
+    """The whole new file: the base with only the managed members spliced in."""
+    if base_text is None or not base_text.strip():
+        return render_new(merge({}, managed))
+    try:
+        parsed = parse_json(base_text)
+    except JsonSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        raise fail(
+            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
+        ) from None
+    check_json_shape(parsed, display, SETTINGS_SHAPES)
+    updates = merge(parsed.value, managed)
+    if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
+        return base_text
+    return replace_members(base_text, updates)
+
+
+# ---------------------------------------------------------------- drift
+
+
+def managed_items(document: Any) -> list[DriftItem]:
+    """The managed content of a settings document as comparable items. An empty list is an
+    item of its own: ``[]`` and a missing key mean different things to DeepCode (no network
+    against every host; no ask rules against the user layer's)."""
+    items: list[DriftItem] = []
+    if not isinstance(document, dict):
+        return items
+
+    def add(name: str, value: Any, raw: bool = False) -> None:
+        if isinstance(value, list) and value:
+            for item in value:
+                text = (
+                    item if raw and isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+                )
+                items.append(DriftItem(name, text))
+        else:
+            items.append(DriftItem(name, json.dumps(value, ensure_ascii=False, sort_keys=True)))
+
+    permissions = document.get("permissions")
+    if isinstance(permissions, dict):
+        for key in PERMISSION_KEYS:
+            if key in permissions:
+                add(f"permissions.{key}", permissions[key], raw=True)
+    sandbox = document.get("sandbox")
+    if not isinstance(sandbox, dict):
+        return items
+    for key in ("mode", *LEGACY_KEYS):
+        if key in sandbox:
+            add(f"sandbox.{key}", sandbox[key])
+    for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
+        part = sandbox.get(section)
+        if isinstance(part, dict):
+            for key in keys:
+                if key in part:
+                    add(f"sandbox.{section}.{key}", part[key])
+    return items
+
+
+def drift(display: str, disk_text: str | None, new_text: str, key: str) -> Drift:
+    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text)
+    if disk_text is None:
+        result.missing_file = True
+        return result
+    try:
+        on_disk = json.loads(disk_text)
+    except json.JSONDecodeError:
+        on_disk = {}
+    disk_items = managed_items(on_disk)
+    new_items = managed_items(json.loads(new_text))
+    old_set, new_set = set(disk_items), set(new_items)  # sets: large policies stay linear
+    result.missing = [item for item in new_items if item not in old_set]
+    result.extra = [item for item in disk_items if item not in new_set]
+    if not result.missing and not result.extra:
+        result.reordered = disk_items != new_items
+    return result
+
+
+# ---------------------------------------------------------------- files
+
+
+def target(ctx: Context) -> tuple[str, Path] | None:
+    """The ``[targets]`` key and the file for this mode; None when nothing is configured."""
+    targets = ctx.config.targets
+    full = targets.get(SETTINGS_KEY)
+    if not ctx.yolo:
+        return (SETTINGS_KEY, full) if full is not None else None
+    if YOLO_KEY in targets:
+        return YOLO_KEY, targets[YOLO_KEY]
+    return (SETTINGS_KEY, yolo_variant(full)) if full is not None else None
+
+
+def _configured_key(ctx: Context) -> str:
+    """``deepcode_settings``, or the yolo key when only that one is configured."""
+    return SETTINGS_KEY if SETTINGS_KEY in ctx.config.targets else YOLO_KEY
+
+
+def layer_findings(ctx: Context) -> list[Finding]:
+    """What writing DeepCode's settings layers costs: the Claude fallback and list layering."""
+    findings: list[Finding] = []
+    full = ctx.config.targets.get(SETTINGS_KEY)
+    # the full-mode file is created by this run (yolo runs create it only as a companion)
+    creates = not ctx.yolo or YOLO_KEY in ctx.config.targets
+    if (
+        full is not None
+        and creates
+        and full.name == USER_FILE
+        and full.parent.name == USER_DIR
+        and not full.exists()
+        and not full.is_symlink()
+    ):
+        findings.append(
+            _lossy(
+                "deepcode-claude-fallback",
+                f"{display_path(full)} does not exist yet: DeepCode reads ~/.claude/settings.json "
+                "in its place, and once twsrt writes it nothing from the Claude Code file "
+                "(hooks, MCP servers, model settings) reaches DeepCode; copy what you still need "
+                "into it",
+                ctx.config.location(f"/targets/{SETTINGS_KEY}"),
+            )
+        )
+    findings.append(
+        _lossy(
+            "deepcode-array-layers",
+            "DeepCode's project and local settings layers replace lists instead of extending "
+            "them: a .deepcode/settings.json that sets permissions.deny, permissions.ask or a "
+            "sandbox list drops what twsrt writes here",
+            ctx.config.location(f"/targets/{_configured_key(ctx)}"),
+        )
+    )
+    return findings
+
+
+def _written(path: Path) -> Path:
+    return path.resolve() if path.is_symlink() else path
+
+
+class DeepCodeAgent:
+    name = NAME
+    target_keys = (SETTINGS_KEY, YOLO_KEY)
+
+    def compile(self, ctx: Context) -> Result:
+        managed, findings = translate(
+            ctx.policy, ctx.yolo, ctx.sandbox_mode, ctx.config.output_home
+        )
+        if ctx.full_access:
+            findings.append(
+                ctx.full_access_finding(
+                    NAME,
+                    "sandbox.mode is danger-full-access and the permission deny rules stay "
+                    "in force",
+                )
+            )
+        preview = dump(managed.fragment(), "  ") + "\n"
+        located = target(ctx)
+        if located is None:
+            return Result(NAME, preview, findings=findings, target_configured=False)
+        key, path = located
+        if managed.home_used and ctx.config.pinned_home is None:
+            # the lint's text and place when deepcode_settings is configured: reported once
+            findings.append(unpinned_home(ctx.config, _configured_key(ctx)))
+        findings += layer_findings(ctx)
+        display = display_path(path)
+        disk_text = read_target(path, display)
+        new_text = merged_text(disk_text, display, managed)
+        # a settings file can hold hooks with secrets and MCP headers: a new file is private
+        change = FileWrite(_written(path), display, new_text, disk_text, new_mode=0o600)
+        return Result(
+            NAME,
+            preview,
+            changes=[change],
+            findings=findings,
+            drift=[drift(display, disk_text, new_text, key)],
+            origins=managed.origins,
+        )
+
+
+AGENT = DeepCodeAgent()
