@@ -27,6 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twsrt.agents.abspaths import (
+    HomePaths,
+    PathTarget,
+    deny_path,
+    grant_path,
+    inside,
+    unpinned_home,
+)
 from twsrt.agents.base import (
     Context,
     Drift,
@@ -43,7 +51,7 @@ from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.jsonedit import dump, render_new, replace_members
 from twsrt.jsonpos import JsonSyntaxError, parse_json
 from twsrt.locations import Location
-from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.policy import Policy
 from twsrt.writes import Change, FileWrite
 
 NAME = "copilot"
@@ -79,6 +87,7 @@ FS_KEYS = ("readwritePaths", "readonlyPaths", "deniedPaths")
 # allowLocalNetwork stays off: Copilot's switch opens the whole LAN, SRT has no such grant.
 NET_KEYS = ("allowOutbound", "allowLocalNetwork", "allowedHosts", "blockedHosts")
 URL_KEYS = ("allowedUrls", "deniedUrls")
+PATHS = PathTarget(NAME, "Copilot", {"denyRead": "deniedPaths", "denyWrite": "readonlyPaths"})
 
 # srt settings the Copilot sandbox has no faithful key for (each would widen or differs in
 # meaning); reported, not compiled.
@@ -235,125 +244,6 @@ def compile_flags(
 # ---------------------------------------------------------------- sandbox settings
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def _is_relative(path: str) -> bool:
-    return not (path.startswith("/") or path == "~" or path.startswith("~/"))
-
-
-def _whole_tree(rule: PathRule) -> str:
-    """``P/**`` is exactly Copilot's whole-subtree ``P``; other paths stay as written."""
-    path = rule.path
-    if not rule.literal and path.endswith("/**") and not is_glob(path[:-3]):
-        return path[:-3] or "/"
-    return path
-
-
-def _glob_prefix(path: str) -> str:
-    parts = path.split("/")
-    for index, part in enumerate(parts):
-        if is_glob(part):
-            return "/".join(parts[:index]) or "/"
-    return path
-
-
-class _Paths:
-    """Expands ``~`` with the configured home and remembers whether any output used it."""
-
-    def __init__(self, home: str) -> None:
-        self.home = home.rstrip("/") or "/"
-        self.used = False
-
-    def expand(self, path: str) -> str:
-        if path == "~" or path.startswith("~/"):
-            self.used = True
-            return self.home if path == "~" else self.home.rstrip("/") + path[1:]
-        return path
-
-
-def _check_malformed(rule: PathRule) -> None:
-    if rule.path == "/~" or rule.path.startswith("/~/"):
-        raise TwsrtError(
-            _lossy(
-                "unexpressible-path",
-                f"malformed path '{rule.path}': did you mean '~/'?",
-                rule.origin,
-            )
-        )
-
-
-def _deny_path(rule: PathRule, key: str, paths: _Paths, findings: list[Finding]) -> str | None:
-    """The absolute path a deny rule becomes, or None (with a finding) when it cannot be one."""
-    _check_malformed(rule)
-    path = _whole_tree(rule)
-    target = "deniedPaths" if key == "denyRead" else "readonlyPaths"
-    if _is_relative(path):
-        findings.append(
-            _lossy(
-                "lossy-relative-path",
-                f"{key} '{rule.path}' is relative to the directory an agent starts in; Copilot's "
-                f"sandbox takes only absolute paths, so it is not in {target} (run Copilot under "
-                "srt to enforce it)",
-                rule.origin,
-            )
-        )
-        return None
-    if rule.literal or not is_glob(path):
-        return paths.expand(path)
-    # A glob cannot be written; its concrete parent directory, denied whole, is stricter and
-    # never weaker. Denying `/` or the whole home instead would lock the agent out, so those
-    # globs are reported rather than widened into something unusable.
-    prefix = _glob_prefix(path)
-    if prefix in ("/", "~"):
-        findings.append(
-            _lossy(
-                "lossy-glob-path",
-                f"{key} glob '{rule.path}' cannot be written for Copilot (no wildcards), and "
-                f"denying all of '{prefix}' instead would lock it out; not in {target}",
-                rule.origin,
-            )
-        )
-        return None
-    findings.append(
-        _lossy(
-            "lossy-stricter-glob",
-            f"Copilot takes no wildcards; {key} glob '{rule.path}' becomes {target} entry "
-            f"'{prefix}' (the whole directory)",
-            rule.origin,
-        )
-    )
-    return paths.expand(prefix)
-
-
-def _grant_path(rule: PathRule, key: str, paths: _Paths, findings: list[Finding]) -> str | None:
-    """The absolute path a grant becomes, or None (with a finding): grants are never widened."""
-    _check_malformed(rule)
-    path = _whole_tree(rule)
-    if _is_relative(path):
-        findings.append(
-            _lossy(
-                "lossy-relative-path",
-                f"{key} '{rule.path}' is relative to the directory an agent starts in; Copilot's "
-                "sandbox takes only absolute paths, so it is not granted",
-                rule.origin,
-            )
-        )
-        return None
-    if not rule.literal and is_glob(path):
-        findings.append(
-            _lossy(
-                "lossy-glob-path",
-                f"{key} glob '{rule.path}' cannot be written for Copilot (no wildcards) and a "
-                "parent directory would grant more; it is not granted",
-                rule.origin,
-            )
-        )
-        return None
-    return paths.expand(path)
-
-
 def compile_sandbox(
     policy: Policy,
     home: str,
@@ -375,24 +265,24 @@ def compile_sandbox(
                 policy.srt_location("/enabled"),
             )
         )
-    paths = _Paths(home)
+    paths = HomePaths(home)
     denied: list[str] = []
     for rule in policy.deny_read:
-        path = _deny_path(rule, "denyRead", paths, findings)
+        path = deny_path(rule, "denyRead", paths, findings, PATHS)
         if path is not None and path not in denied:
             denied.append(path)
             origins.setdefault(path, rule.origin)
     write_denied: list[str] = []
     for rule in policy.deny_write:
-        path = _deny_path(rule, "denyWrite", paths, findings)
+        path = deny_path(rule, "denyWrite", paths, findings, PATHS)
         # read-only inside a denied path would re-open reads there: the deny already covers it
-        if path is None or any(_inside(path, d) for d in denied) or path in write_denied:
+        if path is None or any(inside(path, d) for d in denied) or path in write_denied:
             continue
         write_denied.append(path)
         origins.setdefault(path, rule.origin)
     read_grants: list[tuple[str, Location]] = []
     for rule in policy.allow_read:
-        path = _grant_path(rule, "allowRead", paths, findings)
+        path = grant_path(rule, "allowRead", paths, findings, PATHS)
         # inside a denied path on purpose: srt's allowRead re-opens reads there, as does
         # Copilot's more specific grant; an equal path stays denied (the stricter reading)
         if path is not None and path not in denied:
@@ -404,10 +294,10 @@ def compile_sandbox(
         if rule.path == "." and not rule.literal:
             cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
             continue
-        path = _grant_path(rule, "allowWrite", paths, findings)
+        path = grant_path(rule, "allowWrite", paths, findings, PATHS)
         if path is None or path in readwrite:
             continue
-        blocker = next(((b, kind) for b, kind in blockers if _inside(path, b)), None)
+        blocker = next(((b, kind) for b, kind in blockers if inside(path, b)), None)
         if blocker is not None:
             # Copilot lets the more specific grant win; srt lets the deny win
             findings.append(
@@ -427,8 +317,8 @@ def compile_sandbox(
     for path, origin in read_grants:
         # srt's allowRead never takes writes away: inside a write root (and outside every
         # deny) a read-only entry would, so it is left out there
-        in_root = any(_inside(path, root) for root in readwrite)
-        if path in readonly or (in_root and not any(_inside(path, d) for d in denied)):
+        in_root = any(inside(path, root) for root in readwrite)
+        if path in readonly or (in_root and not any(inside(path, d) for d in denied)):
             continue
         readonly.append(path)
         origins.setdefault(path, origin)
@@ -683,17 +573,6 @@ def flags_target(ctx: Context) -> tuple[str, Path] | None:
     return None
 
 
-def _unpinned(ctx: Context) -> Finding:
-    # same text and place as the policy lint, so `check` reports it once
-    return finding(
-        "unpinned-home",
-        f"the {SETTINGS_KEY} output expands ~ with this machine's home "
-        f'({ctx.config.output_home}); set home = "..." in the config so every '
-        "machine generates the same bytes",
-        ctx.config.location(f"/targets/{SETTINGS_KEY}"),
-    )
-
-
 def _written(path: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
@@ -717,7 +596,7 @@ class CopilotAgent:
                 what = "sandbox.enabled is false and " + what
             findings.append(ctx.full_access_finding(NAME, what))
         if compiled.home_used and ctx.config.pinned_home is None:
-            findings.append(_unpinned(ctx))
+            findings.append(unpinned_home(ctx.config, SETTINGS_KEY))
         snippet = render_snippet(compiled.argv)
         preview = snippet
         flags = flags_target(ctx)
