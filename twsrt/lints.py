@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from twsrt.agents.abspaths import unpinned_home
 from twsrt.config import Config
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
 
 # Targets whose output embeds absolute paths expanded from ``~``.
-HOME_DEPENDENT_TARGETS = ("copilot_settings", "deepcode_settings")
+HOME_DEPENDENT_TARGETS = ("copilot_settings", "deepcode_settings", "deepcode_settings_yolo")
 
 
 def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
@@ -43,15 +44,7 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     if config is not None and config.pinned_home is None:
         for key in HOME_DEPENDENT_TARGETS:
             if key in config.targets:
-                out.append(
-                    finding(
-                        "unpinned-home",
-                        f"the {key} output expands ~ with this machine's home "
-                        f'({config.output_home}); set home = "..." in the config so every '
-                        "machine generates the same bytes",
-                        config.location(f"/targets/{key}"),
-                    )
-                )
+                out.append(unpinned_home(config, key))
     return out
 
 
