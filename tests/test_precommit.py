@@ -313,6 +313,7 @@ FILES_PATTERN_CASES = [
     ("home/copilot-flags.yolo.txt", True),
     (".deepcode/settings.json", True),
     ("home/.deepcode/settings.json", True),
+    ("home/.deepcode/settings.yolo.json", True),
     # near misses
     ("README.md", False),
     ("pyproject.toml", False),
