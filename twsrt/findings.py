@@ -427,9 +427,12 @@ _RULES += [
         Level.WARNING,
         "DeepCode's Linux sandbox does not apply denyRead or denyWrite.",
         "DeepCode passes `sandbox.filesystem.denyRead`/`denyWrite` to its macOS Seatbelt profile "
-        "only. Its bubblewrap sandbox on Linux does not mount the home directory at all (so most "
-        "home paths are unreadable there anyway) but applies no deny below the workspace or an "
-        "allowWrite root. twsrt writes the entry; on Linux run DeepCode under srt to enforce it.",
+        "only. Its bubblewrap sandbox on Linux does not mount the home directory at all, so most "
+        "home paths are unreadable there anyway, but it applies no deny inside what it does "
+        "mount: started in the home directory (which becomes the workspace), or with an "
+        "allowRead/allowWrite root above a denied path, DeepCode lets commands read `~/.aws` "
+        "(observed by the real-sandbox tests). twsrt writes the entry; on Linux run DeepCode "
+        "under srt to enforce it, and never start it in your home directory.",
     ),
     Rule(
         "TWS433",
