@@ -383,14 +383,9 @@ def test_quiet_and_verbose(dotfiles: Sandbox) -> None:
 
 def test_home_unpinned_note(dotfiles: Sandbox) -> None:
     config = (dotfiles.repo / "twsrt.toml").read_text()
+    assert 'deepcode_settings = "home/.deepcode/settings.json"' in config
     unpinned = "\n".join(line for line in config.splitlines() if not line.startswith("home ="))
-    dotfiles.write(
-        "twsrt.toml",
-        unpinned.replace(
-            "[targets]\n", '[targets]\ndeepcode_settings = "home/.deepcode/settings.json"\n'
-        )
-        + "\n",
-    )
+    dotfiles.write("twsrt.toml", unpinned + "\n")
     notes = [f for f in findings_json(dotfiles) if f["rule_id"] == "TWS211"]
     pointers = sorted(f["location"]["pointer"] for f in notes)
     assert pointers == ["/targets/copilot_settings", "/targets/deepcode_settings"]
