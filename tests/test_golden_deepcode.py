@@ -3,8 +3,10 @@
 Each directory under tests/golden/deepcode holds the canonical sources (srt.json, bash.json), an
 optional user settings file from before the run (existing.json), optional lines appended to the
 config's [targets] table (config-extra.toml), and for each sandbox mode the expected bytes of
-the full and yolo files (expected.<sandbox-mode>.full.json / .yolo.json) plus the findings
-`generate -w -v` prints (stderr.<sandbox-mode>.full.txt). The config pins home = "/home/user".
+the full and yolo files (expected.full.json / expected.yolo.json) plus the findings
+`generate -w -v` prints (stderr.full.txt); as for every agent, the default mode workspace-write
+has the plain names and the other modes prefix them (read-only.expected.full.json).
+The config pins home = "/home/user".
 Regenerate after an intended change with ``UPDATE_GOLDEN=1 pytest tests/test_golden_deepcode.py``
 and review the diff.
 """
@@ -86,6 +88,11 @@ def setup_case(sandbox: Sandbox, case: Path) -> None:
         target.chmod(0o644)
 
 
+def golden_name(mode: str, name: str) -> str:
+    """The default sandbox mode keeps the plain name, the others are prefixed."""
+    return name if mode == "workspace-write" else f"{mode}.{name}"
+
+
 def check(expected: Path, actual: str) -> None:
     if UPDATE:
         expected.write_text(actual, encoding="utf-8")
@@ -133,12 +140,12 @@ def test_deepcode_golden(sandbox: Sandbox, name: str, mode: str) -> None:
 
     full = sandbox.run("generate", "deepcode", "-w", "-v", "--sandbox", mode)
     assert full.returncode == 0, full.stderr
-    check(case / f"expected.{mode}.full.json", read(sandbox, SETTINGS))
-    check(case / f"stderr.{mode}.full.txt", full.stderr)
+    check(case / golden_name(mode, "expected.full.json"), read(sandbox, SETTINGS))
+    check(case / golden_name(mode, "stderr.full.txt"), full.stderr)
 
     yolo = sandbox.run("generate", "deepcode", "-w", "-v", "--yolo", "--sandbox", mode)
     assert yolo.returncode == 0, yolo.stderr
-    check(case / f"expected.{mode}.yolo.json", read(sandbox, yolo_file))
+    check(case / golden_name(mode, "expected.yolo.json"), read(sandbox, yolo_file))
 
     assert_preview_is_managed_content(preview.stdout, read(sandbox, SETTINGS), mode)
     for relative in (SETTINGS, yolo_file):
@@ -184,8 +191,10 @@ def test_merge_preserve_keeps_user_keys_and_drops_stale_ones() -> None:
     case = GOLDEN / "merge-preserve"
     before = json.loads((case / "existing.json").read_text(encoding="utf-8"))
     for mode in SANDBOX_MODES:
-        after = json.loads((case / f"expected.{mode}.full.json").read_text(encoding="utf-8"))
-        text = (case / f"expected.{mode}.full.json").read_text(encoding="utf-8")
+        after = json.loads(
+            (case / golden_name(mode, "expected.full.json")).read_text(encoding="utf-8")
+        )
+        text = (case / golden_name(mode, "expected.full.json")).read_text(encoding="utf-8")
         for key in ("model", "hooks", "mcpServers", "effortLevel"):
             assert after[key] == before[key]
         assert "audit-hook --tag 'grüße'" in text  # non-ASCII kept as written
@@ -206,17 +215,17 @@ def test_merge_preserve_keeps_user_keys_and_drops_stale_ones() -> None:
 
 
 def test_read_only_goldens_carry_no_write_grant() -> None:
-    for path in sorted(GOLDEN.glob("*/expected.read-only.*.json")):
+    for path in sorted(GOLDEN.glob("*/read-only.expected.*.json")):
         fs = json.loads(path.read_text(encoding="utf-8"))["sandbox"].get("filesystem", {})
         assert "allowWrite" not in fs, path
 
 
 def test_yolo_goldens_switch_ask_rules_off() -> None:
-    for path in sorted(GOLDEN.glob("*/expected.*.yolo.json")):
+    for path in sorted(GOLDEN.glob("*/*expected.yolo.json")):
         assert json.loads(path.read_text(encoding="utf-8"))["permissions"]["ask"] == [], path
 
 
-GOLDEN_FILES = sorted(GOLDEN.glob("*/expected.*.json"))
+GOLDEN_FILES = sorted(GOLDEN.glob("*/*expected.*.json"))
 
 
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
