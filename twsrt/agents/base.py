@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -138,6 +139,37 @@ def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None
         if node is not None and not isinstance(node, kind):
             expected = "an object" if kind is dict else "an array"
             raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+
+
+def splice_settings(
+    base_text: str | None,
+    display: str,
+    shapes: dict[str, type],
+    merge: Callable[[dict[str, Any]], dict[str, Any]],
+) -> str:
+    """A JSON settings file with only the members ``merge`` returns spliced into the user's
+    text (every other byte kept); a new file when there is none, and the text unchanged when
+    the managed members are already right, key order included."""
+    import json
+
+    from twsrt.findings import fail
+    from twsrt.jsonedit import render_new, replace_members
+    from twsrt.jsonpos import JsonSyntaxError, parse_json
+
+    if base_text is None or not base_text.strip():
+        return render_new(merge({}))
+    try:
+        parsed = parse_json(base_text)
+    except JsonSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        raise fail(
+            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
+        ) from None
+    check_json_shape(parsed, display, shapes)
+    updates = merge(parsed.value)
+    if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
+        return base_text
+    return replace_members(base_text, updates)
 
 
 def value_at(data: Any, pointer: str) -> Any:

@@ -40,16 +40,15 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
-    check_json_shape,
     read_target,
+    splice_settings,
     value_at,
     yolo_variant,
 )
 from twsrt.agents.claude import split_port
 from twsrt.config import display_path
-from twsrt.findings import Finding, TwsrtError, fail, finding
-from twsrt.jsonedit import dump, render_new, replace_members
-from twsrt.jsonpos import JsonSyntaxError, parse_json
+from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.jsonedit import dump
 from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.writes import Change, FileWrite
@@ -467,20 +466,7 @@ def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
 
 def merged_settings(base_text: str | None, display: str, compiled: Compiled) -> str:
     """The whole new settings file: the user's text with only the owned members spliced in."""
-    if base_text is None or not base_text.strip():
-        return render_new(merge({}, compiled))
-    try:
-        parsed = parse_json(base_text)
-    except JsonSyntaxError as exc:
-        location = Location(display, exc.line, exc.column)
-        raise fail(
-            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
-        ) from None
-    check_json_shape(parsed, display, SETTINGS_SHAPES)
-    updates = merge(parsed.value, compiled)
-    if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
-        return base_text
-    return replace_members(base_text, updates)
+    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, compiled))
 
 
 # ---------------------------------------------------------------- drift

@@ -37,16 +37,15 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
-    check_json_shape,
     read_target,
+    splice_settings,
     value_at,
     yolo_variant,
 )
 from twsrt.agents.claude import bash_rules, split_port
 from twsrt.config import display_path
-from twsrt.findings import Finding, TwsrtError, fail, finding
-from twsrt.jsonedit import dump, render_new, replace_members
-from twsrt.jsonpos import JsonSyntaxError, parse_json
+from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.jsonedit import dump
 from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.writes import FileWrite
@@ -342,20 +341,7 @@ SETTINGS_SHAPES = {
 
 def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
     """The whole new file: the base with only the managed members spliced in."""
-    if base_text is None or not base_text.strip():
-        return render_new(merge({}, managed))
-    try:
-        parsed = parse_json(base_text)
-    except JsonSyntaxError as exc:
-        location = Location(display, exc.line, exc.column)
-        raise fail(
-            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
-        ) from None
-    check_json_shape(parsed, display, SETTINGS_SHAPES)
-    updates = merge(parsed.value, managed)
-    if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
-        return base_text
-    return replace_members(base_text, updates)
+    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed))
 
 
 # ---------------------------------------------------------------- drift
