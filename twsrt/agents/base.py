@@ -172,6 +172,38 @@ def splice_settings(
     return replace_members(base_text, updates)
 
 
+def granting(srt: dict[str, Any], table: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    """The ``(pointer, why)`` entries of an agent's uncompiled-key table that the srt settings
+    actually set (a missing, false or empty value grants nothing, so it is not reported)."""
+    found = []
+    for pointer, why in table:
+        value = value_at(srt, pointer)
+        if not (value is None or value is False or value == [] or value == {}):
+            found.append((pointer, why))
+    return found
+
+
+def merge_sections(
+    target: dict[str, Any],
+    generated: dict[str, Any],
+    sections: tuple[tuple[str, tuple[str, ...]], ...],
+) -> None:
+    """Set the managed keys of each sub-object (``network``, ``filesystem``) in ``target`` to the
+    generated values, removing the ones not generated this run; other keys stay (in place)."""
+    from copy import deepcopy
+
+    for section, keys in sections:
+        part = deepcopy(target.get(section) or {})
+        wanted = generated.get(section, {})
+        for key in keys:
+            if key in wanted:
+                part[key] = deepcopy(wanted[key])
+            else:
+                part.pop(key, None)  # stale: not generated in this run
+        if part or section in target:
+            target[section] = part
+
+
 def value_at(data: Any, pointer: str) -> Any:
     """The value at a simple JSON pointer (no escapes), or None when any step is missing."""
     node = data

@@ -19,6 +19,7 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
+    merge_sections,
     read_target,
     splice_settings,
     value_at,
@@ -443,16 +444,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
             sandbox[key] = deepcopy(generated[key])
         elif key in TOP_KEYS or key in managed.dropped_keys:
             sandbox.pop(key, None)
-    for section, keys in (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)):
-        current = deepcopy(sandbox.get(section) or {})
-        wanted = generated.get(section, {})
-        for key in keys:
-            if key in wanted:
-                current[key] = deepcopy(wanted[key])
-            else:
-                current.pop(key, None)
-        if current or section in sandbox:
-            sandbox[section] = current
+    merge_sections(sandbox, generated, (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)))
     return {"permissions": permissions, "sandbox": sandbox}
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from twsrt.agents.base import Context, Drift, DriftItem, Result, read_target, value_at
+from twsrt.agents.base import Context, Drift, DriftItem, Result, granting, read_target
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
@@ -306,10 +306,7 @@ def translate(
         profile["filesystem"] = fs_out
     profile["network"] = _network(policy, findings, out)
     out.profile = profile
-    for pointer, why in UNCOMPILED:
-        value = value_at(policy.srt, pointer)
-        if value is None or value is False or value == [] or value == {}:
-            continue
+    for pointer, why in granting(policy.srt, UNCOMPILED):
         findings.append(
             _lossy(
                 "lossy-unsupported-key",

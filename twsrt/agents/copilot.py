@@ -40,9 +40,9 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
+    granting,
     read_target,
     splice_settings,
-    value_at,
     yolo_variant,
 )
 from twsrt.agents.claude import split_port
@@ -322,10 +322,7 @@ def compile_sandbox(
         readonly.append(path)
         origins.setdefault(path, origin)
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
-    for pointer, why in UNCOMPILED:
-        value = value_at(policy.srt, pointer)
-        if value is None or value is False or value == [] or value == {}:
-            continue
+    for pointer, why in granting(policy.srt, UNCOMPILED):
         findings.append(
             _lossy(
                 "lossy-unsupported-key",

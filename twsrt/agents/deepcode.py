@@ -37,9 +37,10 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
+    granting,
+    merge_sections,
     read_target,
     splice_settings,
-    value_at,
     yolo_variant,
 )
 from twsrt.agents.claude import bash_rules, split_port
@@ -168,10 +169,7 @@ def translate(
     managed.filesystem = _filesystem(policy, sandbox_mode, paths, findings, managed.origins)
     managed.network = _network(policy, findings, managed.origins)
     managed.home_used = paths.used
-    for pointer, why in UNCOMPILED:
-        value = value_at(policy.srt, pointer)
-        if value is None or value is False or value == [] or value == {}:
-            continue
+    for pointer, why in granting(policy.srt, UNCOMPILED):
         findings.append(
             _lossy(
                 "lossy-unsupported-key",
@@ -314,17 +312,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
         sandbox["mode"] = managed.mode
     else:
         sandbox = {"mode": managed.mode, **sandbox}
-    for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
-        part = sandbox.get(section)
-        part = deepcopy(part) if part is not None else {}
-        wanted = generated.get(section, {})
-        for key in keys:
-            if key in wanted:
-                part[key] = deepcopy(wanted[key])
-            else:
-                part.pop(key, None)  # stale: not generated in this run
-        if part or section in sandbox:
-            sandbox[section] = part
+    merge_sections(sandbox, generated, (("filesystem", FS_KEYS), ("network", NET_KEYS)))
     return {"permissions": permissions, "sandbox": sandbox}
 
 
