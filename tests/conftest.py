@@ -115,6 +115,37 @@ def tree_snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
     return out
 
 
+# ---------------------------------------------------------------- golden files
+
+UPDATE_GOLDEN = os.environ.get("UPDATE_GOLDEN") == "1"
+
+
+def golden_name(sandbox_mode: str, name: str) -> str:
+    """Golden file names: the default sandbox mode keeps the plain name, the others a prefix."""
+    return name if sandbox_mode == "workspace-write" else f"{sandbox_mode}.{name}"
+
+
+def assert_golden(expected: Path, actual: str) -> None:
+    """``actual`` must equal the golden file; ``UPDATE_GOLDEN=1`` rewrites it first."""
+    if UPDATE_GOLDEN:
+        expected.write_text(actual, encoding="utf-8")
+    assert expected.exists(), f"missing golden file {expected}; run with UPDATE_GOLDEN=1"
+    assert actual == expected.read_text(encoding="utf-8")
+
+
+def unmanaged_members(text: str, managed: set[str]) -> dict[str, str]:
+    """The exact source text of every top-level JSON member not in ``managed``."""
+    from twsrt.jsonpos import parse_json
+
+    parsed = parse_json(text)
+    out = {}
+    for key in parsed.value:
+        if key not in managed:
+            start, end = parsed.spans["/" + key]
+            out[key] = text[start:end]
+    return out
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
     """With TWSRT_REQUIRE_REAL_TOOLS=1 (CI), a skipped test is a failed test."""

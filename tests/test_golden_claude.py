@@ -14,11 +14,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_CONFIG, Sandbox
+from conftest import DEFAULT_CONFIG, Sandbox, assert_golden, golden_name
+
+from twsrt.config import SANDBOX_MODES
 
 GOLDEN = Path(__file__).parent / "golden" / "claude"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
-UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
 def _setup(sandbox: Sandbox, case: Path) -> Path:
@@ -34,37 +35,26 @@ def _setup(sandbox: Sandbox, case: Path) -> Path:
     return target
 
 
-def _check(expected: Path, actual: str) -> None:
-    if UPDATE:
-        expected.write_text(actual, encoding="utf-8")
-    assert expected.exists(), f"missing golden file {expected}; run with UPDATE_GOLDEN=1"
-    assert actual == expected.read_text(encoding="utf-8")
-
-
-SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
-
-
-def _prefix(sandbox_mode: str) -> str:
-    """Golden names: the default mode keeps the plain names, the others are prefixed."""
-    return "" if sandbox_mode == "workspace-write" else f"{sandbox_mode}."
-
-
 @pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
 def test_claude_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
     case = GOLDEN / name
     target = _setup(sandbox, case)
-    prefix = _prefix(sandbox_mode)
     flag = ["--sandbox", sandbox_mode]
     full = sandbox.run("generate", "claude", "-w", "-v", *flag)
     assert full.returncode == 0, full.stderr
-    _check(case / f"{prefix}expected.full.json", target.read_text(encoding="utf-8"))
-    _check(case / f"{prefix}stderr.full.txt", full.stderr)
+    assert_golden(
+        case / golden_name(sandbox_mode, "expected.full.json"), target.read_text(encoding="utf-8")
+    )
+    assert_golden(case / golden_name(sandbox_mode, "stderr.full.txt"), full.stderr)
 
     yolo = sandbox.run("generate", "claude", "-w", "-v", "--yolo", *flag)
     assert yolo.returncode == 0, yolo.stderr
     yolo_target = target.with_name("settings.yolo.json")
-    _check(case / f"{prefix}expected.yolo.json", yolo_target.read_text(encoding="utf-8"))
+    assert_golden(
+        case / golden_name(sandbox_mode, "expected.yolo.json"),
+        yolo_target.read_text(encoding="utf-8"),
+    )
     link = target.with_name("settings.json")
     assert os.readlink(link) == "settings.yolo.json"
 

@@ -7,17 +7,17 @@ config.toml (existing.toml) and expected outputs. A case with config-extra.toml 
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from conftest import Sandbox, assert_golden, golden_name
+
+from twsrt.config import SANDBOX_MODES
 
 GOLDEN = Path(__file__).parent / "golden" / "codex"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
-UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 SECRETS = ("ghp_SECRET_DO_NOT_PRINT", "SECRET_HEADER_VALUE", "SECRET_ENV_VALUE")
 
 
@@ -42,36 +42,26 @@ def setup_case(sandbox: Sandbox, case: Path) -> tuple[Path, Path]:
     return config, config.parent / "rules" / "twsrt.rules"
 
 
-def check(expected: Path, actual: str) -> None:
-    if UPDATE:
-        expected.write_text(actual, encoding="utf-8")
-    assert expected.exists(), f"missing golden file {expected}; run with UPDATE_GOLDEN=1"
-    assert actual == expected.read_text(encoding="utf-8")
-
-
-SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
-
-
 @pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
 def test_codex_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
     case = GOLDEN / name
     config, rules = setup_case(sandbox, case)
-    # the default mode keeps the plain golden names, the others are prefixed
-    prefix = "" if sandbox_mode == "workspace-write" else f"{sandbox_mode}."
     flag = ["--sandbox", sandbox_mode]
     preview = sandbox.run("generate", "codex", *flag)
     assert preview.returncode == 0, preview.stderr
-    check(case / f"{prefix}preview.txt", preview.stdout)
+    assert_golden(case / golden_name(sandbox_mode, "preview.txt"), preview.stdout)
     result = sandbox.run("generate", "codex", "-w", "-v", *flag)
     assert result.returncode == 0, result.stderr
-    check(case / f"{prefix}expected.config.toml", config.read_text(encoding="utf-8"))
-    check(case / f"{prefix}stderr.txt", result.stderr)
+    assert_golden(
+        case / golden_name(sandbox_mode, "expected.config.toml"), config.read_text(encoding="utf-8")
+    )
+    assert_golden(case / golden_name(sandbox_mode, "stderr.txt"), result.stderr)
     if (case / "config-extra.toml").exists():
         assert not rules.exists()
     else:
         # the exec-policy rules are the same in every sandbox mode
-        check(case / "expected.twsrt.rules", rules.read_text(encoding="utf-8"))
+        assert_golden(case / "expected.twsrt.rules", rules.read_text(encoding="utf-8"))
         assert stat.S_IMODE(rules.stat().st_mode) == 0o600
     if not (case / "existing.toml").exists():
         assert stat.S_IMODE(config.stat().st_mode) == 0o600

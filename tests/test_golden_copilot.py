@@ -10,20 +10,19 @@ depend on an unpinned home show it as $HOME. Regenerate after an intended change
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from conftest import Sandbox, assert_golden, golden_name, unmanaged_members
 
 from twsrt.agents.copilot import parse_snippet
+from twsrt.config import SANDBOX_MODES
 from twsrt.jsonpos import parse_json
 
 GOLDEN = Path(__file__).parent / "golden" / "copilot"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
-UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 FLAGS = "home/.config/twsrt/copilot-flags.txt"
 FLAGS_YOLO = "home/.config/twsrt/copilot-flags.yolo.txt"
 SETTINGS = "home/.copilot/settings.json"
@@ -56,29 +55,11 @@ def setup_case(sandbox: Sandbox, case: Path) -> None:
 
 def check(sandbox: Sandbox, expected: Path, actual: str) -> None:
     actual = actual.replace(str(sandbox.home), "$HOME")
-    if UPDATE:
-        expected.write_text(actual, encoding="utf-8")
-    assert expected.exists(), f"missing golden file {expected}; run with UPDATE_GOLDEN=1"
-    assert actual == expected.read_text(encoding="utf-8")
+    assert_golden(expected, actual)
 
 
 def read(sandbox: Sandbox, relative: str) -> str:
     return (sandbox.repo / relative).read_text(encoding="utf-8")
-
-
-def unmanaged_members(text: str) -> dict[str, str]:
-    """The exact source text of every top-level member twsrt does not own."""
-    parsed = parse_json(text)
-    out = {}
-    for key in parsed.value:
-        if key in MANAGED:
-            continue
-        start, end = parsed.spans["/" + key]
-        out[key] = text[start:end]
-    return out
-
-
-SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
 
 
 @pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
@@ -86,25 +67,29 @@ SANDBOX_MODES = ("workspace-write", "read-only", "danger-full-access")
 def test_copilot_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
     case = GOLDEN / name
     setup_case(sandbox, case)
-    # the default mode keeps the plain golden names, the others are prefixed
-    prefix = "" if sandbox_mode == "workspace-write" else f"{sandbox_mode}."
     flag = ["--sandbox", sandbox_mode]
     preview = sandbox.run("generate", "copilot", *flag)
     assert preview.returncode == 0, preview.stderr
-    check(sandbox, case / f"{prefix}preview.txt", preview.stdout)
+    check(sandbox, case / golden_name(sandbox_mode, "preview.txt"), preview.stdout)
 
     full = sandbox.run("generate", "copilot", "-w", "-v", *flag)
     assert full.returncode == 0, full.stderr
-    check(sandbox, case / f"{prefix}expected.flags.txt", read(sandbox, FLAGS))
-    check(sandbox, case / f"{prefix}expected.settings.json", read(sandbox, SETTINGS))
-    check(sandbox, case / f"{prefix}stderr.txt", full.stderr)
+    check(sandbox, case / golden_name(sandbox_mode, "expected.flags.txt"), read(sandbox, FLAGS))
+    check(
+        sandbox, case / golden_name(sandbox_mode, "expected.settings.json"), read(sandbox, SETTINGS)
+    )
+    check(sandbox, case / golden_name(sandbox_mode, "stderr.txt"), full.stderr)
     # the preview starts with exactly the snippet that was written
     assert preview.stdout.startswith(read(sandbox, FLAGS))
 
     yolo = sandbox.run("generate", "copilot", "-w", "-v", "--yolo", *flag)
     assert yolo.returncode == 0, yolo.stderr
-    check(sandbox, case / f"{prefix}expected.flags.yolo.txt", read(sandbox, FLAGS_YOLO))
-    check(sandbox, case / f"{prefix}stderr.yolo.txt", yolo.stderr)
+    check(
+        sandbox,
+        case / golden_name(sandbox_mode, "expected.flags.yolo.txt"),
+        read(sandbox, FLAGS_YOLO),
+    )
+    check(sandbox, case / golden_name(sandbox_mode, "stderr.yolo.txt"), yolo.stderr)
     assert f"twsrt: unchanged {SETTINGS}" in yolo.stderr  # the settings are approval-free
 
     for text in (read(sandbox, FLAGS), read(sandbox, FLAGS_YOLO)):
@@ -133,7 +118,7 @@ def test_user_members_survive_byte_for_byte(sandbox: Sandbox, name: str) -> None
     existing = (case / "existing.settings.json").read_text(encoding="utf-8")
     assert sandbox.run("generate", "copilot", "-w").returncode == 0
     written = read(sandbox, SETTINGS)
-    kept = unmanaged_members(existing)
-    assert kept and unmanaged_members(written) == kept
+    kept = unmanaged_members(existing, MANAGED)
+    assert kept and unmanaged_members(written, MANAGED) == kept
     # and in the same order, before and after the managed members
     assert list(parse_json(written).value) == list(parse_json(existing).value)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import shutil
 import stat
 import tomllib
@@ -23,14 +22,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from conftest import Sandbox, assert_golden, golden_name, unmanaged_members
 
 from twsrt.config import SANDBOX_MODES
 from twsrt.jsonpos import parse_json
 
 GOLDEN = Path(__file__).parent / "golden" / "deepcode"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
-UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 SCHEMA = Path(__file__).parent / "fixtures" / "deepcode" / "settings.schema.json"
 SETTINGS = "home/.deepcode/settings.json"
 MANAGED = {"permissions", "sandbox"}
@@ -88,32 +86,8 @@ def setup_case(sandbox: Sandbox, case: Path) -> None:
         target.chmod(0o644)
 
 
-def golden_name(mode: str, name: str) -> str:
-    """The default sandbox mode keeps the plain name, the others are prefixed."""
-    return name if mode == "workspace-write" else f"{mode}.{name}"
-
-
-def check(expected: Path, actual: str) -> None:
-    if UPDATE:
-        expected.write_text(actual, encoding="utf-8")
-    assert expected.exists(), f"missing golden file {expected}; run with UPDATE_GOLDEN=1"
-    assert actual == expected.read_text(encoding="utf-8")
-
-
 def read(sandbox: Sandbox, relative: str) -> str:
     return (sandbox.repo / relative).read_text(encoding="utf-8")
-
-
-def unmanaged_members(text: str) -> dict[str, str]:
-    """The exact source text of every top-level member twsrt does not own."""
-    parsed = parse_json(text)
-    out = {}
-    for key in parsed.value:
-        if key in MANAGED:
-            continue
-        start, end = parsed.spans["/" + key]
-        out[key] = text[start:end]
-    return out
 
 
 def assert_preview_is_managed_content(preview: str, written_text: str, mode: str) -> None:
@@ -140,12 +114,12 @@ def test_deepcode_golden(sandbox: Sandbox, name: str, mode: str) -> None:
 
     full = sandbox.run("generate", "deepcode", "-w", "-v", "--sandbox", mode)
     assert full.returncode == 0, full.stderr
-    check(case / golden_name(mode, "expected.full.json"), read(sandbox, SETTINGS))
-    check(case / golden_name(mode, "stderr.full.txt"), full.stderr)
+    assert_golden(case / golden_name(mode, "expected.full.json"), read(sandbox, SETTINGS))
+    assert_golden(case / golden_name(mode, "stderr.full.txt"), full.stderr)
 
     yolo = sandbox.run("generate", "deepcode", "-w", "-v", "--yolo", "--sandbox", mode)
     assert yolo.returncode == 0, yolo.stderr
-    check(case / golden_name(mode, "expected.yolo.json"), read(sandbox, yolo_file))
+    assert_golden(case / golden_name(mode, "expected.yolo.json"), read(sandbox, yolo_file))
 
     assert_preview_is_managed_content(preview.stdout, read(sandbox, SETTINGS), mode)
     for relative in (SETTINGS, yolo_file):
@@ -180,7 +154,7 @@ def test_user_members_survive_byte_for_byte(sandbox: Sandbox, name: str) -> None
     existing = (case / "existing.json").read_text(encoding="utf-8")
     assert sandbox.run("generate", "deepcode", "-w").returncode == 0
     written = read(sandbox, SETTINGS)
-    assert unmanaged_members(written) == unmanaged_members(existing)
+    assert unmanaged_members(written, MANAGED) == unmanaged_members(existing, MANAGED)
     # in the same order, before and after the managed members (a new one comes last)
     old_keys, new_keys = list(parse_json(existing).value), list(parse_json(written).value)
     assert [k for k in new_keys if k in old_keys] == old_keys
