@@ -146,24 +146,20 @@ def write_grants(name: str, result: Result) -> list[str]:
 
 def denies(name: str, result: Result) -> dict[str, set[str]]:
     """The deny rules an agent enforces itself, in a comparable form, by kind."""
-    if name == "claude":
-        document = _json(result)
-        return {"permissions.deny": set(document["permissions"]["deny"])}
+    if name in ("claude", "deepcode"):  # the same permissions grammar
+        return {"permissions.deny": set(_json(result)["permissions"]["deny"])}
     if name == "codex":
         _config_doc, rules = _codex(result)
         return {"rules": {rules}}
     if name == "copilot":
         flags = _flags(result)
         return {"flags": {f"{f} {v}" for f, v in flags if f in ("--deny-tool", "--deny-url")}}
-    if name == "deepcode":
-        document = _json(result)
-        return {"permissions.deny": set(document["permissions"]["deny"])}
     raise AssertionError(f"no deny reader for agent {name}")
 
 
 def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
     """The deny entries an agent's own sandbox takes (only where a sandbox runs)."""
-    if name == "claude":
+    if name in ("claude", "deepcode"):  # both copy the srt lists into sandbox.*
         sandbox = _json(result)["sandbox"]
         fs, net = sandbox.get("filesystem", {}), sandbox.get("network", {})
         return {
@@ -181,14 +177,6 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
         return {
             "deniedPaths": set(policy["filesystem"]["deniedPaths"]),
             "blockedHosts": set(policy["network"]["blockedHosts"]),
-        }
-    if name == "deepcode":
-        sandbox = _json(result)["sandbox"]
-        fs, net = sandbox.get("filesystem", {}), sandbox.get("network", {})
-        return {
-            "denyRead": set(fs.get("denyRead", [])),
-            "denyWrite": set(fs.get("denyWrite", [])),
-            "deniedDomains": set(net.get("deniedDomains", [])),
         }
     raise AssertionError(f"no sandbox deny reader for agent {name}")
 
