@@ -312,6 +312,7 @@ def test_diff_reports_mode_drift_and_warns(sandbox: Sandbox) -> None:
     assert sandbox.run("diff", "claude").returncode == 0
     drift = sandbox.run("diff", "claude", "--sandbox", "read-only")
     assert drift.returncode == 1
+    assert drift.stderr.splitlines()[0] == "twsrt: approval mode full, sandbox mode read-only"
     assert "+ permissions.deny: Edit" in drift.stdout
     assert '- sandbox.filesystem.allowWrite: "~/work"' in drift.stdout
     danger = sandbox.run("diff", "claude", "--sandbox", "danger-full-access")

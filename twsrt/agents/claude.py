@@ -239,15 +239,16 @@ def _apply_sandbox_mode(managed: Managed, sandbox_mode: str) -> None:
             filesystem.pop("allowWrite", None)
     forced = MODE_FORCED.get(sandbox_mode, {})
     dropped = MODE_DROPPED.get(sandbox_mode, ())
-    if forced or dropped:
-        rest = {k: v for k, v in managed.sandbox.items() if k not in forced and k not in dropped}
-        enabled = {"enabled": forced["enabled"]} if "enabled" in forced else {}
-        others = {k: v for k, v in forced.items() if k != "enabled"}
-        managed.sandbox = {**enabled, **rest, **others}
-        extra = [k for k in others if k not in managed.override_keys]
-        managed.override_keys = (*managed.override_keys, *extra)
-        managed.override_keys = tuple(k for k in managed.override_keys if k not in dropped)
-        managed.dropped_keys = dropped
+    if not (forced or dropped):
+        return
+    rest = {k: v for k, v in managed.sandbox.items() if k not in forced and k not in dropped}
+    # `enabled` leads the section as in any generated file; forced Claude-only keys close it
+    head = {k: v for k, v in forced.items() if k == "enabled"}
+    tail = {k: v for k, v in forced.items() if k != "enabled"}
+    managed.sandbox = {**head, **rest, **tail}
+    keys = dict.fromkeys((*managed.override_keys, *tail))  # forced keys are managed too
+    managed.override_keys = tuple(k for k in keys if k not in dropped)
+    managed.dropped_keys = dropped
 
 
 def mode_findings(ctx: Context) -> list[Finding]:
