@@ -16,6 +16,7 @@ import pytest
 from conftest import DEFAULT_CONFIG, Sandbox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import GLOB_CHARS, PATH_KEYS, bash_rules, srt_settings
 
 from twsrt.agents.claude import CLAUDE_ONLY_KEYS, WEBFETCH_PREFIX, Managed, merged_text, translate
 from twsrt.findings import TwsrtError
@@ -29,81 +30,7 @@ E2E = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-GLOB_CHARS = set("*?[]{}")
 MANAGED_TOP_KEYS = ("permissions", "sandbox")
-PATH_KEYS = ("denyRead", "denyWrite", "allowWrite", "allowRead")
-
-# ---------------------------------------------------------------- strategies
-
-segment = st.text(alphabet="abcdefgxyzAB019._-é", min_size=1, max_size=6).filter(
-    lambda s: s not in (".", "..")
-)
-segments = st.lists(segment, min_size=1, max_size=3).map("/".join)
-glob_tail = st.sampled_from(["*", "**", "*.pem", "id_?", "[ab]c", "{x,y}.key", "**/*.pem"])
-
-plain_path = st.one_of(
-    segments.map(lambda s: "~/" + s),
-    segments.map(lambda s: "/" + s),
-    segments,  # relative to the working directory
-    st.sampled_from(["~", "/", ".", "~/", "./x"]),
-)
-glob_path = st.one_of(
-    st.sampled_from(["**/*.pem", "**/.env", "**/secrets/**", "*.key"]),
-    st.tuples(plain_path, glob_tail).map(lambda t: t[0].rstrip("/") + "/" + t[1]),
-)
-raw_path = st.tuples(st.one_of(plain_path, glob_path), st.sampled_from(["", "", "/", "//"])).map(
-    lambda t: t[0] + t[1]
-)
-path_item = st.one_of(
-    raw_path,
-    raw_path.map(lambda p: {"path": p, "literal": True}),
-)
-
-label = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)
-hostname = st.lists(label, min_size=1, max_size=3).map(lambda parts: ".".join(parts) + ".com")
-domain = st.one_of(
-    hostname,
-    hostname.map(lambda h: "*." + h),
-    st.tuples(hostname, st.integers(1, 65535)).map(lambda t: f"{t[0]}:{t[1]}"),
-    st.sampled_from(["localhost", "[::1]", "[::1]:8443", "127.0.0.1:443"]),
-)
-
-COMMAND_RE = re.compile(r"\S(.*\S)?")
-command = st.text(
-    alphabet=st.characters(
-        categories=("L", "N", "P", "S", "Zs"), exclude_characters=")", max_codepoint=0x2FFF
-    ),
-    min_size=1,
-    max_size=20,
-).filter(lambda s: COMMAND_RE.fullmatch(s) is not None)
-
-
-@st.composite
-def srt_settings(draw: st.DrawFn) -> dict[str, Any]:
-    filesystem = {
-        key: draw(st.lists(path_item, max_size=5)) for key in PATH_KEYS if draw(st.booleans())
-    }
-    network = {
-        key: draw(st.lists(domain, max_size=5))
-        for key in ("allowedDomains", "deniedDomains")
-        if draw(st.booleans())
-    }
-    srt: dict[str, Any] = {}
-    if filesystem or draw(st.booleans()):
-        srt["filesystem"] = filesystem
-    if network or draw(st.booleans()):
-        srt["network"] = network
-    return srt
-
-
-@st.composite
-def bash_rules(draw: st.DrawFn) -> dict[str, list[str]]:
-    return {
-        key: draw(st.lists(command, max_size=5))
-        for key in ("allow", "deny", "ask")
-        if draw(st.booleans())
-    }
-
 
 # JSON a user might keep in their settings file, non-ASCII text included.
 json_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
