@@ -202,6 +202,19 @@ _RULES = [
         "DeepCode's permission rules. It is reported on every run so that the choice stays "
         "visible; suppress it with a reason in `[[check.ignore]]` if it is deliberate.",
     ),
+    Rule(
+        "TWS220",
+        "symlinked-policy-path",
+        Level.WARNING,
+        "A policy path is a symlink on this host, or lies under one.",
+        "Sandboxes resolve symlinks differently: srt and Codex compare the real path, so a write "
+        "root given through a symlink beside a denyWrite spelled by the real path (or the "
+        "reverse) can leave the denied directory writable under Codex, and a denyRead naming a "
+        "symlinked directory makes every Codex start fail. `twsrt check` looks at the paths that "
+        "exist on the machine it runs on (`~` is the running user's home, relative paths start "
+        "at the working directory) and names both spellings. Write every path by its real "
+        "location, the way `realpath` prints it; the generated files never depend on the host.",
+    ),
     # Drift (TWS3xx)
     Rule(
         "TWS301",
@@ -356,6 +369,18 @@ _RULES = [
         "(`Edit` is denied) and for every other path, but a sandboxed shell command can still "
         "write inside the workspace. Run Claude Code under srt without the workspace in "
         "allowWrite when that matters.",
+    ),
+    Rule(
+        "TWS414",
+        "uncompiled-key-note",
+        Level.NOTE,
+        "An srt setting that grants or only configures srt itself is not compiled for an agent.",
+        "The setting would grant more (local binding, Unix sockets, weaker isolation) or only "
+        "configures the sandbox runtime's own machinery (binary paths, proxies, TLS "
+        "termination, Windows), so the agent has nothing to take, or taking it would widen "
+        "access. Leaving it out is stricter than the policy, or changes nothing; run the agent "
+        "under srt when it needs the grant. A restricting setting the agent cannot take is "
+        "TWS405 instead.",
     ),
     # Copilot CLI (TWS420-TWS429)
     Rule(
