@@ -19,6 +19,7 @@ from twsrt.config import (
     load_config,
     repo_root,
 )
+from twsrt.effective import effective_findings
 from twsrt.findings import Finding, Level, TwsrtError, fail, finding
 from twsrt.lints import lint_policy
 from twsrt.locations import Location
@@ -122,6 +123,9 @@ def _check(
             for drift in result.drift:
                 report.checked.append(CheckedFile(drift.display, "target", name))
                 findings += drift_findings(drift, result, config)
+        if any(key in config.targets for key in module.target_keys):
+            # user keys and other config layers the agent loads (one pass over every mode's files)
+            findings += effective_findings(ctx, name)
     report.checked = list(dict.fromkeys(report.checked))
     return findings
 

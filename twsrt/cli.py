@@ -109,6 +109,17 @@ def _print_findings(findings: list[Any], verbose: bool) -> None:
             click.echo(item.render(), err=True)
 
 
+def _effective(compiled: Any, results: list[Any]) -> list[Any]:
+    """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
+    them but keeps its drift exit code."""
+    from twsrt.checking import _matches, _suppressions
+    from twsrt.effective import effective_findings
+
+    ignores = _suppressions(compiled.config)
+    found = [f for r in results for f in effective_findings(compiled.context, r.agent)]
+    return [f for f in dict.fromkeys(found) if not any(_matches(s, f) for s in ignores)]
+
+
 def _print_notices(results: list[Any]) -> None:
     for result in results:
         for notice in result.notices:
@@ -203,6 +214,7 @@ def diff(
     # danger-full-access is loud on every run, diff included
     full_access = rule_by_name("danger-full-access").id
     _print_findings([f for f in compiled.findings if f.rule_id == full_access], False)
+    _print_findings(_effective(compiled, results), False)
     _print_notices(compiled.results)
     code = EXIT_OK
     for result in results:

@@ -83,6 +83,7 @@ class Compiled:
     mode_line: str = ""
     results: list[Result] = field(default_factory=list)
     companions: list[Result] = field(default_factory=list)  # other-mode files, written too
+    context: Context | None = None  # the run context, for the effective-configuration check
 
     @property
     def findings(self) -> list[Finding]:
@@ -107,7 +108,7 @@ def compile_agents(
     config = find_config(explicit_config)
     policy = load_policy(config)
     ctx = context(config, policy, yolo, sandbox)
-    compiled = Compiled(config, mode_line=mode_line(ctx))
+    compiled = Compiled(config, mode_line=mode_line(ctx), context=ctx)
     for name in select_agents(agent, config):
         module = AGENTS[name]
         compiled.results.append(module.compile(ctx))

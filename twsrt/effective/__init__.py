@@ -1,0 +1,270 @@
+"""The effective configuration: user-owned keys and other config layers that undo the policy.
+
+twsrt owns declared sections of each target and keeps every other key of the user's. Some of
+those keys (and other files the agent loads beside the target) grant more than the policy; this
+package reads every such file twsrt can see and reports each widening key at its own line. Keys
+twsrt manages are left to drift detection, and keys that narrow the policy stay quiet.
+
+One module per agent provides ``findings(ctx) -> list[Finding]``; ``effective_findings`` is the
+only entry point. Everything here reads files and never writes; every file is parsed once, so the
+work stays linear in the size of the files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents.base import Context
+from twsrt.config import display_path
+from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.locations import Location, pointer_join
+from twsrt.policy import Entry, PathRule, Policy, is_glob
+
+MODULES = {
+    "claude": "twsrt.effective.claude",
+    "codex": "twsrt.effective.codex",
+    "copilot": "twsrt.effective.copilot",
+    "deepcode": "twsrt.effective.deepcode",
+}
+
+
+def effective_findings(ctx: Context, agent: str) -> list[Finding]:
+    """Every user-owned key or entry, in every file ``agent`` loads that twsrt can see, that
+    grants more than the policy (an agent without a module has nothing to report)."""
+    from importlib import import_module
+
+    name = MODULES.get(agent)
+    if name is None:
+        return []
+    check: Callable[[Context], list[Finding]] = import_module(name).findings
+    try:
+        return check(ctx)
+    except TwsrtError as exc:  # an unusable target is reported by the compile already
+        return [item for item in exc.findings if item.rule.name != "target-unusable"]
+
+
+# ---------------------------------------------------------------- layers
+
+
+@dataclass
+class Layer:
+    """One parsed config file and where its keys sit."""
+
+    path: Path
+    display: str
+    value: Any
+    positions: Any  # PositionedJson | PositionedToml
+
+    def at(self, pointer: str, *, key: bool = True) -> Location:
+        line, column = self.positions.position(pointer, key=key)
+        return Location(self.display, line, column, pointer)
+
+
+def load_layer(path: Path, kind: str, agent: str) -> tuple[Layer | None, list[Finding]]:
+    """The parsed file (``kind`` ``json`` or ``toml``); None when it does not exist, with a
+    finding when it exists but cannot be read."""
+    from twsrt.jsonpos import JsonSyntaxError, parse_json
+    from twsrt.tomlpos import TomlSyntaxError, parse_toml
+
+    if not path.is_file():
+        return None, []
+    display = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        parsed = parse_json(text) if kind == "json" else parse_toml(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
+        return None, [_unreadable(f"cannot read: {reason}", Location(display), agent)]
+    except (JsonSyntaxError, TomlSyntaxError) as exc:
+        where = Location(display, exc.line, exc.column)
+        return None, [_unreadable(f"invalid {kind.upper()}: {exc.message}", where, agent)]
+    if kind == "json" and not isinstance(parsed.value, dict):
+        return None, [_unreadable("not a JSON object", Location(display, 1, 1), agent)]
+    return Layer(path, display, parsed.value, parsed), []
+
+
+def _unreadable(detail: str, where: Location, agent: str) -> Finding:
+    return finding(
+        "effective-layer-unreadable",
+        f"{where.path} is loaded by {agent} but {detail}; its keys could not be checked",
+        where,
+        agent=agent,
+    )
+
+
+def child(data: Any, *keys: str) -> Any:
+    """``data[k1][k2]...`` or None when a step is missing or not an object."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def strings(value: Any, pointer: str) -> list[tuple[str, str]]:
+    """The string items of a JSON list with their pointers (anything else yields nothing)."""
+    if not isinstance(value, list):
+        return []
+    return [
+        (item, pointer_join(pointer, index))
+        for index, item in enumerate(value)
+        if isinstance(item, str)
+    ]
+
+
+def report(
+    name: str,
+    message: str,
+    layer: Layer,
+    pointer: str,
+    agent: str,
+    related: Iterable[Location] = (),
+    *,
+    key: bool = True,
+) -> Finding:
+    return finding(
+        name,
+        message,
+        layer.at(pointer, key=key),
+        agent=agent,
+        related=tuple(related),
+    )
+
+
+def sandbox_origin(policy: Policy) -> Location:
+    """Where the policy turns its sandbox on: ``enabled`` when written, else the file."""
+    if "enabled" in policy.srt:
+        return policy.srt_location("/enabled", key=True)
+    return policy.srt_location("")
+
+
+def srt_key(policy: Policy, pointer: str) -> list[Location]:
+    """The srt settings key at ``pointer`` as a related location, when the file writes it."""
+    node: Any = policy.srt
+    for part in pointer.strip("/").split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return []
+        node = node[part]
+    return [policy.srt_location(pointer, key=True)]
+
+
+# ---------------------------------------------------------------- policy questions
+
+
+class PolicyView:
+    """The policy's answers to "is this granted?", with ``~`` expanded by the output home."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.policy = ctx.policy
+        self.home = ctx.config.output_home.rstrip("/") or "/"
+        roots = [] if ctx.read_only else ctx.policy.allow_write
+        self.write_roots = [
+            (self.expand(rule.path), rule)
+            for rule in roots
+            if not rule.glob and self.absolute(rule.path)
+        ]
+        self.cwd_writable = not ctx.read_only and any(
+            rule.path in (".", "./") for rule in ctx.policy.allow_write
+        )
+
+    @property
+    def sandboxed(self) -> bool:
+        """The policy's sandbox applies in this run (not danger-full-access, not disabled)."""
+        return self.policy.enabled and not self.ctx.full_access
+
+    @staticmethod
+    def absolute(path: str) -> bool:
+        return path.startswith("/") or path == "~" or path.startswith("~/")
+
+    def expand(self, path: str) -> str:
+        """``~`` forms to absolute, ``//x`` to ``/x``, no trailing slash, ``..`` folded."""
+        if path == "~" or path.startswith("~/"):
+            path = self.home + path[1:]
+        if path.startswith("//"):
+            path = path[1:]
+        if path.startswith("/") and ".." in path.split("/"):
+            path = os.path.normpath(path)
+        return path.rstrip("/") or "/"
+
+    def writable(self, path: str) -> PathRule | None:
+        """The write root that covers an absolute path, None when no root does."""
+        target = self.expand(path)
+        for root, rule in self.write_roots:
+            if inside(target, root):
+                return rule
+        return None
+
+    def denied(self, path: str, rules: list[PathRule]) -> PathRule | None:
+        """The first policy path rule that covers ``path`` (or a path below it, for a glob
+        ``path`` such as ``~/.ssh/**``)."""
+        target = self.expand(path)
+        base = self.expand(concrete_prefix(path)) if is_glob(path) else target
+        for rule in rules:
+            if not self.absolute(rule.path):
+                continue
+            spelled = self.expand(rule.path)
+            if rule.glob:
+                if fnmatchcase(target, spelled) or fnmatchcase(base, spelled):
+                    return rule
+            elif inside(base, spelled):
+                return rule
+        return None
+
+    def domain_allowed(self, host: str) -> bool:
+        return any(domain_matches(host, entry.value) for entry in self.policy.allowed_domains)
+
+    def domain_denied(self, host: str) -> Entry | None:
+        return next((e for e in self.policy.denied_domains if domain_matches(host, e.value)), None)
+
+
+def inside(path: str, root: str) -> bool:
+    return root == "/" or path == root or path.startswith(root + "/")
+
+
+def concrete_prefix(path: str) -> str:
+    """The directories of a glob before its first wildcard: ``~/.ssh/*.pem`` -> ``~/.ssh``."""
+    parts = path.split("/")
+    for index, part in enumerate(parts):
+        if is_glob(part):
+            return "/".join(parts[:index]) or "/"
+    return path
+
+
+def domain_matches(host: str, pattern: str) -> bool:
+    """Does a policy domain entry (``*.x``, ``*``, ``host:port``) cover ``host``?"""
+    from twsrt.agents.claude import split_port
+
+    pattern_host, port = split_port(pattern)
+    if port is not None:
+        return False  # a single port never covers every port of the host
+    host, pattern_host = host.lower().rstrip("."), pattern_host.lower().rstrip(".")
+    if pattern_host == "*":
+        return True
+    if pattern_host.startswith("*."):
+        return host.endswith(pattern_host[1:]) and host != pattern_host[2:]
+    return host == pattern_host
+
+
+def command_reaches(spec: str, command: str) -> bool:
+    """Does a ``Bash(spec)`` allow rule match ``command`` or ``command <args>`` (the forms a
+    policy rule denies), or name a command the policy rule covers? ``*`` is the only wildcard;
+    a trailing ``:*`` is the legacy prefix form. A rule for every command (``*``) is skipped:
+    it names nothing in particular."""
+    import re
+
+    spec = spec.strip()
+    if spec.endswith(":*"):
+        spec = spec[:-2] + " *"
+    if not spec.replace("*", "").strip():
+        return False
+    pattern = re.compile(".*".join(re.escape(part) for part in spec.split("*")))
+    if pattern.fullmatch(command) or pattern.fullmatch(command + " x"):
+        return True
+    sample = " ".join(spec.replace("*", " ").split())
+    return sample == command or sample.startswith(command + " ")

@@ -1,0 +1,411 @@
+"""Claude Code: user keys in the targets and a ``settings.local.json`` beside them.
+
+Claude merges permission and sandbox lists across its settings layers, turns ``Edit(...)`` allow
+rules into sandbox write roots and ``WebFetch(domain:...)`` allow rules into allowed hosts, and
+evaluates deny before ask before allow (docs; agents-formats §2.2/§2.3). So an allow entry that
+names a denied path or command is shadowed (a note), while a grant the sandbox takes is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from twsrt.agents import claude as target
+from twsrt.agents.base import Context, yolo_variant
+from twsrt.effective import (
+    Layer,
+    PolicyView,
+    child,
+    command_reaches,
+    load_layer,
+    report,
+    sandbox_origin,
+    srt_key,
+    strings,
+)
+from twsrt.findings import Finding
+from twsrt.locations import Location
+
+NAME = "claude"
+LOCAL_NAME = "settings.local.json"
+# switches that open the sandbox wider when true (JSON pointer below /sandbox)
+GRANT_SWITCHES = (
+    "/network/allowLocalBinding",
+    "/network/allowAllUnixSockets",
+    "/filesystem/disabled",
+    "/enableWeakerNetworkIsolation",
+    "/enableWeakerNestedSandbox",
+    "/allowAppleEvents",
+    "/allowNestedUserNamespaces",
+)
+# settings values that hand the sandbox's filtering to someone else
+GRANT_VALUES = ("/network/httpProxyPort", "/network/socksProxyPort")
+SANDBOX_PLATFORMS = ("linux", "macos")  # where Claude's sandbox runs (bubblewrap, Seatbelt)
+WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
+
+
+def findings(ctx: Context) -> list[Finding]:
+    view = PolicyView(ctx)
+    out: list[Finding] = []
+    for path, yolo, owned in _layers(ctx):
+        layer, problems = load_layer(path, "json", NAME)
+        out += problems
+        if layer is not None:
+            out += _check(layer, view, yolo, owned)
+    return out
+
+
+def _layers(ctx: Context) -> list[tuple[Path, bool, Callable[[str], bool]]]:
+    """Each file Claude may load in this run: (path, yolo file?, is-this-key-managed)."""
+    targets = ctx.config.targets
+    full = targets.get("claude_settings")
+    yolo = targets.get("claude_settings_yolo") or (yolo_variant(full) if full else None)
+    files: list[tuple[Path, bool, Callable[[str], bool]]] = []
+    if full is not None and not ctx.yolo:
+        files.append((full, False, _managed(ctx, "full")))
+    if yolo is not None and (ctx.yolo or "claude_settings_yolo" in targets or yolo.exists()):
+        files.append((yolo, True, _managed(ctx, "yolo")))
+    anchor = full or yolo
+    if anchor is not None:
+        link = anchor.parent / target.LINK_NAME
+        # a regular settings.json that is not a target is what Claude loads until migrated
+        if link.is_file() and not link.is_symlink() and link not in (full, yolo):
+            files.append((link, ctx.yolo, _managed(ctx, "yolo" if ctx.yolo else "full")))
+        files.append((anchor.parent / LOCAL_NAME, ctx.yolo, lambda _key: False))
+    return files
+
+
+def _managed(ctx: Context, mode: str) -> Callable[[str], bool]:
+    """``sandbox.x`` / ``sandbox.network.x`` / ``permissions.x`` keys twsrt writes in a target:
+    drift detection covers them."""
+    keys = {f"sandbox.{k}" for k in target.TOP_KEYS}
+    keys |= {f"sandbox.{k}" for k in ctx.config.overrides.get(mode, {})}
+    keys |= {f"sandbox.{k}" for k in target.MODE_FORCED.get(ctx.sandbox_mode, {})}
+    keys |= {f"sandbox.{k}" for k in target.MODE_DROPPED.get(ctx.sandbox_mode, ())}
+    keys |= {f"sandbox.network.{k}" for k in target.NETWORK_KEYS}
+    keys |= {f"sandbox.filesystem.{k}" for k in target.FILESYSTEM_KEYS}
+    keys |= {"permissions.deny", "permissions.ask"}
+    return keys.__contains__
+
+
+def _dotted(pointer: str) -> str:
+    return pointer.strip("/").replace("/", ".")
+
+
+def _check(
+    layer: Layer, view: PolicyView, yolo: bool, owned: Callable[[str], bool]
+) -> list[Finding]:
+    doc = layer.value
+    out: list[Finding] = []
+    sandbox = child(doc, "sandbox")
+    sandboxed = view.sandboxed
+    policy = view.policy
+
+    def user(pointer: str) -> bool:
+        """Present in this file and not managed by twsrt."""
+        return (
+            not owned(_dotted(pointer)) and child(doc, *pointer.strip("/").split("/")) is not None
+        )
+
+    if sandboxed and user("/sandbox/enabled") and child(sandbox, "enabled") is False:
+        out.append(
+            report(
+                "agent-sandbox-off",
+                f"sandbox.enabled is false in {layer.display}: Claude Code runs every command "
+                "without its sandbox although the policy's sandbox is on",
+                layer,
+                "/sandbox/enabled",
+                NAME,
+                [sandbox_origin(policy)],
+            )
+        )
+    platforms = child(sandbox, "enabledPlatforms")
+    if sandboxed and user("/sandbox/enabledPlatforms") and isinstance(platforms, list):
+        missing = [p for p in SANDBOX_PLATFORMS if p not in platforms]
+        if missing:
+            out.append(
+                report(
+                    "agent-sandbox-off",
+                    f"sandbox.enabledPlatforms leaves out {' and '.join(missing)}: there Claude "
+                    "Code runs every command without its sandbox",
+                    layer,
+                    "/sandbox/enabledPlatforms",
+                    NAME,
+                    [sandbox_origin(policy)],
+                )
+            )
+    if sandboxed and user("/sandbox/excludedCommands"):
+        for command, pointer in strings(
+            child(sandbox, "excludedCommands"), "/sandbox/excludedCommands"
+        ):
+            out.append(
+                report(
+                    "user-unsandboxed-command",
+                    f"sandbox.excludedCommands runs '{command}' outside Claude's sandbox, where "
+                    "the policy's filesystem and network rules do not apply",
+                    layer,
+                    pointer,
+                    NAME,
+                    [sandbox_origin(policy)],
+                    key=False,
+                )
+            )
+    unsandboxed = child(sandbox, "allowUnsandboxedCommands") is True
+    if sandboxed and unsandboxed and user("/sandbox/allowUnsandboxedCommands"):
+        out.append(
+            report(
+                "user-unsandboxed-command",
+                "sandbox.allowUnsandboxedCommands is true: Claude may rerun any command "
+                "outside its sandbox (after asking), where the policy's rules do not apply",
+                layer,
+                "/sandbox/allowUnsandboxedCommands",
+                NAME,
+                [sandbox_origin(policy)],
+            )
+        )
+    if sandboxed and isinstance(sandbox, dict):
+        out += _sandbox_grants(layer, view, user)
+    permissions = child(doc, "permissions")
+    if not yolo and child(permissions, "defaultMode") == "bypassPermissions":
+        out.append(
+            report(
+                "user-skips-approval",
+                "permissions.defaultMode bypassPermissions answers the policy's ask rules with "
+                "yes without asking (the deny rules still apply); only the yolo target may "
+                "skip approvals",
+                layer,
+                "/permissions/defaultMode",
+                NAME,
+                [e.origin for e in policy.bash_ask[:1]],
+            )
+        )
+    if sandboxed:
+        for path, pointer in strings(
+            child(permissions, "additionalDirectories"), "/permissions/additionalDirectories"
+        ):
+            if view.absolute(path) and view.writable(path) is None:
+                out.append(
+                    report(
+                        "user-write-root",
+                        f"permissions.additionalDirectories '{path}' becomes a write root of "
+                        "Claude's sandbox, outside the policy's allowWrite",
+                        layer,
+                        pointer,
+                        NAME,
+                        _allow_write_origin(view),
+                        key=False,
+                    )
+                )
+    managed_allow = owned("permissions.deny")  # a target: WebFetch(domain:) allows are twsrt's
+    for rule, pointer in strings(child(permissions, "allow"), "/permissions/allow"):
+        if managed_allow and rule.startswith(target.WEBFETCH_PREFIX):
+            continue
+        found = _allow_rule(rule, view, layer, pointer, sandboxed)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _allow_write_origin(view: PolicyView) -> list[Location]:
+    return srt_key(view.policy, "/filesystem/allowWrite")
+
+
+def _allow_rule(
+    rule: str, view: PolicyView, layer: Layer, pointer: str, sandboxed: bool
+) -> Finding | None:
+    tool, _, rest = rule.partition("(")
+    if not rest.endswith(")") or tool not in WHOLE_TOOLS:
+        return None  # a bare tool or another tool names nothing the policy speaks of
+    spec = rest[:-1]
+    policy = view.policy
+    if tool == "Bash":
+        for kind, entries in (("deny", policy.bash_deny), ("ask", policy.bash_ask)):
+            hit = next((e for e in entries if command_reaches(spec, e.value)), None)
+            if hit is not None:
+                return _shadowed(
+                    rule,
+                    f"the policy's bash {kind} '{hit.value}'",
+                    kind,
+                    layer,
+                    pointer,
+                    hit.origin,
+                )
+        return None
+    if tool == "WebFetch":
+        if not spec.startswith("domain:"):
+            return None
+        host = spec.removeprefix("domain:")
+        denied = view.domain_denied(host)
+        if denied is not None:
+            return _shadowed(
+                rule,
+                f"the policy's deniedDomains '{denied.value}'",
+                "deny",
+                layer,
+                pointer,
+                denied.origin,
+            )
+        if view.domain_allowed(host):
+            return None
+        return report(
+            "user-network-grant",
+            f"allow rule '{rule}' lets WebFetch reach '{host}' without asking, and Claude adds it "
+            "to its sandbox's allowed hosts; the policy's allowedDomains does not list it",
+            layer,
+            pointer,
+            NAME,
+            srt_key(view.policy, "/network/allowedDomains"),
+            key=False,
+        )
+    path = spec
+    if not view.absolute(path):
+        return None  # relative to the working directory, which Claude's sandbox writes anyway
+    rules = policy.deny_read if tool == "Read" else [*policy.deny_write, *policy.deny_read]
+    hit = view.denied(path, rules)
+    if hit is not None:
+        what = "denyRead" if hit in policy.deny_read else "denyWrite"
+        return _shadowed(
+            rule, f"the policy's {what} '{hit.path}'", "deny", layer, pointer, hit.origin
+        )
+    if tool == "Edit" and sandboxed and view.writable(path) is None:
+        return report(
+            "user-write-root",
+            f"allow rule '{rule}' becomes a write root of Claude's sandbox, outside the "
+            "policy's allowWrite",
+            layer,
+            pointer,
+            NAME,
+            _allow_write_origin(view),
+            key=False,
+        )
+    return None
+
+
+def _shadowed(
+    rule: str, what: str, kind: str, layer: Layer, pointer: str, origin: Location
+) -> Finding:
+    return report(
+        "user-allow-shadowed",
+        f"allow rule '{rule}' names what {what} covers; Claude evaluates {kind} rules before "
+        "allow rules, so the policy still holds while that rule is there — remove the allow "
+        "entry",
+        layer,
+        pointer,
+        NAME,
+        [origin],
+        key=False,
+    )
+
+
+def _sandbox_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) -> list[Finding]:
+    """Sandbox lists and switches in a file where twsrt does not own them."""
+    out: list[Finding] = []
+    sandbox = layer.value["sandbox"]
+    policy = view.policy
+    srt = policy.srt
+    for sub in GRANT_SWITCHES:
+        pointer = "/sandbox" + sub
+        keys = sub.strip("/").split("/")
+        if user(pointer) and child(sandbox, *keys) is True and child(srt, *keys) is not True:
+            out.append(
+                report(
+                    "user-sandbox-grant",
+                    f"{_dotted(pointer)} is true in {layer.display}; the policy does not grant it",
+                    layer,
+                    pointer,
+                    NAME,
+                )
+            )
+    for sub in GRANT_VALUES:
+        pointer = "/sandbox" + sub
+        value = child(sandbox, *sub.strip("/").split("/"))
+        if user(pointer) and value is not None and value != child(srt, *sub.strip("/").split("/")):
+            out.append(
+                report(
+                    "user-sandbox-grant",
+                    f"{_dotted(pointer)} hands the sandbox's host filtering to a proxy the policy "
+                    "does not name",
+                    layer,
+                    pointer,
+                    NAME,
+                )
+            )
+    if user("/sandbox/network/allowUnixSockets"):
+        granted = set(child(srt, "network", "allowUnixSockets") or [])
+        for socket, pointer in strings(
+            child(sandbox, "network", "allowUnixSockets"), "/sandbox/network/allowUnixSockets"
+        ):
+            if socket not in granted:
+                out.append(
+                    report(
+                        "user-sandbox-grant",
+                        f"sandbox.network.allowUnixSockets opens '{socket}', which the policy "
+                        "does not allow",
+                        layer,
+                        pointer,
+                        NAME,
+                        key=False,
+                    )
+                )
+    if user("/sandbox/network/allowedDomains"):
+        for host, pointer in strings(
+            child(sandbox, "network", "allowedDomains"), "/sandbox/network/allowedDomains"
+        ):
+            if not any(host == e.value for e in policy.allowed_domains) and not view.domain_allowed(
+                host
+            ):
+                out.append(
+                    report(
+                        "user-network-grant",
+                        f"sandbox.network.allowedDomains in {layer.display} adds '{host}', which "
+                        "the policy's allowedDomains does not list",
+                        layer,
+                        pointer,
+                        NAME,
+                        srt_key(view.policy, "/network/allowedDomains"),
+                        key=False,
+                    )
+                )
+    if user("/sandbox/filesystem/allowWrite"):
+        for path, pointer in strings(
+            child(sandbox, "filesystem", "allowWrite"), "/sandbox/filesystem/allowWrite"
+        ):
+            if view.absolute(path) and view.writable(path) is None:
+                out.append(
+                    report(
+                        "user-write-root",
+                        f"sandbox.filesystem.allowWrite in {layer.display} makes '{path}' "
+                        "writable, outside the policy's allowWrite",
+                        layer,
+                        pointer,
+                        NAME,
+                        _allow_write_origin(view),
+                        key=False,
+                    )
+                )
+    if user("/sandbox/filesystem/allowRead"):
+        for path, pointer in strings(
+            child(sandbox, "filesystem", "allowRead"), "/sandbox/filesystem/allowRead"
+        ):
+            if not view.absolute(path):
+                continue
+            hit = view.denied(path, policy.deny_read)
+            granted = any(view.expand(r.path) == view.expand(path) for r in policy.allow_read)
+            if hit is not None and not granted:
+                out.append(
+                    report(
+                        "user-allow-rule",
+                        f"sandbox.filesystem.allowRead in {layer.display} re-opens '{path}' inside "
+                        f"the policy's denyRead '{hit.path}' (allowRead wins over denyRead)",
+                        layer,
+                        pointer,
+                        NAME,
+                        [hit.origin],
+                        key=False,
+                    )
+                )
+    return out
+
+
+__all__ = ["findings"]

@@ -1,0 +1,139 @@
+"""Codex: the profile files beside ``config.toml`` that ``codex --profile NAME`` loads.
+
+Observed with Codex 0.171.0 (tests/real/test_effective_codex.py): ``--profile NAME`` reads
+``NAME.config.toml`` from the Codex home on top of ``config.toml``; a ``default_permissions`` or
+``sandbox_mode`` there replaces the twsrt profile (a write into a denied directory succeeds),
+while a ``[sandbox_workspace_write]`` table alone changes nothing. The legacy
+``[profiles.NAME]`` tables and ``profile = "NAME"`` in config.toml are refused by Codex when
+selected, so they cannot widen; ``sandbox_mode``/``sandbox_workspace_write`` in config.toml
+itself are TWS202, which the compile already reports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents import codex as target
+from twsrt.agents.base import Context
+from twsrt.effective import Layer, PolicyView, load_layer, report, sandbox_origin
+from twsrt.findings import Finding
+from twsrt.locations import Location
+
+NAME = "codex"
+PROFILE_SUFFIX = ".config.toml"
+
+
+def findings(ctx: Context) -> list[Finding]:
+    config_path = ctx.config.targets.get("codex_config")
+    if config_path is None:
+        return []
+    view = PolicyView(ctx)
+    main, out = load_layer(config_path, "toml", NAME)
+    if main is None and out:
+        return []  # an unreadable config.toml is the compile's target-unusable
+    for path in _profile_files(config_path):
+        layer, problems = load_layer(path, "toml", NAME)
+        out += problems
+        if layer is not None:
+            out += _check_profile(layer, main, view)
+    return out
+
+
+def _profile_files(config_path: Path) -> list[Path]:
+    directory = config_path.parent
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.name.endswith(PROFILE_SUFFIX) and p.is_file())
+
+
+def _selected_profile(ctx: Context) -> str:
+    return target.FULL_ACCESS if ctx.full_access else target.PROFILE
+
+
+def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[Finding]:
+    doc: dict[str, Any] = layer.value
+    profile = layer.path.name[: -len(PROFILE_SUFFIX)]
+    out: list[Finding] = []
+    ours = _selected_profile(view.ctx)
+    wider: Location | None = None  # where this file replaces the policy's sandbox
+    selected = doc.get("default_permissions")
+    if isinstance(selected, str) and selected != ours and not view.ctx.full_access:
+        related = [sandbox_origin(view.policy)]
+        table = _permissions_table(selected, layer, main)
+        if table is not None:
+            related.append(table)
+        found = report(
+            "codex-other-permissions",
+            f"`codex --profile {profile}` selects permissions '{selected}' instead of "
+            f"'{ours}', so the policy's filesystem and network rules do not apply in that "
+            "profile",
+            layer,
+            "/default_permissions",
+            NAME,
+            related,
+        )
+        out.append(found)
+        wider = found.location
+    mode = doc.get("sandbox_mode")
+    if isinstance(mode, str) and not view.ctx.full_access:
+        found = report(
+            "codex-legacy-sandbox",
+            f"legacy 'sandbox_mode' in {layer.display} makes `codex --profile {profile}` ignore "
+            "default_permissions and the twsrt profile; remove it",
+            layer,
+            "/sandbox_mode",
+            NAME,
+            [sandbox_origin(view.policy)],
+        )
+        out.append(found)
+        wider = wider or found.location
+    redefined = doc.get("permissions", {})
+    if isinstance(redefined, dict) and target.PROFILE in redefined and not view.ctx.full_access:
+        out.append(
+            report(
+                "codex-other-permissions",
+                f"{layer.display} redefines [permissions.{target.PROFILE}], so `codex --profile "
+                f"{profile}` runs with a profile twsrt did not generate",
+                layer,
+                f"/permissions/{target.PROFILE}",
+                NAME,
+                [sandbox_origin(view.policy)],
+            )
+        )
+    reviewer = doc.get("approvals_reviewer")
+    if isinstance(reviewer, str) and reviewer != target.OWNED_TOP["approvals_reviewer"]:
+        out.append(
+            report(
+                "user-skips-approval",
+                f"approvals_reviewer '{reviewer}' in {layer.display} lets a model approve "
+                "commands that leave the sandbox instead of the user",
+                layer,
+                "/approvals_reviewer",
+                NAME,
+            )
+        )
+    if doc.get("approval_policy") == "never" and wider is not None:
+        out.append(
+            report(
+                "user-skips-approval",
+                f"approval_policy 'never' in {layer.display} runs every command with the "
+                "sandbox this profile selects, which is not the policy's, without asking",
+                layer,
+                "/approval_policy",
+                NAME,
+                [wider],
+            )
+        )
+    return out
+
+
+def _permissions_table(name: str, *layers: Layer | None) -> Location | None:
+    """Where ``[permissions.NAME]`` is defined (the profile file first, then config.toml)."""
+    for layer in layers:
+        if layer is None:
+            continue
+        tables = layer.value.get("permissions")
+        if isinstance(tables, dict) and name in tables:
+            return layer.at(f"/permissions/{name}")
+    return None
