@@ -172,12 +172,19 @@ def sandbox_run(
     home: str | Path,
     *,
     timeout: float = TIMEOUT_S,
+    profile: str | None = None,
+    extra_files: Mapping[str, str] | None = None,
 ) -> tuple[int, str]:
     """Run `sh -c shell_command` in cwd under `codex sandbox`, with
-    config_toml_text as $CODEX_HOME/config.toml and HOME=home.
+    config_toml_text as $CODEX_HOME/config.toml and HOME=home; ``extra_files``
+    are written into $CODEX_HOME too (profile files such as ``wide.config.toml``)
+    and ``profile`` selects one with `--profile`.
     Returns (exit code, stdout and stderr interleaved)."""
     with tempfile.TemporaryDirectory(prefix="twsrt-codex-") as tmp:
         codex_home, tmpdir = _layout(Path(tmp), config_toml_text)
-        argv = [codex, "sandbox", "--", "sh", "-c", shell_command]
+        for name, text in (extra_files or {}).items():
+            (codex_home / name).write_text(text, encoding="utf-8")
+        selected = ["--profile", profile] if profile else []
+        argv = [codex, *selected, "sandbox", "--", "sh", "-c", shell_command]
         proc = _run(argv, _env(codex_home, tmpdir, home), cwd, timeout)
     return proc.returncode, proc.stdout
