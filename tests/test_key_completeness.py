@@ -69,8 +69,9 @@ STRINGS = {
 PATHLIKE = ("path", "Path", "Paths", "command", "Sockets", "safeDirectories", "deny", "allow")
 DOMAINLIKE = ("Domains", "domains", "Hosts")
 
-# Keys that mean nothing in a mode: read-only grants no write, whatever allowWrite says.
-NOT_APPLICABLE = {("read-only", "/filesystem/allowWrite")}
+# Keys that mean nothing in a mode: read-only grants no write, whatever allowWrite says, and
+# danger-full-access runs without a sandbox, whatever enabled says.
+NOT_APPLICABLE = {("read-only", "/filesystem/allowWrite"), ("danger-full-access", "/enabled")}
 
 
 def schema_keys(node: dict[str, Any], base: str = "") -> Iterator[tuple[str, dict[str, Any]]]:

@@ -40,12 +40,12 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
-    granting,
     read_target,
     splice_settings,
     yolo_variant,
 )
 from twsrt.agents.claude import split_port
+from twsrt.agents.srtkeys import is_set, unhandled_key_findings
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonedit import dump
@@ -88,23 +88,35 @@ NET_KEYS = ("allowOutbound", "allowLocalNetwork", "allowedHosts", "blockedHosts"
 URL_KEYS = ("allowedUrls", "deniedUrls")
 PATHS = PathTarget(NAME, "Copilot", {"denyRead": "deniedPaths", "denyWrite": "readonlyPaths"})
 
-# srt settings the Copilot sandbox has no faithful key for (each would widen or differs in
-# meaning); reported, not compiled.
-UNCOMPILED = (
-    ("/network/allowLocalBinding", "Copilot's allowLocalNetwork would open the whole LAN"),
-    ("/network/allowUnixSockets", "Copilot has no per-socket grant"),
-    ("/network/allowAllUnixSockets", "Copilot has no Unix socket switch"),
-    ("/network/allowMachLookup", "Copilot has no Mach service grant"),
-    ("/network/httpProxyPort", "Copilot's proxy setting is an upstream, not a filter"),
-    ("/network/socksProxyPort", "Copilot's proxy setting is an upstream, not a filter"),
-    ("/network/deniedResolvedAddresses", "Copilot host rules cannot name resolved addresses"),
-    ("/credentials", "Copilot's credential masking has a different shape"),
-    ("/filesystem/disabled", "Copilot always isolates the filesystem when its sandbox is on"),
-    ("/ignoreViolations", "Copilot does not filter violation reports"),
-    ("/enableWeakerNetworkIsolation", "Copilot has no weaker isolation switch"),
-    ("/enableWeakerNestedSandbox", "Copilot has no weaker isolation switch"),
-    ("/allowAppleEvents", "Copilot has no Apple Events grant"),
-    ("/allowNestedUserNamespaces", "Copilot has no user namespace grant"),
+# The srt keys Copilot compiles or reports itself (srtkeys reports every other key it is set).
+# strictAllowlist needs no key: a non-empty allowedHosts list blocks every other host unasked.
+HANDLED_SRT_KEYS = (
+    "/enabled",
+    "/network/allowedDomains",
+    "/network/deniedDomains",
+    "/network/strictAllowlist",
+    "/filesystem/denyRead",
+    "/filesystem/allowRead",
+    "/filesystem/allowWrite",
+    "/filesystem/denyWrite",
+)
+# Without copilot_settings only the launch flags are written: URLs and the deny rules.
+FLAGS_ONLY_SRT_KEYS = ("/enabled", "/network/allowedDomains", "/network/deniedDomains")
+# Copilot's own reasons for srt keys it has no faithful key for (each would widen or differs
+# in meaning); the generic reason from srtkeys serves the rest.
+REASONS = {
+    "/network/allowLocalBinding": "Copilot's allowLocalNetwork would open the whole LAN",
+    "/network/allowUnixSockets": "Copilot has no per-socket grant",
+    "/network/allowAllUnixSockets": "Copilot has no Unix socket switch",
+    "/network/httpProxyPort": "Copilot's proxy setting is an upstream, not a filter",
+    "/network/socksProxyPort": "Copilot's proxy setting is an upstream, not a filter",
+    "/network/deniedResolvedAddresses": "Copilot host rules cannot name resolved addresses",
+    "/credentials": "Copilot's credential masking has a different shape",
+    "/filesystem/disabled": "Copilot always isolates the filesystem when its sandbox is on",
+}
+NO_SETTINGS = (
+    "no copilot_settings target is configured, so Copilot's sandbox is not written (add one "
+    "to [targets])"
 )
 
 _LABEL = r"[\w-]+"
@@ -322,14 +334,6 @@ def compile_sandbox(
         readonly.append(path)
         origins.setdefault(path, origin)
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
-    for pointer, why in granting(policy.srt, UNCOMPILED):
-        findings.append(
-            _lossy(
-                "lossy-unsupported-key",
-                f"'{pointer[1:].replace('/', '.')}' is not compiled into Copilot's sandbox: {why}",
-                policy.srt_location(pointer, key=True),
-            )
-        )
     sandbox: dict[str, Any] = {
         "enabled": sandbox_mode != "danger-full-access",
         "addCurrentWorkingDirectory": cwd_writable,
@@ -545,6 +549,25 @@ def _settings_view(text: str) -> list[DriftItem]:
 # ---------------------------------------------------------------- files
 
 
+def srt_key_findings(policy: Policy, with_settings: bool) -> list[Finding]:
+    """Findings for the srt keys Copilot does not take, and the note for strictAllowlist."""
+    findings: list[Finding] = []
+    if not with_settings:
+        reasons = {**REASONS, "/filesystem": NO_SETTINGS, "/network": NO_SETTINGS}
+        return unhandled_key_findings(policy, NAME, FLAGS_ONLY_SRT_KEYS, reasons)
+    strict = "/network/strictAllowlist"
+    if is_set(policy.srt.get("network", {}).get("strictAllowlist"), strict):
+        findings.append(
+            _lossy(
+                "uncompiled-key-note",
+                "'network.strictAllowlist' needs no key in Copilot's sandbox: a non-empty "
+                "allowedHosts list already refuses every other host without asking",
+                policy.srt_location(strict, key=True),
+            )
+        )
+    return findings + unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
+
+
 def flags_target(ctx: Context) -> tuple[str, Path] | None:
     targets = ctx.config.targets
     if not ctx.yolo:
@@ -580,6 +603,7 @@ class CopilotAgent:
             findings.append(ctx.full_access_finding(NAME, what))
         if compiled.home_used and ctx.config.pinned_home is None:
             findings.append(unpinned_home(ctx.config, SETTINGS_KEY))
+        findings += srt_key_findings(ctx.policy, settings_path is not None)
         snippet = render_snippet(compiled.argv)
         preview = snippet
         flags = flags_target(ctx)

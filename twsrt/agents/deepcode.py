@@ -37,13 +37,13 @@ from twsrt.agents.base import (
     Drift,
     DriftItem,
     Result,
-    granting,
     merge_sections,
     read_target,
     splice_settings,
     yolo_variant,
 )
 from twsrt.agents.claude import bash_rules, split_port
+from twsrt.agents.srtkeys import is_set, unhandled_key_findings
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonedit import dump
@@ -68,32 +68,30 @@ LEGACY_KEYS = ("enabled",)
 
 SPEC = PathTarget(NAME, LABEL, {key: f"sandbox.filesystem.{key}" for key in FS_KEYS})
 
-_PROXY = "DeepCode filters the network by DNS only and has no HTTP proxy"
-# srt settings DeepCode has no faithful key for (each would widen or means something else);
-# reported at the srt key, not compiled. Engine plumbing (ripgrep, seccomp, bwrapPath, ...) is
-# not policy and is not listed.
-UNCOMPILED = (
-    ("/network/strictAllowlist", "DeepCode has no such switch (its allow-list never asks)"),
-    ("/network/allowMachLookup", "DeepCode has no Mach service grant"),
-    ("/network/httpProxyPort", "DeepCode has no external proxy setting"),
-    ("/network/socksProxyPort", "DeepCode has no external proxy setting"),
-    ("/network/deniedResolvedAddresses", "DeepCode cannot deny resolved addresses"),
-    ("/network/mitmProxy", _PROXY),
-    ("/network/parentProxy", _PROXY),
-    ("/network/tlsTerminate", _PROXY),
-    ("/network/requireHostMatch", _PROXY),
-    ("/network/refuseOpaqueTunnels", _PROXY),
-    ("/network/stripResponseHeaders", _PROXY),
-    ("/network/ambiguousRequestTarget", _PROXY),
-    ("/network/allowPlaintextHeaderSet", _PROXY),
-    ("/credentials", "DeepCode has no credential masking"),
-    ("/filesystem/disabled", "DeepCode always isolates the filesystem when its sandbox is on"),
-    ("/ignoreViolations", "DeepCode does not filter violation reports"),
-    ("/enableWeakerNetworkIsolation", "DeepCode has no weaker isolation switch"),
-    ("/enableWeakerNestedSandbox", "DeepCode has no weaker isolation switch"),
-    ("/allowAppleEvents", "DeepCode has no Apple Events grant"),
-    ("/allowNestedUserNamespaces", "DeepCode has no user namespace grant"),
+# The srt keys DeepCode compiles or reports itself (srtkeys reports every other key it is set).
+# strictAllowlist needs no key: DeepCode's allow-list never asks.
+HANDLED_SRT_KEYS = (
+    "/enabled",
+    "/network/allowedDomains",
+    "/network/deniedDomains",
+    "/network/strictAllowlist",
+    "/network/allowUnixSockets",
+    "/network/allowAllUnixSockets",
+    "/network/allowLocalBinding",
+    "/filesystem/denyRead",
+    "/filesystem/allowRead",
+    "/filesystem/allowWrite",
+    "/filesystem/denyWrite",
 )
+# DeepCode's own reasons for srt keys it has no faithful key for; the generic reason from
+# srtkeys serves the rest.
+REASONS = {
+    "/network/allowMachLookup": "DeepCode has no Mach service grant",
+    "/network/deniedResolvedAddresses": "DeepCode cannot deny resolved addresses",
+    "/network": "DeepCode filters the network by DNS only and has no HTTP proxy",
+    "/credentials": "DeepCode has no credential masking",
+    "/filesystem/disabled": "DeepCode always isolates the filesystem when its sandbox is on",
+}
 
 
 @dataclass
@@ -169,14 +167,17 @@ def translate(
     managed.filesystem = _filesystem(policy, sandbox_mode, paths, findings, managed.origins)
     managed.network = _network(policy, findings, managed.origins)
     managed.home_used = paths.used
-    for pointer, why in granting(policy.srt, UNCOMPILED):
+    strict = "/network/strictAllowlist"
+    if is_set(policy.srt.get("network", {}).get("strictAllowlist"), strict):
         findings.append(
             _lossy(
-                "lossy-unsupported-key",
-                f"'{pointer[1:].replace('/', '.')}' is not compiled into DeepCode's sandbox: {why}",
-                policy.srt_location(pointer, key=True),
+                "uncompiled-key-note",
+                "'network.strictAllowlist' needs no key in DeepCode's sandbox: its allow-list "
+                "refuses every other host without asking",
+                policy.srt_location(strict, key=True),
             )
         )
+    findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return managed, findings
 
 
@@ -282,8 +283,9 @@ def _network(
         findings.append(
             _lossy(
                 "lossy-unix-socket",
-                "DeepCode's allowUnixSockets is one switch for every Unix socket; the socket "
-                "paths listed here are not granted (the switch would open all of them)",
+                "'network.allowUnixSockets' is not granted: DeepCode's allowUnixSockets is one "
+                "switch for every Unix socket, so the socket paths listed here stay closed (the "
+                "switch would open all of them)",
                 policy.srt_location("/network/allowUnixSockets", key=True),
             )
         )

@@ -104,7 +104,7 @@ SRT_KEYS: dict[str, KeyInfo] = {
     "/credentials/sigv4/streaming": _p(_SIGV4),
     "/credentials/sigv4/presigned": _p(_SIGV4),
     "/credentials/sigv4/sigv4a": _p(_SIGV4),
-    "/ignoreViolations": _p("srt stops reporting these violations; it still blocks them"),
+    "/ignoreViolations": _p("srt stops reporting these violations (it still blocks them)"),
     "/enableWeakerNestedSandbox": _g("srt weakens its isolation to run inside a container"),
     "/allowNestedUserNamespaces": _g(
         "srt lets commands create user namespaces, which can undo its write denies"
