@@ -219,10 +219,10 @@ _RULES = [
         "symlinked-policy-path",
         Level.WARNING,
         "A policy path is a symlink on this host, or lies under one.",
-        "Sandboxes resolve symlinks differently: srt and Codex compare the real path, so a write "
-        "root given through a symlink beside a denyWrite spelled by the real path (or the "
-        "reverse) can leave the denied directory writable under Codex, and a denyRead naming a "
-        "symlinked directory makes every Codex start fail. `twsrt check` looks at the paths that "
+        "Codex (0.171.0) does not match a write root and a deny when one is spelled through a "
+        "symlink and the other by the real path: the denied directory stays writable. A "
+        "denyRead that crosses a symlink inside a writable directory (the workspace, a write "
+        "root, /tmp) makes every Codex start fail. `twsrt check` looks at the paths that "
         "exist on the machine it runs on (`~` is the running user's home, relative paths start "
         "at the working directory) and names both spellings. Write every path by its real "
         "location, the way `realpath` prints it; the generated files never depend on the host.",

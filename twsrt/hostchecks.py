@@ -1,0 +1,116 @@
+"""Checks of the policy against the machine ``twsrt check`` runs on. They are findings only:
+generated files never depend on the host.
+
+Symlinked paths (observed with Codex 0.171.0): Codex does not match a write root and a deny
+when one is spelled through a symlink and the other by the real path, so the denied directory
+stays writable, and it refuses to start when a denyRead crosses a symlink inside a writable
+directory. A policy path that exists here and is a symlink, or lies under one, is reported with
+both spellings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from twsrt.findings import Finding, finding
+from twsrt.policy import PathRule, Policy, is_glob
+
+LISTS = ("denyRead", "denyWrite", "allowWrite", "allowRead")
+
+
+def _rules(policy: Policy) -> Iterator[tuple[str, PathRule]]:
+    for key, rules in zip(
+        LISTS,
+        (policy.deny_read, policy.deny_write, policy.allow_write, policy.allow_read),
+        strict=True,
+    ):
+        for rule in rules:
+            yield key, rule
+    files = policy.srt.get("credentials", {}).get("files", [])
+    for index, entry in enumerate(files):
+        pointer = f"/credentials/files/{index}/path"
+        yield "credentials.files", PathRule(entry["path"], policy.srt_location(pointer))
+
+
+def _concrete(rule: PathRule) -> tuple[list[str], list[str]]:
+    """The path's parts up to the first glob part, and the glob tail (empty for a plain path)."""
+    parts = [p for p in rule.path.split("/") if p not in ("", ".")]
+    if rule.literal:
+        return parts, []
+    for index, part in enumerate(parts):
+        if is_glob(part):
+            return parts[:index], parts[index:]
+    return parts, []
+
+
+def _first_symlink(candidates: list[Path]) -> Path | None:
+    """The first candidate that is a symlink on this host; the walk stops at the first one that
+    does not exist (or cannot be looked at), since nothing below it can be a symlink either."""
+    for candidate in candidates:
+        try:
+            if candidate.is_symlink():
+                return candidate
+            if not candidate.exists():
+                return None
+        except OSError:
+            return None
+    return None
+
+
+def _candidates(path: str, parts: list[str], home: Path, cwd: Path) -> tuple[Path, list[Path]]:
+    """The concrete path on this host and the paths to look at, outermost first. ``/`` and
+    ``~`` paths count every ancestor (the home's too); a relative path counts only the parts it
+    spells, because the directory an agent starts in is not known here."""
+    if path == "~" or path.startswith("~/"):
+        start, parts, ancestors = home, parts[1:], True
+    elif path.startswith("/"):
+        start, ancestors = Path("/"), True
+    else:
+        start, ancestors = cwd, False
+    found = [*reversed(start.parents), start] if ancestors else []
+    current = start
+    for part in parts:
+        current = current / part
+        found.append(current)
+    return current, found
+
+
+def _spelled(resolved: Path, home: Path, tail: list[str]) -> str:
+    """The real path as the policy would write it: ``~/`` when it lies under the home, unless
+    the home is itself a symlink (then ``~`` is the spelling to avoid)."""
+    text = str(resolved)
+    if Path(os.path.realpath(home)) == home and (resolved == home or home in resolved.parents):
+        inner = PurePosixPath(resolved.relative_to(home))
+        text = "~" if resolved == home else f"~/{inner}"
+    return "/".join([text, *tail]) if tail else text
+
+
+def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
+    """TWS220 for every policy path that is a symlink on this host or lies under one.
+
+    ``home`` is the home of the user running the check, not the pinned output home: the
+    finding is about the paths on this machine."""
+    findings: list[Finding] = []
+    for key, rule in _rules(policy):
+        parts, tail = _concrete(rule)
+        concrete, candidates = _candidates(rule.path, parts, home, cwd)
+        link = _first_symlink(candidates)
+        if link is None:
+            continue
+        resolved = Path(os.path.realpath(concrete))
+        target = os.readlink(link)
+        findings.append(
+            finding(
+                "symlinked-policy-path",
+                f"{key} '{rule.path}' goes through a symlink on this host: '{link}' points to "
+                f"'{target}', so the path is really '{_spelled(resolved, home, tail)}'. Codex "
+                "does not match a write root and a deny when one is spelled through the symlink "
+                "and the other by the real path (the denied directory stays writable), and it "
+                "refuses to start when a denyRead crosses a symlink inside a writable "
+                "directory; write the real path in every rule",
+                rule.origin,
+            )
+        )
+    return findings
