@@ -177,12 +177,9 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for index, pointer in enumerate(KEYS):
         if pointer in IGNORED:
             continue
-        pair = []
-        for label, srt in zip(("with", "without"), with_key(pointer), strict=True):
-            directory = root / f"{index}-{label}"
-            directory.mkdir()
-            pair.append(compile_all(directory, srt))
-        cache[pointer] = tuple(pair)
+        directory = root / str(index)  # one directory: previews name the files they write
+        directory.mkdir()
+        cache[pointer] = tuple(compile_all(directory, srt) for srt in with_key(pointer))
     return cache
 
 
