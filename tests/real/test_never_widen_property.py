@@ -1,0 +1,360 @@
+"""Never widen, as a property against the real tools (issue 12, "Proof with the real tools").
+
+Policies come from ``strategies.tree_policy``: paths with spaces and non-ASCII letters, ``~``
+forms, trailing slashes, globs, ``..``, trees spelled ``P``, ``P/`` and ``P/**``, denies nested
+inside write roots, domains with wildcards and ports; every path stays inside one temporary
+tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever touched.
+
+(a) ``test_generated_files_load_in_the_real_agents``: twsrt (in-process) compiles every agent in
+    every sandbox mode, full and yolo. A policy it refuses must be refused with a located error;
+    otherwise every Codex config loads (``--strict-config``) and starts ``codex sandbox -- true``,
+    every Claude file passes ``claude doctor``, every Copilot flag snippet and settings file
+    passes Copilot's own check. Identical files are checked once; Copilot checks every flag
+    value of one example in a single run (it validates each value on its own).
+(b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
+    run in srt on the canonical policy and in Codex on the generated profile (workspace-write
+    and read-only). An action srt denies cleanly and Codex lets through is a failure.
+
+Sizes: TWSRT_PROPERTY_LOADS (default 20) and TWSRT_PROPERTY_PROBES (default 6) examples;
+TWSRT_PROPERTY_SHRINK=0 reports the first failing example as found (shrinking a failure costs up
+to five minutes, hypothesis's own limit).
+The counts (examples, real-tool starts, srt gaps) are printed at the end of the session (run
+with ``-s`` to see them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, assume, given, settings
+from strategies import Tree, bash_rules, materialize, tree_policy
+
+from twsrt.agents import AGENTS
+from twsrt.config import SANDBOX_MODES
+from twsrt.findings import TwsrtError
+
+from . import adversarial
+from ._tools import locate_tool, require_tool
+from .codex_client import codex_bin, config_loads, sandbox_run
+from .copilot_client import Copilot, copilot_bin
+from .test_claude_client import DEFAULT_BIN as CLAUDE_DEFAULT
+from .test_claude_client import claude_accepts_settings
+
+pytestmark = pytest.mark.real
+
+LOADS = int(os.environ.get("TWSRT_PROPERTY_LOADS", "20"))
+PROBES = int(os.environ.get("TWSRT_PROPERTY_PROBES", "6"))
+SRT_DEFAULT = "/opt/twsrt-tools/srt/bin/srt"
+SHRINK = os.environ.get("TWSRT_PROPERTY_SHRINK", "1") != "0"
+PHASES = tuple(p for p in Phase if SHRINK or p not in (Phase.shrink, Phase.explain))
+HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+CONFIG = """\
+home = {home}
+
+[sources]
+srt = "srt.json"
+bash_rules = "bash.json"
+
+[targets]
+claude_settings = "out/claude/settings.full.json"
+codex_config = "out/codex/config.toml"
+codex_rules = "out/codex/twsrt.rules"
+copilot_output = "out/copilot/flags.txt"
+copilot_settings = "out/copilot/settings.json"
+deepcode_settings = "out/deepcode/settings.json"
+"""
+
+
+@dataclass
+class Stats:
+    examples: Counter[str] = field(default_factory=Counter)
+    starts: Counter[str] = field(default_factory=Counter)
+    srt_gaps: set[str] = field(default_factory=set)
+    failures: list[str] = field(default_factory=list)
+
+
+STATS = Stats()
+
+
+@dataclass(frozen=True)
+class Tools:
+    codex: str
+    claude: str
+    copilot: Copilot
+    srt: str
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
+    claude = require_tool("claude", locate_tool("claude", "TWSRT_CLAUDE_BIN", CLAUDE_DEFAULT))
+    srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
+    copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
+    copilot.api_schema()  # unpack the package once, outside the timed examples
+    yield Tools(codex_bin(), claude, copilot, srt)
+    print(
+        f"\nnever-widen property: examples {dict(STATS.examples)}, "
+        f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
+    )
+    for gap in sorted(STATS.srt_gaps):
+        print(f"  srt gap (not counted against Codex): {gap}")
+    for failure in STATS.failures:
+        print(f"  FAILURE: {failure}")
+
+
+# ------------------------------------------------------------------ compiling
+
+
+@dataclass
+class Compiled:
+    """The files of one (sandbox mode, approval mode) run, by role; and each agent's refusal."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, TwsrtError] = field(default_factory=dict)
+
+
+def compile_all(
+    srt: dict[str, Any],
+    bash: dict[str, Any],
+    tree: Tree,
+    modes: tuple[str, ...],
+    yolos: tuple[bool, ...] = (False,),
+    agents: tuple[str, ...] = tuple(AGENTS),
+) -> dict[tuple[str, bool], Compiled]:
+    """Write the sources beside the tree and compile each agent in-process (one agent's
+    refusal does not hide the other agents' files)."""
+    from twsrt.run import compile_agents
+    from twsrt.writes import FileWrite
+
+    config_dir = Path(tree.root).parent / "dotfiles"
+    config_dir.mkdir(exist_ok=True)
+    (config_dir / "srt.json").write_text(
+        json.dumps(materialize(srt, tree), indent=2, ensure_ascii=False), encoding="utf-8"
+    )
+    (config_dir / "bash.json").write_text(json.dumps(bash, ensure_ascii=False), encoding="utf-8")
+    toml = config_dir / "twsrt.toml"
+    toml.write_text(CONFIG.format(home=json.dumps(tree.home)), encoding="utf-8")
+    out: dict[tuple[str, bool], Compiled] = {}
+    for mode in modes:
+        for yolo in yolos:
+            item = out[mode, yolo] = Compiled()
+            for agent in agents:
+                try:
+                    compiled = compile_agents(str(toml), agent, yolo, sandbox=mode)
+                except TwsrtError as exc:
+                    item.refused[agent] = exc
+                    continue
+                for result in compiled.results:
+                    for change in result.changes:
+                        if isinstance(change, FileWrite):
+                            rel = change.path.relative_to(config_dir / "out").as_posix()
+                            item.files[_role(rel)] = change.text
+    return out
+
+
+def _role(rel: str) -> str:
+    if rel.startswith("claude/"):
+        return "claude"
+    if rel.startswith("copilot/flags"):
+        return "copilot-flags"
+    return {
+        "codex/config.toml": "codex",
+        "codex/twsrt.rules": "codex-rules",
+        "copilot/settings.json": "copilot-settings",
+    }.get(rel, rel)
+
+
+def assert_located(refused: TwsrtError) -> None:
+    """A refusal is fine when it names the place in the policy (file:line:col)."""
+    for item in refused.findings:
+        assert item.location.path and item.location.line > 0, item.render()
+
+
+# ------------------------------------------------------------------ (a) loads
+
+
+Check = Callable[[], tuple[bool, str]]
+
+
+def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree, tmp: Path):
+    """One real-tool check per distinct generated file (flags: one run per example)."""
+    jobs: dict[str, Check] = {}
+    seen: set[tuple[str, str, str | None]] = set()
+    flags: dict[str, list[str]] = {}
+    from twsrt.agents.copilot import parse_snippet
+
+    def once(tool: str, key: tuple[str, str | None], where: str, check: Check) -> None:
+        if (tool, *key) not in seen:  # identical files are checked once
+            seen.add((tool, *key))
+            jobs[f"{tool} ({where})"] = check
+
+    for (mode, yolo), item in sorted(compiled.items()):
+        where = f"{mode}{' yolo' if yolo else ''}"
+        files = item.files
+        if "codex" in files:
+            config, rules = files["codex"], files.get("codex-rules")
+            once("codex", (config, rules), where, _codex(tools, config, rules))
+        if "claude" in files:
+            text = files["claude"]
+            once("claude doctor", (text, None), where, _claude(tools, text, tmp))
+        if "copilot-settings" in files:
+            text = files["copilot-settings"]
+            once("copilot settings", (text, None), where, _copilot_settings(tools, text))
+        if "copilot-flags" in files:
+            flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
+    if flags:
+        everything = [value for argv in flags.values() for value in argv]
+        jobs["copilot flags"] = _copilot_flags(tools, everything)
+    return jobs
+
+
+def _codex(tools: Tools, config: str, rules: str | None) -> Check:
+    def run() -> tuple[bool, str]:
+        STATS.starts["codex"] += 1
+        ok, out = config_loads(tools.codex, config, rules)
+        if not ok:
+            return False, f"--strict-config refused it:\n{out}\n{config}"
+        with tempfile.TemporaryDirectory(prefix="twsrt-prop-") as tmp:
+            home, work = Path(tmp, "home"), Path(tmp, "work")
+            home.mkdir()
+            work.mkdir()
+            STATS.starts["codex"] += 1
+            code, out = sandbox_run(tools.codex, config, "true", work, home)
+        return code == 0, f"`codex sandbox -- true` exited {code}:\n{out}\n{config}"
+
+    return run
+
+
+def _claude(tools: Tools, text: str, tmp: Path) -> Check:
+    def run() -> tuple[bool, str]:
+        path = tmp / f"claude-{abs(hash(text))}.json"
+        path.write_text(text, encoding="utf-8")
+        STATS.starts["claude"] += 1
+        ok, out = claude_accepts_settings(tools.claude, path)
+        return ok, f"claude doctor:\n{out}\n{text}"
+
+    return run
+
+
+def _copilot_settings(tools: Tools, text: str) -> Check:
+    def run() -> tuple[bool, str]:
+        STATS.starts["copilot"] += 1
+        loaded = tools.copilot.config_list(text)
+        return loaded == json.loads(text), f"Copilot loaded {loaded!r} from:\n{text}"
+
+    return run
+
+
+def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
+    def run() -> tuple[bool, str]:
+        STATS.starts["copilot"] += 1
+        ok, out = tools.copilot.flags_verdict(argv)
+        return ok and "Invalid" not in out, f"copilot {argv}:\n{out}"
+
+    return run
+
+
+@settings(
+    derandomize=True,
+    max_examples=LOADS,
+    deadline=None,
+    database=None,
+    suppress_health_check=HEALTH,
+    phases=PHASES,
+)
+@given(srt=tree_policy(), bash=bash_rules())
+def test_generated_files_load_in_the_real_agents(
+    tools: Tools, srt: dict[str, Any], bash: dict[str, Any]
+) -> None:
+    STATS.examples["loads"] += 1
+    with tempfile.TemporaryDirectory(prefix="twsrt-prop-") as tmp:
+        tree = Tree(posixpath.join(tmp, "tree"))
+        os.makedirs(tree.home)
+        os.makedirs(tree.work)
+        compiled = compile_all(srt, bash, tree, SANDBOX_MODES, (False, True))
+        for item in compiled.values():
+            for refusal in item.refused.values():
+                STATS.examples["loads: refusals"] += 1
+                assert_located(refusal)
+        jobs = _checks(tools, compiled, tree, Path(tmp))
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            results = dict(zip(jobs, pool.map(lambda job: job(), jobs.values()), strict=True))
+    bad = [f"{name}: {out}" for name, (ok, out) in results.items() if not ok]
+    if bad:
+        STATS.failures.append(f"loads: {srt} -> {bad[0][:300]}")
+    assert not bad, "\n\n".join(bad)
+
+
+# ------------------------------------------------------------------ (b) probes
+
+CODEX_MODES = ("workspace-write", "read-only")
+
+
+@settings(
+    derandomize=True,
+    max_examples=PROBES,
+    deadline=None,
+    database=None,
+    suppress_health_check=HEALTH,
+    phases=PHASES,
+)
+@given(srt=tree_policy())
+def test_codex_never_allows_what_srt_denies(tools: Tools, srt: dict[str, Any]) -> None:
+    from twsrt.engines import root_base
+    from twsrt.jsonpos import parse_json
+    from twsrt.sources import build_policy
+
+    STATS.examples["probes"] += 1
+    base = tempfile.mkdtemp(prefix="twsrt-prop-", dir=root_base())
+    try:
+        tree = Tree(posixpath.join(base, "tree"))
+        os.makedirs(tree.home)
+        os.makedirs(tree.work)
+        compiled = compile_all(srt, {}, tree, CODEX_MODES, agents=("codex",))
+        refused = [r for c in compiled.values() for r in c.refused.values()]
+        for item in refused:
+            assert_located(item)
+        assume(not refused)  # nothing to run: a located refusal is a correct answer
+        configs = {mode: compiled[mode, False].files["codex"] for mode in CODEX_MODES}
+        loads = {mode: config_loads(tools.codex, text)[0] for mode, text in configs.items()}
+        STATS.starts["codex"] += len(loads)
+        assume(all(loads.values()))  # test (a) reports a profile Codex cannot load
+        abstract = build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json"
+        )
+        canonical = materialize(srt, tree)
+        session, probes = adversarial.make_session(tree.root, srt, abstract, tree.host)
+        control = session.run("control", adversarial.plain_runner(tree.root))
+        srt_seen = session.run("srt", adversarial.srt_runner(tools.srt, tree.root, canonical, base))
+        starts = session.starts
+        codex_seen = {
+            mode: session.run(f"codex {mode}", adversarial.codex_runner(tools.codex, tree.root, t))
+            for mode, t in configs.items()
+        }
+        STATS.starts["srt"] += starts
+        STATS.starts["codex"] += session.starts - starts
+        result = adversarial.compare(probes, control, srt_seen, codex_seen)
+        STATS.examples["probes: actions compared"] += result.compared
+        STATS.examples["probes: actions"] += len(probes)
+        STATS.srt_gaps.update(result.srt_gaps)
+        codex_notes = [n for n in session.notes if n.startswith("codex")]
+        assert not codex_notes, codex_notes  # the profile loaded, so every run must start
+    finally:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+    if result.failures:
+        STATS.failures.append(f"probes: {srt} -> {result.failures}")
+    assert not result.failures, (
+        "\n".join(result.failures) + "\n\n" + json.dumps(canonical, indent=2, ensure_ascii=False)
+    )
