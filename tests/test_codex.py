@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
@@ -193,8 +194,17 @@ def compile_policy(srt: dict, bash: dict | None = None):  # noqa: ANN201
     return codex.translate(policy)
 
 
+def _tree(path: str) -> str:
+    """The spelling the profile uses: ``P/**`` and ``P/`` are the directory ``P``."""
+    path = path.rstrip("/") or "/"
+    if path.endswith("/**") and "*" not in path[:-3] and path[:-3] not in ("", "~"):
+        path = path[:-3]
+    return path.removeprefix("./") if path != "./" else "."
+
+
 def _access(profile: dict, path: str) -> str | None:
     compiled_fs = profile.get("filesystem", {})
+    path = _tree(path)
     if path.startswith(("/", "~/")):
         if "*" in path:
             prefix, rest = codex._split_glob(path)
@@ -202,6 +212,26 @@ def _access(profile: dict, path: str) -> str | None:
         value = compiled_fs.get(path)
         return value if isinstance(value, str) else (value or {}).get(".")
     return compiled_fs.get(":workspace_roots", {}).get(path)
+
+
+def _written(profile: dict) -> list[str]:
+    """Every path the profile makes writable, spelled as in the policy (relative = launch dir)."""
+    out = []
+    for key, value in profile.get("filesystem", {}).items():
+        if key == "glob_scan_max_depth":
+            continue
+        scoped = {".": value} if isinstance(value, str) else value
+        for sub, mode in scoped.items():
+            if mode == "write":
+                base = "." if key == ":workspace_roots" else key
+                out.append(base if sub == "." else sub if base == "." else f"{base}/{sub}")
+    return out
+
+
+def _under(path: str, root: str) -> bool:
+    if root == ".":
+        return not path.startswith(("/", "~"))
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 @settings(max_examples=150, deadline=None)
@@ -225,10 +255,16 @@ def test_deny_write_is_never_writable(srt: dict) -> None:
 def test_never_widen(srt: dict) -> None:
     compiled, _ = compile_policy(srt)
     profile = compiled.profile
-    allowed_roots = {p.removesuffix("/**").rstrip("/") for p in srt["filesystem"]["allowWrite"]}
-    for root in profile.get("workspace_roots", {}):
-        assert root in allowed_roots
-        assert "*" not in root and root not in ("~", "/")
+    # only the policy's roots are writable: no :workspace base that opens the launch directory,
+    # /tmp and $TMPDIR, and every write entry lies in an allowWrite root and outside every deny
+    assert profile["extends"] == ":read-only" and "workspace_roots" not in profile
+    roots = [_tree(p) for p in srt["filesystem"]["allowWrite"]]
+    denies = [_tree(p) for p in srt["filesystem"]["denyRead"] + srt["filesystem"]["denyWrite"]]
+    for path in _written(profile):
+        assert "*" not in path and path not in ("~", "/"), path
+        assert any(_under(path, root) for root in roots), path
+        for deny in denies:
+            assert not _under(path, deny) and not fnmatchcase(path, deny), (path, deny)
     hosts = {d for d in srt["network"]["allowedDomains"] if ":" not in d}
     for host, mode in profile["network"]["domains"].items():
         if mode == "allow":
@@ -238,11 +274,6 @@ def test_never_widen(srt: dict) -> None:
         assert compiled.network_proxy
     for sock in profile["network"].get("unix_sockets", {}):
         assert sock in srt["network"]["allowUnixSockets"]
-    for key, value in profile.get("filesystem", {}).items():
-        if key == "glob_scan_max_depth":
-            continue
-        modes = [value] if isinstance(value, str) else list(value.values())
-        assert "write" not in modes
 
 
 @settings(max_examples=60, deadline=None)

@@ -325,8 +325,9 @@ _RULES = [
         "lossy-write-root",
         Level.WARNING,
         "A write root cannot be granted as asked and is skipped.",
-        "The write root is `~`, `/`, a wildcard, or lies inside a denied path; the agent cannot "
-        "grant it exactly, so it is skipped and the deny wins.",
+        "The write root is `~`, `/`, a wildcard, a relative path that climbs above the launch "
+        "directory with `..`, or lies inside a denied path; the agent cannot grant it exactly, "
+        "so it is skipped and the deny wins.",
     ),
     Rule(
         "TWS409",
@@ -351,16 +352,22 @@ _RULES = [
         Level.ERROR,
         "A deny path cannot be written in the agent's format without dropping it.",
         "The deny cannot be written in the agent's format (a malformed `/~/` path, the whole home"
-        " directory, or a glob that would scan the whole filesystem). twsrt refuses instead of "
-        "dropping it.",
+        " directory, a glob that would scan the whole filesystem, or a `..` that climbs above the "
+        "launch or home directory, which Codex refuses to load). twsrt refuses instead of "
+        "dropping it. `.` and `..` components that have one meaning are folded for every agent "
+        "(`~/a/../b` is `~/b`).",
     ),
     Rule(
         "TWS412",
         "lossy-glob-snapshot",
-        Level.NOTE,
-        "The agent expands a deny glob once at start; files created later are not covered.",
-        "The agent expands deny globs when its sandbox starts; files created later in the session"
-        " and matching the glob are not covered.",
+        Level.WARNING,
+        "The agent expands a deny glob once at start; files created later stay writable.",
+        "Codex expands a deny glob such as `**/.env` or `~/keys/*.pem` into the files that match "
+        "when its sandbox starts. A matching file created, or renamed into place, later in the "
+        "session is not covered: it stays writable (and readable, for denyRead) although srt "
+        "would refuse it (observed with Codex 0.171.0). A deny that names a directory (`P`, "
+        "`P/`, `P/**`) has no such gap: Codex denies the directory itself, so nothing can be "
+        "created, renamed or removed in it. Name directories where you can.",
     ),
     Rule(
         "TWS406",

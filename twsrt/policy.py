@@ -16,14 +16,51 @@ def is_glob(path: str) -> bool:
     return any(char in GLOB_CHARS for char in path)
 
 
+def fold_dots(path: str) -> str:
+    """Fold ``.`` and ``..`` components lexically where that has one meaning: ``~/a/./b/../c``
+    is ``~/a/c`` and ``/..`` is ``/``, as srt resolves them (``path.resolve`` for a relative
+    path, realpath for an absolute one, which agrees unless a symlink precedes the ``..``; the
+    symlinked-path check reports those). A ``..`` that climbs above the launch directory or the
+    home directory, or follows a glob, depends on where the agent runs: the path is returned as
+    written and every agent that cannot name it refuses it (see ``has_dots``)."""
+    parts = path.split("/")
+    if not any(part in (".", "..") for part in parts[1:]) and parts[0] != "..":
+        return path  # the common case; a leading "./" alone is left as written
+    anchor, rest = (parts[0] or "/", parts[1:]) if parts[0] in ("", "~", ".") else ("", parts)
+    kept: list[str] = []
+    for part in rest:
+        if part in ("", "."):
+            continue
+        if part != "..":
+            kept.append(part)
+        elif kept and not is_glob(kept[-1]):
+            kept.pop()
+        elif anchor != "/" or kept:  # POSIX: /.. is /
+            return path
+    body = "/".join(kept)
+    if anchor == "/":
+        return f"/{body}"
+    if anchor == "~":
+        return f"~/{body}" if body else "~"
+    if anchor == ".":
+        return f"./{body}" if body else "."
+    return body or "."
+
+
+def has_dots(path: str) -> bool:
+    """Whether a ``.`` or ``..`` component is left (after fold_dots: an ambiguous ``..``)."""
+    return any(part in (".", "..") for part in path.split("/")[1:]) or path.split("/")[0] == ".."
+
+
 def normalize_path(path: str) -> str:
-    """Drop trailing slashes (``~/.aws/`` is ``~/.aws``) but keep ``/`` and ``~/`` meaningful."""
+    """Drop trailing slashes (``~/.aws/`` is ``~/.aws``) but keep ``/`` and ``~/`` meaningful,
+    and fold ``.``/``..`` where that is unambiguous (fold_dots)."""
     stripped = path.rstrip("/")
     if not stripped:
         return "/"
     if stripped == "~":
         return "~"
-    return stripped
+    return fold_dots(stripped)
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,6 @@ WIDE_GAPS = {
     ("srt", "allow-unix-socket /var/run/twsrt.sock"): "TWS502",
     ("codex", "allow-read ~/.config/ok"): "TWS504",
     ("codex", "allow-write /srv/*/data"): "TWS408",
-    ("codex", "write-tmp /tmp (no allowWrite rule covers it)"): "TWS503",
     ("codex", "allow-unix-socket /var/run/twsrt.sock"): "TWS505",
     ("codex", "allow-domain port.twsrt.test:8443"): "TWS403",
     ("codex", "allow-domain allowed.twsrt.test"): "TWS403",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
-from twsrt.policy import PathRule, is_glob
+from twsrt.policy import PathRule, fold_dots, is_glob
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,7 +69,8 @@ class HomePaths:
     def expand(self, path: str) -> str:
         if path == "~" or path.startswith("~/"):
             self.used = True
-            return self.home if path == "~" else self.home.rstrip("/") + path[1:]
+            # with the home known, ``~/../x`` has one meaning (the agents refuse ``..``)
+            return fold_dots(self.home if path == "~" else self.home.rstrip("/") + path[1:])
         return path
 
 

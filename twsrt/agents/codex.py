@@ -18,7 +18,7 @@ from twsrt.agents.base import Context, Drift, DriftItem, Result, granting, read_
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
-from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.policy import PathRule, Policy, has_dots, is_glob
 from twsrt.writes import Change, FileWrite
 
 NAME = "codex"
@@ -82,6 +82,32 @@ def _split_glob(path: str) -> tuple[str, str]:
     return path, ""
 
 
+def _relative(path: str) -> bool:
+    return not (path.startswith("/") or path.startswith("~/") or path == "~")
+
+
+def _tree(rule: PathRule) -> PathRule:
+    """``P/**`` names the tree P, as ``P`` does: compiled as the directory itself, so creating,
+    renaming or deleting anything in it (or P itself) is refused, not only files that exist
+    when the sandbox starts (a ``**`` glob is expanded once)."""
+    tree = rule.path[:-3]
+    if rule.glob and rule.path.endswith("/**") and not is_glob(tree) and tree not in ("", "~"):
+        return PathRule(tree, rule.origin, literal=rule.literal)
+    return rule  # ``~/**`` and ``/**`` stay globs: _anchor refuses them with their spelling
+
+
+def _ancestors(path: str, root: str) -> list[str]:
+    """The directories strictly between write root ``root`` and ``path`` below it, in the same
+    spelling (relative paths below the launch directory ``.``); empty when not below it."""
+    if root == ".":
+        parts = path.split("/")
+        return ["/".join(parts[:n]) for n in range(1, len(parts))] if _relative(path) else []
+    if _relative(root) != _relative(path) or not path.startswith(root.rstrip("/") + "/"):
+        return []
+    below = path[len(root.rstrip("/")) + 1 :].split("/")
+    return [f"{root.rstrip('/')}/{'/'.join(below[:n])}" for n in range(1, len(below))]
+
+
 def _anchor(rule: PathRule) -> tuple[str, str]:
     """Key and sub-path for a filesystem entry; relative paths scope to the workspace roots."""
     path = rule.path
@@ -91,8 +117,17 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
                 "unexpressible-path", f"malformed path '{path}': did you mean '~/'?", rule.origin
             )
         )
-    absolute = path.startswith("/") or path.startswith("~/") or path == "~"
-    if not absolute:
+    if has_dots(path):
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-path",
+                f"'{path}' climbs above the launch directory or the home directory with '..', "
+                "which a Codex profile cannot name (Codex refuses to load such a path); write "
+                "it as an absolute or `~/` path",
+                rule.origin,
+            )
+        )
+    if _relative(path):
         return WORKSPACE, path.removeprefix("./") or "."
     if rule.glob:
         prefix, rest = _split_glob(path)
@@ -148,19 +183,21 @@ def _literal_glob(rule: PathRule, findings: list[Finding]) -> PathRule:
     return PathRule(parent, rule.origin, literal=True)
 
 
-def _snapshot_glob(rule: PathRule, findings: list[Finding]) -> bool:
-    """Report the engine gap of ``**`` deny globs; True when the profile needs a scan depth."""
-    if not (rule.glob and "**" in rule.path):
+def _snapshot_glob(rule: PathRule, findings: list[Finding], write: bool) -> bool:
+    """Report that Codex expands a deny glob once; True when the profile needs a scan depth."""
+    if not rule.glob:
         return False
+    access = "writable" if write else "readable and writable"
     findings.append(
         _lossy(
             "lossy-glob-snapshot",
-            f"Codex expands deny glob '{rule.path}' once when its sandbox starts; matching files "
-            "created later in the session are not covered",
+            f"Codex expands deny glob '{rule.path}' once when its sandbox starts: a matching "
+            f"file created or renamed into place later in the session stays {access}; name "
+            "the directory instead (a directory deny covers new files)",
             rule.origin,
         )
     )
-    return True
+    return "**" in rule.path
 
 
 def _set_access(filesystem: dict[str, dict[str, str]], key: str, sub: str, mode: str) -> None:
@@ -192,15 +229,15 @@ def _deny_index(denies: list[PathRule]) -> Any:
         if rule.glob:
             globs.append((index, rule))
         else:
-            concrete.setdefault(rule.path.rstrip("/") or "/", index)
+            path = rule.path.removeprefix("./") if rule.path != "./" else "."
+            concrete.setdefault(path.rstrip("/") or "/", index)
 
     def covered(root: str) -> PathRule | None:
         parts = root.rstrip("/").split("/")
-        hits = [
-            concrete[prefix]
-            for prefix in ("/".join(parts[:n]) or "/" for n in range(len(parts), 0, -1))
-            if prefix in concrete
-        ]
+        prefixes = ["/".join(parts[:n]) or "/" for n in range(len(parts), 0, -1)]
+        if _relative(root):
+            prefixes.append(".")  # the launch directory holds every relative path
+        hits = [concrete[prefix] for prefix in prefixes if prefix in concrete]
         hits += [index for index, rule in globs if fnmatchcase(root, rule.path)]
         return denies[min(hits)] if hits else None
 
@@ -218,9 +255,10 @@ def translate(
 ) -> tuple[Compiled, list[Finding]]:
     """Pure translation of the canonical policy into Codex's profile and rules.
 
-    workspace-write extends ``:workspace`` with the policy's write roots; read-only extends
-    ``:read-only`` and grants no root; danger-full-access selects Codex's built-in
-    ``:danger-full-access`` and writes no profile — the exec-policy rules still forbid."""
+    Both sandboxed modes extend ``:read-only``; workspace-write adds the policy's write roots as
+    plain ``"path" = "write"`` entries (``.`` is the launch directory), read-only adds none;
+    danger-full-access selects Codex's built-in ``:danger-full-access`` and writes no profile —
+    the exec-policy rules still forbid."""
     findings: list[Finding] = []
     if sandbox_mode == "danger-full-access":
         out = Compiled(top={**OWNED_TOP, "default_permissions": FULL_ACCESS})
@@ -241,16 +279,18 @@ def translate(
     out = Compiled(top=dict(OWNED_TOP))
     filesystem: dict[str, dict[str, str]] = {}
     needs_depth = False
+    concrete: list[PathRule] = []  # the denies Codex mounts as they are: their parents get pins
     for rule in policy.deny_read:
-        rule = _literal_glob(rule, findings)
+        rule = _tree(_literal_glob(rule, findings))
         key, sub = _anchor(rule)
         _set_access(filesystem, key, sub, "deny")
         out.origins.setdefault(key if sub == "." else sub, rule.origin)
-        needs_depth |= _snapshot_glob(rule, findings)
+        needs_depth |= _snapshot_glob(rule, findings, write=False)
+        concrete += [] if rule.glob else [rule]
     for rule in policy.deny_write:
-        rule = _literal_glob(rule, findings)
+        rule = _tree(_literal_glob(rule, findings))
         key, sub = _anchor(rule)
-        needs_depth |= _snapshot_glob(rule, findings)
+        needs_depth |= _snapshot_glob(rule, findings, write=True)
         out.origins.setdefault(key if sub == "." else sub, rule.origin)
         if rule.glob:
             findings.append(
@@ -262,43 +302,30 @@ def translate(
                 )
             )
         _set_access(filesystem, key, sub, "deny" if rule.glob else "read")
-    roots: dict[str, bool] = {}
-    covered_by_deny = _deny_index([*policy.deny_read, *policy.deny_write])
-    read_only = sandbox_mode == "read-only"
-    for rule in [] if read_only else policy.allow_write:  # read-only grants no write root
-        path = rule.path.removesuffix("/**") if not rule.literal else rule.path
-        relative = not (path.startswith("/") or path.startswith("~"))
-        if relative:
-            continue  # the runtime workspace already covers relative write roots
-        if path in ("~", "/") or (not rule.literal and is_glob(path)):
-            findings.append(
-                _lossy(
-                    "lossy-write-root",
-                    f"allowWrite '{rule.path}' cannot be a Codex workspace root (only concrete "
-                    "directories below / or ~); skipped",
-                    rule.origin,
-                )
-            )
-            continue
-        blocker = covered_by_deny(path)
-        if blocker is not None:
-            findings.append(
-                _lossy(
-                    "lossy-write-root",
-                    f"allowWrite '{rule.path}' is also matched by deny rule '{blocker.path}' "
-                    f"({blocker.origin}); the deny wins and the root is skipped",
-                    rule.origin,
-                )
-            )
-            continue
-        roots[path] = True
-        out.origins.setdefault(path, rule.origin)
+        concrete += [] if rule.glob else [rule]
+    covered_by_deny = _deny_index([_tree(r) for r in [*policy.deny_read, *policy.deny_write]])
+    roots = [] if sandbox_mode == "read-only" else _write_roots(policy, covered_by_deny, findings)
+    for root in roots:
+        key, sub = (WORKSPACE, root.path) if _relative(root.path) else (root.path, ".")
+        _set_access(filesystem, key, sub, "write")
+        out.origins.setdefault(root.path, root.origin)
+    # Codex mounts each deny where it is; a writable directory between a write root and the
+    # deny could be renamed away and re-created empty and writable. A write entry of its own
+    # makes it a mount point, which the kernel refuses to rename or remove (as srt pins it).
+    for deny in concrete:
+        path = deny.path.removeprefix("./")
+        for root in roots:
+            for parent in _ancestors(path, root.path):
+                if covered_by_deny(parent) is None:
+                    key, sub = (WORKSPACE, parent) if _relative(parent) else (parent, ".")
+                    _set_access(filesystem, key, sub, "write")
+    # :read-only plus explicit write entries: only the policy's roots are writable, not the
+    # launch directory, /tmp or $TMPDIR as under :workspace, and relative globs scan only the
+    # launch directory (Codex's workspace root) when the sandbox starts
     profile: dict[str, Any] = {
         "description": "Generated by twsrt from the canonical sandbox policy; do not edit.",
-        "extends": ":read-only" if read_only else ":workspace",
+        "extends": ":read-only",
     }
-    if roots:
-        profile["workspace_roots"] = {root: True for root in sorted(roots)}
     fs_out = _render_filesystem(filesystem)
     if needs_depth:
         fs_out = {"glob_scan_max_depth": GLOB_SCAN_MAX_DEPTH, **fs_out}
@@ -322,6 +349,42 @@ def translate(
     for entry in policy.bash_deny:
         out.origins.setdefault(entry.value, entry.origin)
     return out, findings
+
+
+def _write_roots(policy: Policy, covered_by_deny: Any, findings: list[Finding]) -> list[PathRule]:
+    """The allowWrite roots Codex can take exactly: concrete directories (relative ones below
+    the launch directory, ``.`` being the launch directory itself) that no deny covers."""
+    roots: list[PathRule] = []
+    for rule in policy.allow_write:
+        path = rule.path if rule.literal else rule.path.removesuffix("/**")
+        path = path.removeprefix("./") if path != "./" else "."
+        why = ""
+        if path in ("~", "/") or (not rule.literal and is_glob(path)):
+            why = "only a concrete directory below / or ~, or a relative one, can be"
+        elif has_dots(path):
+            why = "a path that climbs with '..' cannot be"
+        if why:
+            findings.append(
+                _lossy(
+                    "lossy-write-root",
+                    f"allowWrite '{rule.path}' cannot be a Codex write root ({why}); skipped",
+                    rule.origin,
+                )
+            )
+            continue
+        blocker = covered_by_deny(path)
+        if blocker is not None:
+            findings.append(
+                _lossy(
+                    "lossy-write-root",
+                    f"allowWrite '{rule.path}' is also matched by deny rule '{blocker.path}' "
+                    f"({blocker.origin}); the deny wins and the root is skipped",
+                    rule.origin,
+                )
+            )
+            continue
+        roots.append(PathRule(path, rule.origin, literal=True))
+    return roots
 
 
 def _bash_findings(policy: Policy) -> list[Finding]:
