@@ -308,6 +308,38 @@ def test_merge_keeps_unmanaged_bytes() -> None:
     assert codex.merged_config(merged, compiled) == merged
 
 
+def test_dotdot_above_the_launch_directory_is_refused(codex_box: Sandbox) -> None:
+    """Codex will not load a profile with a `..` component; generate used to write one."""
+    codex_box.write(".srt-settings.json", '{"filesystem": {"denyWrite": ["../outside"]}}')
+    line = refuse(codex_box, "generate", "codex", "-w")
+    assert line.startswith(".srt-settings.json:1:31: error[TWS411] '../outside' climbs above")
+    codex_box.write(".srt-settings.json", '{"filesystem": {"allowWrite": ["~/../x"]}}')
+    assert codex_box.run("generate", "codex", "-w").returncode == 0
+    assert "/.." not in (codex_box.repo / TARGET).read_text()  # skipped (TWS408), not written
+
+
+@pytest.mark.parametrize(
+    ("path", "folded"),
+    [
+        ("~/a/./b/../c", "~/a/c"),
+        ("/srv/x/..", "/srv"),
+        ("/../etc", "/etc"),
+        ("build/../out/", "out"),
+        ("./a/..", "."),
+        ("./x", "./x"),
+        ("~/a/..", "~"),
+        ("../up", "../up"),  # climbs above the launch directory: left for the agents to refuse
+        ("~/../x", "~/../x"),
+        ("**/../x", "**/../x"),
+    ],
+)
+def test_dot_components_fold_where_unambiguous(path: str, folded: str) -> None:
+    from twsrt.policy import has_dots, normalize_path
+
+    assert normalize_path(path) == folded
+    assert has_dots(folded) == (".." in folded)
+
+
 def test_literal_glob_path_denies_its_parent_or_is_refused() -> None:
     compiled, findings = compile_policy(
         {"filesystem": {"denyRead": [{"path": "~/keys/odd[1]", "literal": True}]}}
