@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from strategies import Tree, bash_rules, materialize, tree_policy
 
 from twsrt.agents import AGENTS
@@ -309,6 +309,18 @@ CODEX_MODES = ("workspace-write", "read-only")
     phases=PHASES,
 )
 @given(srt=tree_policy())
+# the widenings issue 12 names, always run: the launch directory, a tree deny spelled P/**
+@example(srt={"filesystem": {}, "network": {}})
+@example(
+    srt={
+        "filesystem": {
+            "allowWrite": ["~/proj", "."],
+            "denyWrite": ["~/proj/secrets/**", "build/"],
+            "denyRead": ["~/proj/keys"],
+        },
+        "network": {},
+    }
+)
 def test_codex_never_allows_what_srt_denies(tools: Tools, srt: dict[str, Any]) -> None:
     from twsrt.engines import root_base
     from twsrt.jsonpos import parse_json
