@@ -192,3 +192,48 @@ def test_dot_components_fold_and_load(codex_cli: str, tmp_path: Path) -> None:
     (home / "proj" / "secrets").mkdir(parents=True)
     rc, out = sandbox_run(codex_cli, config, "echo x > ~/proj/secrets/new", home / "proj", home)
     assert rc != 0 and not (home / "proj" / "secrets" / "new").exists(), out
+
+
+def test_a_busy_write_root_does_not_stop_codex_starting(codex_cli: str, tmp_path: Path) -> None:
+    """A relative `**` deny glob with a write root that other processes change: Codex walked
+    every workspace root for the glob at start and aborted when an entry vanished mid-walk
+    (12 of 20 starts failed under the old `workspace_roots` compile). The write root is now a
+    plain entry, so only the launch directory is walked."""
+    import shutil
+    import threading
+
+    home, busy = tmp_path / "home", tmp_path / "busy"
+    (home / "work").mkdir(parents=True)
+    for index in range(100):
+        (busy / f"d{index}").mkdir(parents=True)
+        for name in range(10):
+            (busy / f"d{index}" / f"f{name}").write_text("x")
+    config = profile({"filesystem": {"allowWrite": [".", str(busy)], "denyWrite": ["**/.env"]}})
+    stop = threading.Event()
+
+    def churn() -> None:
+        count = 0
+        while not stop.is_set():
+            directory = busy / f"churn{count % 20}"
+            try:
+                (directory / "sub").mkdir(parents=True)
+                (directory / "f").write_text("y")
+                shutil.rmtree(directory)
+            except OSError:
+                pass
+            count += 1
+
+    threads = [threading.Thread(target=churn) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        failed = []
+        for _ in range(10):
+            rc, out = sandbox_run(codex_cli, config, "true", home / "work", home)
+            if rc != 0:
+                failed.append(out)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert not failed, failed

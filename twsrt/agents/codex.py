@@ -188,12 +188,18 @@ def _snapshot_glob(rule: PathRule, findings: list[Finding], write: bool) -> bool
     if not rule.glob:
         return False
     access = "writable" if write else "readable and writable"
+    walk = ""
+    if "**" in rule.path:  # observed: 12 of 20 starts failed while another process churned
+        prefix = _split_glob(rule.path)[0] if not _relative(rule.path) else ""
+        where = f"'{prefix}'" if prefix else "the launch directory"
+        walk = f"; Codex walks {where} for it at every start and fails to start when an entry "
+        walk += "disappears during the walk"
     findings.append(
         _lossy(
             "lossy-glob-snapshot",
             f"Codex expands deny glob '{rule.path}' once when its sandbox starts: a matching "
-            f"file created or renamed into place later in the session stays {access}; name "
-            "the directory instead (a directory deny covers new files)",
+            f"file created or renamed into place later in the session stays {access}{walk}; "
+            "name the directory instead (a directory deny covers new files)",
             rule.origin,
         )
     )
