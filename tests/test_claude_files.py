@@ -207,11 +207,24 @@ def _validator():  # noqa: ANN202
 
 
 GOLDEN_FILES = sorted(GOLDEN.glob("*/expected.*.json"))
+# Sandbox keys Claude Code 2.1.332 takes in a shape newer than the SchemaStore copy (2.1.220):
+# credentials `mask` entries with their options, allowNestedUserNamespaces. The real
+# `claude doctor` test (tests/real/test_claude_client.py) checks every golden with them.
+NEWER_THAN_SCHEMASTORE = ("credentials", "allowNestedUserNamespaces")
+
+
+def _schemastore_view(document: dict) -> dict:
+    sandbox = document.get("sandbox")
+    if isinstance(sandbox, dict):
+        for key in NEWER_THAN_SCHEMASTORE:
+            sandbox.pop(key, None)
+    return document
 
 
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_golden_outputs_validate_against_schemastore(path: Path) -> None:
-    errors = list(_validator().iter_errors(json.loads(path.read_text())))
+    document = _schemastore_view(json.loads(path.read_text()))
+    errors = list(_validator().iter_errors(document))
     assert errors == [], [e.message for e in errors]
 
 
@@ -243,3 +256,62 @@ def test_write_also_refreshes_a_configured_yolo_target(sandbox: Sandbox) -> None
     assert "Bash(curl)" in json.loads(yolo.read_text())["permissions"]["deny"]
     assert sandbox.run("diff", "claude", "--yolo").returncode == 0
     assert sandbox.run("check").returncode == 0
+
+
+# ---------------------------------------------------------------- the sandbox switch
+
+
+def test_sandbox_is_on_when_the_policy_does_not_say(sandbox: Sandbox) -> None:
+    """Claude Code treats a missing sandbox.enabled as false; srt is the sandbox, so the
+    generated file says true, also over a user's false (issue 12, item 1)."""
+    put_user_file(sandbox, text='{"sandbox": {"enabled": false, "excludedCommands": ["x"]}}\n')
+    assert "enabled" not in json.loads((sandbox.repo / ".srt-settings.json").read_text())
+    assert sandbox.run("generate", "claude", "-w").returncode == 0
+    assert sandbox.run("generate", "claude", "-w", "--yolo").returncode == 0
+    for name in ("settings.full.json", "settings.yolo.json"):
+        data = json.loads(target(sandbox, name).read_text())
+        assert data["sandbox"]["enabled"] is True, name
+    assert sandbox.run("diff", "claude").returncode == 0
+
+
+def test_policy_enabled_false_stays_off(sandbox: Sandbox) -> None:
+    srt = json.loads((sandbox.repo / ".srt-settings.json").read_text())
+    sandbox.write(".srt-settings.json", {"enabled": False, **srt})
+    result = sandbox.run("generate", "claude", "-w")
+    assert result.returncode == 0
+    assert json.loads(target(sandbox).read_text())["sandbox"]["enabled"] is False
+    assert "TWS214" not in result.stderr
+
+
+def _findings(sandbox: Sandbox, *args: str) -> list[dict]:
+    result = sandbox.run("check", "--format", "json", *args)
+    return [f for f in json.loads(result.stdout)["findings"] if f["agent"] == "claude"]
+
+
+@pytest.mark.parametrize("mode", ["full", "yolo"])
+def test_override_switching_the_sandbox_off_is_an_error(sandbox: Sandbox, mode: str) -> None:
+    config = (sandbox.repo / "twsrt.toml").read_text()
+    sandbox.write("twsrt.toml", config + f"\n[sandbox_overrides.{mode}]\nenabled = false\n")
+    line = len((config + "\n").splitlines()) + 2
+    yolo = ["--yolo"] if mode == "yolo" else []
+    assert sandbox.run("generate", "claude", "-w", *yolo).returncode == 0
+    data = json.loads(target(sandbox, f"settings.{mode}.json").read_text())
+    assert data["sandbox"]["enabled"] is False  # the override is honoured, and reported
+    found = [f for f in _findings(sandbox, *yolo) if f["rule_id"] == "TWS214"]
+    assert len(found) == 1, found
+    assert found[0]["level"] == "error"
+    assert found[0]["location"]["path"] == "twsrt.toml"
+    assert found[0]["location"]["line"] == line
+    other = ["--yolo"] if mode == "full" else []
+    assert not [f for f in _findings(sandbox, *other) if f["rule_id"] == "TWS214"]
+
+
+def test_override_off_is_quiet_where_the_sandbox_is_off_anyway(sandbox: Sandbox) -> None:
+    """danger-full-access already reports TWS212; a policy that is off has nothing to undo."""
+    config = (sandbox.repo / "twsrt.toml").read_text()
+    sandbox.write("twsrt.toml", config + "\n[sandbox_overrides.full]\nenabled = false\n")
+    rules = [f["rule_id"] for f in _findings(sandbox, "--sandbox", "danger-full-access")]
+    assert "TWS212" in rules and "TWS214" not in rules
+    srt = json.loads((sandbox.repo / ".srt-settings.json").read_text())
+    sandbox.write(".srt-settings.json", {"enabled": False, **srt})
+    assert "TWS214" not in [f["rule_id"] for f in _findings(sandbox)]

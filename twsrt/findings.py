@@ -279,11 +279,15 @@ _RULES = [
     Rule(
         "TWS402",
         "lossy-relative-sandbox-path",
-        Level.NOTE,
-        "A relative deny path anchors at the agent's settings directory in its sandbox.",
-        "In Claude's user settings a relative sandbox path such as `**/.env` resolves below "
-        "~/.claude, not the working directory. The Read/Edit permission rules still protect the "
-        "working directory; use `~/` or absolute paths for the sandbox to cover other places.",
+        Level.WARNING,
+        "A relative sandbox path in Claude's user settings covers ~/.claude, not the project.",
+        "Claude Code anchors a relative `sandbox.filesystem` (or `sandbox.credentials.files`) "
+        "path in user settings at ~/.claude: `**/*.pem` protects `~/.claude/**/*.pem` only, so "
+        "Bash commands are NOT kept from matching files in the project, which srt (anchoring at "
+        "the working directory) would deny. Claude's own Read/Edit tools are still stopped by "
+        "the permission rules twsrt emits for the path. Write the path with `~/` or `/` to cover "
+        "it everywhere; a per-project `.claude/settings.json` would anchor it at the project "
+        "(per-project targets are a future twsrt feature).",
     ),
     Rule(
         "TWS403",
@@ -400,6 +404,26 @@ _RULES = [
         "access. Leaving it out is stricter than the policy, or changes nothing; run the agent "
         "under srt when it needs the grant. A restricting setting the agent cannot take is "
         "TWS405 instead.",
+    ),
+    Rule(
+        "TWS415",
+        "lossy-credential-entry",
+        Level.NOTE,
+        "A credential entry is rewritten into a form Claude Code accepts.",
+        "Claude Code refuses the whole settings file for some `credentials` entries srt takes: "
+        "`extract` or a fail-closed `onExtractNoMatch` beside `decode` on a variable (srt's "
+        "decode path never reads them, so they are left out), and `mask` on a directory (it is "
+        "denied instead, which is stricter).",
+    ),
+    Rule(
+        "TWS416",
+        "lossy-relative-read-grant",
+        Level.NOTE,
+        "A relative allowRead path is left out for an agent that would anchor it elsewhere.",
+        "Claude Code anchors relative sandbox paths in user settings at ~/.claude, so a "
+        "relative `allowRead` would re-open a path under ~/.claude rather than in the project. "
+        "It is left out: reads there stay denied, which is stricter than the policy. Write the "
+        "path with `~/` or `/`.",
     ),
     # Copilot CLI (TWS420-TWS429)
     Rule(

@@ -22,9 +22,9 @@ from twsrt.agents.base import (
     merge_sections,
     read_target,
     splice_settings,
-    value_at,
     yolo_variant,
 )
+from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.jsonedit import dump
@@ -48,6 +48,7 @@ NETWORK_KEYS = (
     "httpProxyPort",
     "socksProxyPort",
     "strictAllowlist",
+    "tlsTerminate",
 )
 FILESYSTEM_KEYS = ("allowWrite", "denyWrite", "denyRead", "allowRead", "disabled")
 TOP_KEYS = (
@@ -56,7 +57,12 @@ TOP_KEYS = (
     "enableWeakerNestedSandbox",
     "ignoreViolations",
     "allowAppleEvents",
+    "allowNestedUserNamespaces",
+    "credentials",
+    "ripgrep",
 )
+# Sub-keys Claude Code 2.1.332 takes where its object is narrower than srt's (it drops the rest).
+SUB_KEYS = {"tlsTerminate": ("caCertPath", "caKeyPath"), "ripgrep": ("command", "args")}
 # Claude-only keys: set only by [sandbox_overrides], never removed by twsrt.
 CLAUDE_ONLY_KEYS = (
     "autoAllowBashIfSandboxed",
@@ -64,8 +70,24 @@ CLAUDE_ONLY_KEYS = (
     "excludedCommands",
     "failIfUnavailable",
 )
-# srt settings that would narrow what commands may do but that Claude's file cannot take.
-UNCOMPILED_SRT_KEYS = ("/credentials", "/network/deniedResolvedAddresses")
+# The srt keys this target compiles or reports itself; srtkeys reports every other key set.
+HANDLED_SRT_KEYS: tuple[str, ...] = (
+    "/enabled",
+    *(f"/network/{key}" for key in NETWORK_KEYS if key not in SUB_KEYS),
+    *(f"/network/tlsTerminate/{key}" for key in SUB_KEYS["tlsTerminate"]),
+    *(f"/filesystem/{key}" for key in FILESYSTEM_KEYS),
+    *(f"/{key}" for key in TOP_KEYS if key not in SUB_KEYS and key != "enabled"),
+    *(f"/ripgrep/{key}" for key in SUB_KEYS["ripgrep"]),
+)
+# Why Claude Code cannot take an srt key, where srt's own reason would not say it.
+REASONS = {
+    "/network/tlsTerminate": "Claude Code's sandbox.network.tlsTerminate takes only caCertPath "
+    "and caKeyPath",
+    "/ripgrep/argv0": "Claude Code's sandbox.ripgrep takes only command and args",
+    "/bwrapPath": "Claude Code reads sandbox.bwrapPath from managed settings only",
+    "/socatPath": "Claude Code reads sandbox.socatPath from managed settings only",
+    "/windows": "Claude Code's sandbox.windows is a different setting (backend sandboxuser or mxc)",
+}
 # What each sandbox mode forces in the sandbox section, after the srt values and the overrides:
 # read-only keeps every command inside an enabled sandbox (no escape hatch, no excluded
 # commands, which would run unsandboxed and could write); danger-full-access switches it off.
@@ -215,17 +237,6 @@ def translate(
     managed.sandbox.update(deepcopy(mode_overrides))
     managed.override_keys = tuple(mode_overrides)
     _apply_sandbox_mode(managed, sandbox_mode)
-    for pointer in UNCOMPILED_SRT_KEYS:
-        if value_at(policy.srt, pointer) is not None:
-            findings.append(
-                finding(
-                    "lossy-unsupported-key",
-                    f"'{pointer[1:].replace('/', '.')}' is not compiled into Claude Code settings; "
-                    "run Claude under srt to enforce it",
-                    policy.srt_location(pointer, key=True),
-                    agent=NAME,
-                )
-            )
     return managed, findings
 
 
@@ -274,7 +285,31 @@ def mode_findings(ctx: Context) -> list[Finding]:
         )
     forced = MODE_FORCED.get(ctx.sandbox_mode, {})
     dropped = MODE_DROPPED.get(ctx.sandbox_mode, ())
-    for key, value in ctx.config.overrides.get(ctx.mode, {}).items():
+    overrides = ctx.config.overrides.get(ctx.mode, {})
+    if ctx.policy.enabled and overrides.get("enabled") is False and "enabled" not in forced:
+        findings.append(
+            finding(
+                "agent-sandbox-off",
+                f"[sandbox_overrides.{ctx.mode}] enabled = false switches Claude Code's sandbox "
+                "off while the policy's is on: Bash commands run without the policy's "
+                'filesystem and network rules; remove the override, or set "enabled": false '
+                "in the policy if that is really meant",
+                ctx.config.location(f"/sandbox_overrides/{ctx.mode}/enabled"),
+                agent=NAME,
+                related=(ctx.policy.srt_location(""),),
+            )
+        )
+    if not ctx.policy.enabled and forced.get("enabled") is True:
+        findings.append(
+            finding(
+                "uncompiled-key-note",
+                f"'enabled' is false in the policy, but sandbox mode {ctx.sandbox_mode} keeps "
+                "Claude Code's sandbox on (stricter than the policy)",
+                ctx.policy.srt_location("/enabled", key=True),
+                agent=NAME,
+            )
+        )
+    for key, value in overrides.items():
         if (key in forced and forced[key] != value) or key in dropped:
             findings.append(
                 finding(
@@ -331,12 +366,14 @@ def _paths(items: list[Any]) -> list[str]:
 
 def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
     srt = policy.srt
-    sandbox: dict[str, Any] = {}
-    for key in TOP_KEYS[:1]:
-        if key in srt:
-            sandbox[key] = srt[key]
+    # Claude Code treats a missing `enabled` as false, while srt is the sandbox: absent means on.
+    sandbox: dict[str, Any] = {"enabled": policy.enabled}
     network = srt.get("network", {})
-    out_network = {key: _dedupe(deepcopy(network[key])) for key in NETWORK_KEYS if key in network}
+    out_network = {
+        key: _dedupe(_narrowed(key, deepcopy(network[key])))
+        for key in NETWORK_KEYS
+        if key in network
+    }
     filesystem = srt.get("filesystem", {})
     out_fs: dict[str, Any] = {}
     for key in FILESYSTEM_KEYS:
@@ -358,9 +395,83 @@ def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
     if out_fs:
         sandbox["filesystem"] = out_fs
     for key in TOP_KEYS[1:]:
-        if key in srt:
-            sandbox[key] = deepcopy(srt[key])
+        if key not in srt:
+            continue
+        if key == "credentials":
+            sandbox[key] = _credentials(policy, findings)
+        else:
+            sandbox[key] = _narrowed(key, deepcopy(srt[key]))
     return sandbox
+
+
+def _narrowed(key: str, value: Any) -> Any:
+    """An object Claude takes with fewer members than srt keeps only those (it would drop the
+    rest anyway; srtkeys reports them)."""
+    if key in SUB_KEYS and isinstance(value, dict):
+        return {k: v for k, v in value.items() if k in SUB_KEYS[key]}
+    return value
+
+
+def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
+    """srt's credentials section in the shape Claude Code validates: the same keys, with the
+    combinations Claude rejects rewritten to what srt does with them."""
+    section = deepcopy(policy.srt["credentials"])
+    for index, entry in enumerate(section.get("files") or []):
+        where = policy.srt_location(f"/credentials/files/{index}")
+        path = entry.get("path", "")
+        if not (path.startswith("/") or path == "~" or path.startswith("~/")):
+            findings.append(_relative_deny(path, "sandbox.credentials.files", where))
+        if entry.get("mode") == "mask" and path.endswith("/"):
+            # Claude masks single files only; a denied directory is stricter than a masked one
+            entry["mode"] = "deny"
+            findings.append(
+                finding(
+                    "lossy-credential-entry",
+                    f"credential '{path}' is a directory, which Claude Code cannot mask; it is "
+                    "denied instead (stricter: commands cannot read it at all)",
+                    where,
+                    agent=NAME,
+                )
+            )
+    for index, entry in enumerate(section.get("envVars") or []):
+        if entry.get("mode") != "mask" or "decode" not in entry:
+            continue
+        # srt's decode path never reads these; Claude refuses the whole file when they are set
+        ignored = [key for key in ("extract",) if key in entry]
+        if entry.get("onExtractNoMatch") in ("deny", "error"):
+            ignored.append("onExtractNoMatch")
+        for key in ignored:
+            del entry[key]
+        if ignored:
+            findings.append(
+                finding(
+                    "lossy-credential-entry",
+                    f"credential variable '{entry.get('name')}': "
+                    + " and ".join(ignored)
+                    + " left out for Claude Code, which rejects them beside decode; srt ignores "
+                    "them there too (the decode path never reads them)",
+                    policy.srt_location(f"/credentials/envVars/{index}"),
+                    agent=NAME,
+                )
+            )
+    return section
+
+
+def _relative_deny(text: str, key: str, origin: Location) -> Finding:
+    tools = (
+        "; Claude's own Read/Edit tools are still stopped by the permission rules"
+        if key.startswith("sandbox.filesystem")
+        else ""
+    )
+    return finding(
+        "lossy-relative-sandbox-path",
+        f"relative path '{text}' in Claude's user settings protects "
+        f"~/.claude/{text.removeprefix('./')} only: Bash commands are not kept from the "
+        f"matching files in the project ({key}){tools}. Write the path with ~/ or / to cover "
+        "it everywhere",
+        origin,
+        agent=NAME,
+    )
 
 
 def _sandbox_paths(
@@ -388,25 +499,21 @@ def _sandbox_paths(
                 finding(
                     "lossy-relative-write-root"
                     if key == "allowWrite"
-                    else "lossy-relative-sandbox-path",
+                    else "lossy-relative-read-grant",
                     f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
-                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} "
-                    "(Claude's sandbox already allows writing the working directory)",
+                    f"Claude's user sandbox; left out of sandbox.filesystem.{key}"
+                    + (
+                        " (Claude's sandbox already allows writing the working directory)"
+                        if key == "allowWrite"
+                        else " (stricter: reads there stay denied)"
+                    ),
                     rule.origin,
                     agent=NAME,
                 )
             )
             continue
         if relative:
-            findings.append(
-                finding(
-                    "lossy-relative-sandbox-path",
-                    f"relative path '{text}' anchors at ~/.claude in Claude's user sandbox, not at "
-                    "the working directory; the Read/Edit permission rules still cover it",
-                    rule.origin,
-                    agent=NAME,
-                )
-            )
+            findings.append(_relative_deny(text, f"sandbox.filesystem.{key}", rule.origin))
         out.append(text)
     return _unique(out)
 
@@ -550,6 +657,7 @@ class ClaudeAgent:
         overrides = ctx.config.overrides.get(ctx.mode, {})
         managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
         findings += mode_findings(ctx)
+        findings += unhandled_key_findings(ctx.policy, NAME, HANDLED_SRT_KEYS, REASONS)
         preview = dump(managed.fragment(), "  ") + "\n"
         target = target_path(ctx)
         if target is None:
