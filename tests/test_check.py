@@ -223,11 +223,11 @@ LOCATION_CASES = [
     ),
     (
         "policy/srt-settings.json",
-        '{"network": {"allowedDomains": ["a.com"],\n  "allowLocalBinding": true}}\n',
+        '{"network": {"allowedDomains": ["a.com"],\n  "requireHostMatch": true}}\n',
         "TWS405",
         2,
         3,
-        "/network/allowLocalBinding",
+        "/network/requireHostMatch",
     ),
 ]
 

@@ -425,6 +425,17 @@ _RULES = [
         "It is left out: reads there stay denied, which is stricter than the policy. Write the "
         "path with `~/` or `/`.",
     ),
+    Rule(
+        "TWS417",
+        "lossy-credential-mask",
+        Level.NOTE,
+        "A credential file that srt masks is denied outright by an agent that cannot mask.",
+        "srt can hand a command a masked copy of a credential file (`credentials.files` with "
+        "`mode: \"mask\"`) and put the real secret back into requests to the allowed hosts. "
+        "Codex has no such masking, and leaving the file readable would give commands the real "
+        "secret, so twsrt denies the file (like `mode: \"deny\"`): stricter than the policy, "
+        "never weaker. A tool that needs the credential fails under Codex; run it under srt.",
+    ),
     # Copilot CLI (TWS420-TWS429)
     Rule(
         "TWS420",

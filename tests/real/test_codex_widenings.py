@@ -237,3 +237,31 @@ def test_a_busy_write_root_does_not_stop_codex_starting(codex_cli: str, tmp_path
         for thread in threads:
             thread.join()
     assert not failed, failed
+
+
+def test_credential_files_are_denied(codex_cli: str, tmp_path: Path) -> None:
+    """srt adds `credentials.files` entries with mode deny to its read denies; Codex gets them
+    as denies, and a file srt would mask is denied too (Codex cannot mask)."""
+    srt = {
+        "filesystem": {"allowWrite": ["~/proj"]},
+        "credentials": {
+            "files": [
+                {"path": "~/proj/cfg/token", "mode": "deny"},
+                {"path": "~/.npmrc", "mode": "mask", "extract": "_authToken=(.*)"},
+            ]
+        },
+    }
+    config = profile(srt)
+    home = tmp_path / "home"
+    (home / "proj" / "cfg").mkdir(parents=True)
+    (home / "proj" / "cfg" / "token").write_text("MARK-TOKEN\n")
+    (home / ".npmrc").write_text("_authToken=MARK-NPM\n")
+    for attack in (
+        "cat ~/proj/cfg/token",
+        "cat ~/.npmrc",
+        "mv ~/proj/cfg ~/proj/c2; cat ~/proj/c2/token",
+        "echo x > ~/proj/cfg/token",
+    ):
+        rc, out = sandbox_run(codex_cli, config, attack, home / "proj", home)
+        assert "MARK-" not in out, (attack, out)
+    assert (home / "proj" / "cfg" / "token").read_text() == "MARK-TOKEN\n"

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from twsrt.agents.base import Context, Drift, DriftItem, Result, granting, read_target
+from twsrt.agents.base import Context, Drift, DriftItem, Result, read_target
+from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
-from twsrt.policy import PathRule, Policy, has_dots, is_glob
+from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
 from twsrt.writes import Change, FileWrite
 
 NAME = "codex"
@@ -44,18 +45,32 @@ REMINDER = (
     "or --sandbox on the command line, silently deactivates the twsrt profile; run `codex "
     "doctor` after changing them"
 )
-UNCOMPILED = (
-    ("/network/allowLocalBinding", "lets commands bind and reach local ports"),
-    ("/network/allowAllUnixSockets", "opens every Unix socket"),
-    ("/network/httpProxyPort", "hands domain filtering to an external proxy"),
-    ("/network/socksProxyPort", "hands domain filtering to an external proxy"),
-    ("/network/allowMachLookup", "opens macOS Mach services"),
-    ("/ignoreViolations", "hides violations"),
-    ("/enableWeakerNetworkIsolation", "weakens network isolation"),
-    ("/enableWeakerNestedSandbox", "weakens the nested sandbox"),
-    ("/allowAppleEvents", "opens Apple Events"),
-    ("/allowNestedUserNamespaces", "allows nested user namespaces"),
+# The srt keys this module compiles or reports itself (a pointer covers its subtree); every
+# other key the policy sets is reported by srtkeys.unhandled_key_findings.
+HANDLED_SRT_KEYS = (
+    "/enabled",
+    "/network/allowedDomains",
+    "/network/deniedDomains",
+    "/network/allowUnixSockets",
+    "/filesystem/denyRead",
+    "/filesystem/allowWrite",
+    "/filesystem/denyWrite",
+    "/credentials/files",
 )
+# Codex's own words for keys it cannot take (each would widen access or has no equivalent).
+REASONS = {
+    "/network/allowLocalBinding": "Codex's allow_local_binding would open every local port",
+    "/network/allowAllUnixSockets": "Codex's switch for it would open every Unix socket",
+    "/network/httpProxyPort": "Codex's proxy_url is an upstream for its own proxy, not a filter",
+    "/network/socksProxyPort": "Codex's socks_url is an upstream for its own proxy, not a filter",
+    "/network/deniedResolvedAddresses": "Codex domain rules cannot name resolved addresses",
+    "/network/parentProxy": "Codex's own proxy takes no upstream from the policy",
+    "/network/requireHostMatch": "Codex's proxy has no Host/SNI match setting",
+    "/network/refuseOpaqueTunnels": "Codex's proxy has no switch to refuse opaque tunnels",
+    "/network/tlsTerminate": "Codex's proxy does not terminate TLS for credential masking",
+    "/filesystem/allowRead": "a Codex profile has no read exception inside a denied path",
+    "/credentials/envVars": "Codex's shell_environment_policy is the user's, not twsrt's",
+}
 
 
 @dataclass
@@ -268,6 +283,17 @@ def translate(
     findings: list[Finding] = []
     if sandbox_mode == "danger-full-access":
         out = Compiled(top={**OWNED_TOP, "default_permissions": FULL_ACCESS})
+        # no profile: no sandbox key the policy sets is enforced, grants included (all is open)
+        for pointer in set_keys(policy.srt):
+            if pointer not in IGNORED and pointer != "/enabled":
+                findings.append(
+                    _lossy(
+                        "danger-full-access",
+                        f"'{dotted(pointer)}' is not enforced by Codex: danger-full-access runs "
+                        "it without a sandbox",
+                        policy.srt_location(pointer, key=True),
+                    )
+                )
         findings += _bash_findings(policy)
         out.rules = render_rules(policy)
         for entry in policy.bash_deny:
@@ -288,6 +314,13 @@ def translate(
     concrete: list[PathRule] = []  # the denies Codex mounts as they are: their parents get pins
     for rule in policy.deny_read:
         rule = _tree(_literal_glob(rule, findings))
+        key, sub = _anchor(rule)
+        _set_access(filesystem, key, sub, "deny")
+        out.origins.setdefault(key if sub == "." else sub, rule.origin)
+        needs_depth |= _snapshot_glob(rule, findings, write=False)
+        concrete += [] if rule.glob else [rule]
+    for rule in _credential_denies(policy, findings):
+        rule = _tree(rule)
         key, sub = _anchor(rule)
         _set_access(filesystem, key, sub, "deny")
         out.origins.setdefault(key if sub == "." else sub, rule.origin)
@@ -339,15 +372,7 @@ def translate(
         profile["filesystem"] = fs_out
     profile["network"] = _network(policy, findings, out)
     out.profile = profile
-    for pointer, why in granting(policy.srt, UNCOMPILED):
-        findings.append(
-            _lossy(
-                "lossy-unsupported-key",
-                f"'{pointer[1:].replace('/', '.')}' {why}; Codex cannot take it without widening "
-                "access, so it is not compiled",
-                policy.srt_location(pointer, key=True),
-            )
-        )
+    findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     findings += _bash_findings(policy)
     out.rules = render_rules(policy)
     for entry in [*policy.allowed_domains, *policy.denied_domains]:
@@ -355,6 +380,30 @@ def translate(
     for entry in policy.bash_deny:
         out.origins.setdefault(entry.value, entry.origin)
     return out, findings
+
+
+def _credential_denies(policy: Policy, findings: list[Finding]) -> list[PathRule]:
+    """``credentials.files``: srt adds a ``mode: "deny"`` file to its read denies; Codex cannot
+    mask, so a ``mode: "mask"`` file is denied too (leaving it readable would widen)."""
+    credentials = policy.srt.get("credentials")
+    files = credentials.get("files", []) if isinstance(credentials, dict) else []
+    rules = []
+    for index, entry in enumerate(files):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            continue
+        origin = policy.srt_location(f"/credentials/files/{index}/path")
+        rule = PathRule(normalize_path(entry["path"]), origin)
+        if entry.get("mode", "deny") != "deny":
+            findings.append(
+                _lossy(
+                    "lossy-credential-mask",
+                    f"Codex cannot mask credential file '{rule.path}'; it is denied outright "
+                    "(commands cannot read it at all)",
+                    origin,
+                )
+            )
+        rules.append(rule)
+    return rules
 
 
 def _write_roots(policy: Policy, covered_by_deny: Any, findings: list[Finding]) -> list[PathRule]:
@@ -459,11 +508,13 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
     sockets: dict[str, str] = {}
     for index, path in enumerate(policy.srt.get("network", {}).get("allowUnixSockets", [])):
         origin = policy.srt_location(f"/network/allowUnixSockets/{index}")
-        if not path.startswith("/") or path.endswith("/") or is_glob(path):
+        written, path = path, normalize_path(path)
+        if not path.startswith("/") or written.endswith("/") or is_glob(path) or has_dots(path):
             findings.append(
                 _lossy(
                     "lossy-unix-socket",
-                    f"Unix socket entry '{path}' is not an exact absolute socket path; skipped",
+                    f"network.allowUnixSockets entry '{written}' is not an exact absolute socket "
+                    "path; skipped",
                     origin,
                 )
             )
