@@ -280,14 +280,15 @@ _RULES = [
         "TWS402",
         "lossy-relative-sandbox-path",
         Level.WARNING,
-        "A relative sandbox path in Claude's user settings covers ~/.claude, not the project.",
-        "Claude Code anchors a relative `sandbox.filesystem` (or `sandbox.credentials.files`) "
-        "path in user settings at ~/.claude: `**/*.pem` protects `~/.claude/**/*.pem` only, so "
-        "Bash commands are NOT kept from matching files in the project, which srt (anchoring at "
-        "the working directory) would deny. Claude's own Read/Edit tools are still stopped by "
-        "the permission rules twsrt emits for the path. Write the path with `~/` or `/` to cover "
-        "it everywhere; a per-project `.claude/settings.json` would anchor it at the project "
-        "(per-project targets are a future twsrt feature).",
+        "A relative sandbox path covers ~/.claude in Claude's user settings, not the project.",
+        "Claude Code anchors a relative path in user settings at ~/.claude. For "
+        "`sandbox.credentials.files` no permission rule carries it to the project, so `.env` "
+        "protects `~/.claude/.env` only and Bash commands still read the project's `.env`, "
+        "which srt (anchoring at the working directory) hides. Write the path with `~/` or `/`; "
+        "a per-project `.claude/settings.json` would anchor it at the project (per-project "
+        "targets are a future twsrt feature). Relative `sandbox.filesystem` denies are not "
+        "affected: the Read/Edit rules twsrt emits beside them carry them to the working "
+        "directory (TWS416).",
     ),
     Rule(
         "TWS403",
@@ -417,13 +418,17 @@ _RULES = [
     ),
     Rule(
         "TWS416",
-        "lossy-relative-read-grant",
+        "relative-sandbox-path-note",
         Level.NOTE,
-        "A relative allowRead path is left out for an agent that would anchor it elsewhere.",
-        "Claude Code anchors relative sandbox paths in user settings at ~/.claude, so a "
-        "relative `allowRead` would re-open a path under ~/.claude rather than in the project. "
-        "It is left out: reads there stay denied, which is stricter than the policy. Write the "
-        "path with `~/` or `/`.",
+        "A relative sandbox path is anchored at ~/.claude; the permission rules carry denies.",
+        "In user settings Claude Code anchors a relative `sandbox.filesystem` path at "
+        "~/.claude, so the sandbox entry alone would protect `~/.claude/**/.env` for `**/.env`. "
+        "Claude also merges the Read/Edit deny rules into its sandbox, anchored at the working "
+        "directory, and twsrt emits those beside every deny path: a real run of Claude Code "
+        "2.1.332 on Linux shows Bash kept from reading a relative denyRead and from writing a "
+        "relative denyWrite directory in the project, as srt does (a glob in a write list is "
+        "enforced by neither on Linux, see TWS501). A relative `allowRead` is left out instead, "
+        "which is stricter: reads there stay denied.",
     ),
     Rule(
         "TWS417",

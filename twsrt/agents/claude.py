@@ -420,7 +420,7 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
         where = policy.srt_location(f"/credentials/files/{index}")
         path = entry.get("path", "")
         if not (path.startswith("/") or path == "~" or path.startswith("~/")):
-            findings.append(_relative_deny(path, "sandbox.credentials.files", where))
+            findings.append(_relative_credential(path, where))
         if entry.get("mode") == "mask" and path.endswith("/"):
             # Claude masks single files only; a denied directory is stricter than a masked one
             entry["mode"] = "deny"
@@ -457,18 +457,13 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
     return section
 
 
-def _relative_deny(text: str, key: str, origin: Location) -> Finding:
-    tools = (
-        "; Claude's own Read/Edit tools are still stopped by the permission rules"
-        if key.startswith("sandbox.filesystem")
-        else ""
-    )
+def _relative_credential(text: str, origin: Location) -> Finding:
     return finding(
         "lossy-relative-sandbox-path",
-        f"relative path '{text}' in Claude's user settings protects "
-        f"~/.claude/{text.removeprefix('./')} only: Bash commands are not kept from the "
-        f"matching files in the project ({key}){tools}. Write the path with ~/ or / to cover "
-        "it everywhere",
+        f"relative credential path '{text}' in Claude's user settings protects "
+        f"~/.claude/{text.removeprefix('./')} only: Bash commands still read the file in the "
+        "project, which srt hides (no permission rule carries it there); write the path with "
+        "~/ or / to cover it everywhere",
         origin,
         agent=NAME,
     )
@@ -494,26 +489,49 @@ def _sandbox_paths(
             continue
         if relative and granting and text in (".", "./") and key == "allowWrite":
             continue  # Claude's sandbox always lets commands write the working directory
+        if relative and granting and key == "allowWrite":
+            findings.append(
+                finding(
+                    "lossy-relative-write-root",
+                    f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
+                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} "
+                    "(Claude's sandbox already allows writing the working directory)",
+                    rule.origin,
+                    agent=NAME,
+                )
+            )
+            continue
         if relative and granting:
             findings.append(
                 finding(
-                    "lossy-relative-write-root"
-                    if key == "allowWrite"
-                    else "lossy-relative-read-grant",
+                    "relative-sandbox-path-note",
                     f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
-                    f"Claude's user sandbox; left out of sandbox.filesystem.{key}"
-                    + (
-                        " (Claude's sandbox already allows writing the working directory)"
-                        if key == "allowWrite"
-                        else " (stricter: reads there stay denied)"
-                    ),
+                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} (stricter: "
+                    "reads there stay denied)",
                     rule.origin,
                     agent=NAME,
                 )
             )
             continue
         if relative:
-            findings.append(_relative_deny(text, f"sandbox.filesystem.{key}", rule.origin))
+            tools = "Read and Edit rules" if key == "denyRead" else "Edit rules"
+            effect = (
+                "but a glob in a write list is enforced for Bash by neither Claude nor srt on "
+                "Linux (TWS501)"
+                if key == "denyWrite" and rule.glob
+                else "which keeps Bash from it in the project as srt does"
+            )
+            findings.append(
+                finding(
+                    "relative-sandbox-path-note",
+                    f"relative path '{text}' in sandbox.filesystem.{key} means "
+                    f"~/.claude/{text.removeprefix('./')} to Claude Code; the {tools} twsrt "
+                    "emits for it are merged into Claude's sandbox at the working directory, "
+                    + effect,
+                    rule.origin,
+                    agent=NAME,
+                )
+            )
         out.append(text)
     return _unique(out)
 
