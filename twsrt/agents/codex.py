@@ -283,17 +283,6 @@ def translate(
     findings: list[Finding] = []
     if sandbox_mode == "danger-full-access":
         out = Compiled(top={**OWNED_TOP, "default_permissions": FULL_ACCESS})
-        # no profile: no sandbox key the policy sets is enforced, grants included (all is open)
-        for pointer in set_keys(policy.srt):
-            if pointer not in IGNORED and pointer != "/enabled":
-                findings.append(
-                    _lossy(
-                        "danger-full-access",
-                        f"'{dotted(pointer)}' is not enforced by Codex: danger-full-access runs "
-                        "it without a sandbox",
-                        policy.srt_location(pointer, key=True),
-                    )
-                )
         findings += _bash_findings(policy)
         out.rules = render_rules(policy)
         for entry in policy.bash_deny:
@@ -726,11 +715,15 @@ class CodexAgent:
     def compile(self, ctx: Context) -> Result:
         compiled, findings = translate(ctx.policy, ctx.sandbox_mode)
         if ctx.full_access:
+            # no profile, so no sandbox key the policy sets is enforced; name each one
+            keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
+            unenforced = ", ".join(f"'{dotted(p)}'" for p in keys)
             findings.append(
                 ctx.full_access_finding(
                     NAME,
                     f"default_permissions is {FULL_ACCESS} and the exec-policy rules still "
-                    "forbid the denied commands",
+                    "forbid the denied commands"
+                    + (f"; not enforced: {unenforced}" if unenforced else ""),
                 )
             )
         config_path = ctx.config.targets.get("codex_config")
