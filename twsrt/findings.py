@@ -569,12 +569,12 @@ _RULES += [
         "codex-temp-writable",
         Level.WARNING,
         "Codex lets sandboxed commands write /tmp and $TMPDIR whatever the policy says.",
-        "The twsrt Codex profile extends Codex's `:workspace` profile, which makes `/tmp` and "
-        "the temporary directory writable besides the workspace. The canonical policy grants "
-        "writes only to its allowWrite roots, so under Codex a command can write files the srt "
-        "sandbox would refuse. Found by the `write-tmp` probe of `twsrt test` (Codex 0.171.0). "
-        "Keep secrets out of /tmp, or add `/tmp` to allowWrite to make the policy say what "
-        "Codex does.",
+        "Codex's `:workspace` base profile makes `/tmp` and the temporary directory writable "
+        "besides the workspace, although the canonical policy grants writes only to its "
+        "allowWrite roots. Found by the `write-tmp` probe of `twsrt test` (Codex 0.171.0). The "
+        "profile twsrt generates extends `:read-only` and names each write root, so it no "
+        "longer has this gap; `twsrt test` still reports it for a profile on disk that extends "
+        "`:workspace` (an old or hand-edited one). Regenerate the Codex config.",
     ),
     Rule(
         "TWS504",

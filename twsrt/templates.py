@@ -24,14 +24,11 @@ claude_settings = "{claude}"   # settings.json becomes a symlink to it
 # [sandbox]
 # mode = "workspace-write"
 
-# Sandbox keys forced per mode, applied after the srt values:
+# Claude Code sandbox keys forced per approval mode, applied after the srt values
+# (an override that switches the sandbox off while the policy's is on is an error, TWS214):
 # [sandbox_overrides.yolo]
-# enabled = true
 # autoAllowBashIfSandboxed = true
 # allowUnsandboxedCommands = false
-#
-# [sandbox_overrides.full]
-# enabled = false
 """
 
 SRT_SETTINGS = """\
