@@ -315,3 +315,32 @@ def test_override_off_is_quiet_where_the_sandbox_is_off_anyway(sandbox: Sandbox)
     srt = json.loads((sandbox.repo / ".srt-settings.json").read_text())
     sandbox.write(".srt-settings.json", {"enabled": False, **srt})
     assert "TWS214" not in [f["rule_id"] for f in _findings(sandbox)]
+
+
+def test_yolo_file_closes_the_escape_hatch(sandbox: Sandbox) -> None:
+    """Yolo runs without prompts, so an unsandboxed retry would be approved by nobody
+    (tests/real/test_claude_escape_hatch.py shows the read it allows); full mode asks first."""
+    assert sandbox.run("generate", "claude", "-w").returncode == 0
+    assert sandbox.run("generate", "claude", "-w", "--yolo").returncode == 0
+    full = json.loads(target(sandbox, "settings.full.json").read_text())
+    yolo = json.loads(target(sandbox, "settings.yolo.json").read_text())
+    assert "allowUnsandboxedCommands" not in full["sandbox"]
+    assert yolo["sandbox"]["allowUnsandboxedCommands"] is False
+    off = sandbox.run("generate", "claude", "--yolo", "--sandbox", "danger-full-access")
+    assert "allowUnsandboxedCommands" not in off.stdout  # no sandbox, nothing to escape
+
+
+def test_yolo_override_opening_the_escape_hatch_is_set_aside(sandbox: Sandbox) -> None:
+    config = (sandbox.repo / "twsrt.toml").read_text()
+    sandbox.write(
+        "twsrt.toml", config + "\n[sandbox_overrides.yolo]\nallowUnsandboxedCommands = true\n"
+    )
+    line = len((config + "\n").splitlines()) + 2
+    assert sandbox.run("generate", "claude", "-w", "--yolo").returncode == 0
+    yolo = json.loads(target(sandbox, "settings.yolo.json").read_text())
+    assert yolo["sandbox"]["allowUnsandboxedCommands"] is False
+    found = [f for f in _findings(sandbox, "--yolo") if "set aside" in f["message"]]
+    assert [(f["rule_id"], f["location"]["line"], f["level"]) for f in found] == [
+        ("TWS405", line, "warning")
+    ]
+    assert not [f for f in _findings(sandbox) if "set aside" in f["message"]]

@@ -348,7 +348,7 @@ def test_init_starter_sources_validate_against_the_printed_schemas(sandbox: Sand
         for line in USER_CONFIG_TEXT.splitlines()
     )
     config = tomllib.loads(uncommented)
-    assert config["sandbox_overrides"]["yolo"]["enabled"] is True
+    assert config["sandbox_overrides"]["yolo"]["allowUnsandboxedCommands"] is False
     check("config", config)
 
 

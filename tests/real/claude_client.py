@@ -10,7 +10,8 @@ command shows there, not what a settings validator thinks.
 The run uses a fresh HOME holding the settings under test as ~/.claude/settings.json, an
 environment built from scratch (no CLAUDE_*/ANTHROPIC_* variable leaks in), no network, and
 `--allowedTools Bash` so that a command runs without a prompt (deny rules still win over it; the
-fake model never asks for `dangerouslyDisableSandbox`). One start takes about a second.
+fake model asks for `dangerouslyDisableSandbox` only when a test says so). One start takes about
+a second.
 Verified with Claude Code 2.1.332 (streaming SSE; the minimal event sequence below suffices).
 """
 
@@ -46,6 +47,7 @@ class Script:
     """What the fake model does: one Bash call per command, in order."""
 
     commands: list[str]
+    tool_input: dict[str, Any] = field(default_factory=dict)  # more Bash input for every call
     results: dict[str, str] = field(default_factory=dict)  # tool_use id -> result text
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -58,6 +60,7 @@ class Script:
         tools = {tool.get("name") for tool in body.get("tools") or []}
         if "Bash" in tools and done < len(self.commands):
             call = {"command": self.commands[done], "description": f"probe {done}"}
+            call.update(self.tool_input)
             block = {"type": "tool_use", "id": f"toolu_{done:04d}", "name": "Bash", "input": call}
             return [block], "tool_use"
         return [{"type": "text", "text": "done"}], "end_turn"
@@ -217,9 +220,11 @@ def run_bash(
     home: Path,
     cwd: Path,
     env: Mapping[str, str] | None = None,
+    tool_input: Mapping[str, Any] | None = None,
 ) -> BashRun:
     """Start ``claude -p`` with ``settings`` as the user settings of ``home`` (a dict, JSON text
-    or a file to copy) and have its Bash tool run ``commands`` in ``cwd``, one tool call each.
+    or a file to copy) and have its Bash tool run ``commands`` in ``cwd``, one tool call each
+    (``tool_input`` adds to every call, e.g. ``{"dangerouslyDisableSandbox": True}``).
     Raises RuntimeError when Claude could not be driven at all."""
     settings_path = home / ".claude" / "settings.json"
     settings_path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,7 +233,7 @@ def run_bash(
     else:
         text = settings if isinstance(settings, str) else json.dumps(settings, indent=2)
         settings_path.write_text(text, encoding="utf-8")
-    script = Script(list(commands))
+    script = Script(list(commands), dict(tool_input or {}))
     argv = [claude_bin, "-p", PROMPT, "--allowedTools", "Bash", "--output-format", "json"]
     with fake_messages_api(script) as url:
         try:

@@ -98,6 +98,8 @@ MODE_FORCED: dict[str, dict[str, Any]] = {
 MODE_DROPPED: dict[str, tuple[str, ...]] = {"read-only": ("excludedCommands",)}
 # A bare tool name denies the tool for every path: no file edits at all under read-only.
 READ_ONLY_DENY = "Edit"
+# Claude's switch for running a command outside the sandbox (absent means allowed, once approved).
+ESCAPE_HATCH = "allowUnsandboxedCommands"
 
 
 @dataclass
@@ -236,8 +238,19 @@ def translate(
     mode_overrides = {k: v for k, v in overrides.items()}
     managed.sandbox.update(deepcopy(mode_overrides))
     managed.override_keys = tuple(mode_overrides)
+    if yolo and sandbox_mode != "danger-full-access" and managed.sandbox.get("enabled"):
+        _close_escape_hatch(managed)
     _apply_sandbox_mode(managed, sandbox_mode)
     return managed, findings
+
+
+def _close_escape_hatch(managed: Managed) -> None:
+    """Yolo files run without prompts, so Claude's default escape hatch (a command the model
+    retries with ``dangerouslyDisableSandbox`` runs unsandboxed once approved) is approved by
+    nobody: a real run under bypassPermissions reads a denyRead file that way. Full mode keeps
+    Claude's default, where the user is asked first."""
+    managed.sandbox[ESCAPE_HATCH] = False  # in place when an override set it; else at the end
+    managed.override_keys = tuple(dict.fromkeys((*managed.override_keys, ESCAPE_HATCH)))
 
 
 def _apply_sandbox_mode(managed: Managed, sandbox_mode: str) -> None:
@@ -306,6 +319,17 @@ def mode_findings(ctx: Context) -> list[Finding]:
                 f"'enabled' is false in the policy, but sandbox mode {ctx.sandbox_mode} keeps "
                 "Claude Code's sandbox on (stricter than the policy)",
                 ctx.policy.srt_location("/enabled", key=True),
+                agent=NAME,
+            )
+        )
+    if ctx.yolo and ctx.sandbox_mode == "workspace-write" and overrides.get(ESCAPE_HATCH) is True:
+        findings.append(
+            finding(
+                "lossy-unsupported-key",
+                f"[sandbox_overrides.yolo] {ESCAPE_HATCH} = true is set aside: a yolo file runs "
+                "without prompts, so nobody would approve a command leaving the sandbox; twsrt "
+                "writes false",
+                ctx.config.location(f"/sandbox_overrides/yolo/{ESCAPE_HATCH}"),
                 agent=NAME,
             )
         )
