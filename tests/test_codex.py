@@ -348,3 +348,40 @@ def test_literal_glob_path_denies_its_parent_or_is_refused() -> None:
     assert [f.rule_id for f in findings] == ["TWS407"]
     with pytest.raises(TwsrtError, match="too broad"):
         compile_policy({"filesystem": {"denyRead": [{"path": "~/odd[1]", "literal": True}]}})
+
+
+def _mixed(allow_write: list[str], deny_write: list[str], home: str | None) -> tuple[str, list]:
+    srt = {"filesystem": {"allowWrite": allow_write, "denyWrite": deny_write}}
+    policy = build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    compiled, findings = codex.translate(policy, "workspace-write", home)
+    return codex.merged_config(None, compiled), findings
+
+
+@pytest.mark.parametrize(
+    ("root", "deny"),
+    [("/home/u/proj", "~/proj/a/secrets"), ("~/proj", "/home/u/proj/a/secrets")],
+)
+def test_mixed_spelling_below_a_root_is_a_warning(root: str, deny: str) -> None:
+    """tests/real/test_codex_widenings.py shows the rename it leaves open."""
+    text, findings = _mixed([root], [deny], "/home/u")
+    found = [f for f in findings if f.rule_id == "TWS418"]
+    assert [(f.level.value, f.location.pointer) for f in found] == [
+        ("warning", "/filesystem/denyWrite/0")
+    ]
+    assert "/home/u/proj/a" in found[0].message or "~/proj/a" in found[0].message
+    # the finding never changes the output: the same bytes for any home, or none
+    assert text == _mixed([root], [deny], "/elsewhere")[0] == _mixed([root], [deny], None)[0]
+
+
+@pytest.mark.parametrize(
+    ("root", "deny"),
+    [
+        ("~/proj", "~/proj/a/secrets"),  # same spelling: pinned
+        ("/home/u/proj", "/home/u/proj/a/secrets"),
+        ("/home/u/proj", "~/proj/secrets"),  # directly below the root: nothing to rename
+        ("/home/u/other", "~/proj/a/secrets"),  # not below the root
+    ],
+)
+def test_mixed_spelling_is_quiet_where_nothing_stays_open(root: str, deny: str) -> None:
+    _, findings = _mixed([root], [deny], "/home/u")
+    assert not [f for f in findings if f.rule_id == "TWS418"]

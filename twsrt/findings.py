@@ -436,12 +436,25 @@ _RULES = [
         Level.NOTE,
         "A credential file that srt masks is denied outright by an agent that cannot mask.",
         "srt can hand a command a masked copy of a credential file (`credentials.files` with "
-        "`mode: \"mask\"`) and put the real secret back into requests to the allowed hosts. "
+        '`mode: "mask"`) and put the real secret back into requests to the allowed hosts. '
         "Codex has no such masking, and leaving the file readable would give commands the real "
-        "secret, so twsrt denies the file (like `mode: \"deny\"`): stricter than the policy, "
+        'secret, so twsrt denies the file (like `mode: "deny"`): stricter than the policy, '
         "never weaker. A tool that needs the credential fails under Codex; run it under srt.",
     ),
     # Copilot CLI (TWS420-TWS429)
+    Rule(
+        "TWS418",
+        "codex-mixed-spelling",
+        Level.WARNING,
+        "A deny below a write root is spelled differently (~/ against absolute) for Codex.",
+        "Codex mounts each deny where it is, so twsrt also makes every directory between a write "
+        "root and a deny below it a mount point of its own; otherwise a sandboxed command could "
+        "rename that directory away and re-create the denied path empty and writable (observed "
+        "with Codex 0.171.0). twsrt finds those directories by comparing the paths as written, "
+        "because the generated files must not depend on the home directory, so a root written "
+        "`/home/you/proj` and a deny written `~/proj/a/secrets` get no pins. The finding expands "
+        "`~` with the pinned home (else this machine's). Write both paths the same way.",
+    ),
     Rule(
         "TWS420",
         "lossy-ask-as-deny",

@@ -265,3 +265,25 @@ def test_credential_files_are_denied(codex_cli: str, tmp_path: Path) -> None:
         rc, out = sandbox_run(codex_cli, config, attack, home / "proj", home)
         assert "MARK-" not in out, (attack, out)
     assert (home / "proj" / "cfg" / "token").read_text() == "MARK-TOKEN\n"
+
+
+RENAME_PARENT = "mv ~/proj/a ~/proj/z; mkdir -p ~/proj/a/secrets; echo x > ~/proj/a/secrets/new"
+
+
+@pytest.mark.parametrize("root_spelling", ["tilde", "absolute"])
+def test_mixed_spelling_leaves_the_parent_renamable(
+    codex_cli: str, tmp_path: Path, root_spelling: str
+) -> None:
+    """The gap TWS418 reports: pins are found by comparing spellings, so a root written
+    absolutely and a deny written with ~/ leave the directory between them renamable in real
+    Codex, and the denied path comes back writable. The same spelling keeps it denied."""
+    home = tmp_path / "home"
+    (home / "proj" / "a" / "secrets").mkdir(parents=True)
+    root = "~/proj" if root_spelling == "tilde" else str(home / "proj")
+    srt = {"filesystem": {"allowWrite": [root], "denyWrite": ["~/proj/a/secrets"]}}
+    policy = build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    compiled, findings = codex.translate(policy, "workspace-write", str(home))
+    reported = any(f.rule_id == "TWS418" for f in findings)
+    sandbox_run(codex_cli, codex.merged_config(None, compiled), RENAME_PARENT, home / "proj", home)
+    reopened = (home / "proj" / "a" / "secrets" / "new").exists()
+    assert (reopened, reported) == ((True, True) if root_spelling == "absolute" else (False, False))

@@ -272,14 +272,15 @@ def _host(domain: str) -> tuple[str, str | None]:
 
 
 def translate(
-    policy: Policy, sandbox_mode: str = "workspace-write"
+    policy: Policy, sandbox_mode: str = "workspace-write", home: str | None = None
 ) -> tuple[Compiled, list[Finding]]:
     """Pure translation of the canonical policy into Codex's profile and rules.
 
     Both sandboxed modes extend ``:read-only``; workspace-write adds the policy's write roots as
     plain ``"path" = "write"`` entries (``.`` is the launch directory), read-only adds none;
     danger-full-access selects Codex's built-in ``:danger-full-access`` and writes no profile —
-    the exec-policy rules still forbid."""
+    the exec-policy rules still forbid. ``home`` (what ``~`` means on the machine the files are
+    for) only serves a finding, never the output: see ``_mixed_spellings``."""
     findings: list[Finding] = []
     if sandbox_mode == "danger-full-access":
         out = Compiled(top={**OWNED_TOP, "default_permissions": FULL_ACCESS})
@@ -347,6 +348,8 @@ def translate(
                 if covered_by_deny(parent) is None:
                     key, sub = (WORKSPACE, parent) if _relative(parent) else (parent, ".")
                     _set_access(filesystem, key, sub, "write")
+    if home is not None:
+        findings += _mixed_spellings(concrete, roots, home)
     # :read-only plus explicit write entries: only the policy's roots are writable, not the
     # launch directory, /tmp or $TMPDIR as under :workspace, and relative globs scan only the
     # launch directory (Codex's workspace root) when the sandbox starts
@@ -369,6 +372,39 @@ def translate(
     for entry in policy.bash_deny:
         out.origins.setdefault(entry.value, entry.origin)
     return out, findings
+
+
+def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -> list[Finding]:
+    """A deny below a write root spelled the other way (``~/`` against absolute) gets no pins:
+    the pins are found by comparing spellings, and the output must not depend on the home. A
+    real Codex run then lets a command rename the directory between them away and re-create the
+    denied path empty and writable, so the policy must spell both the same way."""
+
+    def expand(path: str) -> str:
+        return home.rstrip("/") + path[1:] if path == "~" or path.startswith("~/") else path
+
+    absolute = {root.path: expand(root.path) for root in roots if not _relative(root.path)}
+    findings = []
+    for deny in denies:
+        if _relative(deny.path):
+            continue
+        for root, root_abs in absolute.items():
+            if root.startswith("~") == deny.path.startswith("~"):
+                continue  # same spelling: pinned by translate
+            between = _ancestors(expand(deny.path), root_abs)
+            if between:
+                findings.append(
+                    _lossy(
+                        "codex-mixed-spelling",
+                        f"'{deny.path}' lies below write root '{root}' (with ~ = {home}) but is "
+                        f"spelled the other way, so Codex cannot pin '{between[0]}' between "
+                        "them: a command can rename it away and re-create the denied path "
+                        "writable; spell both with ~/ or both absolute",
+                        deny.origin,
+                    )
+                )
+                break
+    return findings
 
 
 def _credential_denies(policy: Policy, findings: list[Finding]) -> list[PathRule]:
@@ -713,7 +749,7 @@ class CodexAgent:
     target_keys = ("codex_config", "codex_rules")
 
     def compile(self, ctx: Context) -> Result:
-        compiled, findings = translate(ctx.policy, ctx.sandbox_mode)
+        compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)
         if ctx.full_access:
             # no profile, so no sandbox key the policy sets is enforced; name each one
             keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
