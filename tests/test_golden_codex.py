@@ -22,7 +22,9 @@ SECRETS = ("ghp_SECRET_DO_NOT_PRINT", "SECRET_HEADER_VALUE", "SECRET_ENV_VALUE")
 
 
 def config_text(with_rules: bool) -> str:
+    # the home is pinned so that findings which expand ~ (TWS418) read the same everywhere
     text = (
+        'home = "/home/user"\n\n'
         '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
         '[targets]\ncodex_config = "home/.codex/config.toml"\n'
     )
