@@ -130,3 +130,33 @@ def test_check_warns_with_the_running_users_home_and_generates_the_same(sandbox:
         "path in every rule (at /filesystem/denyRead/2)"
     ]
     assert sandbox.run("check", "--fail-on", "warning").returncode == 1
+
+
+def test_file_write_root_is_reported_for_codex(tmp_path: Path) -> None:
+    """tests/real/test_codex_widenings.py shows every Codex start failing on such a root."""
+    from twsrt.hostchecks import file_root_findings
+
+    home, work = tree(tmp_path)
+    (home / "notes.txt").write_text("n\n")
+    srt = {"filesystem": {"allowWrite": ["~/notes.txt", "~/real", "~/missing", "~/*.txt"]}}
+    policy = build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    (found,) = file_root_findings(policy, home, work)
+    assert (found.rule_id, found.level, found.agent) == ("TWS221", Level.WARNING, "codex")
+    assert found.location.pointer == "/filesystem/allowWrite/0"
+    assert found.message.startswith("allowWrite '~/notes.txt' is a file on this host")
+
+
+def test_check_reports_a_file_root_only_where_codex_is_a_target(sandbox: Sandbox) -> None:
+    (sandbox.home / "notes.txt").write_text("n\n")
+    srt = json.loads((sandbox.repo / ".srt-settings.json").read_text())
+    srt["filesystem"]["allowWrite"] = ["~/notes.txt"]
+    sandbox.write(".srt-settings.json", srt)
+
+    def rules() -> list[str]:
+        report = json.loads(sandbox.run("check", "--format", "json").stdout)
+        return [f["rule_id"] for f in report["findings"]]
+
+    assert "TWS221" not in rules()  # the finding is about Codex, which is not a target yet
+    config = (sandbox.repo / "twsrt.toml").read_text()
+    sandbox.write("twsrt.toml", config + 'codex_config = "home/.codex/config.toml"\n')
+    assert "TWS221" in rules()

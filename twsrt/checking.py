@@ -96,10 +96,12 @@ def _check(
         parsed["srt"], display_path(config.srt), parsed["bash"], display_path(config.bash_rules)
     )
     findings += lint_policy(policy, config)
-    from twsrt.hostchecks import symlink_findings
+    from twsrt.hostchecks import file_root_findings, symlink_findings
 
     # about this machine's paths, so the running user's home, not the pinned one
     findings += symlink_findings(policy, config.home, Path.cwd())
+    if "codex" in select_agents(agent, config):
+        findings += file_root_findings(policy, config.home, Path.cwd())
     from twsrt.probes import static_gaps
 
     # Engine gaps found by `twsrt test` (srt itself, so not with --agent); always the Linux ones

@@ -227,6 +227,17 @@ _RULES = [
         "at the working directory) and names both spellings. Write every path by its real "
         "location, the way `realpath` prints it; the generated files never depend on the host.",
     ),
+    Rule(
+        "TWS221",
+        "write-root-not-directory",
+        Level.WARNING,
+        "An allowWrite path is a file on this host; Codex cannot start with it as a write root.",
+        "Codex mounts protected entries (`.git`, `.aws`, ...) inside every writable root, so a "
+        'root that is a regular file makes every `codex sandbox` start fail with "Not a '
+        'directory" (observed with Codex 0.171.0). The generated files cannot know what a path '
+        "is on the machine that uses them, so `twsrt check` looks at this machine. Grant a "
+        "directory that holds only what may be written, or leave the file out of allowWrite.",
+    ),
     # Drift (TWS3xx)
     Rule(
         "TWS301",

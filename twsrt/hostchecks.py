@@ -6,6 +6,10 @@ when one is spelled through a symlink and the other by the real path, so the den
 stays writable, and it refuses to start when a denyRead crosses a symlink inside a writable
 directory. A policy path that exists here and is a symlink, or lies under one, is reported with
 both spellings.
+
+Write roots that are files (observed with Codex 0.171.0): Codex mounts protected entries
+(``.git``, ``.aws``, ...) inside every writable root, so a root that is a regular file makes
+every sandbox start fail ("Not a directory"). An allowWrite path that is a file here is reported.
 """
 
 from __future__ import annotations
@@ -111,6 +115,34 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
                 "refuses to start when a denyRead crosses a symlink inside a writable "
                 "directory; write the real path in every rule",
                 rule.origin,
+            )
+        )
+    return findings
+
+
+def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
+    """TWS221 for every plain allowWrite path that exists on this host and is not a directory
+    (``home`` is the running user's, as for the symlink check)."""
+    findings: list[Finding] = []
+    for rule in policy.allow_write:
+        parts, tail = _concrete(rule)
+        if tail:
+            continue  # a glob grant: Codex skips it (TWS408)
+        concrete, _ = _candidates(rule.path, parts, home, cwd)
+        try:
+            if not concrete.exists() or concrete.is_dir():
+                continue
+        except OSError:
+            continue
+        findings.append(
+            finding(
+                "write-root-not-directory",
+                f"allowWrite '{rule.path}' is a file on this host, not a directory: Codex takes "
+                "only directories as write roots and then fails every sandbox start (it mounts "
+                "protected entries such as .git inside each root); grant a directory that holds "
+                "only what may be written, or leave the file out",
+                rule.origin,
+                agent="codex",
             )
         )
     return findings

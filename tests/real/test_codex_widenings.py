@@ -287,3 +287,18 @@ def test_mixed_spelling_leaves_the_parent_renamable(
     sandbox_run(codex_cli, codex.merged_config(None, compiled), RENAME_PARENT, home / "proj", home)
     reopened = (home / "proj" / "a" / "secrets" / "new").exists()
     assert (reopened, reported) == ((True, True) if root_spelling == "absolute" else (False, False))
+
+
+def test_file_write_root_stops_every_start(codex_cli: str, tmp_path: Path) -> None:
+    """The availability gap TWS221 reports (`twsrt check` looks at the host): Codex mounts
+    protected entries inside each write root, so a root that is a file fails every start,
+    while the same policy with the file's directory as the root starts."""
+    home = tmp_path / "home"
+    (home / "work").mkdir(parents=True)
+    (home / "notes.txt").write_text("n\n")
+    bad = profile({"filesystem": {"allowWrite": ["~/notes.txt"]}})
+    rc, out = sandbox_run(codex_cli, bad, "true", home / "work", home)
+    assert rc != 0 and "Not a directory" in out, out
+    good = profile({"filesystem": {"allowWrite": ["~/work"]}})
+    rc, out = sandbox_run(codex_cli, good, "true", home / "work", home)
+    assert rc == 0, out
