@@ -19,6 +19,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from twsrt.agents.abspaths import glob_prefix
 from twsrt.agents.base import Context
 from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, finding
@@ -204,7 +205,7 @@ class PolicyView:
         """The first policy path rule that covers ``path`` (or a path below it, for a glob
         ``path`` such as ``~/.ssh/**``)."""
         target = self.expand(path)
-        base = self.expand(concrete_prefix(path)) if is_glob(path) else target
+        base = self.expand(glob_prefix(path)) if is_glob(path) else target
         for rule in rules:
             if not self.absolute(rule.path):
                 continue
@@ -225,15 +226,6 @@ class PolicyView:
 
 def inside(path: str, root: str) -> bool:
     return root == "/" or path == root or path.startswith(root + "/")
-
-
-def concrete_prefix(path: str) -> str:
-    """The directories of a glob before its first wildcard: ``~/.ssh/*.pem`` -> ``~/.ssh``."""
-    parts = path.split("/")
-    for index, part in enumerate(parts):
-        if is_glob(part):
-            return "/".join(parts[:index]) or "/"
-    return path
 
 
 def domain_matches(host: str, pattern: str) -> bool:
