@@ -15,34 +15,27 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT
 
-from twsrt.engines import SMOKE, EngineUnavailable, Run, SrtEngine, run_tests
 from twsrt.findings import CATALOG, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
-from twsrt.probes import (
+from twsrt.sources import build_policy
+from twsrt.testing.commands import classify_fetch, observe
+from twsrt.testing.derive import derive
+from twsrt.testing.domains import domain_matches
+from twsrt.testing.engines import SMOKE, EngineUnavailable, Run, SrtEngine
+from twsrt.testing.globs import glob_regex, instantiate, layout_path
+from twsrt.testing.inputs import codex_policy, srt_settings
+from twsrt.testing.model import (
     Action,
     Observation,
     Outcome,
     Probe,
     ProbeReport,
     Verdict,
-    classify_fetch,
-    codex_policy,
-    derive,
-    domain_matches,
-    explain_gap,
-    glob_regex,
-    instantiate,
-    judge,
-    junit_xml,
-    layout_path,
-    observe,
-    render_json,
-    render_text,
-    srt_settings,
-    static_gaps,
 )
-from twsrt.sources import build_policy
+from twsrt.testing.report import junit_xml, render_json, render_text
+from twsrt.testing.run import run_tests
+from twsrt.testing.verdicts import explain_gap, judge, static_gaps
 
 
 def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:

@@ -379,7 +379,8 @@ def test_command(
     Exit 0: every probe PASS (or GAP, a documented engine limitation); 1: a FAIL, INVALID or
     ERROR (or a GAP with --strict); 2: a sandbox cannot run here, or no usable config.
     """
-    from twsrt.engines import EngineUnavailable, test_policy
+    from twsrt.testing.engines import EngineUnavailable
+    from twsrt.testing.run import test_policy
 
     try:
         report = test_policy(_config(ctx, config), sandbox, keyword, timeout, strict)
@@ -387,7 +388,7 @@ def test_command(
         click.echo(f"twsrt test: {exc.engine} cannot run here: {exc.problem}", err=True)
         click.echo(f"twsrt test: {exc.hint}", err=True)
         sys.exit(EXIT_USAGE)
-    from twsrt.probes import junit_xml, render_json, render_text
+    from twsrt.testing.report import junit_xml, render_json, render_text
 
     if as_json:
         click.echo(render_json(report), nl=False)

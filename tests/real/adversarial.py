@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twsrt.probes import SRT_REQUIRED, Semantics, glob_regex, instantiate
+from twsrt.testing.globs import Semantics, glob_regex, instantiate
+from twsrt.testing.model import SRT_REQUIRED
 
 from .codex_client import sandbox_run
 

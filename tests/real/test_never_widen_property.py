@@ -324,9 +324,9 @@ CODEX_MODES = ("workspace-write", "read-only")
 # srt on Linux skips glob denyWrite entries (TWS501): listed as an srt gap, never compared
 @example(srt={"filesystem": {"allowWrite": ["."], "denyWrite": ["*.pem"]}, "network": {}})
 def test_codex_never_allows_what_srt_denies(tools: Tools, srt: dict[str, Any]) -> None:
-    from twsrt.engines import root_base
     from twsrt.jsonpos import parse_json
     from twsrt.sources import build_policy
+    from twsrt.testing.engines import root_base
 
     STATS.examples["probes"] += 1
     base = tempfile.mkdtemp(prefix="twsrt-prop-", dir=root_base())

@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT, twsrt_command
 
-from twsrt.engines import CodexEngine, SrtEngine, run_tests
 from twsrt.jsonpos import parse_json
-from twsrt.probes import ProbeReport, Verdict
 from twsrt.sources import build_policy
+from twsrt.testing.engines import CodexEngine, SrtEngine
+from twsrt.testing.model import ProbeReport, Verdict
+from twsrt.testing.run import run_tests
 
 from ._tools import locate_tool, require_tool
 from .codex_client import codex_bin as find_codex
@@ -68,7 +69,7 @@ def gaps(report: ProbeReport) -> dict[tuple[str, str], str]:
 
 
 def explain(report: ProbeReport) -> str:
-    from twsrt.probes import render_text
+    from twsrt.testing.report import render_text
 
     return render_text(report, verbose=True)
 

@@ -1,0 +1,115 @@
+"""The shell text of one probe, and what its output says happened."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import shlex
+from typing import Any
+
+from twsrt.testing.model import (
+    MARK,
+    NET_MARK,
+    PAST_POLICY_REASONS,
+    REFUSAL_HEADERS,
+    Action,
+    Observation,
+    Outcome,
+    Probe,
+)
+
+FETCH_SCRIPT = r"""
+import json, os, sys, urllib.error, urllib.request
+# Always through the proxy the sandbox names: srt lists localhost in NO_PROXY.
+for name in ("no_proxy", "NO_PROXY"):
+    os.environ.pop(name, None)
+proxy = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY")
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": proxy} if proxy else {}))
+res = {}
+try:
+    with opener.open(sys.argv[1], timeout=float(sys.argv[2])) as r:
+        res = {"status": r.status, "upstream": r.headers.get("x-twsrt-upstream")}
+except urllib.error.HTTPError as e:
+    body, reason = e.read(4096).decode("utf-8", "replace"), None
+    try:
+        reason = json.loads(body).get("reason")
+    except Exception:
+        pass
+    res = {"status": e.code, "xpe": e.headers.get("x-proxy-error"), "reason": reason}
+except Exception as e:
+    res = {"error": f"{type(e).__name__}: {e}"}
+print("TWSRT-PROBE-NET " + json.dumps(res))
+"""
+
+CONNECT_SCRIPT = r"""
+import socket, sys
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    print("TWSRT-PROBE allowed")
+except OSError as e:
+    print("TWSRT-PROBE denied", e)
+"""
+
+
+def _verdict_shell(test: str) -> str:
+    return f"if {test}; then echo '{MARK} allowed'; else echo '{MARK} denied'; fi"
+
+
+def command(probe: Probe, root: str, python: str, index: int = 0, net_timeout: float = 15) -> str:
+    """The ``sh -c`` text of one probe, with the fixture tree at ``root``."""
+    path = probe.target if probe.target.startswith("/") else posixpath.join(root, probe.target)
+    if probe.action is Action.READ:
+        return _verdict_shell(f"head -c 1 -- {shlex.quote(path)} >/dev/null")
+    if probe.action is Action.APPEND:
+        # `true >> f` opens f for appending and writes nothing; `true` is not a special
+        # built-in, so a refused redirection fails the test instead of ending the shell
+        return _verdict_shell(f"true >> {shlex.quote(path)}")
+    if probe.action is Action.CREATE:
+        unique = f"{path}-{index}"
+        return (
+            f"f={shlex.quote(unique)}; "
+            f'if true > "$f"; then rm -f -- "$f"; echo \'{MARK} allowed\'; '
+            f"else echo '{MARK} denied'; fi"
+        )
+    if probe.action is Action.FETCH:
+        argv = [python, "-c", FETCH_SCRIPT, probe.target, str(net_timeout)]
+        return " ".join(shlex.quote(a) for a in argv)
+    argv = [python, "-c", CONNECT_SCRIPT, path]
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def classify_fetch(result: dict[str, Any]) -> Outcome:
+    """Offline, the proxy's answer is the observable: a refusal by the allow/deny lists is
+    DENIED; any answer from past them (the upstream, an upstream error, or Codex's
+    private-address check) is ALLOWED; no answer at all means the network is cut: DENIED."""
+    if "status" not in result:
+        return Outcome.DENIED
+    header = str(result.get("xpe") or "").lower()
+    refused = (
+        result["status"] == 403
+        and header in REFUSAL_HEADERS
+        and result.get("reason") not in PAST_POLICY_REASONS
+    )
+    return Outcome.DENIED if refused else Outcome.ALLOWED
+
+
+def observe(probe: Probe, exit_code: int | None, output: str, seconds: float = 0.0) -> Observation:
+    """Parse a probe run's output; without the result line the command did not run."""
+    outcome: Outcome | None = None
+    for line in output.splitlines():
+        if probe.action is Action.FETCH and line.startswith(NET_MARK + " "):
+            try:
+                outcome = classify_fetch(json.loads(line[len(NET_MARK) + 1 :]))
+            except (ValueError, TypeError):
+                outcome = None
+        elif probe.action is not Action.FETCH and line.startswith(MARK + " "):
+            word = line[len(MARK) + 1 :].split(" ", 1)[0]
+            outcome = Outcome(word) if word in ("allowed", "denied") else None
+    return Observation(outcome is not None, outcome, exit_code, _tail(output), seconds)
+
+
+def _tail(output: str, limit: int = 2000) -> str:
+    text = output.strip()
+    return text if len(text) <= limit else "..." + text[-limit:]

@@ -1,0 +1,199 @@
+"""Paths in the fixture tree, git-style globs, and the canonical (srt) filesystem semantics."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from twsrt.policy import PathRule, Policy
+from twsrt.testing.model import TAG
+
+
+def layout_path(path: str) -> str | None:
+    """The ROOT-relative image of a policy path, or None when it leaves the tree (``../..``)."""
+    if path == "~" or path.startswith("~/"):
+        rel = "home/" + path[2:]
+    elif path.startswith("/"):
+        rel = "fs/" + path.lstrip("/")
+    else:
+        rel = "work/" + path
+    norm = posixpath.normpath(rel)
+    if norm == ".." or norm.startswith("../") or norm == ".":
+        return None
+    return norm
+
+
+def engine_path(path: str, root: str) -> str:
+    """The absolute path an engine is given for a policy path (total, unlike ``layout_path``)."""
+    rel = layout_path(path)
+    if rel is None:  # outside the tree: keep it outside, it cannot name a fixture
+        return posixpath.normpath(posixpath.join(root, "work", path))
+    return posixpath.join(root, rel)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A regex for a git-style glob: ``**`` spans directories, ``*``/``?`` stay in one."""
+    return re.compile(_glob_body(pattern) + r"\Z", re.S)
+
+
+def _glob_body(pattern: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append(r"(?:[^/]*/)*")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(r".*")
+            i += 2
+            continue
+        if char == "*":
+            out.append(r"[^/]*")
+        elif char == "?":
+            out.append(r"[^/]")
+        elif char == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(char))
+            else:
+                body = pattern[i + 1 : end]
+                negate = body[:1] in ("!", "^")
+                body = body[1:] if negate else body
+                out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+                i = end
+        elif char == "{":
+            end = pattern.find("}", i)
+            if end < 0:
+                out.append(re.escape(char))
+            else:
+                alts = pattern[i + 1 : end].split(",")
+                out.append("(?:" + "|".join(_glob_body(alt) for alt in alts) + ")")
+                i = end
+        elif char == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 1
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def instantiate(pattern: str, tag: str = TAG) -> str | None:
+    """One concrete path that the glob matches, or None when no simple instance does."""
+    parts = []
+    for part in pattern.split("/"):
+        parts.append(tag if part == "**" else _instantiate_part(part, tag))
+    instance = "/".join(parts)
+    return instance if glob_regex(pattern).match(instance) else None
+
+
+def _instantiate_part(part: str, tag: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(part)
+    while i < n:
+        char = part[i]
+        if char == "*":
+            while i + 1 < n and part[i + 1] == "*":
+                i += 1
+            out.append(tag)
+        elif char == "?":
+            out.append("x")
+        elif char == "[" and part.find("]", i + 2) > 0:
+            end = part.find("]", i + 2)
+            out.append(_class_member(part[i + 1 : end]))
+            i = end
+        elif char == "{" and part.find("}", i) > 0:
+            end = part.find("}", i)
+            out.append(_instantiate_part(part[i + 1 : end].split(",")[0], tag))
+            i = end
+        elif char == "\\" and i + 1 < n:
+            out.append(part[i + 1])
+            i += 1
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _class_member(body: str) -> str:
+    negate = body[:1] in ("!", "^")
+    body = body[1:] if negate else body
+    members: set[str] = set()
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            members.update(chr(c) for c in range(ord(body[i]), ord(body[i + 2]) + 1))
+            i += 3
+        else:
+            members.add(body[i])
+            i += 1
+    if not negate:
+        return min(members) if members else "x"
+    return next((c for c in "xqz0123456789abc" if c not in members), "_")
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """One filesystem rule in the fixture tree: a path (covers its subtree) or a glob."""
+
+    pattern: str
+    glob: bool
+
+    def covers(self, path: str) -> bool:
+        if not self.glob:
+            return path == self.pattern or path.startswith(self.pattern.rstrip("/") + "/")
+        regex = glob_regex(self.pattern)
+        node = PurePosixPath(path)
+        return any(regex.match(str(p)) for p in (node, *node.parents) if str(p) != ".")
+
+
+def _matchers(rules: Iterable[PathRule]) -> list[Matcher]:
+    out = []
+    for rule in rules:
+        mapped = layout_path(rule.path) if not rule.glob else layout_glob(rule.path)
+        if mapped is not None:
+            out.append(Matcher(mapped, rule.glob))
+    return out
+
+
+def layout_glob(path: str) -> str | None:
+    # normpath would fold "a/**/../b"; globs are mapped by their prefix only
+    head = "home/" + path[2:] if path.startswith("~/") else None
+    if head is None:
+        head = "fs/" + path.lstrip("/") if path.startswith("/") else "work/" + path
+    return head.replace("/./", "/").removesuffix("/.")
+
+
+@dataclass(frozen=True)
+class Semantics:
+    """The canonical (srt) meaning of the filesystem lists, over fixture-tree paths."""
+
+    deny_read: tuple[Matcher, ...]
+    allow_read: tuple[Matcher, ...]
+    allow_write: tuple[Matcher, ...]
+    deny_write: tuple[Matcher, ...]
+
+    @classmethod
+    def of(cls, policy: Policy) -> Semantics:
+        return cls(
+            tuple(_matchers(policy.deny_read)),
+            tuple(_matchers(policy.allow_read)),
+            tuple(_matchers(policy.allow_write)),
+            tuple(_matchers(policy.deny_write)),
+        )
+
+    def read_denied(self, path: str) -> bool:
+        # allowRead re-opens reads inside a denied region (it wins over denyRead)
+        return any(m.covers(path) for m in self.deny_read) and not any(
+            m.covers(path) for m in self.allow_read
+        )
+
+    def write_allowed(self, path: str) -> bool:
+        return any(m.covers(path) for m in self.allow_write) and not any(
+            m.covers(path) for m in self.deny_write
+        )

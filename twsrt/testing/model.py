@@ -1,0 +1,128 @@
+"""The values of ``twsrt test``: probes, fixtures, observations, verdicts and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from twsrt.findings import Finding
+from twsrt.locations import Location
+
+MARK = "TWSRT-PROBE"
+NET_MARK = "TWSRT-PROBE-NET"
+READ_NAME = ".twsrt-probe-read"
+WRITE_NAME = ".twsrt-probe-write"
+CREATE_NAME = ".twsrt-probe-create"
+TAG = "twsrt-probe"
+CANARY_HOSTS = ("twsrt-canary.invalid", "twsrt-canary.example", "twsrt-canary.test")
+FIXTURE_TEXT = "twsrt probe fixture\n"
+SRT_REQUIRED = {
+    "network": ("allowedDomains", "deniedDomains"),
+    "filesystem": ("denyRead", "allowWrite", "denyWrite"),
+}
+# Refusals by the domain policy; any other answer means the request got past the allow/deny
+# lists (to the upstream, or to the engine's own private-address check).
+REFUSAL_HEADERS = ("blocked-by-allowlist", "blocked-by-denylist")
+PAST_POLICY_REASONS = ("not_allowed_local",)  # Codex: allowed host, refused for its address
+
+
+class Verdict(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INVALID = "INVALID"
+    ERROR = "ERROR"
+    GAP = "GAP"
+
+
+class Outcome(StrEnum):
+    ALLOWED = "allowed"
+    DENIED = "denied"
+
+
+class Action(StrEnum):
+    READ = "read"  # read one byte
+    APPEND = "append"  # append-open that writes nothing
+    CREATE = "create"  # create and remove a file in a directory
+    FETCH = "fetch"  # one HTTP GET through the sandbox's proxy
+    CONNECT = "connect"  # connect to a Unix socket
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One observable consequence of one policy rule."""
+
+    kind: str  # deny-read, allow-read, deny-write, allow-write, write-outside, write-tmp, ...
+    rule: str  # the policy entry as written (or a description for derived probes)
+    origin: Location
+    action: Action
+    expect: Outcome
+    target: str = ""  # ROOT-relative path, an absolute real path, or a URL
+    glob: bool = False  # the rule is a glob pattern
+    port: bool = False  # the domain rule names a port
+    problem: str = ""  # why this probe cannot run (reported as ERROR)
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind} {self.rule}"
+
+
+@dataclass(frozen=True)
+class Fixtures:
+    """What the fixture tree holds before any probe runs (ROOT-relative POSIX paths)."""
+
+    dirs: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    sockets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    probes: tuple[Probe, ...]
+    fixtures: Fixtures
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One run of a probe command, with or without the sandbox."""
+
+    ran: bool  # the probe printed its result line, so the command really ran
+    outcome: Outcome | None
+    exit_code: int | None
+    output: str
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Result:
+    engine: str
+    probe: Probe
+    verdict: Verdict
+    detail: str
+    gap: Finding | None = None
+    control: Observation | None = None
+    sandboxed: Observation | None = None
+
+
+@dataclass
+class ProbeReport:
+    """Everything ``twsrt test`` found; the reporters and the exit code read only this."""
+
+    results: list[Result] = field(default_factory=list)
+    engines: list[str] = field(default_factory=list)
+    strict: bool = False
+    seconds: float = 0.0
+
+    def counts(self) -> dict[str, int]:
+        out = {verdict.value: 0 for verdict in Verdict}
+        for result in self.results:
+            out[result.verdict.value] += 1
+        return out
+
+    def failing(self, result: Result) -> bool:
+        if result.verdict is Verdict.GAP:
+            return self.strict
+        return result.verdict is not Verdict.PASS
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(self.failing(r) for r in self.results) else 0

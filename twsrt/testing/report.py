@@ -1,0 +1,173 @@
+"""Text, JSON and JUnit XML renderings of a ProbeReport (the exit code is the report's)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from twsrt.locations import Location
+from twsrt.testing.model import Observation, ProbeReport, Result, Verdict
+
+REPORT_VERSION = 1
+_COLOURS = {
+    Verdict.PASS: "32",
+    Verdict.GAP: "33",
+    Verdict.FAIL: "31",
+    Verdict.INVALID: "35",
+    Verdict.ERROR: "31",
+}
+
+
+def render_text(report: ProbeReport, *, colour: bool = False, verbose: bool = False) -> str:
+    """One line per probe (failures first within each engine), then a summary line."""
+    out: list[str] = []
+    for engine in report.engines:
+        results = [r for r in report.results if r.engine == engine]
+        for result in results:
+            if result.verdict is Verdict.PASS and not verbose:
+                continue
+            word = f"{result.verdict.value:7}"
+            if colour:
+                word = f"\x1b[{_COLOURS[result.verdict]}m{word}\x1b[0m"
+            out.append(f"{engine:5} {word} {result.probe.name}  ({result.probe.origin})")
+            out.append(f"              {result.detail}")
+            if result.gap is not None:
+                rule = result.gap.rule
+                out.append(f"              {result.gap.rule_id} {rule.name}: {result.gap.message}")
+            if result.verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.INVALID):
+                for label, seen in (("control", result.control), ("sandbox", result.sandboxed)):
+                    if seen is not None and seen.output and (verbose or not seen.ran):
+                        tail = seen.output.splitlines()[-3:]
+                        out.extend(f"              {label}: {line}" for line in tail)
+    out.append(summary(report))
+    return "\n".join(out) + "\n"
+
+
+def summary(report: ProbeReport) -> str:
+    parts = []
+    for engine in report.engines:
+        results = [r for r in report.results if r.engine == engine]
+        counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
+        shown = ", ".join(f"{n} {v.value.lower()}" for v, n in counts.items() if n)
+        noun = "probe" if len(results) == 1 else "probes"
+        parts.append(f"{engine}: {len(results)} {noun} ({shown or 'none'})")
+    tail = f"; {report.seconds:.1f}s" if report.seconds else ""
+    strict = " (--strict: gaps fail)" if report.strict else ""
+    return f"twsrt test: {'; '.join(parts)}{tail}{strict}"
+
+
+def _location(location: Location) -> dict[str, Any]:
+    return {
+        "path": location.path,
+        "line": location.line,
+        "column": location.column,
+        "pointer": location.pointer,
+    }
+
+
+def _observation(seen: Observation | None) -> dict[str, Any] | None:
+    if seen is None:
+        return None
+    return {
+        "ran": seen.ran,
+        "outcome": seen.outcome.value if seen.outcome else None,
+        "exit_code": seen.exit_code,
+        "seconds": round(seen.seconds, 3),
+        "output": seen.output,
+    }
+
+
+def render_json(report: ProbeReport) -> str:
+    from twsrt import __version__
+
+    results = []
+    for result in report.results:
+        probe = result.probe
+        gap = result.gap
+        results.append(
+            {
+                "engine": result.engine,
+                "name": probe.name,
+                "kind": probe.kind,
+                "rule": probe.rule,
+                "location": _location(probe.origin),
+                "action": probe.action.value,
+                "target": probe.target,
+                "expect": probe.expect.value,
+                "verdict": result.verdict.value,
+                "failing": report.failing(result),
+                "detail": result.detail,
+                "gap": None
+                if gap is None
+                else {
+                    "rule_id": gap.rule_id,
+                    "rule_name": gap.rule.name,
+                    "level": gap.level.value,
+                    "message": gap.message,
+                },
+                "control": _observation(result.control),
+                "sandboxed": _observation(result.sandboxed),
+            }
+        )
+    document = {
+        "version": REPORT_VERSION,
+        "tool": {"name": "twsrt", "version": __version__},
+        "summary": {
+            **report.counts(),
+            "probes": len(report.results),
+            "engines": report.engines,
+            "strict": report.strict,
+            "exit_code": report.exit_code,
+        },
+        "results": results,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def junit_xml(report: ProbeReport) -> str:
+    """One testsuite per engine, one testcase per probe; failing exactly as the exit code."""
+    from junit_xml import TestCase, TestSuite, to_xml_report_string
+
+    suites = []
+    for engine in report.engines:
+        cases = []
+        seen: set[str] = set()
+        for result in (r for r in report.results if r.engine == engine):
+            probe = result.probe
+            name = probe.name
+            n = 1
+            while name in seen:  # the same rule twice in a list: unique testcase names
+                n += 1
+                name = f"{probe.name} #{n}"
+            seen.add(name)
+            line = str(probe.origin.line) if probe.origin.line else None
+            case = TestCase(
+                name,
+                classname=f"twsrt.test.{engine}.{probe.kind}",
+                file=probe.origin.path,
+                line=line,
+                elapsed_sec=(result.sandboxed.seconds if result.sandboxed else 0.0),
+            )
+            text = _case_text(result)
+            if result.verdict is Verdict.ERROR:
+                case.add_error_info(f"ERROR: {result.detail}", text, "error")
+            elif report.failing(result):
+                case.add_failure_info(
+                    f"{result.verdict.value}: {result.detail}", text, result.verdict.value
+                )
+            else:
+                case.stdout = text
+            cases.append(case)
+        suites.append(TestSuite(f"twsrt test {engine}", cases))
+    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
+
+
+def _case_text(result: Result) -> str:
+    lines = [f"{result.verdict.value}: {result.detail}", f"rule at {result.probe.origin}"]
+    if result.gap is not None:
+        lines.append(result.gap.render())
+    for label, seen in (("control", result.control), ("sandboxed", result.sandboxed)):
+        if seen is not None:
+            lines.append(f"{label}: exit {seen.exit_code}, {seen.outcome}")
+            lines += [f"  {line}" for line in seen.output.splitlines()[-10:]]
+    return "\n".join(lines) + "\n"
