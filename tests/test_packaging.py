@@ -57,6 +57,14 @@ def test_wheel_ships_schemas(wheel: Path) -> None:
         assert f"twsrt/schemas/{schema}.schema.json" in names
 
 
+def test_wheel_ships_deepcode_sandbox_code(wheel: Path) -> None:
+    """The deepcode engine of ``twsrt test`` runs DeepCode's own code: it ships with its MIT
+    license beside it."""
+    names = zipfile.ZipFile(wheel).namelist()
+    for name in ("sandbox-policy.ts", "sandbox-profile.ts", "LICENSE"):
+        assert f"twsrt/testing/deepcode/{name}" in names
+
+
 def test_installed_wheel_works_without_the_repository(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(

@@ -3,13 +3,13 @@
 DeepCode (oratis/deepcode) is not installable here, but the part of it that turns
 ``settings.sandbox`` into a sandbox is plain TypeScript: ``resolveSandboxMode`` and
 ``sandboxConfigForMode`` (``sandbox/policy.ts``) and ``buildLinuxBwrapArgs``
-(``sandbox/profile.ts``), vendored unmodified in ``tests/fixtures/deepcode/`` (MIT). Two steps:
+(``sandbox/profile.ts``), shipped unmodified with the product in ``twsrt/testing/deepcode/``
+(MIT) for the ``deepcode`` engine of ``twsrt test``. Two steps:
 
-- ``deepcode_plan(settings, cwd)`` copies those two files into a temp dir next to a small
-  runner and runs it with Node >= 22.6 (``--experimental-strip-types``, cwd = the workspace):
-  DeepCode's code resolves the mode from ``settings["sandbox"]`` and builds the bubblewrap
-  arguments exactly as its Bash tool does for a command run in that workspace. Nothing is
-  left behind.
+- ``deepcode_plan(settings, cwd)`` is the product's ``twsrt.testing.engine_deepcode.deepcode_plan``
+  with the test's Node: it runs DeepCode's code with Node >= 22.6 (``--experimental-strip-types``,
+  cwd = the workspace), which resolves the mode from ``settings["sandbox"]`` and builds the
+  bubblewrap arguments exactly as its Bash tool does for a command run in that workspace.
 - ``run_sandboxed(args, cmd, cwd, env)`` runs ``bwrap ARGS -- sh -c CMD`` with the real
   bubblewrap, or ``sh -c CMD`` plainly when ARGS is empty (DeepCode builds no sandbox then,
   and runs the command as is).
@@ -35,51 +35,24 @@ What it cannot prove:
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from twsrt.testing import engine_deepcode
+
 from ._tools import REQUIRE_ENV, locate_tool, require_tool
 
-NODE_ENV_VAR = "TWSRT_NODE22_BIN"
-NODE_DEFAULT = "/opt/twsrt-tools/srt/node_modules/node/bin/node"  # .ci/install-srt.sh
-NODE_MIN = (22, 6)  # the first Node with --experimental-strip-types
-BWRAP_ENV_VAR = "TWSRT_BWRAP_BIN"
-BWRAP_DEFAULT = "/usr/bin/bwrap"
+NODE_ENV_VAR = engine_deepcode.NODE_ENV
+NODE_DEFAULT = engine_deepcode.NODE_DEFAULT  # .ci/install-srt.sh
+NODE_MIN = engine_deepcode.NODE_MIN
+BWRAP_ENV_VAR = engine_deepcode.BWRAP_ENV
+BWRAP_DEFAULT = engine_deepcode.BWRAP_DEFAULT
 TIMEOUT_S = 60
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deepcode"
-SOURCES = ("sandbox-policy.ts", "sandbox-profile.ts")
-
-# The runner: exactly the calls DeepCode's Bash tool makes on Linux, on the settings' sandbox
-# object, with the workspace as cwd.
-_RUNNER = """\
-import { resolveSandboxMode, sandboxConfigForMode } from './sandbox-policy.ts';
-import { buildLinuxBwrapArgs } from './sandbox-profile.ts';
-const sandbox = JSON.parse(process.argv[2]);
-const mode = resolveSandboxMode(sandbox);
-const cfg = sandboxConfigForMode(sandbox, mode, process.cwd());
-console.log(JSON.stringify({ mode, args: buildLinuxBwrapArgs(cfg, process.cwd()) }));
-"""
-
-
-def _node_version(path: str) -> tuple[int, ...] | None:
-    try:
-        out = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=30, check=False
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", out)
-    return tuple(int(part) for part in match.groups()) if match else None
 
 
 def node_bin() -> str:
@@ -87,7 +60,7 @@ def node_bin() -> str:
     `node` on PATH. An older Node counts as missing: the test is skipped (failed when
     TWSRT_REQUIRE_REAL_TOOLS=1)."""
     path = require_tool("node", locate_tool("node", NODE_ENV_VAR, NODE_DEFAULT))
-    version = _node_version(path)
+    version = engine_deepcode.node_version(path)
     if version is None or version[:2] < NODE_MIN:
         found = ".".join(map(str, version)) if version else "an unknown version"
         msg = f"{path} is Node {found}; DeepCode's .ts sources need Node >= 22.6 (strip-types)"
@@ -105,47 +78,10 @@ def bwrap_bin() -> str:
 def deepcode_plan(
     settings: Mapping[str, Any], cwd: str | Path, *, node: str | None = None
 ) -> tuple[str, list[str]]:
-    """Run DeepCode's sandbox code on ``settings["sandbox"]`` (a whole settings object) with the
-    workspace ``cwd``. Returns (the resolved mode, the bubblewrap arguments; [] = unsandboxed).
-    ``node`` defaults to ``node_bin()``. Raises RuntimeError if Node fails or prints something
-    else."""
-    node = node or node_bin()
-    sandbox = settings.get("sandbox", {})
-    with tempfile.TemporaryDirectory(prefix="twsrt-deepcode-") as tmp:
-        root = Path(tmp)
-        for name in SOURCES:
-            shutil.copyfile(FIXTURES / name, root / name)
-        (root / "run.mts").write_text(_RUNNER, encoding="utf-8")
-        argv = [
-            node,
-            "--no-warnings",
-            "--experimental-strip-types",
-            str(root / "run.mts"),
-            json.dumps(sandbox),
-        ]
-        try:
-            proc = subprocess.run(
-                argv,
-                cwd=str(cwd),
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise RuntimeError(f"could not run DeepCode's sandbox code: {exc}") from exc
-    if proc.returncode != 0:
-        raise RuntimeError(f"DeepCode's sandbox code failed ({proc.returncode}):\n{proc.stderr}")
-    try:
-        plan = json.loads(proc.stdout)
-        mode, args = plan["mode"], plan["args"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise RuntimeError(f"unexpected output of DeepCode's sandbox code:\n{proc.stdout}") from exc
-    if not isinstance(mode, str) or not all(isinstance(a, str) for a in args):
-        raise RuntimeError(f"unexpected output of DeepCode's sandbox code:\n{proc.stdout}")
-    return mode, list(args)
+    """DeepCode's sandbox code on ``settings["sandbox"]`` with the workspace ``cwd`` (the
+    product's function; ``node`` defaults to ``node_bin()``). Returns (the resolved mode, the
+    bubblewrap arguments; [] = unsandboxed); RuntimeError if Node fails."""
+    return engine_deepcode.deepcode_plan(settings, cwd, node or node_bin())
 
 
 def run_sandboxed(

@@ -1,0 +1,231 @@
+"""The DeepCode engine: DeepCode's own Linux sandbox code, run on the settings file on disk, and
+the real bubblewrap with the arguments it builds.
+
+DeepCode (oratis/deepcode) turns ``settings.sandbox`` into a sandbox with plain TypeScript:
+``resolveSandboxMode``/``sandboxConfigForMode`` (``sandbox/policy.ts``) and
+``buildLinuxBwrapArgs`` (``sandbox/profile.ts``), shipped unmodified beside this module in
+``deepcode/`` (MIT, see its LICENSE and README). Node >= 22.6 runs them as they are
+(``--experimental-strip-types``) in the workspace, exactly the calls DeepCode's Bash tool makes;
+each probe then runs as ``bwrap ARGS -- sh -c CMD`` (plainly when ARGS is empty: DeepCode builds
+no sandbox then).
+
+Not run: macOS (Seatbelt), the Linux domain allow-list (a non-empty ``allowedDomains`` goes
+through a DNS proxy and slirp4netns that are not shipped here; without them the code gives such
+a list the full network, so network probes are not modelled then: ``not_modelled``), and the
+layers above the sandbox (permission rules, ``excludedCommands``, settings merging).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twsrt.testing.engines import EngineUnavailable, Run, locate
+
+if TYPE_CHECKING:
+    from twsrt.agents.base import Context
+
+NODE_ENV, NODE_DEFAULT = "TWSRT_NODE22_BIN", "/opt/twsrt-tools/srt/node_modules/node/bin/node"
+NODE_MIN = (22, 6)  # the first Node with --experimental-strip-types
+BWRAP_ENV, BWRAP_DEFAULT = "TWSRT_BWRAP_BIN", "/usr/bin/bwrap"
+DEEPCODE_HINT = (
+    "install Node >= 22.6 (e.g. npm install -g node@22) and bubblewrap "
+    f"(apt-get install -y bubblewrap), or point ${NODE_ENV} at node and ${BWRAP_ENV} at bwrap"
+)
+SOURCES_DIR = Path(__file__).resolve().parent / "deepcode"
+SOURCES = ("sandbox-policy.ts", "sandbox-profile.ts")
+PLAN_TIMEOUT = 60.0
+NETWORK_NOT_MODELLED = (
+    "DeepCode enforces a non-empty allowedDomains on Linux through its DNS proxy and "
+    "slirp4netns, which this engine does not run"
+)
+# The runner: the calls DeepCode's Bash tool makes on Linux, with the workspace as cwd.
+_RUNNER = """\
+import { resolveSandboxMode, sandboxConfigForMode } from './sandbox-policy.ts';
+import { buildLinuxBwrapArgs } from './sandbox-profile.ts';
+const sandbox = JSON.parse(process.argv[2]);
+const mode = resolveSandboxMode(sandbox);
+const cfg = sandboxConfigForMode(sandbox, mode, process.cwd());
+console.log(JSON.stringify({ mode, args: buildLinuxBwrapArgs(cfg, process.cwd()) }));
+"""
+
+
+def node_version(path: str) -> tuple[int, ...] | None:
+    try:
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", out)
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+def find_node() -> str | None:
+    """$TWSRT_NODE22_BIN, else the Node srt's install brings, else ``node`` on PATH."""
+    return locate("node", NODE_ENV, NODE_DEFAULT)
+
+
+def find_bwrap() -> str | None:
+    return locate("bwrap", BWRAP_ENV, BWRAP_DEFAULT)
+
+
+def deepcode_plan(
+    settings: Mapping[str, Any],
+    cwd: str | Path,
+    node: str,
+    home: str | None = None,
+) -> tuple[str, list[str]]:
+    """Run DeepCode's sandbox code on ``settings["sandbox"]`` in the workspace ``cwd`` (HOME
+    ``home`` for its ``~``). Returns (the resolved mode, the bubblewrap arguments; [] means
+    unsandboxed). Raises RuntimeError when Node fails or prints something else."""
+    sandbox = settings.get("sandbox", {})
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if home is not None:
+        env["HOME"] = home
+    with tempfile.TemporaryDirectory(prefix="twsrt-deepcode-") as tmp:
+        for name in SOURCES:
+            shutil.copyfile(SOURCES_DIR / name, Path(tmp, name))
+        runner = Path(tmp, "run.mts")
+        runner.write_text(_RUNNER, encoding="utf-8")
+        argv = [node, "--no-warnings", "--experimental-strip-types", str(runner)]
+        try:
+            proc = subprocess.run(
+                [*argv, json.dumps(sandbox)],
+                cwd=str(cwd),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=PLAN_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise RuntimeError(f"could not run DeepCode's sandbox code: {exc}") from exc
+    if proc.returncode != 0:
+        raise RuntimeError(f"DeepCode's sandbox code failed ({proc.returncode}):\n{proc.stderr}")
+    try:
+        plan = json.loads(proc.stdout)
+        mode, args = plan["mode"], plan["args"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise RuntimeError(f"unexpected output of DeepCode's sandbox code:\n{proc.stdout}") from exc
+    if not isinstance(mode, str) or not all(isinstance(a, str) for a in args):
+        raise RuntimeError(f"unexpected output of DeepCode's sandbox code:\n{proc.stdout}")
+    return mode, list(args)
+
+
+def map_settings(
+    settings: dict[str, Any], output_home: str, root: str, absolute: Callable[[str], str]
+) -> dict[str, Any]:
+    """The settings with every filesystem path of the sandbox re-rooted into the fixture tree:
+    the generated home (``output_home``) becomes ROOT/home, any other absolute path goes
+    through ``absolute``; ``~`` and relative paths stay for DeepCode to resolve there."""
+    out = json.loads(json.dumps(settings))
+    filesystem = (out.get("sandbox") or {}).get("filesystem")
+    if not isinstance(filesystem, dict):
+        return out
+    home = output_home.rstrip("/") or "/"
+
+    def mapper(path: Any) -> Any:
+        if not isinstance(path, str) or not path.startswith("/"):
+            return path
+        norm = posixpath.normpath(path)
+        if norm == home or norm.startswith(home + "/"):
+            return posixpath.join(root, "home", norm[len(home) :].lstrip("/")).rstrip("/")
+        return absolute(norm)
+
+    for key in ("allowRead", "allowWrite", "denyRead", "denyWrite"):
+        if isinstance(filesystem.get(key), list):
+            filesystem[key] = [mapper(p) for p in filesystem[key]]
+    return out
+
+
+class DeepcodeEngine:
+    name = "deepcode"
+    agent = "deepcode"
+    hint = DEEPCODE_HINT
+
+    def __init__(self, node: str | None = None, bwrap: str | None = None) -> None:
+        self.node = node or find_node()
+        self.bwrap = bwrap or find_bwrap()
+        self.not_modelled: dict[str, str] = {}  # probe action -> why this engine cannot tell
+
+    def reads(self, ctx: Context) -> list[Path]:
+        from twsrt.agents.deepcode import target
+
+        found = target(ctx)
+        return [found[1]] if found is not None else []
+
+    def check_available(self, ctx: Context) -> None:
+        from twsrt.testing.engines import executable
+
+        missing = []
+        if not executable(self.node):
+            missing.append(f"node ({self.node or 'not on PATH'})")
+        else:
+            version = node_version(str(self.node))
+            if version is None or version[:2] < NODE_MIN:
+                found = ".".join(map(str, version)) if version else "an unknown version"
+                missing.append(f"Node >= 22.6 ({self.node} is {found})")
+        if not executable(self.bwrap):
+            missing.append(f"bwrap ({self.bwrap or 'not on PATH'})")
+        if missing:
+            raise EngineUnavailable(self.name, "missing " + ", ".join(missing), DEEPCODE_HINT)
+
+    def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
+        from twsrt.agents.base import read_target
+        from twsrt.config import display_path
+        from twsrt.findings import fail
+        from twsrt.locations import Location
+        from twsrt.testing.globs import engine_path
+
+        self.root, self.upstream = root, upstream
+        source = self.reads(ctx)[0]
+        display = display_path(source)
+        text = read_target(source, display)
+        try:
+            settings = json.loads(text) if text is not None else {}
+        except json.JSONDecodeError as exc:
+            where = Location(display, exc.lineno, exc.colno)
+            raise fail("target-unusable", f"not valid JSON: {exc.msg}", where) from None
+        if not isinstance(settings, dict):
+            raise fail("target-unusable", "not a JSON object", Location(display))
+        mapped = map_settings(
+            settings, ctx.config.output_home, str(root), lambda p: engine_path(p, str(root))
+        )
+        network = (mapped.get("sandbox") or {}).get("network") or {}
+        if isinstance(network, dict) and network.get("allowedDomains"):
+            self.not_modelled = {"fetch": NETWORK_NOT_MODELLED, "connect": NETWORK_NOT_MODELLED}
+        try:
+            self.mode, self.args = deepcode_plan(
+                mapped, root / "work", str(self.node), str(root / "home")
+            )
+        except RuntimeError as exc:
+            raise EngineUnavailable(self.name, str(exc), DEEPCODE_HINT) from None
+        self.plan = root / "deepcode-plan.json"
+        body = {"settings": mapped, "mode": self.mode, "bwrap": self.args}
+        self.plan.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+        return self.plan
+
+    def run(self, shell: str, timeout: float) -> Run:
+        from twsrt.testing.engines import base_env, run_process
+
+        env = base_env(self.root)
+        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
+        # read back from the input file: a test may weaken it after prepare (Tamper)
+        args = json.loads(self.plan.read_text(encoding="utf-8"))["bwrap"]
+        argv = ["sh", "-c", shell]
+        if args:
+            argv = [str(self.bwrap), *args, "--", *argv]
+        return run_process(argv, env, self.root / "work", timeout)
+
+
+ENGINE = DeepcodeEngine
