@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT
 
+from twsrt.agents.base import Context
+from twsrt.config import Config
 from twsrt.findings import CATALOG, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
@@ -22,9 +25,10 @@ from twsrt.sources import build_policy
 from twsrt.testing.commands import classify_fetch, observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
-from twsrt.testing.engines import SMOKE, EngineUnavailable, Run, SrtEngine
+from twsrt.testing.engine_srt import SrtEngine
+from twsrt.testing.engines import SMOKE, EngineUnavailable, Run, run_process
 from twsrt.testing.globs import glob_regex, instantiate, layout_path
-from twsrt.testing.inputs import codex_policy, srt_settings
+from twsrt.testing.inputs import codex_config, srt_settings
 from twsrt.testing.model import (
     Action,
     Observation,
@@ -33,6 +37,7 @@ from twsrt.testing.model import (
     ProbeReport,
     Verdict,
 )
+from twsrt.testing.modes import READ_ONLY_ROOT, plan_for_mode
 from twsrt.testing.report import junit_xml, render_json, render_text
 from twsrt.testing.run import run_tests
 from twsrt.testing.verdicts import explain_gap, judge, static_gaps
@@ -42,6 +47,19 @@ def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:
     srt_text = json.dumps(srt, indent=2)
     bash_text = json.dumps(bash or {"allow": [], "deny": [], "ask": []})
     return build_policy(parse_json(srt_text), "srt.json", parse_json(bash_text), "bash.json")
+
+
+def ctx_of(policy: Any, sandbox_mode: str = "workspace-write", **targets: Path) -> Context:
+    """A run context for a bare policy: no config file, only the targets named."""
+    config = Config(
+        path=Path("/nonexistent/twsrt.toml"),
+        display="twsrt.toml",
+        home=Path("/home/u"),
+        srt=Path("srt.json"),
+        bash_rules=Path("bash.json"),
+        targets=dict(targets),
+    )
+    return Context(config, policy, sandbox_mode=sandbox_mode)
 
 
 def fs(deny_read=(), allow_read=(), deny_write=(), allow_write=(), **network: Any) -> Any:
@@ -280,10 +298,67 @@ def test_srt_settings_fills_the_lists_srt_requires():
     }
 
 
-def test_codex_policy_reroots_only_absolute_paths():
-    policy = codex_policy(fs(deny_read=["~/.aws", "/etc/x", "secrets"], allow_write=["/tmp"]), "/R")
-    assert [r.path for r in policy.deny_read] == ["~/.aws", "/R/fs/etc/x", "secrets"]
-    assert [r.path for r in policy.allow_write] == ["/R/fs/tmp"]
+def test_srt_settings_read_only_grants_no_write_root():
+    policy = make_policy({"filesystem": {"allowWrite": [".", "/tmp"], "denyWrite": ["/x"]}})
+    settings = srt_settings(policy, "/R", "read-only")
+    assert settings["filesystem"]["allowWrite"] == []
+    assert settings["filesystem"]["denyWrite"] == ["/R/fs/x"]
+
+
+CODEX_ON_DISK = """\
+model = "m"  # kept
+default_permissions = "twsrt"
+sandbox_mode = "workspace-write"
+
+[sandbox_workspace_write]
+writable_roots = ["/etc", "~/x"]
+
+[permissions.twsrt.filesystem]
+glob_scan_max_depth = 64
+"/tmp" = "write"
+"~/.aws" = "deny"
+
+[permissions.twsrt.filesystem.":workspace_roots"]
+"." = "write"
+"**/.env" = "deny"
+
+[permissions.twsrt.filesystem."/srv/data"]
+"." = "write"
+"secret" = "deny"
+
+[permissions.twsrt.network.unix_sockets]
+"/run/a.sock" = "allow"
+
+[permissions.mine.filesystem]
+"/opt" = "write"
+"""
+
+
+def test_codex_config_reroots_only_absolute_paths_and_keeps_everything_else():
+    import tomllib
+
+    mapped = tomllib.loads(codex_config(CODEX_ON_DISK, "/R"))
+    original = tomllib.loads(CODEX_ON_DISK)
+    assert mapped["permissions"]["twsrt"]["filesystem"] == {
+        "glob_scan_max_depth": 64,
+        "/R/fs/tmp": "write",
+        "~/.aws": "deny",
+        ":workspace_roots": {".": "write", "**/.env": "deny"},
+        "/R/fs/srv/data": {".": "write", "secret": "deny"},
+    }
+    assert mapped["permissions"]["twsrt"]["network"] == {
+        "unix_sockets": {"/R/fs/run/a.sock": "allow"}
+    }
+    assert mapped["permissions"]["mine"]["filesystem"] == {"/R/fs/opt": "write"}
+    assert mapped["sandbox_workspace_write"] == {"writable_roots": ["/R/fs/etc", "~/x"]}
+    # every other key reaches Codex as it is on disk (a user key that undoes the profile too)
+    for key in ("model", "default_permissions", "sandbox_mode"):
+        assert mapped[key] == original[key]
+
+
+def test_codex_config_that_is_not_toml_is_refused():
+    with pytest.raises(ValueError):
+        codex_config("[permissions\n", "/R")
 
 
 # ------------------------------------------------------------------ observations and verdicts
@@ -379,16 +454,32 @@ class FakeEngine:
     """Runs probe commands for real, without a sandbox, except that any command mentioning one
     of ``deny`` is answered as if the sandbox refused it."""
 
-    def __init__(self, name: str, deny: tuple[str, ...] = (), broken: bool = False) -> None:
+    hint = "install it"
+
+    def __init__(
+        self,
+        name: str,
+        deny: tuple[str, ...] = (),
+        broken: bool = False,
+        agent: str | None = None,
+        available: bool = True,
+    ) -> None:
         self.name, self.deny, self.broken = name, deny, broken
+        self.agent, self.available = agent, available
 
-    def check_available(self, policy: Any) -> None:
-        pass
+    def reads(self, ctx: Context) -> list[Path]:
+        if self.agent is None:
+            return [ctx.config.srt]
+        return [ctx.config.targets[k] for k in ("codex_config",) if k in ctx.config.targets]
 
-    def prepare(self, policy: Any, root: Path, upstream: str) -> Path:
+    def check_available(self, ctx: Context) -> None:
+        if not self.available:
+            raise EngineUnavailable(self.name, "missing " + self.name, self.hint)
+
+    def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
         self.root, self.upstream = root, upstream
         self.input = root / "engine.json"
-        self.input.write_text(json.dumps(srt_settings(policy, str(root))))
+        self.input.write_text(json.dumps(srt_settings(ctx.policy, str(root), ctx.sandbox_mode)))
         return self.input
 
     def run(self, shell: str, timeout: float) -> Run:
@@ -421,7 +512,7 @@ def fake(deny: tuple[str, ...] = PERFECT, broken: bool = False, name: str = "srt
 
 
 def test_perfect_fake_sandbox_passes_everything():
-    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(), jobs=2)
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), jobs=2)
     assert {r.probe.name: r.verdict for r in report.results} == {
         "deny-read ~/.aws": Verdict.PASS,
         "deny-write **/.env": Verdict.PASS,
@@ -438,7 +529,7 @@ def test_perfect_fake_sandbox_passes_everything():
 
 
 def test_open_sandbox_fails_every_denial():
-    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=()))
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=()))
     verdicts = {r.probe.name: r.verdict for r in report.results}
     assert verdicts["deny-read ~/.aws"] is Verdict.FAIL
     assert verdicts["deny-domain evil.example"] is Verdict.FAIL
@@ -448,13 +539,13 @@ def test_open_sandbox_fails_every_denial():
 
 def test_known_limitation_is_a_gap_and_strict_fails_it():
     deny = tuple(d for d in PERFECT if d != "/.env")
-    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=deny))
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny))
     result = next(r for r in report.results if r.probe.name == "deny-write **/.env")
     assert result.verdict is Verdict.GAP and result.gap and result.gap.rule_id == "TWS501"
     assert report.exit_code == 0
-    strict = run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=deny), strict=True)
+    strict = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny), strict=True)
     assert strict.exit_code == 1
-    codex = run_tests(make_policy(SMALL), ["codex"], factory=fake(deny=deny, name="codex"))
+    codex = run_tests(ctx_of(make_policy(SMALL)), "codex", factory=fake(deny=deny, name="codex"))
     assert {r.verdict for r in codex.results if "**/.env" in r.probe.name} == {Verdict.FAIL}
 
 
@@ -462,7 +553,7 @@ def test_control_that_cannot_run_is_invalid_not_pass():
     # a name longer than any filesystem allows: the fixture cannot exist, the control fails
     long_name = "~/" + "x" * 300
     policy = make_policy({**SMALL, "filesystem": {**SMALL["filesystem"], "denyRead": [long_name]}})
-    report = run_tests(policy, ["srt"], factory=fake(deny=("x" * 300,)), keyword="deny-read")
+    report = run_tests(ctx_of(policy), "srt", factory=fake(deny=("x" * 300,)), keyword="deny-read")
     (result,) = report.results
     assert result.verdict is Verdict.INVALID
     assert result.sandboxed is None  # the sandboxed run is not even attempted
@@ -470,26 +561,26 @@ def test_control_that_cannot_run_is_invalid_not_pass():
 
 
 def test_sandbox_that_breaks_mid_run_is_error():
-    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(broken=True), keyword="aws")
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(broken=True), keyword="aws")
     (result,) = report.results
     assert result.verdict is Verdict.ERROR and "no result" in result.detail
     assert report.exit_code == 1
 
 
 def test_keyword_selects_probes_and_unknown_keyword_is_an_error():
-    report = run_tests(make_policy(SMALL), ["srt"], factory=fake(), keyword="DOMAIN")
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), keyword="DOMAIN")
     assert {r.probe.kind for r in report.results} == {
         "allow-domain",
         "deny-domain",
         "canary-domain",
     }
     with pytest.raises(TwsrtError):
-        run_tests(make_policy(SMALL), ["srt"], factory=fake(), keyword="no-such-probe")
+        run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), keyword="no-such-probe")
 
 
 def test_disabled_policy_is_refused():
     with pytest.raises(TwsrtError) as info:
-        run_tests(make_policy({**SMALL, "enabled": False}), ["srt"], factory=fake())
+        run_tests(ctx_of(make_policy({**SMALL, "enabled": False})), "srt", factory=fake())
     assert info.value.findings[0].rule_id == "TWS201"
 
 
@@ -497,9 +588,122 @@ def test_missing_engine_tools_are_reported(monkeypatch, tmp_path):
     monkeypatch.setenv("TWSRT_SRT_BIN", str(tmp_path / "no-srt"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(EngineUnavailable) as info:
-        SrtEngine().check_available(make_policy(SMALL))
+        SrtEngine().check_available(ctx_of(make_policy(SMALL)))
     assert "srt" in info.value.problem and "bwrap" in info.value.problem
     assert "apt-get install -y bubblewrap socat ripgrep" in info.value.hint
+
+
+# ------------------------------------------------------------------ selection, modes, drift
+
+
+def registry(unavailable: tuple[str, ...] = ()) -> Any:
+    """The real engine names, each a fake; codex reads the codex_config target."""
+    return lambda name: FakeEngine(
+        name, PERFECT, agent=None if name == "srt" else name, available=name not in unavailable
+    )
+
+
+def codex_target(tmp_path: Path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text('model = "m"\n')  # a file without the twsrt profile: drifted
+    return path
+
+
+def test_default_runs_every_engine_that_can_and_names_the_ones_skipped(tmp_path):
+    ctx = ctx_of(make_policy(SMALL), codex_config=codex_target(tmp_path))
+    report = run_tests(ctx, None, factory=registry(unavailable=("codex",)), keyword="aws")
+    assert report.engines == ["srt"]
+    assert [(s.engine, s.reason) for s in report.skipped] == [
+        ("codex", "missing codex (install it)")
+    ]
+    assert "twsrt test: skipped codex: missing codex (install it)" in render_text(report)
+
+
+def test_an_engine_without_its_agents_file_is_skipped_or_refused_when_named():
+    ctx = ctx_of(make_policy(SMALL), copilot_output=Path("/x/flags.txt"))
+    report = run_tests(ctx, None, factory=registry(), keyword="aws")
+    assert report.engines == ["srt"]
+    # codex is not a target: not even considered; copilot is, and has no runnable sandbox
+    assert [s.engine for s in report.skipped] == ["copilot"]
+    assert "logged-in" in report.skipped[0].reason
+    with pytest.raises(EngineUnavailable) as info:
+        run_tests(ctx, "codex", factory=registry(), keyword="aws")
+    assert "[targets] codex_config" in info.value.problem
+    with pytest.raises(EngineUnavailable):
+        run_tests(ctx, "all", factory=registry(), keyword="aws")
+
+
+def test_no_engine_that_can_run_is_exit_2_not_an_empty_pass(tmp_path):
+    ctx = ctx_of(make_policy(SMALL), codex_config=codex_target(tmp_path))
+    with pytest.raises(EngineUnavailable):
+        run_tests(ctx, None, factory=registry(unavailable=("srt", "codex")))
+    with pytest.raises(EngineUnavailable):  # named: must run even when another could
+        run_tests(ctx, "codex", factory=registry(unavailable=("codex",)))
+
+
+def test_drift_of_the_files_read_is_reported_beside_the_verdicts(tmp_path):
+    ctx = ctx_of(make_policy(SMALL), codex_config=codex_target(tmp_path))
+    report = run_tests(ctx, None, factory=registry(), keyword="aws")
+    assert report.engines == ["srt", "codex"]
+    assert {f.rule_id for f in report.drift} == {"TWS302"}
+    assert report.inputs["codex"] == [str(tmp_path / "config.toml")]
+    assert report.exit_code == 0  # drift is reported; the probes decide the verdict
+    assert "drift (probed as on disk)" in render_text(report)
+    assert json.loads(render_json(report))["drift"][0]["rule_id"] == "TWS302"
+
+
+def test_read_only_probes_every_write_root_as_refusing_a_write():
+    policy = fs(deny_read=["~/.aws"], allow_write=[".", "~/.cache"])
+    plan = plan_for_mode(policy, "read-only")
+    assert [p.expect for p in plan.probes if p.kind == "allow-write"] == []
+    roots = [(p.rule, p.expect) for p in plan.probes if p.kind == READ_ONLY_ROOT]
+    assert roots == [(".", Outcome.DENIED), ("~/.cache", Outcome.DENIED)]
+    outside = next(p for p in plan.probes if p.kind == "write-outside")
+    assert outside.expect is Outcome.DENIED
+    assert "home/.cache" in plan.fixtures.dirs
+    # a sandbox that lets the launch directory be written fails under read-only
+    deny = tuple(d for d in PERFECT) + ("/home/.cache/",)
+    report = run_tests(ctx_of(policy, "read-only"), "srt", factory=fake(deny=deny))
+    verdicts = {r.probe.name: r.verdict for r in report.results}
+    assert verdicts[f"{READ_ONLY_ROOT} ~/.cache"] is Verdict.PASS
+    assert verdicts[f"{READ_ONLY_ROOT} ."] is Verdict.FAIL
+
+
+def test_danger_full_access_is_unenforced_never_pass():
+    ctx = ctx_of(make_policy(SMALL), "danger-full-access")
+    # nothing runs, so an engine that could not run here is no reason to stop
+    report = run_tests(ctx, "srt", factory=fake(broken=True))
+    assert {r.verdict for r in report.results} == {Verdict.UNENFORCED}
+    assert all(r.sandboxed is None and r.control is None for r in report.results)
+    assert "nothing to enforce" in report.results[0].detail
+    assert report.exit_code == 0
+    assert run_tests(ctx, "srt", factory=fake(), strict=True).exit_code == 1
+    text = render_text(report)
+    assert "UNENFORCED 8 probes not run" in text
+    assert "(8 unenforced)" in text
+    root = ET.fromstring(junit_xml(report))
+    assert len(root.findall(".//skipped")) == 8 and not root.findall(".//failure")
+
+
+def test_a_timeout_kills_the_whole_process_group(tmp_path):
+    """The launcher (sh) starts a child that outlives it unless the group is killed."""
+    pidfile = tmp_path / "pid"
+    script = f"sleep 300 & echo $! > {pidfile}; wait"
+    ran = run_process(["sh", "-c", script], {"PATH": "/usr/bin:/bin"}, tmp_path, timeout=1)
+    assert ran.exit_code is None and "timed out after 1s" in ran.output
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), "the sandboxed child survived the probe's timeout"
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")  # a zombie is dead, only not yet reaped
 
 
 # ------------------------------------------------------------------ reports
@@ -507,7 +711,7 @@ def test_missing_engine_tools_are_reported(monkeypatch, tmp_path):
 
 def report_with_every_verdict() -> ProbeReport:
     deny = tuple(d for d in PERFECT if d not in ("/.env", "evil.example"))
-    return run_tests(make_policy(SMALL), ["srt"], factory=fake(deny=deny))
+    return run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny))
 
 
 def test_reports_json_text_junit():
@@ -530,16 +734,24 @@ def test_reports_json_text_junit():
 
 
 def test_cli_exit_2_with_hint_when_sandbox_missing(sandbox):
-    run = sandbox.run("test", "--sandbox", "srt", TWSRT_SRT_BIN=str(sandbox.home / "nope"))
+    missing = {"TWSRT_SRT_BIN": str(sandbox.home / "nope")}
+    run = sandbox.run("test", "--engine", "srt", **missing)
     assert run.returncode == 2, run.stderr
-    assert "srt cannot run here" in run.stderr and "install-srt.sh" in run.stderr
-    run = sandbox.run("test", "--sandbox", "codex", TWSRT_CODEX_BIN=str(sandbox.home / "nope"))
+    assert "srt cannot run here" in run.stderr
+    # the hint speaks to a user who installed twsrt with pip, not to this repository's CI
+    assert "npm install -g @anthropic-ai/sandbox-runtime@0.0.83" in run.stderr
+    assert ".ci/" not in run.stderr
+    run = sandbox.run("test", "--engine", "codex", TWSRT_CODEX_BIN=str(sandbox.home / "nope"))
     assert run.returncode == 2 and "codex cannot run here" in run.stderr
+    # by default every engine that can run runs; here none can (srt missing, no codex target)
+    run = sandbox.run("test", **missing)
+    assert run.returncode == 2 and "srt cannot run here" in run.stderr
 
 
 def test_cli_help_lists_the_options(sandbox):
     run = sandbox.run("test", "--help")
     assert run.returncode == 0
-    for option in ("--sandbox", "-k", "--json", "--junit", "--timeout", "--strict"):
+    for option in ("--engine", "--sandbox", "--yolo", "-k", "--json", "--junit", "--timeout"):
         assert option in run.stdout
-    assert "srt|codex|all" in run.stdout
+    assert "read-only|workspace-write|danger-full-access" in run.stdout
+    assert "[srt|codex|" in run.stdout and "|all]" in run.stdout

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from twsrt import __version__
+from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 AGENT_NAMES = (
@@ -341,12 +342,14 @@ def explain(rule_id: str) -> None:
 
 @cli.command("test")
 @click.option(
-    "--sandbox",
-    type=click.Choice(("srt", "codex", "all")),
-    default="all",
-    show_default=True,
-    help="Which sandbox to probe: the sandbox runtime, Codex's own sandbox, or both.",
+    "--engine",
+    type=click.Choice((*ENGINES, "all")),
+    default=None,
+    help="Which sandbox to probe (default: every one that can run here for the agents the "
+    "config targets, naming each one skipped; all: every engine, each must run).",
 )
+@sandbox_option
+@click.option("--yolo", is_flag=True, help="Probe the yolo target files.")
 @click.option("-k", "keyword", metavar="TEXT", help="Only probes whose name contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of text.")
 @click.option("--junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report.")
@@ -358,14 +361,16 @@ def explain(rule_id: str) -> None:
     metavar="S",
     help="Seconds allowed for one probe run.",
 )
-@click.option("--strict", is_flag=True, help="Exit 1 on GAP verdicts too.")
+@click.option("--strict", is_flag=True, help="Exit 1 on GAP and UNENFORCED verdicts too.")
 @click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
 @config_option
 @click.pass_context
 @_report_errors
 def test_command(
     ctx: click.Context,
-    sandbox: str,
+    engine: str | None,
+    sandbox: str | None,
+    yolo: bool,
     keyword: str | None,
     as_json: bool,
     junit: str | None,
@@ -374,19 +379,24 @@ def test_command(
     verbose: bool,
     config: str | None,
 ) -> None:
-    """Prove the sandboxes enforce the compiled policy by running probes inside them.
+    """Prove the sandboxes enforce the policy by running probes in them, with the target
+    files as they are on disk, for the configured sandbox and approval mode.
 
-    Exit 0: every probe PASS (or GAP, a documented engine limitation); 1: a FAIL, INVALID or
-    ERROR (or a GAP with --strict); 2: a sandbox cannot run here, or no usable config.
+    Exit 0: every probe PASS (or GAP, a documented engine limitation, or UNENFORCED under
+    danger-full-access); 1: a FAIL, INVALID or ERROR (or a GAP/UNENFORCED with --strict);
+    2: no engine can run here, an engine named with --engine cannot, or no usable config.
     """
     from twsrt.testing.engines import EngineUnavailable
     from twsrt.testing.run import test_policy
 
     try:
-        report = test_policy(_config(ctx, config), sandbox, keyword, timeout, strict)
+        report = test_policy(
+            _config(ctx, config), engine, keyword, timeout, strict, sandbox=sandbox, yolo=yolo
+        )
     except EngineUnavailable as exc:
         click.echo(f"twsrt test: {exc.engine} cannot run here: {exc.problem}", err=True)
-        click.echo(f"twsrt test: {exc.hint}", err=True)
+        if exc.hint:
+            click.echo(f"twsrt test: {exc.hint}", err=True)
         sys.exit(EXIT_USAGE)
     from twsrt.testing.report import junit_xml, render_json, render_text
 

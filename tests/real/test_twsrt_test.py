@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT, twsrt_command
 
-from twsrt.jsonpos import parse_json
-from twsrt.sources import build_policy
-from twsrt.testing.engines import CodexEngine, SrtEngine
+from twsrt.agents.base import Context
+from twsrt.testing.engine_codex import CodexEngine
+from twsrt.testing.engine_srt import SrtEngine
+from twsrt.testing.engines import make_engine
 from twsrt.testing.model import ProbeReport, Verdict
 from twsrt.testing.run import run_tests
 
@@ -48,16 +49,42 @@ def codex() -> str:
 
 @pytest.fixture(scope="module")
 def factory(srt: str, codex: str) -> Any:
-    return lambda name: SrtEngine(srt) if name == "srt" else CodexEngine(codex)
+    def make(name: str) -> Any:
+        if name == "srt":
+            return SrtEngine(srt)
+        return CodexEngine(codex) if name == "codex" else make_engine(name)
+
+    return make
 
 
-def policy_of(srt_settings: dict[str, Any]) -> Any:
-    return build_policy(
-        parse_json(json.dumps(srt_settings, indent=2)),
-        "srt.json",
-        parse_json('{"allow": [], "deny": ["sudo"], "ask": []}'),
-        "bash.json",
+CODEX_TARGETS = """\
+[targets]
+codex_config = "home/.codex/config.toml"
+codex_rules = "home/.codex/rules/twsrt.rules"
+"""
+
+
+def generated(tmp_path: Path, srt_settings: dict[str, Any], sandbox_mode: str = "") -> Context:
+    """A config with Codex targets, its files generated on disk as `twsrt generate -w` writes
+    them; the run context the probes read them with."""
+    from twsrt import run
+
+    (tmp_path / "srt.json").write_text(json.dumps(srt_settings, indent=2))
+    (tmp_path / "bash.json").write_text('{"allow": [], "deny": ["sudo"], "ask": []}')
+    mode = f'[sandbox]\nmode = "{sandbox_mode}"\n' if sandbox_mode else ""
+    config = tmp_path / "twsrt.toml"
+    config.write_text(
+        f'[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n{mode}{CODEX_TARGETS}'
     )
+    compiled = run.compile_agents(str(config), None, False)
+    run.write(run.write_plan(compiled.results))
+    assert compiled.context is not None
+    return compiled.context
+
+
+def both(report: ProbeReport) -> ProbeReport:
+    assert report.engines == ["srt", "codex"], report.skipped
+    return report
 
 
 def verdicts(report: ProbeReport) -> dict[tuple[str, str], str]:
@@ -103,7 +130,10 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
         + len(policy["network"]["deniedDomains"])
         + 2  # write-outside and the canary host
     )
-    assert document["summary"]["probes"] == 2 * per_engine == len(results)
+    assert {"srt", "codex"} <= set(document["summary"]["engines"])
+    for engine in ("srt", "codex"):
+        assert len([r for r in results if r["engine"] == engine]) == per_engine
+    results = [r for r in results if r["engine"] in ("srt", "codex")]
     assert {r["verdict"] for r in results} <= {"PASS", "GAP"}
     assert {(r["engine"], r["name"]): r["gap"]["rule_id"] for r in results if r["gap"]} == {
         ("srt", "deny-write **/.env"): "TWS501",
@@ -119,7 +149,7 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
 
     # --strict makes the known srt gaps fail; -k narrows the run to matching probes
     strict = subprocess.run(
-        [*twsrt_command(), "test", "--strict", "--sandbox", "srt", "-k", "deny-write **/.env"],
+        [*twsrt_command(), "test", "--strict", "--engine", "srt", "-k", "deny-write **/.env"],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -129,6 +159,42 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     assert strict.returncode == 1, strict.stdout + strict.stderr
     assert "GAP     deny-write **/.env" in strict.stdout
     assert "srt: 1 probe (1 gap)" in strict.stdout
+
+
+@pytest.mark.parametrize("mode", ["read-only", "workspace-write", "danger-full-access"])
+def test_examples_dotfiles_in_each_sandbox_mode_has_no_fail(tmp_path, srt, codex, mode):
+    """The example's files generated for each mode, probed for that mode: nothing FAILs;
+    read-only probes the write roots as refusing writes; danger-full-access runs nothing and
+    says so (UNENFORCED), never PASS."""
+    repo = tmp_path / "dotfiles"
+    shutil.copytree(REPO_ROOT / "examples" / "dotfiles", repo, symlinks=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
+    env.update(HOME=str(tmp_path / "home"), NO_COLOR="1", TWSRT_SRT_BIN=srt, TWSRT_CODEX_BIN=codex)
+    config = repo / "twsrt.toml"
+    config.write_text(config.read_text() + f'\n[sandbox]\nmode = "{mode}"\n')
+
+    def twsrt(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [*twsrt_command(), *args]
+        return subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+    for yolo in ((), ("--yolo",)):
+        generate = twsrt("generate", "-w", *yolo)
+        assert generate.returncode in (0, 1), generate.stderr
+    proc = twsrt("test", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["summary"]["sandbox_mode"] == mode
+    assert document["drift"] == []  # the files probed are the ones the policy generates
+    results = [r for r in document["results"] if r["engine"] in ("srt", "codex")]
+    verdicts_seen = {r["verdict"] for r in results}
+    kinds = {r["kind"] for r in results}
+    if mode == "danger-full-access":
+        assert verdicts_seen == {"UNENFORCED"}
+        return
+    assert verdicts_seen <= {"PASS", "GAP"}
+    assert all(r["gap"]["rule_id"] for r in results if r["verdict"] == "GAP")
+    if mode == "read-only":
+        assert "allow-write" not in kinds and "read-only-root" in kinds
 
 
 # ------------------------------------------------------------------ a wide policy
@@ -183,8 +249,8 @@ WIDE_GAPS = {
 }
 
 
-def test_wide_policy_every_probe_passes_or_is_a_known_gap(factory):
-    report = run_tests(policy_of(WIDE), ["srt", "codex"], factory=factory)
+def test_wide_policy_every_probe_passes_or_is_a_known_gap(tmp_path, factory):
+    report = both(run_tests(generated(tmp_path, WIDE), factory=factory))
     assert report.exit_code == 0, explain(report)
     assert set(verdicts(report).values()) == {"PASS", "GAP"}, explain(report)
     assert gaps(report) == WIDE_GAPS, explain(report)
@@ -228,62 +294,94 @@ def drop_from_srt(key: str, suffix: str) -> Any:
     return tamper
 
 
-def drop_from_codex(line: str) -> Any:
-    """A tamper hook: remove one line from the config.toml that Codex is given."""
-
-    def tamper(engine: str, path: Path) -> None:
-        if engine != "codex":
-            return
-        lines = path.read_text().splitlines(keepends=True)
-        kept = [item for item in lines if item.strip() != line]
-        assert len(kept) == len(lines) - 1, path.read_text()
-        path.write_text("".join(kept))
-
-    return tamper
+def drop_line(path: Path, line: str) -> None:
+    """Remove one line from a file on disk, by hand as a user would."""
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [item for item in lines if item.strip() != line]
+    assert len(kept) == len(lines) - 1, path.read_text()
+    path.write_text("".join(kept))
 
 
-@pytest.mark.parametrize(
-    ("engine", "tamper"),
-    [
-        ("srt", drop_from_srt("denyRead", "/home/.aws")),
-        ("codex", drop_from_codex('"~/.aws" = "deny"')),
-    ],
-)
-def test_denyread_removed_from_the_engine_file_fails(factory, engine, tamper):
-    policy = policy_of(EXAMPLE)
-    honest = run_tests(policy, [engine], keyword="deny-read ~/.aws", factory=factory)
-    assert verdicts(honest) == {(engine, "deny-read ~/.aws"): "PASS"}, explain(honest)
-    tampered = run_tests(
-        policy, [engine], keyword="deny-read ~/.aws", factory=factory, tamper=tamper
-    )
-    assert verdicts(tampered) == {(engine, "deny-read ~/.aws"): "FAIL"}, explain(tampered)
+def test_denyread_removed_from_the_srt_input_fails(tmp_path, factory):
+    ctx = generated(tmp_path, EXAMPLE)
+    keyword = "deny-read ~/.aws"
+    honest = run_tests(ctx, "srt", keyword=keyword, factory=factory)
+    assert verdicts(honest) == {("srt", keyword): "PASS"}, explain(honest)
+    tamper = drop_from_srt("denyRead", "/home/.aws")
+    tampered = run_tests(ctx, "srt", keyword=keyword, factory=factory, tamper=tamper)
+    assert verdicts(tampered) == {("srt", keyword): "FAIL"}, explain(tampered)
     assert tampered.exit_code == 1
 
 
+def test_deny_removed_by_hand_from_the_codex_config_on_disk_fails(tmp_path, factory):
+    """The false PASS of issue 13: the prober compiled the policy in memory, so a deny removed
+    from ~/.codex/config.toml still passed while real Codex read the file."""
+    ctx = generated(tmp_path, EXAMPLE)
+    keyword = "deny-read ~/.aws"
+    honest = run_tests(ctx, "codex", keyword=keyword, factory=factory)
+    assert verdicts(honest) == {("codex", keyword): "PASS"}, explain(honest)
+    assert honest.drift == []
+    drop_line(tmp_path / "home/.codex/config.toml", '"~/.aws" = "deny"')
+    tampered = run_tests(ctx, "codex", keyword=keyword, factory=factory)
+    assert verdicts(tampered) == {("codex", keyword): "FAIL"}, explain(tampered)
+    (result,) = tampered.results
+    policy_lines = (tmp_path / "srt.json").read_text().splitlines()
+    # the FAIL is at the rule's line in the policy
+    assert policy_lines[result.probe.origin.line - 1].strip() == '"~/.aws",'
+    assert tampered.exit_code == 1
+    assert [f.rule_id for f in tampered.drift] == ["TWS302"]  # reported beside the verdict
+
+
 @pytest.mark.parametrize(
-    ("engine", "tamper"),
-    [
-        ("srt", drop_from_srt("allowedDomains", "pypi.org")),
-        ("codex", drop_from_codex('"pypi.org" = "allow"')),
-    ],
+    ("engine", "keyword"),
+    [("srt", "allow-domain pypi.org"), ("codex", "allow-domain pypi.org")],
 )
-def test_allowed_domain_dropped_from_the_engine_file_fails(factory, engine, tamper):
-    policy = policy_of(EXAMPLE)
-    keyword = "allow-domain pypi.org"
-    honest = run_tests(policy, [engine], keyword=keyword, factory=factory)
+def test_allowed_domain_dropped_from_the_engine_input_fails(tmp_path, factory, engine, keyword):
+    ctx = generated(tmp_path, EXAMPLE)
+    honest = run_tests(ctx, engine, keyword=keyword, factory=factory)
     assert verdicts(honest) == {(engine, keyword): "PASS"}, explain(honest)
-    tampered = run_tests(policy, [engine], keyword=keyword, factory=factory, tamper=tamper)
+    if engine == "srt":
+        tampered = run_tests(
+            ctx,
+            engine,
+            keyword=keyword,
+            factory=factory,
+            tamper=drop_from_srt("allowedDomains", "pypi.org"),
+        )
+    else:
+        drop_line(tmp_path / "home/.codex/config.toml", '"pypi.org" = "allow"')
+        tampered = run_tests(ctx, engine, keyword=keyword, factory=factory)
     assert verdicts(tampered) == {(engine, keyword): "FAIL"}, explain(tampered)
 
 
-def test_denyread_whose_control_cannot_run_is_invalid_not_pass(factory):
+def test_read_only_files_with_a_write_grant_added_by_hand_fail(tmp_path, factory):
+    """`[sandbox] mode` was ignored: read-only reported allow-write PASS for grants the
+    read-only files do not contain. Now the policy's roots must refuse writes in read-only,
+    and a grant added to the file on disk is a FAIL."""
+    ctx = generated(tmp_path, EXAMPLE, "read-only")
+    keyword = "read-only-root"
+    honest = both(run_tests(ctx, keyword=keyword, factory=factory))
+    assert set(verdicts(honest).values()) == {"PASS"}, explain(honest)
+    assert {r.probe.rule for r in honest.results} == {".", "/tmp", "~/.cache/uv"}
+    config = tmp_path / "home/.codex/config.toml"
+    text = config.read_text()
+    assert '"~/.cache/uv" = "write"' not in text
+    anchor = '"~/.aws" = "deny"\n'
+    config.write_text(text.replace(anchor, anchor + '"~/.cache/uv" = "write"\n'))
+    tampered = run_tests(ctx, "codex", keyword=keyword, factory=factory)
+    assert verdicts(tampered) == {
+        ("codex", "read-only-root ."): "PASS",
+        ("codex", "read-only-root /tmp"): "PASS",
+        ("codex", "read-only-root ~/.cache/uv"): "FAIL",
+    }, explain(tampered)
+
+
+def test_denyread_whose_control_cannot_run_is_invalid_not_pass(tmp_path, factory):
     # No file can have a 300-byte name: the fixture is never made, so the control cannot
     # read it, and the sandbox's "denied" would prove nothing.
     unreadable = "~/" + "x" * 300
-    policy = policy_of(
-        {**EXAMPLE, "filesystem": {**EXAMPLE["filesystem"], "denyRead": [unreadable]}}
-    )
-    report = run_tests(policy, ["srt", "codex"], keyword="deny-read", factory=factory)
+    policy = {**EXAMPLE, "filesystem": {**EXAMPLE["filesystem"], "denyRead": [unreadable]}}
+    report = both(run_tests(generated(tmp_path, policy), keyword="deny-read", factory=factory))
     assert set(verdicts(report).values()) == {"INVALID"}, explain(report)
     assert all(r.sandboxed is None for r in report.results)
     assert report.exit_code == 1
@@ -292,11 +390,12 @@ def test_denyread_whose_control_cannot_run_is_invalid_not_pass(factory):
 # ------------------------------------------------------------------ facts the probes found
 
 
-def test_literal_path_with_glob_characters_is_protected_under_codex(factory):
+def test_literal_path_with_glob_characters_is_protected_under_codex(tmp_path, factory):
     """Found by the probes: Codex 0.171.0 silently ignores a filesystem key such as
     "~/keys/odd[name]". twsrt therefore denies the concrete parent for Codex (TWS407), so the
     literal path is protected by both engines."""
-    policy = policy_of(
+    policy = generated(
+        tmp_path,
         {
             "filesystem": {
                 "denyRead": [{"path": "~/keys/odd[name]", "literal": True}],
@@ -304,25 +403,26 @@ def test_literal_path_with_glob_characters_is_protected_under_codex(factory):
                 "denyWrite": [],
             },
             "network": {"allowedDomains": [], "deniedDomains": []},
-        }
+        },
     )
-    report = run_tests(policy, ["srt", "codex"], keyword="deny-read", factory=factory)
+    report = both(run_tests(policy, keyword="deny-read", factory=factory))
     assert verdicts(report) == {
         ("srt", "deny-read ~/keys/odd[name]"): "PASS",
         ("codex", "deny-read ~/keys/odd[name]"): "PASS",
     }, explain(report)
 
 
-def test_codex_network_is_cut_by_a_port_wildcard_deny(factory):
+def test_codex_network_is_cut_by_a_port_wildcard_deny(tmp_path, factory):
     """`*:22` in deniedDomains cannot be a Codex domain rule, so twsrt switches Codex's network
     off (TWS403): every allowed host is refused, a known gap; srt still lets them through."""
-    policy = policy_of(
+    policy = generated(
+        tmp_path,
         {
             "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
             "network": {"allowedDomains": ["allowed.twsrt.test"], "deniedDomains": ["*:22"]},
-        }
+        },
     )
-    report = run_tests(policy, ["srt", "codex"], keyword="domain", factory=factory)
+    report = both(run_tests(policy, keyword="domain", factory=factory))
     assert verdicts(report) == {
         ("srt", "allow-domain allowed.twsrt.test"): "PASS",
         ("srt", "canary-domain twsrt-canary.invalid"): "PASS",

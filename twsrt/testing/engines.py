@@ -1,44 +1,38 @@
-"""The real sandboxes ``twsrt test`` runs probes in: the sandbox runtime (srt) and Codex.
+"""What every ``twsrt test`` engine shares, and the one registry of engines.
 
-An engine says whether it can run here (with an install hint when not), builds its input in a
-fixture tree, and runs one shell command inside its sandbox. Also here: the fixture tree itself,
-the control run without a sandbox, and a local HTTP stub that stands in for the internet: srt's
-proxy forwards allowed requests to it (its parent proxy), and controls fetch through it, so no
-probe sends traffic off this machine.
+An engine (one module ``twsrt/testing/engine_<name>.py`` each, defining ``ENGINE``) says which
+files on disk it reads, whether it can run here (with an install hint when not), builds its
+input in a fixture tree from those files, and runs one shell command inside its sandbox. Also
+here: the fixture tree itself, the control run without a sandbox, process handling (a timeout
+kills the sandbox's whole process group), and a local HTTP stub that stands in for the
+internet: srt's proxy forwards allowed requests to it (its parent proxy), and controls fetch
+through it, so no probe sends traffic off this machine.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
-from twsrt.policy import Policy
 from twsrt.testing.model import FIXTURE_TEXT, MARK, Fixtures
+from twsrt.testing.registry import ENGINES
 
-ENGINES = ("srt", "codex")
-SRT_ENV, CODEX_ENV = "TWSRT_SRT_BIN", "TWSRT_CODEX_BIN"
-SRT_DEFAULT = "/opt/twsrt-tools/srt/bin/srt"
-CODEX_DEFAULT = "/opt/twsrt-tools/codex/bin/codex"
-SRT_HINT = (
-    "install bubblewrap, socat and ripgrep (apt-get install -y bubblewrap socat ripgrep) and "
-    "the sandbox runtime with Node >= 18 (npm install -g @anthropic-ai/sandbox-runtime@0.0.83), "
-    f"or point ${SRT_ENV} at srt; in this repository: bash .ci/install-srt.sh"
-)
-CODEX_HINT = (
-    "install the Codex CLI (npm install -g @openai/codex@0.171.0) and bubblewrap, or point "
-    f"${CODEX_ENV} at codex; in this repository: bash .ci/install-codex.sh"
-)
+if TYPE_CHECKING:
+    from twsrt.agents.base import Context
+
 # A tree under /tmp would be writable to Codex whatever the policy says (its :workspace base
 # opens /tmp), so the write-outside probe could not tell; /var/tmp is the usual other place.
 ROOT_BASES = ("/var/tmp",)
@@ -54,6 +48,47 @@ class EngineUnavailable(Exception):
         super().__init__(f"{engine}: {problem}")
 
 
+@dataclass
+class Run:
+    exit_code: int | None
+    output: str
+    seconds: float
+
+
+class Engine(Protocol):
+    """One sandbox ``twsrt test`` can run probes in."""
+
+    name: str
+    agent: str | None  # the agent whose generated files it reads; None: the canonical srt file
+    hint: str  # how a user who installed twsrt with pip gets this sandbox running
+
+    def reads(self, ctx: Context) -> list[Path]:
+        """The files on disk this engine loads for ctx's modes (empty: nothing to read)."""
+        ...
+
+    def check_available(self, ctx: Context) -> None:
+        """Raise EngineUnavailable when the sandbox cannot run here."""
+        ...
+
+    def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
+        """Build the engine's input in the fixture tree ROOT; returns the main input file."""
+        ...
+
+    def run(self, shell: str, timeout: float) -> Run:
+        """``sh -c shell`` inside the sandbox, in ROOT/work with HOME at ROOT/home."""
+        ...
+
+
+def engine_class(name: str) -> type[Engine]:
+    """The ENGINE class of a registered engine (imported on first use)."""
+    engine: type[Engine] = importlib.import_module(ENGINES[name]).ENGINE
+    return engine
+
+
+def make_engine(name: str) -> Engine:
+    return engine_class(name)()
+
+
 def locate(name: str, env_var: str, default: str) -> str | None:
     """$env_var if set, else the install script's location, else ``name`` on PATH."""
     explicit = os.environ.get(env_var)
@@ -64,21 +99,16 @@ def locate(name: str, env_var: str, default: str) -> str | None:
     return shutil.which(name)
 
 
-def _executable(path: str | None) -> bool:
+def executable(path: str | None) -> bool:
     return bool(path) and os.path.isfile(str(path)) and os.access(str(path), os.X_OK)
 
 
-@dataclass
-class Run:
-    exit_code: int | None
-    output: str
-    seconds: float
-
-
-def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Run:
+def run_process(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Run:
+    """Run argv in a new session; on timeout the whole process group is killed, so no
+    sandboxed process outlives its probe (killing the launcher alone would leave them)."""
     start = time.monotonic()
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             argv,
             cwd=cwd,
             env=env,
@@ -87,19 +117,29 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Run
             stderr=subprocess.STDOUT,
             text=True,
             errors="replace",
-            timeout=timeout,
-            check=False,
-            start_new_session=True,  # a timeout kills the whole sandbox, not just its launcher
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.output if isinstance(exc.output, str) else (exc.output or b"").decode()
-        return Run(None, f"{out}\ntimed out after {timeout:g}s", time.monotonic() - start)
     except OSError as exc:
         return Run(None, f"cannot run {argv[0]}: {exc.strerror}", time.monotonic() - start)
-    return Run(proc.returncode, proc.stdout, time.monotonic() - start)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        try:
+            out, _ = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # a process that left the group holds the pipe
+            proc.kill()
+            out = ""
+        return Run(None, f"{out}\ntimed out after {timeout:g}s", time.monotonic() - start)
+    return Run(proc.returncode, out, time.monotonic() - start)
 
 
-def _base_env(root: Path) -> dict[str, str]:
+def _kill_group(pgid: int) -> None:
+    with suppress(ProcessLookupError):  # the group is already gone
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def base_env(root: Path) -> dict[str, str]:
     # Built from scratch: nothing of the caller's proxies, credentials or HOME leaks in.
     return {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -108,92 +148,6 @@ def _base_env(root: Path) -> dict[str, str]:
         "TERM": "dumb",
         "NO_COLOR": "1",
     }
-
-
-class SrtEngine:
-    name = "srt"
-
-    def __init__(self, binary: str | None = None) -> None:
-        self.binary = binary or locate("srt", SRT_ENV, SRT_DEFAULT)
-
-    def check_available(self, policy: Policy) -> None:
-        missing = []
-        if not _executable(self.binary):
-            missing.append(f"srt ({self.binary or 'not on PATH'})")
-        if sys.platform.startswith("linux"):
-            srt = policy.srt
-            tools = (
-                ("bwrap", srt.get("bwrapPath")),
-                ("socat", srt.get("socatPath")),
-                ("rg", (srt.get("ripgrep") or {}).get("command")),
-            )
-            for tool, configured in tools:
-                found = configured if configured else shutil.which(tool)
-                if not found or not (os.path.isabs(found) or shutil.which(found)):
-                    missing.append(tool)
-        if missing:
-            raise EngineUnavailable(self.name, "missing " + ", ".join(missing), SRT_HINT)
-
-    def prepare(self, policy: Policy, root: Path, upstream: str) -> Path:
-        import json
-
-        from twsrt.testing.inputs import srt_settings
-
-        self.root, self.upstream = root, upstream
-        self.settings = root / "srt-settings.json"
-        self.settings.write_text(
-            json.dumps(srt_settings(policy, str(root)), indent=2) + "\n", encoding="utf-8"
-        )
-        return self.settings
-
-    def run(self, shell: str, timeout: float) -> Run:
-        env = _base_env(self.root)
-        # srt's proxy chains through $HTTP_PROXY (its parent proxy): allowed requests reach the
-        # local stub instead of the internet, and refused ones never leave srt
-        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
-        argv = [str(self.binary), "--settings", str(self.settings), "-c", shell]
-        return _run(argv, env, self.root / "work", timeout)
-
-
-class CodexEngine:
-    name = "codex"
-
-    def __init__(self, binary: str | None = None) -> None:
-        self.binary = binary or locate("codex", CODEX_ENV, CODEX_DEFAULT)
-
-    def check_available(self, policy: Policy) -> None:
-        if not _executable(self.binary):
-            problem = f"missing codex ({self.binary or 'not on PATH'})"
-            raise EngineUnavailable(self.name, problem, CODEX_HINT)
-
-    def prepare(self, policy: Policy, root: Path, upstream: str) -> Path:
-        from twsrt.agents.codex import merged_config, translate
-        from twsrt.testing.inputs import codex_policy
-
-        self.root = root
-        compiled, _ = translate(codex_policy(policy, str(root)))
-        # Codex will not put its helpers in a TMPDIR that contains CODEX_HOME: keep them apart
-        self.home = root / "codex" / "home"
-        self.tmpdir = root / "codex" / "tmp"
-        (self.home / "rules").mkdir(parents=True)
-        self.tmpdir.mkdir(parents=True)
-        config = self.home / "config.toml"
-        config.write_text(merged_config(None, compiled), encoding="utf-8")
-        (self.home / "rules" / "twsrt.rules").write_text(compiled.rules, encoding="utf-8")
-        return config
-
-    def run(self, shell: str, timeout: float) -> Run:
-        env = _base_env(self.root)
-        env.update(CODEX_HOME=str(self.home), TMPDIR=str(self.tmpdir))
-        argv = [str(self.binary), "sandbox", "--", "sh", "-c", shell]
-        return _run(argv, env, self.root / "work", timeout)
-
-
-def make_engine(name: str) -> SrtEngine | CodexEngine:
-    return SrtEngine() if name == "srt" else CodexEngine()
-
-
-# ------------------------------------------------------------------ fixtures
 
 
 class _Stub(BaseHTTPRequestHandler):
@@ -253,9 +207,9 @@ def build_fixtures(fixtures: Fixtures, root: Path) -> tuple[list[socket.socket],
 
 
 def control_run(shell: str, root: Path, upstream: str, timeout: float) -> Run:
-    env = _base_env(root)
+    env = base_env(root)
     env["HTTP_PROXY"] = env["http_proxy"] = upstream
-    return _run(["sh", "-c", shell], env, root / "work", timeout)
+    return run_process(["sh", "-c", shell], env, root / "work", timeout)
 
 
 def default_jobs() -> int:

@@ -1,12 +1,16 @@
-"""Each engine's input, built from the policy with its paths mapped into the fixture tree."""
+"""Each engine's input: the file it loads on disk, with its paths mapped into the fixture tree.
+
+Only paths change: every other byte of meaning (a deny missing, a grant added by hand, a user
+key that undoes the profile) reaches the sandbox as it is on disk.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+import tomllib
 from typing import Any
 
-from twsrt.policy import PathRule, Policy, normalize_path
+from twsrt.policy import Policy, normalize_path
 from twsrt.testing.globs import engine_path
 from twsrt.testing.model import SRT_REQUIRED
 
@@ -17,9 +21,14 @@ def _map_entry(item: Any, mapper: Any) -> Any:
     return mapper(item) if isinstance(item, str) else item
 
 
-def srt_settings(policy: Policy, root: str) -> dict[str, Any]:
-    """The canonical srt settings with every path made absolute inside the fixture tree."""
+def srt_settings(
+    policy: Policy, root: str, sandbox_mode: str = "workspace-write"
+) -> dict[str, Any]:
+    """The canonical srt settings (the source file as parsed) with every path made absolute
+    inside the fixture tree; read-only grants no write root (as every agent's read-only files)."""
     settings = json.loads(json.dumps(policy.srt))  # deep copy; only paths change
+    if sandbox_mode == "read-only" and isinstance(settings.get("filesystem"), dict):
+        settings["filesystem"]["allowWrite"] = []
 
     def mapper(path: str) -> str:
         return engine_path(normalize_path(path), root)
@@ -42,25 +51,36 @@ def srt_settings(policy: Policy, root: str) -> dict[str, Any]:
     return settings
 
 
-def codex_policy(policy: Policy, root: str) -> Policy:
-    """The policy with absolute paths re-rooted into the tree; Codex anchors ``~`` at the
-    temporary HOME and relative paths at its workspace (the working directory) itself."""
+def codex_config(text: str, root: str) -> str:
+    """A Codex config.toml as on disk, with every absolute path re-rooted into the tree: the
+    keys of each permissions profile's filesystem (any depth) and unix_sockets tables, and the
+    legacy ``sandbox_workspace_write.writable_roots``. ``~`` stays for Codex to expand (HOME is
+    the tree's home) and relative paths stay anchored at the workspace, the working directory.
+    Raises ValueError for a file that is not TOML."""
+    import tomlkit
+
+    document = tomllib.loads(text)
 
     def mapper(path: str) -> str:
-        return engine_path(path, root) if path.startswith("/") else path
+        return engine_path(normalize_path(path), root) if path.startswith("/") else path
 
-    def rules(items: list[PathRule]) -> list[PathRule]:
-        return [replace(rule, path=normalize_path(mapper(rule.path))) for rule in items]
+    def rekey(table: Any) -> Any:
+        if not isinstance(table, dict):
+            return table
+        return {mapper(key): rekey(value) for key, value in table.items()}
 
-    srt = json.loads(json.dumps(policy.srt))
-    network = srt.get("network")
-    if isinstance(network, dict) and isinstance(network.get("allowUnixSockets"), list):
-        network["allowUnixSockets"] = [_map_entry(p, mapper) for p in network["allowUnixSockets"]]
-    return replace(
-        policy,
-        srt=srt,
-        deny_read=rules(policy.deny_read),
-        allow_read=rules(policy.allow_read),
-        allow_write=rules(policy.allow_write),
-        deny_write=rules(policy.deny_write),
-    )
+    permissions = document.get("permissions")
+    for profile in permissions.values() if isinstance(permissions, dict) else ():
+        if not isinstance(profile, dict):
+            continue
+        if isinstance(profile.get("filesystem"), dict):
+            profile["filesystem"] = rekey(profile["filesystem"])
+        network = profile.get("network")
+        if isinstance(network, dict) and isinstance(network.get("unix_sockets"), dict):
+            network["unix_sockets"] = rekey(network["unix_sockets"])
+    legacy = document.get("sandbox_workspace_write")
+    if isinstance(legacy, dict) and isinstance(legacy.get("writable_roots"), list):
+        legacy["writable_roots"] = [
+            mapper(p) if isinstance(p, str) else p for p in legacy["writable_roots"]
+        ]
+    return tomlkit.dumps(document)

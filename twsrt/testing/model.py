@@ -32,6 +32,8 @@ class Verdict(StrEnum):
     INVALID = "INVALID"
     ERROR = "ERROR"
     GAP = "GAP"
+    # the configured sandbox mode enforces nothing (danger-full-access): not probed, never PASS
+    UNENFORCED = "UNENFORCED"
 
 
 class Outcome(StrEnum):
@@ -103,6 +105,14 @@ class Result:
     sandboxed: Observation | None = None
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """An engine the run left out, and why (named in every report)."""
+
+    engine: str
+    reason: str
+
+
 @dataclass
 class ProbeReport:
     """Everything ``twsrt test`` found; the reporters and the exit code read only this."""
@@ -111,6 +121,12 @@ class ProbeReport:
     engines: list[str] = field(default_factory=list)
     strict: bool = False
     seconds: float = 0.0
+    sandbox_mode: str = "workspace-write"
+    approval_mode: str = "full"
+    skipped: list[Skipped] = field(default_factory=list)
+    # target files on disk that differ from the policy; the probes ran on them as they are
+    drift: list[Finding] = field(default_factory=list)
+    inputs: dict[str, list[str]] = field(default_factory=dict)  # engine -> the files it read
 
     def counts(self) -> dict[str, int]:
         out = {verdict.value: 0 for verdict in Verdict}
@@ -119,7 +135,7 @@ class ProbeReport:
         return out
 
     def failing(self, result: Result) -> bool:
-        if result.verdict is Verdict.GAP:
+        if result.verdict in (Verdict.GAP, Verdict.UNENFORCED):
             return self.strict
         return result.verdict is not Verdict.PASS
 

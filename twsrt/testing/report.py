@@ -15,32 +15,56 @@ _COLOURS = {
     Verdict.FAIL: "31",
     Verdict.INVALID: "35",
     Verdict.ERROR: "31",
+    Verdict.UNENFORCED: "33",
 }
 
 
 def render_text(report: ProbeReport, *, colour: bool = False, verbose: bool = False) -> str:
-    """One line per probe (failures first within each engine), then a summary line."""
-    out: list[str] = []
+    """The modes and inputs, one line per probe (passes only with ``verbose``), the engines left
+    out and the drift of the files probed, then a summary line."""
+    width = max([5, *(len(e) for e in report.engines)])
+    indent = " " * (width + 9)
+    out: list[str] = [modes_line(report)]
     for engine in report.engines:
         results = [r for r in report.results if r.engine == engine]
+        if not verbose and results and all(r.verdict is Verdict.UNENFORCED for r in results):
+            word = _word(Verdict.UNENFORCED, colour)
+            out.append(f"{engine:{width}} {word} {len(results)} probes not run")
+            out.append(f"{indent}{results[0].detail}")
+            continue
         for result in results:
             if result.verdict is Verdict.PASS and not verbose:
                 continue
-            word = f"{result.verdict.value:7}"
-            if colour:
-                word = f"\x1b[{_COLOURS[result.verdict]}m{word}\x1b[0m"
-            out.append(f"{engine:5} {word} {result.probe.name}  ({result.probe.origin})")
-            out.append(f"              {result.detail}")
+            word = _word(result.verdict, colour)
+            out.append(f"{engine:{width}} {word} {result.probe.name}  ({result.probe.origin})")
+            out.append(f"{indent}{result.detail}")
             if result.gap is not None:
                 rule = result.gap.rule
-                out.append(f"              {result.gap.rule_id} {rule.name}: {result.gap.message}")
+                out.append(f"{indent}{result.gap.rule_id} {rule.name}: {result.gap.message}")
             if result.verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.INVALID):
                 for label, seen in (("control", result.control), ("sandbox", result.sandboxed)):
                     if seen is not None and seen.output and (verbose or not seen.ran):
                         tail = seen.output.splitlines()[-3:]
-                        out.extend(f"              {label}: {line}" for line in tail)
+                        out.extend(f"{indent}{label}: {line}" for line in tail)
+    for skipped in report.skipped:
+        out.append(f"twsrt test: skipped {skipped.engine}: {skipped.reason}")
+    for item in report.drift:
+        out.append(f"twsrt test: drift (probed as on disk): {item.render()}")
     out.append(summary(report))
     return "\n".join(out) + "\n"
+
+
+def _word(verdict: Verdict, colour: bool) -> str:
+    word = f"{verdict.value:7}"
+    return f"\x1b[{_COLOURS[verdict]}m{word}\x1b[0m" if colour else word
+
+
+def modes_line(report: ProbeReport) -> str:
+    reads = "; ".join(f"{e} reads {', '.join(report.inputs.get(e, []))}" for e in report.engines)
+    return (
+        f"twsrt test: sandbox mode {report.sandbox_mode}, approval mode {report.approval_mode}"
+        + (f"; {reads}" if reads else "")
+    )
 
 
 def summary(report: ProbeReport) -> str:
@@ -118,7 +142,21 @@ def render_json(report: ProbeReport) -> str:
             "engines": report.engines,
             "strict": report.strict,
             "exit_code": report.exit_code,
+            "sandbox_mode": report.sandbox_mode,
+            "approval_mode": report.approval_mode,
         },
+        "inputs": report.inputs,
+        "skipped": [{"engine": s.engine, "reason": s.reason} for s in report.skipped],
+        "drift": [
+            {
+                "rule_id": f.rule_id,
+                "level": f.level.value,
+                "agent": f.agent,
+                "message": f.message,
+                "location": _location(f.location),
+            }
+            for f in report.drift
+        ],
         "results": results,
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -155,6 +193,8 @@ def junit_xml(report: ProbeReport) -> str:
                 case.add_failure_info(
                     f"{result.verdict.value}: {result.detail}", text, result.verdict.value
                 )
+            elif result.verdict is Verdict.UNENFORCED:
+                case.add_skipped_info(result.detail)
             else:
                 case.stdout = text
             cases.append(case)

@@ -14,20 +14,17 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from twsrt.findings import TwsrtError, finding
+from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
-from twsrt.policy import Policy
 from twsrt.testing.commands import command, observe
-from twsrt.testing.derive import derive, select
+from twsrt.testing.derive import select
 from twsrt.testing.engines import (
-    CODEX_HINT,
     ENGINES,
     SMOKE,
-    SRT_HINT,
-    CodexEngine,
+    Engine,
     EngineUnavailable,
-    SrtEngine,
     Tamper,
     build_fixtures,
     control_run,
@@ -36,14 +33,33 @@ from twsrt.testing.engines import (
     root_base,
     upstream_stub,
 )
-from twsrt.testing.model import MARK, Fixtures, Observation, Probe, ProbeReport, Result, Verdict
+from twsrt.testing.model import (
+    MARK,
+    Fixtures,
+    Observation,
+    Probe,
+    ProbeReport,
+    Result,
+    Skipped,
+    Verdict,
+)
+from twsrt.testing.modes import plan_for_mode
 from twsrt.testing.verdicts import explain_gap, judge
+
+if TYPE_CHECKING:
+    from twsrt.agents.base import Context
+
+Factory = Callable[[str], Engine]
+# Agents that have no engine, and why (named as skipped when the config targets them).
+NO_ENGINE = {
+    "copilot": "Copilot CLI's sandbox runs only for a logged-in user, so it cannot be probed here",
+}
 
 
 @contextmanager
 def _lane(
-    engine: SrtEngine | CodexEngine,
-    policy: Policy,
+    engine: Engine,
+    ctx: Context,
     fixtures: Fixtures,
     upstream: str,
     timeout: float,
@@ -54,7 +70,7 @@ def _lane(
         root = Path(tmp)
         listeners, _ = build_fixtures(fixtures, root)
         try:
-            engine_input = engine.prepare(policy, root, upstream)
+            engine_input = engine.prepare(ctx, root, upstream)
             if tamper is not None:
                 tamper(engine.name, engine_input)
             smoke = engine.run(SMOKE, timeout)
@@ -63,7 +79,7 @@ def _lane(
                     engine.name,
                     f"the sandbox does not start here (exit {smoke.exit_code}): "
                     + (smoke.output.strip().splitlines() or ["no output"])[-1],
-                    SRT_HINT if engine.name == "srt" else CODEX_HINT,
+                    engine.hint,
                 )
             yield root
         finally:
@@ -73,8 +89,8 @@ def _lane(
 
 def run_engine(
     name: str,
-    factory: Callable[[str], SrtEngine | CodexEngine],
-    policy: Policy,
+    factory: Factory,
+    ctx: Context,
     probes: list[Probe],
     fixtures: Fixtures,
     timeout: float,
@@ -90,14 +106,14 @@ def run_engine(
     engines = [factory(name) for _ in range(lanes)]
     with upstream_stub() as upstream, ExitStack() as stack:
         roots = [
-            stack.enter_context(_lane(engine, policy, fixtures, upstream, timeout, tamper))
+            stack.enter_context(_lane(engine, ctx, fixtures, upstream, timeout, tamper))
             for engine in engines
         ]
 
         def lane_job(lane: int) -> list[tuple[int, Result]]:
             engine, root = engines[lane], roots[lane]
             return [
-                (i, _one(engine, policy, probes[i], root, upstream, python, i, timeout))
+                (i, _one(engine, ctx, probes[i], root, upstream, python, i, timeout))
                 for i in range(lane, len(probes), lanes)
             ]
 
@@ -107,8 +123,8 @@ def run_engine(
 
 
 def _one(
-    engine: SrtEngine | CodexEngine,
-    policy: Policy,
+    engine: Engine,
+    ctx: Context,
     probe: Probe,
     root: Path,
     upstream: str,
@@ -132,7 +148,7 @@ def _one(
             ran = engine.run(shell, timeout)
             sandboxed = observe(probe, ran.exit_code, ran.output, ran.seconds)
         if sandboxed.outcome is not None and sandboxed.outcome is not probe.expect:
-            gap = explain_gap(engine.name, probe, sandboxed.outcome, policy, sys.platform)
+            gap = explain_gap(engine.name, probe, sandboxed.outcome, ctx.policy, sys.platform)
     verdict, detail = judge(probe, control, sandboxed, gap)
     return Result(
         engine.name,
@@ -145,21 +161,110 @@ def _one(
     )
 
 
+# ------------------------------------------------------------------ engine selection
+
+
+def targeted_agents(ctx: Context) -> list[str]:
+    """The agents with at least one target in the config."""
+    from twsrt.agents import AGENTS
+
+    targets = ctx.config.targets
+    return [n for n, m in AGENTS.items() if any(k in targets for k in m.target_keys)]
+
+
+def select_engines(
+    ctx: Context, requested: str | None, factory: Factory
+) -> tuple[list[str], list[Skipped]]:
+    """The engines to run and the ones left out, with the reason.
+
+    Without ``requested``: every engine that can run here for the agents the config targets
+    (srt always: it is the reference); EngineUnavailable only when none can. With a name, or
+    ``all`` (every registered engine), each one named must run, else EngineUnavailable.
+    """
+    agents = targeted_agents(ctx)
+    if requested is None:
+        names = [n for n in ENGINES if _agent(n, factory) in (None, *agents)]
+    else:
+        names = list(ENGINES) if requested == "all" else [requested]
+    chosen: list[str] = []
+    skipped: list[Skipped] = []
+    problems: list[EngineUnavailable] = []
+    for name in names:
+        engine = factory(name)
+        try:
+            if not engine.reads(ctx):
+                raise EngineUnavailable(name, _no_target(engine), "")
+            if not ctx.full_access:  # nothing is run under danger-full-access
+                engine.check_available(ctx)
+        except EngineUnavailable as exc:
+            if requested is not None:
+                raise
+            problems.append(exc)
+            skipped.append(Skipped(name, exc.problem + (f" ({exc.hint})" if exc.hint else "")))
+            continue
+        chosen.append(name)
+    if requested is None:
+        engine_agents = {_agent(n, factory) for n in ENGINES}
+        for agent in agents:
+            if agent not in engine_agents:
+                reason = NO_ENGINE.get(agent, f"twsrt test has no engine for {agent}")
+                skipped.append(Skipped(agent, reason))
+        if not chosen:
+            first = problems[0] if problems else EngineUnavailable("srt", "no engine", "")
+            raise first
+    return chosen, skipped
+
+
+def _agent(name: str, factory: Factory) -> str | None:
+    return factory(name).agent
+
+
+def _no_target(engine: Engine) -> str:
+    from twsrt.agents import AGENTS
+
+    keys = AGENTS[engine.agent].target_keys if engine.agent in AGENTS else ()
+    wanted = " or ".join(k for k in keys if not k.endswith("_yolo")) or "target"
+    return f"the config names no {engine.agent} file to read ([targets] {wanted})"
+
+
+def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
+    """Drift findings for the target files the chosen engines read (probes run on them as
+    they are on disk; ``check`` gives the full account)."""
+    from twsrt.agents import AGENTS
+    from twsrt.checking import drift_findings
+
+    found: list[Finding] = []
+    for agent in dict.fromkeys(_agent(n, factory) for n in names):
+        if agent is None or agent not in AGENTS:
+            continue
+        result = AGENTS[agent].compile(ctx)
+        for drift in result.drift:
+            found += drift_findings(drift, result, ctx.config)
+    return found
+
+
+# ------------------------------------------------------------------ the run
+
+
 def run_tests(
-    policy: Policy,
-    engines: list[str],
+    ctx: Context,
+    engines: str | None = None,
     keyword: str | None = None,
     timeout: float = 60.0,
     strict: bool = False,
     tamper: Tamper | None = None,
-    factory: Callable[[str], SrtEngine | CodexEngine] = make_engine,
+    factory: Factory = make_engine,
     jobs: int | None = None,
 ) -> ProbeReport:
-    """Derive the probes, run them in every named engine, and collect the verdicts.
+    """Derive the probes for ctx's modes, run them in the selected engines (``engines``: one
+    name, ``all``, or None for every engine that can run here), and collect the verdicts.
 
-    Raises EngineUnavailable before running anything when any engine cannot run here, so a
-    missing sandbox is never mistaken for a passing one.
+    Raises EngineUnavailable before running anything when a named engine (or, by default,
+    every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
     """
+    from twsrt.config import display_path
+
+    policy = ctx.policy
     if not policy.enabled:
         raise TwsrtError(
             finding(
@@ -168,23 +273,25 @@ def run_tests(
                 policy.srt_location("/enabled"),
             )
         )
-    plan = derive(policy)
-    for name in engines:
-        factory(name).check_available(policy)
-    report = ProbeReport(engines=list(engines), strict=strict)
+    plan = plan_for_mode(policy, ctx.sandbox_mode)
+    names, skipped = select_engines(ctx, engines, factory)
+    report = ProbeReport(
+        engines=names,
+        strict=strict,
+        sandbox_mode=ctx.sandbox_mode,
+        approval_mode=ctx.mode,
+        skipped=skipped,
+    )
+    report.inputs = {n: [display_path(p) for p in factory(n).reads(ctx)] for n in names}
+    report.drift = drift_of(ctx, names, factory)
     start = time.monotonic()
-    for name in engines:
+    for name in names:
         probes = select(plan, name, keyword)
-        if probes:
+        if ctx.full_access:
+            report.results += [_unenforced(ctx, name, p) for p in probes]
+        elif probes:
             report.results += run_engine(
-                name,
-                factory,
-                policy,
-                probes,
-                plan.fixtures,
-                timeout,
-                tamper,
-                jobs or default_jobs(),
+                name, factory, ctx, probes, plan.fixtures, timeout, tamper, jobs or default_jobs()
             )
     report.seconds = time.monotonic() - start
     if keyword and not report.results:
@@ -194,17 +301,31 @@ def run_tests(
     return report
 
 
+def _unenforced(ctx: Context, engine: str, probe: Probe) -> Result:
+    origin = ctx.sandbox_origin or Location(ctx.config.display)
+    chosen = "--sandbox" if ctx.sandbox_flag else f"[sandbox] mode at {origin}"
+    detail = (
+        f"sandbox mode danger-full-access ({chosen}): {engine} runs commands without a "
+        "sandbox, so there is nothing to enforce; not probed"
+    )
+    return Result(engine, probe, Verdict.UNENFORCED, detail)
+
+
 def test_policy(
     explicit_config: str | None,
-    sandbox: str,
+    engine: str | None,
     keyword: str | None = None,
     timeout: float = 60.0,
     strict: bool = False,
+    *,
+    sandbox: str | None = None,
+    yolo: bool = False,
 ) -> ProbeReport:
-    """``twsrt test``: the config's policy, probed in the chosen sandbox(es)."""
-    from twsrt.run import find_config
+    """``twsrt test``: the config's target files, probed in the selected engines for the
+    configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode."""
+    from twsrt.run import context, find_config
     from twsrt.sources import load_policy
 
-    policy = load_policy(find_config(explicit_config))
-    engines = list(ENGINES) if sandbox == "all" else [sandbox]
-    return run_tests(policy, engines, keyword, timeout, strict)
+    config = find_config(explicit_config)
+    ctx = context(config, load_policy(config), yolo, sandbox)
+    return run_tests(ctx, engine, keyword, timeout, strict)

@@ -1,0 +1,72 @@
+"""The sandbox runtime (srt) engine: the reference, run with the canonical srt file itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
+from twsrt.testing.inputs import srt_settings
+
+if TYPE_CHECKING:
+    from twsrt.agents.base import Context
+
+SRT_ENV = "TWSRT_SRT_BIN"
+SRT_DEFAULT = "/opt/twsrt-tools/srt/bin/srt"
+SRT_HINT = (
+    "install bubblewrap, socat and ripgrep (apt-get install -y bubblewrap socat ripgrep) and "
+    "the sandbox runtime with Node >= 18 (npm install -g @anthropic-ai/sandbox-runtime@0.0.83), "
+    f"or point ${SRT_ENV} at srt"
+)
+
+
+class SrtEngine:
+    name = "srt"
+    agent = None  # srt is the reference: it reads the canonical source, not a generated file
+    hint = SRT_HINT
+
+    def __init__(self, binary: str | None = None) -> None:
+        self.binary = binary or locate("srt", SRT_ENV, SRT_DEFAULT)
+
+    def reads(self, ctx: Context) -> list[Path]:
+        return [ctx.config.srt]
+
+    def check_available(self, ctx: Context) -> None:
+        missing = []
+        if not executable(self.binary):
+            missing.append(f"srt ({self.binary or 'not on PATH'})")
+        if sys.platform.startswith("linux"):
+            srt = ctx.policy.srt
+            tools = (
+                ("bwrap", srt.get("bwrapPath")),
+                ("socat", srt.get("socatPath")),
+                ("rg", (srt.get("ripgrep") or {}).get("command")),
+            )
+            for tool, configured in tools:
+                found = configured if configured else shutil.which(tool)
+                if not found or not (os.path.isabs(found) or shutil.which(found)):
+                    missing.append(tool)
+        if missing:
+            raise EngineUnavailable(self.name, "missing " + ", ".join(missing), SRT_HINT)
+
+    def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
+        self.root, self.upstream = root, upstream
+        self.settings = root / "srt-settings.json"
+        settings = srt_settings(ctx.policy, str(root), ctx.sandbox_mode)
+        self.settings.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+        return self.settings
+
+    def run(self, shell: str, timeout: float) -> Run:
+        env = base_env(self.root)
+        # srt's proxy chains through $HTTP_PROXY (its parent proxy): allowed requests reach the
+        # local stub instead of the internet, and refused ones never leave srt
+        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
+        argv = [str(self.binary), "--settings", str(self.settings), "-c", shell]
+        return run_process(argv, env, self.root / "work", timeout)
+
+
+ENGINE = SrtEngine
