@@ -447,6 +447,25 @@ def test_static_gaps_for_check():
     assert static_gaps(policy, platform="darwin") == []
 
 
+def test_a_trailing_double_star_is_no_srt_gap():
+    """srt 0.0.83 strips a trailing /** and enforces the directory (a real run refuses append,
+    create, mkdir and rename in it), so TWS501 named a gap that is not there."""
+    policy = fs(
+        deny_write=["~/proj/secrets/**", "**/*.key", "/srv/*/ro/**"],
+        allow_write=[".", "~/proj/**", "~/cache/*/tmp"],
+    )
+    found = static_gaps(policy)
+    assert [(f.rule_id, f.location.pointer) for f in found] == [
+        ("TWS501", "/filesystem/denyWrite/1"),
+        ("TWS501", "/filesystem/denyWrite/2"),
+        ("TWS501", "/filesystem/allowWrite/2"),
+    ]
+    tree = Probe("deny-write", "~/p/**", Location("s"), Action.APPEND, Outcome.DENIED, glob=True)
+    assert explain_gap("srt", tree, Outcome.ALLOWED, policy, "linux") is None
+    root = Probe("allow-write", "~/p/**", Location("s"), Action.CREATE, Outcome.ALLOWED, glob=True)
+    assert explain_gap("srt", root, Outcome.DENIED, policy, "linux") is None
+
+
 # ------------------------------------------------------------------ the runner, with fake engines
 
 

@@ -572,7 +572,9 @@ _RULES += [
         "On Linux the sandbox runtime (0.0.83) builds write access from bind mounts, which take "
         "concrete paths only: a glob in `denyWrite` (such as `**/.env`) is dropped, so matching "
         "files inside an allowWrite root stay writable, and a glob in `allowWrite` grants "
-        "nothing. `twsrt test` shows both as a GAP on the srt engine. Claude Code's sandbox is "
+        "nothing. A trailing `/**` is not such a glob: srt strips it and enforces the "
+        "directory (`~/proj/secrets/**` is protected). `twsrt test` shows both as a GAP on the "
+        "srt engine. Claude Code's sandbox is "
         "built on this runtime, so expect the same there (twsrt does not probe Claude). Name "
         "the files or directories to protect instead, or keep them out of every allowWrite "
         "root.",

@@ -390,6 +390,30 @@ def test_denyread_whose_control_cannot_run_is_invalid_not_pass(tmp_path, factory
 # ------------------------------------------------------------------ facts the probes found
 
 
+def test_srt_enforces_a_trailing_double_star_as_the_directory(tmp_path, factory):
+    """TWS501 said srt skips `~/proj/secrets/**`; srt 0.0.83 strips the `/**` and enforces the
+    directory. Only a pattern that stays a glob (`**/*.key`) is the gap, and check agrees."""
+    from twsrt.testing.verdicts import static_gaps
+
+    ctx = generated(
+        tmp_path,
+        {
+            "filesystem": {
+                "denyRead": [],
+                "allowWrite": [".", "~/proj/**"],
+                "denyWrite": ["~/proj/secrets/**", "**/*.key"],
+            },
+            "network": {"allowedDomains": [], "deniedDomains": []},
+        },
+    )
+    report = run_tests(ctx, "srt", keyword="write", factory=factory)
+    seen = verdicts(report)
+    assert seen[("srt", "deny-write ~/proj/secrets/**")] == "PASS", explain(report)
+    assert seen[("srt", "allow-write ~/proj/**")] == "PASS", explain(report)
+    assert gaps(report) == {("srt", "deny-write **/*.key"): "TWS501"}, explain(report)
+    assert [f.location.pointer for f in static_gaps(ctx.policy)] == ["/filesystem/denyWrite/1"]
+
+
 def test_literal_path_with_glob_characters_is_protected_under_codex(tmp_path, factory):
     """Found by the probes: Codex 0.171.0 silently ignores a filesystem key such as
     "~/keys/odd[name]". twsrt therefore denies the concrete parent for Codex (TWS407), so the

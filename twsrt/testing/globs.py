@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from twsrt.policy import PathRule, Policy
+from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.testing.model import TAG
 
 
@@ -32,6 +32,13 @@ def engine_path(path: str, root: str) -> str:
     if rel is None:  # outside the tree: keep it outside, it cannot name a fixture
         return posixpath.normpath(posixpath.join(root, "work", path))
     return posixpath.join(root, rel)
+
+
+def srt_skips_write_glob(path: str) -> bool:
+    """srt (0.0.83, Linux) strips a trailing ``/**`` and enforces the directory (a real run
+    refuses append, create, mkdir and rename in ``P`` for ``P/**``); only a pattern that is still
+    a glob after that is skipped in allowWrite/denyWrite (TWS501)."""
+    return is_glob(path.removesuffix("/**"))
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:

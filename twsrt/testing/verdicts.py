@@ -10,6 +10,7 @@ import posixpath
 from twsrt.findings import Finding, finding
 from twsrt.policy import Policy
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
+from twsrt.testing.globs import srt_skips_write_glob
 from twsrt.testing.model import Action, Observation, Outcome, Probe, Verdict
 
 
@@ -22,14 +23,16 @@ def explain_gap(
     def gap(name: str, message: str) -> Finding:
         return finding(name, message, probe.origin, agent=engine)
 
+    # srt enforces a trailing /** as the directory; only a glob left after that is skipped
+    skips = probe.glob and srt_skips_write_glob(probe.rule)
     if engine == "srt" and linux:
-        if probe.kind == "deny-write" and probe.glob and observed is Outcome.ALLOWED:
+        if probe.kind == "deny-write" and skips and observed is Outcome.ALLOWED:
             return gap(
                 "srt-linux-write-glob",
                 f"srt on Linux skips glob '{probe.rule}' in denyWrite; matching files stay "
                 "writable inside allowWrite roots",
             )
-        if probe.kind == "allow-write" and probe.glob and observed is Outcome.DENIED:
+        if probe.kind == "allow-write" and skips and observed is Outcome.DENIED:
             return gap(
                 "srt-linux-write-glob",
                 f"srt on Linux skips glob '{probe.rule}' in allowWrite; it grants nothing",
@@ -138,7 +141,7 @@ def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
     found: list[Finding] = []
     if platform.startswith("linux"):
         for rule in [*policy.deny_write, *policy.allow_write]:
-            if rule.glob:
+            if rule.glob and srt_skips_write_glob(rule.path):
                 found.append(
                     finding(
                         "srt-linux-write-glob",
