@@ -164,20 +164,17 @@ def derive_attacks(policy: Policy) -> list[Attack]:
         if target.shape in ("dir", "both"):
             out += _deny_read_dir(target)
     out += _write_roots(policy, sem)
-    # the policy's own expectation for every attack: a deny that another rule lifts is not
-    # in effect there, and a write that a deny forbids is expected denied
+    # a write root's attacks expect what the policy says at their path (a deny inside wins)
     return [_expected(a, sem) for a in out]
 
 
 def _expected(attack: Attack, sem: Semantics) -> Attack:
     from dataclasses import replace
 
-    if attack.kind == "deny-read":
-        return attack
+    if attack.kind.startswith("deny-"):
+        return attack  # a deny wins over every grant (srt has no allow that lifts a denyWrite)
     subject = attack.subject
     allowed = sem.write_allowed(subject) and not sem.read_denied(subject)
-    if attack.kind == "deny-write" and attack.attack in ("rename-out", "hardlink-write"):
-        return attack  # the subject is the denied end; the other end is writable by choice
     return replace(attack, expect=Outcome.ALLOWED if allowed else Outcome.DENIED)
 
 
@@ -737,4 +734,23 @@ def run_batch(run: Callable[[str], _Run], batch: list[Attack], root: Path) -> li
         seen = effect_seen(attack, root, text)
         outcome = Outcome.ALLOWED if seen else Outcome.DENIED
         out.append(Observation(True, outcome, done.exit_code, text.strip()[-500:], done.seconds))
+    return out
+
+
+Runner = Callable[[str], _Run]
+
+
+def observe_all(
+    control: Runner, sandboxed: Runner, attacks: list[Attack], root: Path
+) -> list[tuple[Attack, Observation, Observation | None]]:
+    """Every attack's control and sandboxed observation, batch by batch. The sandbox runs only
+    the attacks whose control showed the effect (the others prove nothing either way)."""
+    out: list[tuple[Attack, Observation, Observation | None]] = []
+    for batch in batches(attacks):
+        plain = run_batch(control, batch, root)
+        live = [a for a, o in zip(batch, plain, strict=True) if o.outcome is Outcome.ALLOWED]
+        seen = (
+            dict(zip(map(id, live), run_batch(sandboxed, live, root), strict=True)) if live else {}
+        )
+        out += [(a, o, seen.get(id(a))) for a, o in zip(batch, plain, strict=True)]
     return out

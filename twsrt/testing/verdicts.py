@@ -44,6 +44,14 @@ def explain_gap(
                 "other Unix socket (only allowAllUnixSockets opens them)",
             )
     if engine == "codex":
+        # an attack that makes a new path matching a deny glob after Codex started
+        fresh = getattr(probe, "attack", "") in ("create", "create-match")
+        if probe.glob and fresh and probe.kind.startswith("deny-") and observed is Outcome.ALLOWED:
+            return gap(
+                "lossy-glob-snapshot",
+                f"Codex expands the deny glob '{probe.rule}' when its sandbox starts: a matching "
+                "file created later stays writable",
+            )
         if probe.kind == "write-tmp" and observed is Outcome.ALLOWED:
             return gap(
                 "codex-temp-writable",
@@ -127,6 +135,9 @@ def judge(
 
 
 def _action_text(probe: Probe) -> str:
+    does = getattr(probe, "does", None)  # an attack says what it tried (testing.attacks)
+    if isinstance(does, str):
+        return does
     return {
         Action.READ: f"reading {probe.target}",
         Action.APPEND: f"opening {probe.target} for writing",
