@@ -1,0 +1,242 @@
+"""The Claude Code engine: srt run with the sandbox settings Claude derives from its settings file.
+
+Claude Code's Bash sandbox is the sandbox runtime (srt), configured from ``settings.json``. This
+engine MODELS how Claude reads that file (it does not run Claude itself); the model is pinned by
+real runs of Claude Code 2.1.332 driven headless (tests/real/test_twsrt_test_engines.py):
+
+- ``sandbox.enabled`` must be ``true``; anything else means Claude runs every command
+  unsandboxed, so the engine does exactly that (every deny probe fails: never a PASS).
+- sandbox paths: ``~/x`` is home, ``/x`` and ``//x`` are absolute, and a relative path is
+  anchored at ``~/.claude`` (the directory of the user settings file).
+- permission rules are merged into the sandbox: ``Read(p)`` denies -> denyRead, ``Edit(p)``
+  denies -> denyWrite, ``Edit(p)`` allows -> allowWrite, ``WebFetch(domain:d)`` allow/deny ->
+  allowedDomains/deniedDomains. A rule path ``//x`` is absolute, ``~/x`` home, ``/x`` under
+  ``~/.claude``, and ``x``/``./x`` under the launch directory.
+- the launch directory is always writable.
+
+Not modelled: Claude's own protections (its settings files, the per-user temp directory),
+``excludedCommands`` and the ``dangerouslyDisableSandbox`` retry (a probe runs as one plain
+command), and any difference between the srt bundled in Claude and the srt run here.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twsrt.testing.engine_srt import SrtEngine
+from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
+from twsrt.testing.model import SRT_REQUIRED
+
+if TYPE_CHECKING:
+    from twsrt.agents.base import Context
+
+CLAUDE_HINT = (
+    "the claude engine runs srt with the settings Claude Code derives from its file: "
+    "install bubblewrap, socat and ripgrep (apt-get install -y bubblewrap socat ripgrep) and "
+    "the sandbox runtime with Node >= 18 (npm install -g @anthropic-ai/sandbox-runtime@0.0.83), "
+    "or point $TWSRT_SRT_BIN at srt"
+)
+MODELS = "models Claude Code's reading of its settings file (srt runs the derived settings)"
+DISABLED = "sandbox.enabled is not true: Claude Code runs every command unsandboxed"
+# Keys of Claude's sandbox section that srt has no use for (Claude acts on them itself).
+CLAUDE_ONLY = (
+    "enabled",
+    "autoAllowBashIfSandboxed",
+    "allowUnsandboxedCommands",
+    "excludedCommands",
+    "failIfUnavailable",
+    "enabledPlatforms",
+)
+_RULE = re.compile(r"\A(Read|Edit|WebFetch)\((.*)\)\Z", re.S)
+Mapper = Callable[[str], str]
+
+
+def _identity(path: str) -> str:
+    return path
+
+
+def _join(base: str, rest: str) -> str:
+    return posixpath.normpath(posixpath.join(base, rest)) if rest else base
+
+
+def _tilde(path: str, home: str) -> str | None:
+    if path == "~":
+        return home
+    if path.startswith("~/"):
+        return _join(home, path[2:])
+    return None
+
+
+def sandbox_path(path: str, home: str, absolute: Mapper = _identity) -> str:
+    """A ``sandbox.*`` path of the user settings as Claude resolves it."""
+    homed = _tilde(path, home)
+    if homed is not None:
+        return homed
+    if path.startswith("/"):
+        return absolute("/" + path.lstrip("/"))
+    return _join(posixpath.join(home, ".claude"), path.removeprefix("./"))
+
+
+def rule_path(spec: str, home: str, cwd: str, absolute: Mapper = _identity) -> str:
+    """A Read/Edit rule path of the user settings as Claude resolves it."""
+    homed = _tilde(spec, home)
+    if homed is not None:
+        return homed
+    if spec.startswith("//"):
+        return absolute("/" + spec.lstrip("/"))
+    if spec.startswith("/"):
+        return _join(posixpath.join(home, ".claude"), spec.lstrip("/"))
+    return _join(cwd, spec.removeprefix("./"))
+
+
+def _rules(permissions: Any, kind: str) -> list[tuple[str, str]]:
+    """(tool, specifier) of each ``Tool(spec)`` rule in permissions[kind]."""
+    entries = permissions.get(kind) if isinstance(permissions, dict) else None
+    out = []
+    for entry in entries if isinstance(entries, list) else []:
+        match = _RULE.match(entry) if isinstance(entry, str) else None
+        if match and match.group(2):
+            out.append((match.group(1), match.group(2)))
+    return out
+
+
+def _strings(section: Any, key: str) -> list[Any]:
+    value = section.get(key) if isinstance(section, dict) else None
+    return list(value) if isinstance(value, list) else []
+
+
+def _unique(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def claude_srt_settings(
+    settings: dict[str, Any], home: str, cwd: str, absolute: Mapper = _identity
+) -> dict[str, Any] | None:
+    """The srt settings Claude Code runs a Bash command with, for a user settings file read as
+    ``settings``, HOME ``home`` and launch directory ``cwd``; ``absolute`` maps an absolute
+    path (the fixture tree re-roots them). None: the sandbox is off."""
+    sandbox = settings.get("sandbox")
+    if not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
+        return None
+    out: dict[str, Any] = {
+        key: json.loads(json.dumps(value))
+        for key, value in sandbox.items()
+        if key not in CLAUDE_ONLY and key not in ("filesystem", "network")
+    }
+    permissions = settings.get("permissions")
+    deny, allow = _rules(permissions, "deny"), _rules(permissions, "allow")
+
+    def spath(path: Any) -> Any:
+        return sandbox_path(path, home, absolute) if isinstance(path, str) else path
+
+    def rpath(spec: str) -> str:
+        return rule_path(spec, home, cwd, absolute)
+
+    def rules(pairs: list[tuple[str, str]], tool: str) -> list[str]:
+        return [rpath(spec) for name, spec in pairs if name == tool]
+
+    def domains(pairs: list[tuple[str, str]]) -> list[str]:
+        return [s[7:] for n, s in pairs if n == "WebFetch" and s.startswith("domain:")]
+
+    fs_in = sandbox.get("filesystem") if isinstance(sandbox.get("filesystem"), dict) else {}
+    filesystem = {k: json.loads(json.dumps(v)) for k, v in fs_in.items()}
+    filesystem["denyRead"] = _unique(
+        [spath(p) for p in _strings(fs_in, "denyRead")] + rules(deny, "Read")
+    )
+    if "allowRead" in fs_in:
+        filesystem["allowRead"] = [spath(p) for p in _strings(fs_in, "allowRead")]
+    filesystem["allowWrite"] = _unique(
+        [cwd, *(spath(p) for p in _strings(fs_in, "allowWrite")), *rules(allow, "Edit")]
+    )
+    filesystem["denyWrite"] = _unique(
+        [spath(p) for p in _strings(fs_in, "denyWrite")] + rules(deny, "Edit")
+    )
+    filesystem.pop("allowManagedReadPathsOnly", None)
+    out["filesystem"] = filesystem
+
+    net_in = sandbox.get("network") if isinstance(sandbox.get("network"), dict) else {}
+    network = {k: json.loads(json.dumps(v)) for k, v in net_in.items()}
+    network["allowedDomains"] = _unique(_strings(net_in, "allowedDomains") + domains(allow))
+    network["deniedDomains"] = _unique(_strings(net_in, "deniedDomains") + domains(deny))
+    if "allowUnixSockets" in net_in:
+        network["allowUnixSockets"] = [spath(p) for p in _strings(net_in, "allowUnixSockets")]
+    network.pop("allowManagedDomainsOnly", None)
+    out["network"] = network
+
+    credentials = out.get("credentials")
+    if isinstance(credentials, dict) and isinstance(credentials.get("files"), list):
+        credentials["files"] = [
+            {**item, "path": spath(item["path"])} if isinstance(item, dict) else item
+            for item in credentials["files"]
+        ]
+    for section, keys in SRT_REQUIRED.items():
+        part = out.setdefault(section, {})
+        if isinstance(part, dict):
+            for key in keys:
+                part.setdefault(key, [])
+    return out
+
+
+class ClaudeEngine(SrtEngine):
+    name = "claude"
+    agent = "claude"
+    hint = CLAUDE_HINT
+    models = MODELS
+
+    def reads(self, ctx: Context) -> list[Path]:
+        from twsrt.agents.claude import target_path
+
+        path = target_path(ctx)
+        return [path] if path is not None else []
+
+    def check_available(self, ctx: Context) -> None:
+        try:
+            super().check_available(ctx)
+        except EngineUnavailable as exc:
+            raise EngineUnavailable(self.name, exc.problem, CLAUDE_HINT) from None
+
+    def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
+        from twsrt.agents.base import read_target
+        from twsrt.config import display_path
+        from twsrt.findings import fail
+        from twsrt.locations import Location
+        from twsrt.testing.globs import engine_path
+
+        self.root, self.upstream = root, upstream
+        source = self.reads(ctx)[0]
+        display = display_path(source)
+        text = read_target(source, display)
+        try:
+            settings = json.loads(text) if text is not None else {}
+        except json.JSONDecodeError as exc:
+            where = Location(display, exc.lineno, exc.colno)
+            raise fail("target-unusable", f"not valid JSON: {exc.msg}", where) from None
+        if not isinstance(settings, dict):
+            raise fail("target-unusable", "not a JSON object", Location(display))
+        home, cwd = str(root / "home"), str(root / "work")
+        derived = claude_srt_settings(settings, home, cwd, lambda p: engine_path(p, str(root)))
+        self.settings = root / "claude-srt-settings.json"
+        self.disabled = derived is None
+        body = {"twsrt": DISABLED} if derived is None else derived
+        self.settings.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+        return self.settings
+
+    def run(self, shell: str, timeout: float) -> Run:
+        if not self.disabled:
+            return super().run(shell, timeout)
+        # the sandbox is off: Claude runs the command as it is, and so does the model
+        env = base_env(self.root)
+        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
+        return run_process(["sh", "-c", shell], env, self.root / "work", timeout)
+
+
+ENGINE = ClaudeEngine
