@@ -22,6 +22,7 @@ from twsrt.findings import CATALOG, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.sources import build_policy
+from twsrt.testing.attacks import Attack
 from twsrt.testing.commands import classify_fetch, observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
@@ -146,10 +147,8 @@ def test_example_probes_are_derived_from_every_rule():
     assert kinds.count("deny-read") == len(fs_rules["denyRead"])
     assert kinds.count("deny-write") == len(fs_rules["denyWrite"])
     assert kinds.count("allow-write") == len(fs_rules["allowWrite"])
-    # one probe per domain entry under the entry's own name, its variants named [form]
-    own = [probe.kind for probe in plan.probes if not probe.name.endswith("]")]
-    assert own.count("allow-domain") == len(net["allowedDomains"])
-    assert own.count("deny-domain") == len(net["deniedDomains"])
+    assert kinds.count("allow-domain") == len(net["allowedDomains"])
+    assert kinds.count("deny-domain") == len(net["deniedDomains"])
     assert kinds.count("write-outside") == kinds.count("canary-domain") == 1
     assert "write-tmp" not in kinds  # the example allows /tmp
     probes = by_name(plan)
@@ -249,8 +248,7 @@ def test_domain_probes_expect_what_the_lists_say():
     assert names["allow-domain *.npmjs.org"].target == "http://twsrt-probe.npmjs.org/"
     assert names["allow-domain example.com:8443"].target == "http://example.com:8443/"
     assert names["allow-domain example.com:8443"].port
-    # a host an allow entry admits on port 22, so the probe tells the deny entry apart
-    assert names["deny-domain *:22"].target == "http://github.com:22/"
+    assert names["deny-domain *:22"].target == "http://twsrt-canary.invalid:22/"
     assert names["deny-domain *:22"].expect is Outcome.DENIED
 
 
@@ -375,8 +373,7 @@ FETCH = Probe("allow-domain", "github.com", Location("s"), Action.FETCH, Outcome
     [
         ({"status": 403, "xpe": "blocked-by-allowlist", "reason": None}, Outcome.DENIED),
         ({"status": 403, "xpe": "blocked-by-denylist", "reason": "denied"}, Outcome.DENIED),
-        # Codex's DNS/private-address check: proves nothing about the lists
-        ({"status": 403, "xpe": "blocked-by-allowlist", "reason": "not_allowed_local"}, None),
+        ({"status": 403, "xpe": "blocked-by-allowlist", "reason": "not_allowed_local"}, "allowed"),
         ({"status": 502, "xpe": None}, Outcome.ALLOWED),
         ({"status": 200, "upstream": "1"}, Outcome.ALLOWED),
         ({"status": 403, "xpe": None}, Outcome.ALLOWED),  # the upstream's own 403
@@ -527,15 +524,7 @@ SMALL = {
     "network": {"allowedDomains": ["github.com"], "deniedDomains": ["evil.example"]},
 }
 # What a perfect sandbox refuses for SMALL (the glob denyWrite is left to the GAP test).
-PERFECT = (
-    "/home/.aws/",
-    "/outside/",
-    "/tmp/.twsrt",
-    "twsrt-canary",
-    "evil.example",
-    "/.env",
-    "twsrt-probe.github.com",  # the subdomain an exact entry must not admit
-)
+PERFECT = ("/home/.aws/", "/outside/", "/tmp/.twsrt", "twsrt-canary", "evil.example", "/.env")
 
 
 def fake(deny: tuple[str, ...] = PERFECT, broken: bool = False, name: str = "srt") -> Any:
@@ -543,7 +532,7 @@ def fake(deny: tuple[str, ...] = PERFECT, broken: bool = False, name: str = "srt
 
 
 def test_perfect_fake_sandbox_passes_everything():
-    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), jobs=2)
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), attacks=False, jobs=2)
     assert {r.probe.name: r.verdict for r in report.results} == {
         "deny-read ~/.aws": Verdict.PASS,
         "deny-write **/.env": Verdict.PASS,
@@ -552,13 +541,7 @@ def test_perfect_fake_sandbox_passes_everything():
         "write-tmp /tmp (no allowWrite rule covers it)": Verdict.PASS,
         "allow-domain github.com": Verdict.PASS,
         "canary-domain twsrt-canary.invalid": Verdict.PASS,
-        "allow-domain github.com [subdomain]": Verdict.PASS,
-        "allow-domain github.com [upper]": Verdict.PASS,
-        "allow-domain github.com [dot]": Verdict.PASS,
-        "allow-domain github.com [port 443]": Verdict.PASS,
-        "allow-domain github.com [port 8080]": Verdict.PASS,
-        # no allow entry admits evil.example: refused, but that proves nothing about the entry
-        "deny-domain evil.example": Verdict.MOOT,
+        "deny-domain evil.example": Verdict.PASS,
     }
     assert report.exit_code == 0
     control = report.results[0].control
@@ -566,7 +549,7 @@ def test_perfect_fake_sandbox_passes_everything():
 
 
 def test_open_sandbox_fails_every_denial():
-    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=()))
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=()), attacks=False)
     verdicts = {r.probe.name: r.verdict for r in report.results}
     assert verdicts["deny-read ~/.aws"] is Verdict.FAIL
     assert verdicts["deny-domain evil.example"] is Verdict.FAIL
@@ -576,13 +559,17 @@ def test_open_sandbox_fails_every_denial():
 
 def test_known_limitation_is_a_gap_and_strict_fails_it():
     deny = tuple(d for d in PERFECT if d != "/.env")
-    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny))
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny), attacks=False)
     result = next(r for r in report.results if r.probe.name == "deny-write **/.env")
     assert result.verdict is Verdict.GAP and result.gap and result.gap.rule_id == "TWS501"
     assert report.exit_code == 0
-    strict = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny), strict=True)
+    strict = run_tests(
+        ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny), attacks=False, strict=True
+    )
     assert strict.exit_code == 1
-    codex = run_tests(ctx_of(make_policy(SMALL)), "codex", factory=fake(deny=deny, name="codex"))
+    codex = run_tests(
+        ctx_of(make_policy(SMALL)), "codex", factory=fake(deny=deny, name="codex"), attacks=False
+    )
     assert {r.verdict for r in codex.results if "**/.env" in r.probe.name} == {Verdict.FAIL}
 
 
@@ -590,7 +577,9 @@ def test_control_that_cannot_run_is_invalid_not_pass():
     # a name longer than any filesystem allows: the fixture cannot exist, the control fails
     long_name = "~/" + "x" * 300
     policy = make_policy({**SMALL, "filesystem": {**SMALL["filesystem"], "denyRead": [long_name]}})
-    report = run_tests(ctx_of(policy), "srt", factory=fake(deny=("x" * 300,)), keyword="deny-read")
+    report = run_tests(
+        ctx_of(policy), "srt", factory=fake(deny=("x" * 300,)), attacks=False, keyword="deny-read"
+    )
     (result,) = report.results
     assert result.verdict is Verdict.INVALID
     assert result.sandboxed is None  # the sandboxed run is not even attempted
@@ -598,26 +587,38 @@ def test_control_that_cannot_run_is_invalid_not_pass():
 
 
 def test_sandbox_that_breaks_mid_run_is_error():
-    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(broken=True), keyword="aws")
+    report = run_tests(
+        ctx_of(make_policy(SMALL)), "srt", factory=fake(broken=True), attacks=False, keyword="aws"
+    )
     (result,) = report.results
     assert result.verdict is Verdict.ERROR and "no result" in result.detail
     assert report.exit_code == 1
 
 
 def test_keyword_selects_probes_and_unknown_keyword_is_an_error():
-    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), keyword="DOMAIN")
+    report = run_tests(
+        ctx_of(make_policy(SMALL)), "srt", factory=fake(), attacks=False, keyword="DOMAIN"
+    )
     assert {r.probe.kind for r in report.results} == {
         "allow-domain",
         "deny-domain",
         "canary-domain",
     }
     with pytest.raises(TwsrtError):
-        run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(), keyword="no-such-probe")
+        run_tests(
+            ctx_of(make_policy(SMALL)),
+            "srt",
+            factory=fake(),
+            attacks=False,
+            keyword="no-such-probe",
+        )
 
 
 def test_disabled_policy_is_refused():
     with pytest.raises(TwsrtError) as info:
-        run_tests(ctx_of(make_policy({**SMALL, "enabled": False})), "srt", factory=fake())
+        run_tests(
+            ctx_of(make_policy({**SMALL, "enabled": False})), "srt", factory=fake(), attacks=False
+        )
     assert info.value.findings[0].rule_id == "TWS201"
 
 
@@ -648,7 +649,9 @@ def codex_target(tmp_path: Path) -> Path:
 
 def test_default_runs_every_engine_that_can_and_names_the_ones_skipped(tmp_path):
     ctx = ctx_of(make_policy(SMALL), codex_config=codex_target(tmp_path))
-    report = run_tests(ctx, None, factory=registry(unavailable=("codex",)), keyword="aws")
+    report = run_tests(
+        ctx, None, factory=registry(unavailable=("codex",)), attacks=False, keyword="aws"
+    )
     assert report.engines == ["srt"]
     assert [(s.engine, s.reason) for s in report.skipped] == [
         ("codex", "missing codex (install it)")
@@ -658,16 +661,16 @@ def test_default_runs_every_engine_that_can_and_names_the_ones_skipped(tmp_path)
 
 def test_an_engine_without_its_agents_file_is_skipped_or_refused_when_named():
     ctx = ctx_of(make_policy(SMALL), copilot_output=Path("/x/flags.txt"))
-    report = run_tests(ctx, None, factory=registry(), keyword="aws")
+    report = run_tests(ctx, None, factory=registry(), attacks=False, keyword="aws")
     assert report.engines == ["srt"]
     # codex is not a target: not even considered; copilot is, and has no runnable sandbox
     assert [s.engine for s in report.skipped] == ["copilot"]
     assert "logged-in" in report.skipped[0].reason
     with pytest.raises(EngineUnavailable) as info:
-        run_tests(ctx, "codex", factory=registry(), keyword="aws")
+        run_tests(ctx, "codex", factory=registry(), attacks=False, keyword="aws")
     assert "[targets] codex_config" in info.value.problem
     with pytest.raises(EngineUnavailable):
-        run_tests(ctx, "all", factory=registry(), keyword="aws")
+        run_tests(ctx, "all", factory=registry(), attacks=False, keyword="aws")
 
 
 def test_no_engine_that_can_run_is_exit_2_not_an_empty_pass(tmp_path):
@@ -680,7 +683,7 @@ def test_no_engine_that_can_run_is_exit_2_not_an_empty_pass(tmp_path):
 
 def test_drift_of_the_files_read_is_reported_beside_the_verdicts(tmp_path):
     ctx = ctx_of(make_policy(SMALL), codex_config=codex_target(tmp_path))
-    report = run_tests(ctx, None, factory=registry(), keyword="aws")
+    report = run_tests(ctx, None, factory=registry(), attacks=False, keyword="aws")
     assert report.engines == ["srt", "codex"]
     assert {f.rule_id for f in report.drift} == {"TWS302"}
     assert report.inputs["codex"] == [str(tmp_path / "config.toml")]
@@ -700,7 +703,7 @@ def test_read_only_probes_every_write_root_as_refusing_a_write():
     assert "home/.cache" in plan.fixtures.dirs
     # a sandbox that lets the launch directory be written fails under read-only
     deny = tuple(d for d in PERFECT) + ("/home/.cache/",)
-    report = run_tests(ctx_of(policy, "read-only"), "srt", factory=fake(deny=deny))
+    report = run_tests(ctx_of(policy, "read-only"), "srt", factory=fake(deny=deny), attacks=False)
     verdicts = {r.probe.name: r.verdict for r in report.results}
     assert verdicts[f"{READ_ONLY_ROOT} ~/.cache"] is Verdict.PASS
     assert verdicts[f"{READ_ONLY_ROOT} ."] is Verdict.FAIL
@@ -709,17 +712,27 @@ def test_read_only_probes_every_write_root_as_refusing_a_write():
 def test_danger_full_access_is_unenforced_never_pass():
     ctx = ctx_of(make_policy(SMALL), "danger-full-access")
     # nothing runs, so an engine that could not run here is no reason to stop
-    report = run_tests(ctx, "srt", factory=fake(broken=True))
+    report = run_tests(ctx, "srt", factory=fake(broken=True), attacks=False)
     assert {r.verdict for r in report.results} == {Verdict.UNENFORCED}
     assert all(r.sandboxed is None and r.control is None for r in report.results)
     assert "nothing to enforce" in report.results[0].detail
     assert report.exit_code == 0
-    assert run_tests(ctx, "srt", factory=fake(), strict=True).exit_code == 1
+    assert run_tests(ctx, "srt", factory=fake(), attacks=False, strict=True).exit_code == 1
     text = render_text(report)
-    assert "UNENFORCED 13 probes not run" in text
-    assert "(13 unenforced)" in text
+    assert "UNENFORCED 8 probes not run" in text
+    assert "(8 unenforced)" in text
     root = ET.fromstring(junit_xml(report))
-    assert len(root.findall(".//skipped")) == 13 and not root.findall(".//failure")
+    assert len(root.findall(".//skipped")) == 8 and not root.findall(".//failure")
+
+
+def test_attacks_run_beside_the_probes_and_an_open_sandbox_fails_them():
+    report = run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=()), keyword="aws")
+    attacks = [r for r in report.results if isinstance(r.probe, Attack)]
+    assert attacks and {r.probe.attack for r in attacks} >= {"read", "proc-read"}
+    assert {r.verdict for r in attacks} == {Verdict.FAIL}
+    assert all(r.control is not None and r.control.outcome is Outcome.ALLOWED for r in attacks)
+    document = json.loads(render_json(report))
+    assert {r["attack"] for r in document["results"]} >= {None, "read", "proc-read"}
 
 
 def test_a_timeout_kills_the_whole_process_group(tmp_path):
@@ -748,7 +761,7 @@ def alive(pid: int) -> bool:
 
 def report_with_every_verdict() -> ProbeReport:
     deny = tuple(d for d in PERFECT if d not in ("/.env", "evil.example"))
-    return run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny))
+    return run_tests(ctx_of(make_policy(SMALL)), "srt", factory=fake(deny=deny), attacks=False)
 
 
 def test_reports_json_text_junit():
@@ -762,7 +775,7 @@ def test_reports_json_text_junit():
     text = render_text(report)
     assert "FAIL    deny-domain evil.example  (srt.json:" in text
     assert "TWS501 srt-linux-write-glob" in text
-    assert "twsrt test: srt: 13 probes (11 pass, 1 fail, 1 gap)" in text
+    assert "twsrt test: srt: 8 probes (6 pass, 1 fail, 1 gap)" in text
     root = ET.fromstring(junit_xml(report))
     cases = root.findall(".//testcase")
     assert len(cases) == len(report.results)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -22,6 +23,7 @@ import pytest
 from conftest import REPO_ROOT, twsrt_command
 
 from twsrt.agents.base import Context
+from twsrt.testing.attacks import Attack
 from twsrt.testing.engine_codex import CodexEngine
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import make_engine
@@ -131,11 +133,17 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
         + 2  # write-outside and the canary host
     )
     assert {"srt", "codex"} <= set(document["summary"]["engines"])
-    for engine in ("srt", "codex"):
-        assert len([r for r in results if r["engine"] == engine]) == per_engine
+    suites = ET.parse(junit).getroot()
+    assert len(suites.findall(".//testcase")) == len(results)
     results = [r for r in results if r["engine"] in ("srt", "codex")]
+    plain = [r for r in results if r["attack"] is None]
+    for engine in ("srt", "codex"):
+        assert len([r for r in plain if r["engine"] == engine]) == per_engine
+    # the attacks ran too, and like the probes each one passes or is a documented gap
+    assert len(results) > len(plain)
     assert {r["verdict"] for r in results} <= {"PASS", "GAP"}
-    assert {(r["engine"], r["name"]): r["gap"]["rule_id"] for r in results if r["gap"]} == {
+    assert all(r["gap"]["rule_id"] for r in results if r["verdict"] == "GAP")
+    assert {(r["engine"], r["name"]): r["gap"]["rule_id"] for r in plain if r["gap"]} == {
         ("srt", "deny-write **/.env"): "TWS501",
         ("srt", "deny-write **/*.pem"): "TWS501",
         ("srt", "deny-write **/*.key"): "TWS501",
@@ -143,8 +151,6 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     # every control really ran and succeeded, and every sandboxed run printed its result
     assert all(r["control"]["outcome"] == "allowed" for r in results)
     assert all(r["sandboxed"]["ran"] for r in results)
-    suites = ET.parse(junit).getroot()
-    assert len(suites.findall(".//testcase")) == len(results)
     assert not suites.findall(".//failure") and not suites.findall(".//error")
 
     # --strict makes the known srt gaps fail; -k narrows the run to matching probes
@@ -158,7 +164,8 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     )
     assert strict.returncode == 1, strict.stdout + strict.stderr
     assert "GAP     deny-write **/.env" in strict.stdout
-    assert "srt: 1 probe (1 gap)" in strict.stdout
+    # the probe and the attacks on that rule, every one a gap
+    assert re.search(r"srt: (\d+) probes? \(\1 gap\)", strict.stdout), strict.stdout
 
 
 @pytest.mark.parametrize("mode", ["read-only", "workspace-write", "danger-full-access"])
@@ -251,6 +258,9 @@ WIDE_GAPS = {
 
 def test_wide_policy_every_probe_passes_or_is_a_known_gap(tmp_path, factory):
     report = both(run_tests(generated(tmp_path, WIDE), factory=factory))
+    attacks = [r for r in report.results if isinstance(r.probe, Attack)]
+    print(explain(ProbeReport([r for r in attacks if r.verdict.value != "PASS"], report.engines)))
+    report.results = [r for r in report.results if not isinstance(r.probe, Attack)]
     assert report.exit_code == 0, explain(report)
     assert set(verdicts(report).values()) == {"PASS", "GAP"}, explain(report)
     assert gaps(report) == WIDE_GAPS, explain(report)
@@ -305,10 +315,10 @@ def drop_line(path: Path, line: str) -> None:
 def test_denyread_removed_from_the_srt_input_fails(tmp_path, factory):
     ctx = generated(tmp_path, EXAMPLE)
     keyword = "deny-read ~/.aws"
-    honest = run_tests(ctx, "srt", keyword=keyword, factory=factory)
+    honest = run_tests(ctx, "srt", keyword=keyword, factory=factory, attacks=False)
     assert verdicts(honest) == {("srt", keyword): "PASS"}, explain(honest)
     tamper = drop_from_srt("denyRead", "/home/.aws")
-    tampered = run_tests(ctx, "srt", keyword=keyword, factory=factory, tamper=tamper)
+    tampered = run_tests(ctx, "srt", keyword=keyword, factory=factory, attacks=False, tamper=tamper)
     assert verdicts(tampered) == {("srt", keyword): "FAIL"}, explain(tampered)
     assert tampered.exit_code == 1
 
@@ -318,11 +328,11 @@ def test_deny_removed_by_hand_from_the_codex_config_on_disk_fails(tmp_path, fact
     from ~/.codex/config.toml still passed while real Codex read the file."""
     ctx = generated(tmp_path, EXAMPLE)
     keyword = "deny-read ~/.aws"
-    honest = run_tests(ctx, "codex", keyword=keyword, factory=factory)
+    honest = run_tests(ctx, "codex", keyword=keyword, factory=factory, attacks=False)
     assert verdicts(honest) == {("codex", keyword): "PASS"}, explain(honest)
     assert honest.drift == []
     drop_line(tmp_path / "home/.codex/config.toml", '"~/.aws" = "deny"')
-    tampered = run_tests(ctx, "codex", keyword=keyword, factory=factory)
+    tampered = run_tests(ctx, "codex", keyword=keyword, factory=factory, attacks=False)
     assert verdicts(tampered) == {("codex", keyword): "FAIL"}, explain(tampered)
     (result,) = tampered.results
     policy_lines = (tmp_path / "srt.json").read_text().splitlines()
@@ -338,7 +348,7 @@ def test_deny_removed_by_hand_from_the_codex_config_on_disk_fails(tmp_path, fact
 )
 def test_allowed_domain_dropped_from_the_engine_input_fails(tmp_path, factory, engine, keyword):
     ctx = generated(tmp_path, EXAMPLE)
-    honest = run_tests(ctx, engine, keyword=keyword, factory=factory)
+    honest = run_tests(ctx, engine, keyword=keyword, factory=factory, attacks=False)
     assert verdicts(honest) == {(engine, keyword): "PASS"}, explain(honest)
     if engine == "srt":
         tampered = run_tests(
@@ -346,11 +356,12 @@ def test_allowed_domain_dropped_from_the_engine_input_fails(tmp_path, factory, e
             engine,
             keyword=keyword,
             factory=factory,
+            attacks=False,
             tamper=drop_from_srt("allowedDomains", "pypi.org"),
         )
     else:
         drop_line(tmp_path / "home/.codex/config.toml", '"pypi.org" = "allow"')
-        tampered = run_tests(ctx, engine, keyword=keyword, factory=factory)
+        tampered = run_tests(ctx, engine, keyword=keyword, factory=factory, attacks=False)
     assert verdicts(tampered) == {(engine, keyword): "FAIL"}, explain(tampered)
 
 
@@ -360,7 +371,7 @@ def test_read_only_files_with_a_write_grant_added_by_hand_fail(tmp_path, factory
     and a grant added to the file on disk is a FAIL."""
     ctx = generated(tmp_path, EXAMPLE, "read-only")
     keyword = "read-only-root"
-    honest = both(run_tests(ctx, keyword=keyword, factory=factory))
+    honest = both(run_tests(ctx, keyword=keyword, factory=factory, attacks=False))
     assert set(verdicts(honest).values()) == {"PASS"}, explain(honest)
     assert {r.probe.rule for r in honest.results} == {".", "/tmp", "~/.cache/uv"}
     config = tmp_path / "home/.codex/config.toml"
@@ -368,7 +379,7 @@ def test_read_only_files_with_a_write_grant_added_by_hand_fail(tmp_path, factory
     assert '"~/.cache/uv" = "write"' not in text
     anchor = '"~/.aws" = "deny"\n'
     config.write_text(text.replace(anchor, anchor + '"~/.cache/uv" = "write"\n'))
-    tampered = run_tests(ctx, "codex", keyword=keyword, factory=factory)
+    tampered = run_tests(ctx, "codex", keyword=keyword, factory=factory, attacks=False)
     assert verdicts(tampered) == {
         ("codex", "read-only-root ."): "PASS",
         ("codex", "read-only-root /tmp"): "PASS",
@@ -381,7 +392,9 @@ def test_denyread_whose_control_cannot_run_is_invalid_not_pass(tmp_path, factory
     # read it, and the sandbox's "denied" would prove nothing.
     unreadable = "~/" + "x" * 300
     policy = {**EXAMPLE, "filesystem": {**EXAMPLE["filesystem"], "denyRead": [unreadable]}}
-    report = both(run_tests(generated(tmp_path, policy), keyword="deny-read", factory=factory))
+    report = both(
+        run_tests(generated(tmp_path, policy), keyword="deny-read", factory=factory, attacks=False)
+    )
     assert set(verdicts(report).values()) == {"INVALID"}, explain(report)
     assert all(r.sandboxed is None for r in report.results)
     assert report.exit_code == 1
@@ -406,7 +419,7 @@ def test_srt_enforces_a_trailing_double_star_as_the_directory(tmp_path, factory)
             "network": {"allowedDomains": [], "deniedDomains": []},
         },
     )
-    report = run_tests(ctx, "srt", keyword="write", factory=factory)
+    report = run_tests(ctx, "srt", keyword="write", factory=factory, attacks=False)
     seen = verdicts(report)
     assert seen[("srt", "deny-write ~/proj/secrets/**")] == "PASS", explain(report)
     assert seen[("srt", "allow-write ~/proj/**")] == "PASS", explain(report)
@@ -429,7 +442,7 @@ def test_literal_path_with_glob_characters_is_protected_under_codex(tmp_path, fa
             "network": {"allowedDomains": [], "deniedDomains": []},
         },
     )
-    report = both(run_tests(policy, keyword="deny-read", factory=factory))
+    report = both(run_tests(policy, keyword="deny-read", factory=factory, attacks=False))
     assert verdicts(report) == {
         ("srt", "deny-read ~/keys/odd[name]"): "PASS",
         ("codex", "deny-read ~/keys/odd[name]"): "PASS",
@@ -446,7 +459,7 @@ def test_codex_network_is_cut_by_a_port_wildcard_deny(tmp_path, factory):
             "network": {"allowedDomains": ["allowed.twsrt.test"], "deniedDomains": ["*:22"]},
         },
     )
-    report = both(run_tests(policy, keyword="domain", factory=factory))
+    report = both(run_tests(policy, keyword="domain", factory=factory, attacks=False))
     assert verdicts(report) == {
         ("srt", "allow-domain allowed.twsrt.test"): "PASS",
         ("srt", "canary-domain twsrt-canary.invalid"): "PASS",

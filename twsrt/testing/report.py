@@ -16,7 +16,6 @@ _COLOURS = {
     Verdict.INVALID: "35",
     Verdict.ERROR: "31",
     Verdict.UNENFORCED: "33",
-    Verdict.MOOT: "36",
 }
 
 
@@ -114,6 +113,7 @@ def render_json(report: ProbeReport) -> str:
                 "engine": result.engine,
                 "name": probe.name,
                 "kind": probe.kind,
+                "attack": getattr(probe, "attack", None) or None,  # testing.attacks
                 "rule": probe.rule,
                 "location": _location(probe.origin),
                 "action": probe.action.value,
@@ -194,7 +194,7 @@ def junit_xml(report: ProbeReport) -> str:
                 case.add_failure_info(
                     f"{result.verdict.value}: {result.detail}", text, result.verdict.value
                 )
-            elif result.verdict in (Verdict.UNENFORCED, Verdict.MOOT):
+            elif result.verdict is Verdict.UNENFORCED:
                 case.add_skipped_info(result.detail)
             else:
                 case.stdout = text

@@ -10,14 +10,15 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
+from twsrt.testing.attacks import Attack, derive_attacks
 from twsrt.testing.commands import command, observe
 from twsrt.testing.derive import select
 from twsrt.testing.engines import (
@@ -25,6 +26,7 @@ from twsrt.testing.engines import (
     SMOKE,
     Engine,
     EngineUnavailable,
+    Run,
     Tamper,
     build_fixtures,
     control_run,
@@ -37,13 +39,14 @@ from twsrt.testing.model import (
     MARK,
     Fixtures,
     Observation,
+    Plan,
     Probe,
     ProbeReport,
     Result,
     Skipped,
     Verdict,
 )
-from twsrt.testing.modes import plan_for_mode
+from twsrt.testing.modes import mode_policy, plan_for_mode
 from twsrt.testing.verdicts import explain_gap, judge
 
 if TYPE_CHECKING:
@@ -96,14 +99,17 @@ def run_engine(
     timeout: float,
     tamper: Tamper | None = None,
     jobs: int = 1,
+    attacks: Sequence[Attack] = (),
 ) -> list[Result]:
-    """Run the probes in ``jobs`` lanes. Each lane has its own fixture tree and runs its probes
-    one after the other: sandboxes create mount placeholders in the tree while they start
-    (srt for its mandatory denies, Codex for missing deny targets), so two sandboxes starting
-    in one tree at once break each other."""
+    """Run the probes in ``jobs`` lanes, and the attacks in one more lane of their own. Each
+    lane has its own fixture tree and runs one sandbox at a time: sandboxes create mount
+    placeholders in the tree while they start (srt for its mandatory denies, Codex for missing
+    deny targets), so two sandboxes starting in one tree at once break each other."""
     python = sys.executable
-    lanes = max(1, min(jobs, len(probes)))
-    engines = [factory(name) for _ in range(lanes)]
+    lanes = max(1, min(jobs, len(probes))) if probes else 0
+    # attack batches share one sandbox start each; two lanes of them keep up with the probes
+    groups = _attack_lanes(list(attacks), 2)
+    engines = [factory(name) for _ in range(lanes + len(groups))]
     with upstream_stub() as upstream, ExitStack() as stack:
         roots = [
             stack.enter_context(_lane(engine, ctx, fixtures, upstream, timeout, tamper))
@@ -112,14 +118,53 @@ def run_engine(
 
         def lane_job(lane: int) -> list[tuple[int, Result]]:
             engine, root = engines[lane], roots[lane]
+            if lane >= lanes:
+                group = groups[lane - lanes]
+                found = _attack(engine, ctx, [attacks[i] for i in group], root, upstream, timeout)
+                return [(len(probes) + i, r) for i, r in zip(group, found, strict=True)]
             return [
                 (i, _one(engine, ctx, probes[i], root, upstream, python, i, timeout))
                 for i in range(lane, len(probes), lanes)
             ]
 
-        with ThreadPoolExecutor(max_workers=lanes) as pool:
-            done = [item for items in pool.map(lane_job, range(lanes)) for item in items]
+        with ThreadPoolExecutor(max_workers=max(1, len(engines))) as pool:
+            done = [item for items in pool.map(lane_job, range(len(engines))) for item in items]
     return [result for _, result in sorted(done, key=lambda item: item[0])]
+
+
+def _attack_lanes(attacks: list[Attack], lanes: int) -> list[list[int]]:
+    """Attack indices per lane: whole batches dealt in turn (a batch costs one control and
+    one sandbox start, whatever its size)."""
+    from twsrt.testing.attacks import batches
+
+    index = {id(a): i for i, a in enumerate(attacks)}
+    groups: list[list[int]] = [[] for _ in range(lanes)]
+    for n, batch in enumerate(batches(attacks)):
+        groups[n % lanes].extend(index[id(a)] for a in batch)
+    return [sorted(g) for g in groups if g]
+
+
+def _attack(
+    engine: Engine, ctx: Context, attacks: list[Attack], root: Path, upstream: str, timeout: float
+) -> list[Result]:
+    """Every attack run without and then with the sandbox, judged by its effect on the host."""
+    from twsrt.testing.attacks import observe_all
+
+    def control(shell: str) -> Run:
+        return control_run(shell, root, upstream, timeout)
+
+    def sandboxed(shell: str) -> Run:
+        return engine.run(shell, timeout)
+
+    out = []
+    for attack, plain, seen in observe_all(control, sandboxed, attacks, root):
+        gap = None
+        if seen is not None and seen.outcome is not None and seen.outcome is not attack.expect:
+            gap = explain_gap(engine.name, attack, seen.outcome, ctx.policy, sys.platform)
+        verdict, detail = judge(attack, plain, seen, gap)
+        kept = gap if verdict is Verdict.GAP else None
+        out.append(Result(engine.name, attack, verdict, detail, kept, plain, seen))
+    return out
 
 
 def _one(
@@ -255,9 +300,11 @@ def run_tests(
     tamper: Tamper | None = None,
     factory: Factory = make_engine,
     jobs: int | None = None,
+    attacks: bool = True,
 ) -> ProbeReport:
     """Derive the probes for ctx's modes, run them in the selected engines (``engines``: one
-    name, ``all``, or None for every engine that can run here), and collect the verdicts.
+    name, ``all``, or None for every engine that can run here), and collect the verdicts;
+    ``attacks``: also the adversarial probes of ``testing.attacks`` (judged on the host).
 
     Raises EngineUnavailable before running anything when a named engine (or, by default,
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
@@ -274,6 +321,8 @@ def run_tests(
             )
         )
     plan = plan_for_mode(policy, ctx.sandbox_mode)
+    tried = derive_attacks(mode_policy(policy, ctx.sandbox_mode)) if attacks else []
+    attack_plan = Plan(tuple(tried), Fixtures())
     names, skipped = select_engines(ctx, engines, factory)
     report = ProbeReport(
         engines=names,
@@ -285,14 +334,21 @@ def run_tests(
     report.inputs = {n: [display_path(p) for p in factory(n).reads(ctx)] for n in names}
     report.drift = drift_of(ctx, names, factory)
     start = time.monotonic()
-    for name in names:
+
+    def engine_job(name: str) -> list[Result]:
         probes = select(plan, name, keyword)
+        tries = cast(list[Attack], select(attack_plan, name, keyword))
         if ctx.full_access:
-            report.results += [_unenforced(ctx, name, p) for p in probes]
-        elif probes:
-            report.results += run_engine(
-                name, factory, ctx, probes, plan.fixtures, timeout, tamper, jobs or default_jobs()
-            )
+            return [_unenforced(ctx, name, p) for p in [*probes, *tries]]
+        if not (probes or tries):
+            return []
+        lanes = jobs or default_jobs()
+        return run_engine(name, factory, ctx, probes, plan.fixtures, timeout, tamper, lanes, tries)
+
+    # engines side by side: each has its own trees, stub and lanes
+    with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
+        for found in pool.map(engine_job, names):
+            report.results += found
     report.seconds = time.monotonic() - start
     if keyword and not report.results:
         raise TwsrtError(
