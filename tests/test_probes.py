@@ -147,8 +147,10 @@ def test_example_probes_are_derived_from_every_rule():
     assert kinds.count("deny-read") == len(fs_rules["denyRead"])
     assert kinds.count("deny-write") == len(fs_rules["denyWrite"])
     assert kinds.count("allow-write") == len(fs_rules["allowWrite"])
-    assert kinds.count("allow-domain") == len(net["allowedDomains"])
-    assert kinds.count("deny-domain") == len(net["deniedDomains"])
+    # one probe per domain entry under the entry's own name, its variants named [form]
+    own = [probe.kind for probe in plan.probes if not probe.name.endswith("]")]
+    assert own.count("allow-domain") == len(net["allowedDomains"])
+    assert own.count("deny-domain") == len(net["deniedDomains"])
     assert kinds.count("write-outside") == kinds.count("canary-domain") == 1
     assert "write-tmp" not in kinds  # the example allows /tmp
     probes = by_name(plan)
@@ -248,7 +250,8 @@ def test_domain_probes_expect_what_the_lists_say():
     assert names["allow-domain *.npmjs.org"].target == "http://twsrt-probe.npmjs.org/"
     assert names["allow-domain example.com:8443"].target == "http://example.com:8443/"
     assert names["allow-domain example.com:8443"].port
-    assert names["deny-domain *:22"].target == "http://twsrt-canary.invalid:22/"
+    # a host an allow entry admits on port 22, so the probe tells the deny entry apart
+    assert names["deny-domain *:22"].target == "http://github.com:22/"
     assert names["deny-domain *:22"].expect is Outcome.DENIED
 
 
@@ -373,7 +376,8 @@ FETCH = Probe("allow-domain", "github.com", Location("s"), Action.FETCH, Outcome
     [
         ({"status": 403, "xpe": "blocked-by-allowlist", "reason": None}, Outcome.DENIED),
         ({"status": 403, "xpe": "blocked-by-denylist", "reason": "denied"}, Outcome.DENIED),
-        ({"status": 403, "xpe": "blocked-by-allowlist", "reason": "not_allowed_local"}, "allowed"),
+        # Codex's DNS/private-address check: proves nothing about the lists
+        ({"status": 403, "xpe": "blocked-by-allowlist", "reason": "not_allowed_local"}, None),
         ({"status": 502, "xpe": None}, Outcome.ALLOWED),
         ({"status": 200, "upstream": "1"}, Outcome.ALLOWED),
         ({"status": 403, "xpe": None}, Outcome.ALLOWED),  # the upstream's own 403
@@ -524,7 +528,15 @@ SMALL = {
     "network": {"allowedDomains": ["github.com"], "deniedDomains": ["evil.example"]},
 }
 # What a perfect sandbox refuses for SMALL (the glob denyWrite is left to the GAP test).
-PERFECT = ("/home/.aws/", "/outside/", "/tmp/.twsrt", "twsrt-canary", "evil.example", "/.env")
+PERFECT = (
+    "/home/.aws/",
+    "/outside/",
+    "/tmp/.twsrt",
+    "twsrt-canary",
+    "evil.example",
+    "/.env",
+    "twsrt-probe.github.com",  # the subdomain an exact entry must not admit
+)
 
 
 def fake(deny: tuple[str, ...] = PERFECT, broken: bool = False, name: str = "srt") -> Any:
@@ -541,7 +553,13 @@ def test_perfect_fake_sandbox_passes_everything():
         "write-tmp /tmp (no allowWrite rule covers it)": Verdict.PASS,
         "allow-domain github.com": Verdict.PASS,
         "canary-domain twsrt-canary.invalid": Verdict.PASS,
-        "deny-domain evil.example": Verdict.PASS,
+        "allow-domain github.com [subdomain]": Verdict.PASS,
+        "allow-domain github.com [upper]": Verdict.PASS,
+        "allow-domain github.com [dot]": Verdict.PASS,
+        "allow-domain github.com [port 443]": Verdict.PASS,
+        "allow-domain github.com [port 8080]": Verdict.PASS,
+        # no allow entry admits evil.example: refused, but that proves nothing about the entry
+        "deny-domain evil.example": Verdict.MOOT,
     }
     assert report.exit_code == 0
     control = report.results[0].control
@@ -719,10 +737,10 @@ def test_danger_full_access_is_unenforced_never_pass():
     assert report.exit_code == 0
     assert run_tests(ctx, "srt", factory=fake(), attacks=False, strict=True).exit_code == 1
     text = render_text(report)
-    assert "UNENFORCED 8 probes not run" in text
-    assert "(8 unenforced)" in text
+    assert "UNENFORCED 13 probes not run" in text
+    assert "(13 unenforced)" in text
     root = ET.fromstring(junit_xml(report))
-    assert len(root.findall(".//skipped")) == 8 and not root.findall(".//failure")
+    assert len(root.findall(".//skipped")) == 13 and not root.findall(".//failure")
 
 
 def test_attacks_run_beside_the_probes_and_an_open_sandbox_fails_them():
@@ -775,7 +793,7 @@ def test_reports_json_text_junit():
     text = render_text(report)
     assert "FAIL    deny-domain evil.example  (srt.json:" in text
     assert "TWS501 srt-linux-write-glob" in text
-    assert "twsrt test: srt: 8 probes (6 pass, 1 fail, 1 gap)" in text
+    assert "twsrt test: srt: 13 probes (11 pass, 1 fail, 1 gap)" in text
     root = ET.fromstring(junit_xml(report))
     cases = root.findall(".//testcase")
     assert len(cases) == len(report.results)

@@ -8,9 +8,9 @@ import shlex
 from typing import Any
 
 from twsrt.testing.model import (
+    INCONCLUSIVE_REASONS,
     MARK,
     NET_MARK,
-    PAST_POLICY_REASONS,
     REFUSAL_HEADERS,
     Action,
     Observation,
@@ -80,34 +80,36 @@ def command(probe: Probe, root: str, python: str, index: int = 0, net_timeout: f
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def classify_fetch(result: dict[str, Any]) -> Outcome:
+def classify_fetch(result: dict[str, Any]) -> Outcome | None:
     """Offline, the proxy's answer is the observable: a refusal by the allow/deny lists is
-    DENIED; any answer from past them (the upstream, an upstream error, or Codex's
-    private-address check) is ALLOWED; no answer at all means the network is cut: DENIED."""
+    DENIED; any answer from past them (the upstream, an upstream error) is ALLOWED; no answer at
+    all means the network is cut: DENIED. Codex's ``not_allowed_local`` (its DNS or
+    private-address check, which can come before its lists) is None: it proves nothing."""
     if "status" not in result:
         return Outcome.DENIED
+    if result["status"] == 403 and result.get("reason") in INCONCLUSIVE_REASONS:
+        return None
     header = str(result.get("xpe") or "").lower()
-    refused = (
-        result["status"] == 403
-        and header in REFUSAL_HEADERS
-        and result.get("reason") not in PAST_POLICY_REASONS
-    )
+    refused = result["status"] == 403 and header in REFUSAL_HEADERS
     return Outcome.DENIED if refused else Outcome.ALLOWED
 
 
 def observe(probe: Probe, exit_code: int | None, output: str, seconds: float = 0.0) -> Observation:
     """Parse a probe run's output; without the result line the command did not run."""
     outcome: Outcome | None = None
+    answered = False  # a fetch answered, even when the answer proves nothing (outcome None)
     for line in output.splitlines():
         if probe.action is Action.FETCH and line.startswith(NET_MARK + " "):
             try:
                 outcome = classify_fetch(json.loads(line[len(NET_MARK) + 1 :]))
-            except (ValueError, TypeError):
-                outcome = None
+                answered = True
+            except (ValueError, TypeError, AttributeError):
+                outcome, answered = None, False
         elif probe.action is not Action.FETCH and line.startswith(MARK + " "):
             word = line[len(MARK) + 1 :].split(" ", 1)[0]
             outcome = Outcome(word) if word in ("allowed", "denied") else None
-    return Observation(outcome is not None, outcome, exit_code, _tail(output), seconds)
+    ran = outcome is not None or answered
+    return Observation(ran, outcome, exit_code, _tail(output), seconds)
 
 
 def _tail(output: str, limit: int = 2000) -> str:

@@ -7,8 +7,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from twsrt.locations import Location
-from twsrt.policy import Entry, PathRule, Policy, normalize_path
-from twsrt.testing.domains import CANARY_HOSTS, host_allowed, instance_host, probe_url, split_domain
+from twsrt.policy import PathRule, Policy, normalize_path
+from twsrt.testing.domains import domain_probes
 from twsrt.testing.globs import Matcher, Semantics, instantiate, layout_glob, layout_path
 from twsrt.testing.model import (
     CREATE_NAME,
@@ -38,7 +38,7 @@ def derive(policy: Policy) -> Plan:
     seen: set[tuple[str, str]] = set()
 
     def add(draft: _Draft) -> None:
-        key = (draft.probe.kind, draft.base if draft.base else draft.probe.rule)
+        key = (draft.probe.kind, draft.base if draft.base else draft.probe.name)
         if key not in seen:
             seen.add(key)
             drafts.append(draft)
@@ -131,25 +131,8 @@ def _socket_drafts(policy: Policy, add: Any) -> None:
 
 
 def _domain_drafts(policy: Policy, add: Any) -> None:
-    def domain_probe(kind: str, entry: Entry) -> _Draft:
-        host, port = instance_host(entry.value)
-        expect = Outcome.ALLOWED if host_allowed(policy, host, port) else Outcome.DENIED
-        has_port = split_domain(entry.value)[1] is not None
-        url = probe_url(host, port)
-        probe = Probe(kind, entry.value, entry.origin, Action.FETCH, expect, url, port=has_port)
-        return _Draft(probe, "", "net")
-
-    for entry in policy.allowed_domains:
-        add(domain_probe("allow-domain", entry))
-    canary = next((h for h in CANARY_HOSTS if not host_allowed(policy, h, 80)), None)
-    if canary is not None:
-        origin = Location(policy.srt_display, pointer="/network/allowedDomains")
-        probe = Probe(
-            "canary-domain", canary, origin, Action.FETCH, Outcome.DENIED, probe_url(canary, 80)
-        )
+    for probe in domain_probes(policy):
         add(_Draft(probe, "", "net"))
-    for entry in policy.denied_domains:
-        add(domain_probe("deny-domain", entry))
 
 
 def _resolve(drafts: list[_Draft]) -> Plan:

@@ -45,7 +45,7 @@ class CodexEngine:
         from twsrt.locations import Location
         from twsrt.testing.inputs import codex_config
 
-        self.root = root
+        self.root, self.upstream = root, upstream
         # Codex will not put its helpers in a TMPDIR that contains CODEX_HOME: keep them apart
         self.home = root / "codex" / "home"
         self.tmpdir = root / "codex" / "tmp"
@@ -59,7 +59,7 @@ class CodexEngine:
         except ValueError as exc:
             raise fail("target-unusable", f"not valid TOML: {exc}", Location(display)) from None
         config = self.home / "config.toml"
-        config.write_text(mapped, encoding="utf-8")
+        config.write_text(route_network(mapped), encoding="utf-8")
         rules = ctx.config.targets.get(RULES_KEY)
         rules_text = read_target(rules, display_path(rules)) if rules else None
         if rules_text is not None:
@@ -69,8 +69,29 @@ class CodexEngine:
     def run(self, shell: str, timeout: float) -> Run:
         env = base_env(self.root)
         env.update(CODEX_HOME=str(self.home), TMPDIR=str(self.tmpdir))
+        # Codex's proxy forwards what its lists allow to the local stub (see route_network)
+        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
         argv = [str(self.binary), "sandbox", "--", "sh", "-c", shell]
         return run_process(argv, env, self.root / "work", timeout)
+
+
+def route_network(text: str) -> str:
+    """Every permissions profile's network table made to forward allowed requests to $HTTP_PROXY
+    (the local stub) and skip Codex's DNS/private-address check. Without this, an allowed host
+    is looked up and dialled for real (off this machine), and a name that does not resolve is
+    refused as ``not_allowed_local`` before its lists decide (real Codex 0.171.0), so an allow
+    probe could not succeed and a deny probe could not tell its deny entry from that check. The
+    domain lists, which are what the probes test, reach Codex unchanged."""
+    import tomlkit
+
+    document = tomlkit.parse(text)
+    permissions = document.get("permissions")
+    for profile in permissions.values() if isinstance(permissions, dict) else ():
+        network = profile.get("network") if isinstance(profile, dict) else None
+        if isinstance(network, dict):
+            network["allow_upstream_proxy"] = True
+            network["allow_local_binding"] = True
+    return tomlkit.dumps(document)
 
 
 ENGINE = CodexEngine

@@ -21,9 +21,11 @@ SRT_REQUIRED = {
     "filesystem": ("denyRead", "allowWrite", "denyWrite"),
 }
 # Refusals by the domain policy; any other answer means the request got past the allow/deny
-# lists (to the upstream, or to the engine's own private-address check).
+# lists (to the upstream).
 REFUSAL_HEADERS = ("blocked-by-allowlist", "blocked-by-denylist")
-PAST_POLICY_REASONS = ("not_allowed_local",)  # Codex: allowed host, refused for its address
+# Codex refuses a host whose DNS lookup fails or gives a private address (and an unlisted IP
+# literal) with this reason, whatever its lists say: the answer proves nothing either way.
+INCONCLUSIVE_REASONS = ("not_allowed_local",)
 
 
 class Verdict(StrEnum):
@@ -34,6 +36,9 @@ class Verdict(StrEnum):
     GAP = "GAP"
     # the configured sandbox mode enforces nothing (danger-full-access): not probed, never PASS
     UNENFORCED = "UNENFORCED"
+    # refused as the policy says, but the probe cannot tell this rule from the default (a deny
+    # entry whose host no allow entry admits): never PASS, never failing, even with --strict
+    MOOT = "MOOT"
 
 
 class Outcome(StrEnum):
@@ -62,6 +67,7 @@ class Probe:
     glob: bool = False  # the rule is a glob pattern
     port: bool = False  # the domain rule names a port
     problem: str = ""  # why this probe cannot run (reported as ERROR)
+    moot: str = ""  # why a refusal would prove nothing about the rule (reported as MOOT)
 
     @property
     def name(self) -> str:
@@ -135,6 +141,8 @@ class ProbeReport:
         return out
 
     def failing(self, result: Result) -> bool:
+        if result.verdict is Verdict.MOOT:
+            return False
         if result.verdict in (Verdict.GAP, Verdict.UNENFORCED):
             return self.strict
         return result.verdict is not Verdict.PASS

@@ -16,6 +16,7 @@ _COLOURS = {
     Verdict.INVALID: "35",
     Verdict.ERROR: "31",
     Verdict.UNENFORCED: "33",
+    Verdict.MOOT: "36",
 }
 
 
@@ -194,7 +195,7 @@ def junit_xml(report: ProbeReport) -> str:
                 case.add_failure_info(
                     f"{result.verdict.value}: {result.detail}", text, result.verdict.value
                 )
-            elif result.verdict is Verdict.UNENFORCED:
+            elif result.verdict in (Verdict.UNENFORCED, Verdict.MOOT):
                 case.add_skipped_info(result.detail)
             else:
                 case.stdout = text

@@ -111,7 +111,7 @@ def judge(
     sandboxed: Observation | None,
     gap: Finding | None = None,
 ) -> tuple[Verdict, str]:
-    """PASS / FAIL / INVALID / ERROR / GAP for one probe, with a one-line reason."""
+    """PASS / FAIL / INVALID / ERROR / GAP / MOOT for one probe, with a one-line reason."""
     if probe.problem:
         return Verdict.ERROR, probe.problem
     if control is None or not control.ran:
@@ -126,7 +126,16 @@ def judge(
         why = sandboxed.output.splitlines()[-1] if sandboxed and sandboxed.output else "no output"
         code = sandboxed.exit_code if sandboxed else None
         return Verdict.ERROR, f"the sandboxed run gave no result (exit {code}: {why})"
+    if sandboxed.outcome is None:
+        why = sandboxed.output.splitlines()[-1] if sandboxed.output else "no output"
+        return (
+            Verdict.INVALID,
+            f"{_action_text(probe)} was refused before the sandbox's domain lists could decide "
+            f"({why}): the answer proves nothing about the rule",
+        )
     said = f"{_action_text(probe)} was {sandboxed.outcome}"
+    if sandboxed.outcome is probe.expect and probe.moot:
+        return Verdict.MOOT, f"{said}, but the probe is not discriminating: {probe.moot}"
     if sandboxed.outcome is probe.expect:
         return Verdict.PASS, f"{said}, as the policy says"
     if gap is not None:
