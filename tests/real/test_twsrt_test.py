@@ -138,10 +138,13 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     results = [r for r in results if r["engine"] in ("srt", "codex")]
     plain = [r for r in results if r["attack"] is None]
     for engine in ("srt", "codex"):
-        assert len([r for r in plain if r["engine"] == engine]) == per_engine
+        # one probe per rule under its own name; domain variants are named "... [form]"
+        own = [r for r in plain if r["engine"] == engine and not r["name"].endswith("]")]
+        assert len(own) == per_engine
     # the attacks ran too, and like the probes each one passes or is a documented gap
     assert len(results) > len(plain)
-    assert {r["verdict"] for r in results} <= {"PASS", "GAP"}
+    # MOOT: deny-domain pastebin.com, which no allow entry admits (not discriminating)
+    assert {r["verdict"] for r in results} <= {"PASS", "GAP", "MOOT"}
     assert all(r["gap"]["rule_id"] for r in results if r["verdict"] == "GAP")
     assert {(r["engine"], r["name"]): r["gap"]["rule_id"] for r in plain if r["gap"]} == {
         ("srt", "deny-write **/.env"): "TWS501",
@@ -198,7 +201,7 @@ def test_examples_dotfiles_in_each_sandbox_mode_has_no_fail(tmp_path, srt, codex
     if mode == "danger-full-access":
         assert verdicts_seen == {"UNENFORCED"}
         return
-    assert verdicts_seen <= {"PASS", "GAP"}
+    assert verdicts_seen <= {"PASS", "GAP", "MOOT"}
     assert all(r["gap"]["rule_id"] for r in results if r["verdict"] == "GAP")
     if mode == "read-only":
         assert "allow-write" not in kinds and "read-only-root" in kinds
@@ -252,18 +255,28 @@ WIDE_GAPS = {
     ("codex", "allow-write /srv/*/data"): "TWS408",
     ("codex", "allow-unix-socket /var/run/twsrt.sock"): "TWS505",
     ("codex", "allow-domain port.twsrt.test:8443"): "TWS403",
+    ("codex", "allow-domain port.twsrt.test:8443 [upper]"): "TWS403",
+    ("codex", "allow-domain port.twsrt.test:8443 [dot]"): "TWS403",
     ("codex", "allow-domain allowed.twsrt.test"): "TWS403",
+    ("codex", "allow-domain allowed.twsrt.test [upper]"): "TWS403",
+    ("codex", "allow-domain allowed.twsrt.test [dot]"): "TWS403",
+    ("codex", "allow-domain allowed.twsrt.test [port 443]"): "TWS403",
+    ("codex", "allow-domain allowed.twsrt.test [port 8080]"): "TWS403",
 }
 
 
 def test_wide_policy_every_probe_passes_or_is_a_known_gap(tmp_path, factory):
     report = both(run_tests(generated(tmp_path, WIDE), factory=factory))
     attacks = [r for r in report.results if isinstance(r.probe, Attack)]
-    print(explain(ProbeReport([r for r in attacks if r.verdict.value != "PASS"], report.engines)))
+    shown = explain(ProbeReport([r for r in attacks if r.verdict.value != "PASS"], report.engines))
+    assert {r.verdict.value for r in attacks} <= {"PASS", "GAP"}, shown
     report.results = [r for r in report.results if not isinstance(r.probe, Attack)]
     assert report.exit_code == 0, explain(report)
-    assert set(verdicts(report).values()) == {"PASS", "GAP"}, explain(report)
+    assert set(verdicts(report).values()) == {"PASS", "GAP", "MOOT"}, explain(report)
     assert gaps(report) == WIDE_GAPS, explain(report)
+    # no allow entry admits these hosts: their refusal says nothing about the deny entries
+    moot = {name for (_, name), v in verdicts(report).items() if v == "MOOT"}
+    assert moot == {"deny-domain evil.twsrt.test", "deny-domain *.tracker.twsrt.test"}
     kinds = {r.probe.kind for r in report.results}
     assert kinds == {
         "deny-read",
@@ -278,8 +291,9 @@ def test_wide_policy_every_probe_passes_or_is_a_known_gap(tmp_path, factory):
         "deny-domain",
     }
     # 8 deny-read, 1 allow-read, 5 deny-write, 5 allow-write, outside, /tmp, 1 socket,
-    # 5 allowed domains, the canary, 3 denied domains
-    assert len(report.results) == 2 * 31
+    # 29 allow-domain (5 entries and their forms; an IP has no subdomain or dot form), the
+    # canary, 5 deny-domain (2 moot, allowed.twsrt.test:22 in 3 spellings)
+    assert len(report.results) == 2 * 57
 
 
 # ------------------------------------------------------------------ mutations
@@ -349,7 +363,7 @@ def test_deny_removed_by_hand_from_the_codex_config_on_disk_fails(tmp_path, fact
 def test_allowed_domain_dropped_from_the_engine_input_fails(tmp_path, factory, engine, keyword):
     ctx = generated(tmp_path, EXAMPLE)
     honest = run_tests(ctx, engine, keyword=keyword, factory=factory, attacks=False)
-    assert verdicts(honest) == {(engine, keyword): "PASS"}, explain(honest)
+    assert verdicts(honest)[(engine, keyword)] == "PASS", explain(honest)
     if engine == "srt":
         tampered = run_tests(
             ctx,
@@ -362,7 +376,7 @@ def test_allowed_domain_dropped_from_the_engine_input_fails(tmp_path, factory, e
     else:
         drop_line(tmp_path / "home/.codex/config.toml", '"pypi.org" = "allow"')
         tampered = run_tests(ctx, engine, keyword=keyword, factory=factory, attacks=False)
-    assert verdicts(tampered) == {(engine, keyword): "FAIL"}, explain(tampered)
+    assert verdicts(tampered)[(engine, keyword)] == "FAIL", explain(tampered)
 
 
 def test_read_only_files_with_a_write_grant_added_by_hand_fail(tmp_path, factory):
@@ -449,6 +463,10 @@ def test_literal_path_with_glob_characters_is_protected_under_codex(tmp_path, fa
     }, explain(report)
 
 
+# the spellings of one host the domain probes try (twsrt.testing.domains)
+FORMS = ("", " [upper]", " [dot]", " [port 443]", " [port 8080]")
+
+
 def test_codex_network_is_cut_by_a_port_wildcard_deny(tmp_path, factory):
     """`*:22` in deniedDomains cannot be a Codex domain rule, so twsrt switches Codex's network
     off (TWS403): every allowed host is refused, a known gap; srt still lets them through."""
@@ -460,13 +478,16 @@ def test_codex_network_is_cut_by_a_port_wildcard_deny(tmp_path, factory):
         },
     )
     report = both(run_tests(policy, keyword="domain", factory=factory, attacks=False))
+    allowed = [f"allow-domain allowed.twsrt.test{f}" for f in FORMS]
     assert verdicts(report) == {
-        ("srt", "allow-domain allowed.twsrt.test"): "PASS",
+        **{("srt", name): "PASS" for name in allowed},
+        ("srt", "allow-domain allowed.twsrt.test [subdomain]"): "PASS",
         ("srt", "canary-domain twsrt-canary.invalid"): "PASS",
-        ("srt", "deny-domain *:22"): "PASS",
-        ("codex", "allow-domain allowed.twsrt.test"): "GAP",
+        **{("srt", f"deny-domain *:22{f}"): "PASS" for f in FORMS[:3]},
+        **{("codex", name): "GAP" for name in allowed},
+        ("codex", "allow-domain allowed.twsrt.test [subdomain]"): "PASS",
         ("codex", "canary-domain twsrt-canary.invalid"): "PASS",
-        ("codex", "deny-domain *:22"): "PASS",
+        **{("codex", f"deny-domain *:22{f}"): "PASS" for f in FORMS[:3]},
     }, explain(report)
-    assert gaps(report) == {("codex", "allow-domain allowed.twsrt.test"): "TWS403"}
+    assert gaps(report) == {("codex", name): "TWS403" for name in allowed}
     assert report.results[0].verdict is Verdict.PASS
