@@ -361,7 +361,9 @@ def explain(rule_id: str) -> None:
     metavar="S",
     help="Seconds allowed for one probe run.",
 )
-@click.option("--strict", is_flag=True, help="Exit 1 on GAP and UNENFORCED verdicts too.")
+@click.option(
+    "--strict", is_flag=True, help="Exit 1 on GAP, UNENFORCED and UNMODELLED verdicts too."
+)
 @click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
 @config_option
 @click.pass_context

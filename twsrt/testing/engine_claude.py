@@ -230,6 +230,11 @@ class ClaudeEngine(SrtEngine):
         self.settings.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
         return self.settings
 
+    @property
+    def unsandboxed(self) -> bool:
+        """Claude runs commands without a sandbox for this file (``sandbox.enabled`` not true)."""
+        return bool(getattr(self, "disabled", False))
+
     def run(self, shell: str, timeout: float) -> Run:
         if not self.disabled:
             return super().run(shell, timeout)

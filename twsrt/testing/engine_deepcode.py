@@ -13,6 +13,14 @@ Not run: macOS (Seatbelt), the Linux domain allow-list (a non-empty ``allowedDom
 through a DNS proxy and slirp4netns that are not shipped here; without them the code gives such
 a list the full network, so network probes are not modelled then: ``not_modelled``), and the
 layers above the sandbox (permission rules, ``excludedCommands``, settings merging).
+
+Two adjustments make a probe's answer inside the sandbox say what happened on the host, and
+change nothing a command can do to the host: bubblewrap's root and DeepCode's ``/tmp`` are
+throwaway tmpfs mounts, so a write there "succeeds" and is gone when the sandbox ends (the file
+on disk never changes); the engine remounts them read-only, and such a write fails as the host
+sees it. And the probe commands run the system Python (``/usr`` is mounted), not the one
+twsrt runs under, which the sandbox cannot see. A probe whose setting the sandbox cannot see at
+all (a symlink staged outside every directory DeepCode mounts) is not modelled.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twsrt.testing.engines import EngineUnavailable, Run, locate
+from twsrt.testing.model import Outcome, Probe
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
@@ -43,6 +52,12 @@ DEEPCODE_HINT = (
 SOURCES_DIR = Path(__file__).resolve().parent / "deepcode"
 SOURCES = ("sandbox-policy.ts", "sandbox-profile.ts")
 PLAN_TIMEOUT = 60.0
+# a Python the sandbox can see (DeepCode mounts /usr, /bin, /lib and /etc of the system)
+SYSTEM_PYTHONS = ("/usr/bin/python3", "/bin/python3")
+HIDDEN_LINK = (
+    "the probe's symlink {link} lies outside every directory DeepCode's sandbox mounts, so the "
+    "sandbox cannot see it (its view is narrower than srt's): nothing to tell about the rule"
+)
 NETWORK_NOT_MODELLED = (
     "DeepCode enforces a non-empty allowedDomains on Linux through its DNS proxy and "
     "slirp4netns, which this engine does not run"
@@ -157,6 +172,24 @@ class DeepcodeEngine:
         self.node = node or find_node()
         self.bwrap = bwrap or find_bwrap()
         self.not_modelled: dict[str, str] = {}  # probe action -> why this engine cannot tell
+        self.python = next((p for p in SYSTEM_PYTHONS if os.access(p, os.X_OK)), None)
+        self.args: list[str] = []
+
+    @property
+    def unsandboxed(self) -> bool:
+        """DeepCode builds no sandbox for the file (e.g. danger-full-access)."""
+        return not self.args
+
+    def unmodelled(self, probe: Probe) -> str:
+        """Why this engine cannot tell what DeepCode does for the probe ("" when it can)."""
+        if probe.action.value in self.not_modelled:
+            return self.not_modelled[probe.action.value]
+        seen = _mounted(self.args)
+        for link, _ in getattr(probe, "links", ()):
+            path = posixpath.join(str(self.root), link)
+            if probe.expect is Outcome.ALLOWED and self.args and not _under(path, seen):
+                return HIDDEN_LINK.format(link=link)
+        return ""
 
     def reads(self, ctx: Context) -> list[Path]:
         from twsrt.agents.deepcode import target
@@ -224,8 +257,34 @@ class DeepcodeEngine:
         args = json.loads(self.plan.read_text(encoding="utf-8"))["bwrap"]
         argv = ["sh", "-c", shell]
         if args:
-            argv = [str(self.bwrap), *args, "--", *argv]
+            argv = [str(self.bwrap), *args, *_throwaway_read_only(args), "--", *argv]
         return run_process(argv, env, self.root / "work", timeout)
+
+
+def _mounted(args: list[str]) -> list[str]:
+    """The destinations bubblewrap mounts (binds and tmpfs), in argument order."""
+    takes = {"--bind": 2, "--bind-try": 2, "--ro-bind": 2, "--ro-bind-try": 2, "--tmpfs": 1}
+    out = []
+    for i, arg in enumerate(args):
+        if arg in takes and i + takes[arg] < len(args):
+            out.append(args[i + takes[arg]])
+    return out
+
+
+def _under(path: str, dirs: list[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def _throwaway_read_only(args: list[str]) -> list[str]:
+    """Remount bubblewrap's tmpfs root and DeepCode's tmpfs mounts read-only (after every other
+    mount): a write there never reaches the host, so it must not read as allowed."""
+    tmpfs = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--tmpfs"]
+    binds = {args[i + 2] for i, a in enumerate(args[:-2]) if a.startswith(("--bind", "--ro-bind"))}
+    out = ["--remount-ro", "/"]
+    for dest in tmpfs:
+        if dest not in binds:  # a bind on top of the tmpfs is the host's directory
+            out += ["--remount-ro", dest]
+    return out
 
 
 ENGINE = DeepcodeEngine

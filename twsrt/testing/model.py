@@ -39,6 +39,9 @@ class Verdict(StrEnum):
     # refused as the policy says, but the probe cannot tell this rule from the default (a deny
     # entry whose host no allow entry admits): never PASS, never failing, even with --strict
     MOOT = "MOOT"
+    # the engine does not model what the agent does here (e.g. DeepCode's DNS proxy): not
+    # probed, never PASS, failing only with --strict
+    UNMODELLED = "UNMODELLED"
 
 
 class Outcome(StrEnum):
@@ -143,7 +146,7 @@ class ProbeReport:
     def failing(self, result: Result) -> bool:
         if result.verdict is Verdict.MOOT:
             return False
-        if result.verdict in (Verdict.GAP, Verdict.UNENFORCED):
+        if result.verdict in (Verdict.GAP, Verdict.UNENFORCED, Verdict.UNMODELLED):
             return self.strict
         return result.verdict is not Verdict.PASS
 

@@ -17,6 +17,7 @@ _COLOURS = {
     Verdict.ERROR: "31",
     Verdict.UNENFORCED: "33",
     Verdict.MOOT: "36",
+    Verdict.UNMODELLED: "36",
 }
 
 
@@ -195,7 +196,7 @@ def junit_xml(report: ProbeReport) -> str:
                 case.add_failure_info(
                     f"{result.verdict.value}: {result.detail}", text, result.verdict.value
                 )
-            elif result.verdict in (Verdict.UNENFORCED, Verdict.MOOT):
+            elif result.verdict in (Verdict.UNENFORCED, Verdict.MOOT, Verdict.UNMODELLED):
                 case.add_skipped_info(result.detail)
             else:
                 case.stdout = text

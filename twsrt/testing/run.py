@@ -39,6 +39,7 @@ from twsrt.testing.model import (
     MARK,
     Fixtures,
     Observation,
+    Outcome,
     Plan,
     Probe,
     ProbeReport,
@@ -105,7 +106,6 @@ def run_engine(
     lane has its own fixture tree and runs one sandbox at a time: sandboxes create mount
     placeholders in the tree while they start (srt for its mandatory denies, Codex for missing
     deny targets), so two sandboxes starting in one tree at once break each other."""
-    python = sys.executable
     lanes = max(1, min(jobs, len(probes))) if probes else 0
     # attack batches share one sandbox start each; two lanes of them keep up with the probes
     groups = _attack_lanes(list(attacks), 2)
@@ -123,13 +123,18 @@ def run_engine(
                 found = _attack(engine, ctx, [attacks[i] for i in group], root, upstream, timeout)
                 return [(len(probes) + i, r) for i, r in zip(group, found, strict=True)]
             return [
-                (i, _one(engine, ctx, probes[i], root, upstream, python, i, timeout))
+                (i, _one(engine, ctx, probes[i], root, upstream, _python(engine), i, timeout))
                 for i in range(lane, len(probes), lanes)
             ]
 
         with ThreadPoolExecutor(max_workers=max(1, len(engines))) as pool:
             done = [item for items in pool.map(lane_job, range(len(engines))) for item in items]
     return [result for _, result in sorted(done, key=lambda item: item[0])]
+
+
+def _python(engine: Engine) -> str:
+    """The Python the probe commands run: the engine's when its sandbox cannot see ours."""
+    return str(getattr(engine, "python", None) or sys.executable)
 
 
 def _attack_lanes(attacks: list[Attack], lanes: int) -> list[list[int]]:
@@ -157,10 +162,17 @@ def _attack(
         return engine.run(shell, timeout)
 
     out = []
-    for attack, plain, seen in observe_all(control, sandboxed, attacks, root):
+    skipped = {i: why for i, a in enumerate(attacks) if (why := _unmodelled(engine, a))}
+    tried = [a for i, a in enumerate(attacks) if i not in skipped]
+    observed = {id(a): (o, s) for a, o, s in observe_all(control, sandboxed, tried, root)}
+    for i, attack in enumerate(attacks):
+        if i in skipped:
+            out.append(Result(engine.name, attack, Verdict.UNMODELLED, skipped[i]))
+            continue
+        plain, seen = observed[id(attack)]
         gap = None
         if seen is not None and seen.outcome is not None and seen.outcome is not attack.expect:
-            gap = explain_gap(engine.name, attack, seen.outcome, ctx.policy, sys.platform)
+            gap = _gap(engine, ctx, attack, seen.outcome)
         verdict, detail = judge(attack, plain, seen, gap)
         kept = gap if verdict is Verdict.GAP else None
         out.append(Result(engine.name, attack, verdict, detail, kept, plain, seen))
@@ -180,6 +192,9 @@ def _one(
     if probe.problem:
         verdict, detail = judge(probe, None, None)
         return Result(engine.name, probe, verdict, detail)
+    why = _unmodelled(engine, probe)
+    if why:
+        return Result(engine.name, probe, Verdict.UNMODELLED, why)
     shell = command(probe, str(root), python, index, net_timeout=max(1.0, timeout / 2))
     ran = control_run(shell, root, upstream, timeout)
     control: Observation = observe(probe, ran.exit_code, ran.output, ran.seconds)
@@ -193,7 +208,7 @@ def _one(
             ran = engine.run(shell, timeout)
             sandboxed = observe(probe, ran.exit_code, ran.output, ran.seconds)
         if sandboxed.outcome is not None and sandboxed.outcome is not probe.expect:
-            gap = explain_gap(engine.name, probe, sandboxed.outcome, ctx.policy, sys.platform)
+            gap = _gap(engine, ctx, probe, sandboxed.outcome)
     verdict, detail = judge(probe, control, sandboxed, gap)
     return Result(
         engine.name,
@@ -204,6 +219,20 @@ def _one(
         control,
         sandboxed,
     )
+
+
+def _unmodelled(engine: Engine, probe: Probe) -> str:
+    """Why the engine cannot model what the agent does for this probe ("" when it can)."""
+    ask = getattr(engine, "unmodelled", None)
+    return str(ask(probe)) if callable(ask) else ""
+
+
+def _gap(engine: Engine, ctx: Context, probe: Probe, observed: Outcome) -> Finding | None:
+    """The documented gap behind a mismatch; none when the engine ran the command without any
+    sandbox (a file that switches the sandbox off): then the mismatch is the file's fault."""
+    if getattr(engine, "unsandboxed", False):
+        return None
+    return explain_gap(engine.name, probe, observed, ctx.policy, sys.platform)
 
 
 # ------------------------------------------------------------------ engine selection

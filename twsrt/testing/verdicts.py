@@ -25,7 +25,8 @@ def explain_gap(
 
     # srt enforces a trailing /** as the directory; only a glob left after that is skipped
     skips = probe.glob and srt_skips_write_glob(probe.rule)
-    if engine == "srt" and linux:
+    # Claude Code's sandbox is srt (the claude engine runs it): srt's gaps are Claude's
+    if engine in ("srt", "claude") and linux:
         if probe.kind == "deny-write" and skips and observed is Outcome.ALLOWED:
             return gap(
                 "srt-linux-write-glob",
@@ -43,6 +44,21 @@ def explain_gap(
                 f"srt on Linux ignores allowUnixSockets; '{probe.rule}' is blocked with every "
                 "other Unix socket (only allowAllUnixSockets opens them)",
             )
+    # Claude Code always lets commands write the directory it starts in, read-only or not
+    launch = probe.kind in ("read-only-root", "launch-dir") and probe.rule in (".", "./")
+    if engine == "claude" and launch and observed is Outcome.ALLOWED:
+        return gap(
+            "lossy-readonly-workspace",
+            "Claude Code's sandbox always makes the launch directory writable; its settings "
+            "cannot take that away",
+        )
+    key = {"deny-read": "denyRead", "deny-write": "denyWrite"}.get(probe.kind)
+    if engine == "deepcode" and linux and key and observed is Outcome.ALLOWED:
+        return gap(
+            "lossy-linux-deny",
+            f"DeepCode's Linux sandbox (bubblewrap) applies no {key}: '{probe.rule}' is open "
+            "wherever DeepCode mounts it",
+        )
     if engine == "codex":
         # an attack that makes a new path matching a deny glob after Codex started
         fresh = getattr(probe, "attack", "") in ("create", "create-match")
