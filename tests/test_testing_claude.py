@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from twsrt.testing import engine_claude
 from twsrt.testing.engine_claude import claude_srt_settings, rule_path, sandbox_path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles" / "home" / ".claude"
@@ -152,3 +153,21 @@ def test_path_forms(path: str, sandbox: str, rule: str) -> None:
     relative path is ~/.claude in the sandbox and the launch directory in a rule."""
     assert sandbox_path(path, HOME) == sandbox
     assert rule_path(path, HOME, CWD) == rule
+
+
+def test_report_says_the_claude_engine_is_a_model() -> None:
+    """The first line names what each engine read, and that the claude engine models Claude."""
+    from twsrt.testing.model import ProbeReport
+    from twsrt.testing.report import modes_line, render_json
+
+    report = ProbeReport(
+        engines=["srt", "claude"],
+        inputs={"srt": ["policy/srt.json"], "claude": ["home/.claude/settings.full.json"]},
+        models={"claude": engine_claude.MODELS},
+    )
+    assert modes_line(report) == (
+        "twsrt test: sandbox mode workspace-write, approval mode full; srt reads "
+        "policy/srt.json; claude reads home/.claude/settings.full.json (this engine models "
+        "Claude Code's reading of its settings file: srt runs the settings Claude derives)"
+    )
+    assert json.loads(render_json(report))["models"] == {"claude": engine_claude.MODELS}

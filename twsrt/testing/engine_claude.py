@@ -41,7 +41,7 @@ CLAUDE_HINT = (
     "the sandbox runtime with Node >= 18 (npm install -g @anthropic-ai/sandbox-runtime@0.0.83), "
     "or point $TWSRT_SRT_BIN at srt"
 )
-MODELS = "models Claude Code's reading of its settings file (srt runs the derived settings)"
+MODELS = "models Claude Code's reading of its settings file: srt runs the settings Claude derives"
 DISABLED = "sandbox.enabled is not true: Claude Code runs every command unsandboxed"
 # Keys of Claude's sandbox section that srt has no use for (Claude acts on them itself).
 CLAUDE_ONLY = (

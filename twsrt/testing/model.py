@@ -136,6 +136,8 @@ class ProbeReport:
     # target files on disk that differ from the policy; the probes ran on them as they are
     drift: list[Finding] = field(default_factory=list)
     inputs: dict[str, list[str]] = field(default_factory=dict)  # engine -> the files it read
+    # engine -> what it models instead of running the agent itself (the claude engine)
+    models: dict[str, str] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out = {verdict.value: 0 for verdict in Verdict}

@@ -62,7 +62,11 @@ def _word(verdict: Verdict, colour: bool) -> str:
 
 
 def modes_line(report: ProbeReport) -> str:
-    reads = "; ".join(f"{e} reads {', '.join(report.inputs.get(e, []))}" for e in report.engines)
+    reads = "; ".join(
+        f"{e} reads {', '.join(report.inputs.get(e, []))}"
+        + (f" (this engine {report.models[e]})" if e in report.models else "")
+        for e in report.engines
+    )
     return (
         f"twsrt test: sandbox mode {report.sandbox_mode}, approval mode {report.approval_mode}"
         + (f"; {reads}" if reads else "")
@@ -149,6 +153,7 @@ def render_json(report: ProbeReport) -> str:
             "approval_mode": report.approval_mode,
         },
         "inputs": report.inputs,
+        "models": report.models,
         "skipped": [{"engine": s.engine, "reason": s.reason} for s in report.skipped],
         "drift": [
             {

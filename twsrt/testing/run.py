@@ -361,6 +361,7 @@ def run_tests(
         skipped=skipped,
     )
     report.inputs = {n: [display_path(p) for p in factory(n).reads(ctx)] for n in names}
+    report.models = {n: m for n in names if (m := getattr(factory(n), "models", ""))}
     report.drift = drift_of(ctx, names, factory)
     start = time.monotonic()
 
