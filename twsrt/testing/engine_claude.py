@@ -205,23 +205,11 @@ class ClaudeEngine(SrtEngine):
             raise EngineUnavailable(self.name, exc.problem, CLAUDE_HINT) from None
 
     def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
-        from twsrt.agents.base import read_target
-        from twsrt.config import display_path
-        from twsrt.findings import fail
-        from twsrt.locations import Location
+        from twsrt.testing.engines import read_settings
         from twsrt.testing.globs import engine_path
 
         self.root, self.upstream = root, upstream
-        source = self.reads(ctx)[0]
-        display = display_path(source)
-        text = read_target(source, display)
-        try:
-            settings = json.loads(text) if text is not None else {}
-        except json.JSONDecodeError as exc:
-            where = Location(display, exc.lineno, exc.colno)
-            raise fail("target-unusable", f"not valid JSON: {exc.msg}", where) from None
-        if not isinstance(settings, dict):
-            raise fail("target-unusable", "not a JSON object", Location(display))
+        settings = read_settings(self.reads(ctx)[0])
         home, cwd = str(root / "home"), str(root / "work")
         derived = claude_srt_settings(settings, home, cwd, lambda p: engine_path(p, str(root)))
         self.settings = root / "claude-srt-settings.json"

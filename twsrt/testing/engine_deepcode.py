@@ -214,23 +214,11 @@ class DeepcodeEngine:
             raise EngineUnavailable(self.name, "missing " + ", ".join(missing), DEEPCODE_HINT)
 
     def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
-        from twsrt.agents.base import read_target
-        from twsrt.config import display_path
-        from twsrt.findings import fail
-        from twsrt.locations import Location
+        from twsrt.testing.engines import read_settings
         from twsrt.testing.globs import engine_path
 
         self.root, self.upstream = root, upstream
-        source = self.reads(ctx)[0]
-        display = display_path(source)
-        text = read_target(source, display)
-        try:
-            settings = json.loads(text) if text is not None else {}
-        except json.JSONDecodeError as exc:
-            where = Location(display, exc.lineno, exc.colno)
-            raise fail("target-unusable", f"not valid JSON: {exc.msg}", where) from None
-        if not isinstance(settings, dict):
-            raise fail("target-unusable", "not a JSON object", Location(display))
+        settings = read_settings(self.reads(ctx)[0])
         mapped = map_settings(
             settings, ctx.config.output_home, str(root), lambda p: engine_path(p, str(root))
         )

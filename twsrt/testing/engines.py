@@ -222,3 +222,25 @@ def root_base() -> str:
         if os.path.isdir(base) and os.access(base, os.W_OK):
             return base
     return tempfile.gettempdir()
+
+
+def read_settings(source: Path) -> dict[str, object]:
+    """An agent's JSON settings file as it is on disk ({} when missing); a file that is not a
+    JSON object is a located error, never a traceback."""
+    import json
+
+    from twsrt.agents.base import read_target
+    from twsrt.config import display_path
+    from twsrt.findings import fail
+    from twsrt.locations import Location
+
+    display = display_path(source)
+    text = read_target(source, display)
+    try:
+        settings = json.loads(text) if text is not None else {}
+    except json.JSONDecodeError as exc:
+        where = Location(display, exc.lineno, exc.colno)
+        raise fail("target-unusable", f"not valid JSON: {exc.msg}", where) from None
+    if not isinstance(settings, dict):
+        raise fail("target-unusable", "not a JSON object", Location(display))
+    return settings
