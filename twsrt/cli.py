@@ -32,6 +32,7 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from twsrt.findings import TwsrtError
 
+        github = kwargs.get("output_format") == "github"
         try:
             result = func(*args, **kwargs)
         except SystemExit as exc:
@@ -40,20 +41,35 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except TwsrtError as exc:
             for item in exc.findings:
-                click.echo(item.render(), err=True)
+                _error_line(item.render(), github)
             sys.exit(EXIT_USAGE)
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - last resort, reported without a traceback
             if os.environ.get("TWSRT_DEBUG"):
                 raise
-            click.echo(f"twsrt: internal error: {type(exc).__name__}: {exc}", err=True)
+            _error_line(f"twsrt: internal error: {type(exc).__name__}: {exc}", github)
             click.echo("twsrt: set TWSRT_DEBUG=1 for a traceback and please report it", err=True)
             sys.exit(EXIT_INTERNAL)
         _remember_valid()
         return result
 
     return wrapper
+
+
+def _error_line(text: str, github: bool) -> None:
+    """A line on stderr; under --format github the runner must not read it as a command."""
+    if github:
+        from twsrt.reports.github import defuse
+
+        text = defuse(text)
+    click.echo(text, err=True)
+
+
+def _github_format(args: list[str]) -> bool:
+    return "--format=github" in args or any(
+        a == "--format" and b == "github" for a, b in zip(args, args[1:], strict=False)
+    )
 
 
 def _remember_valid() -> None:
@@ -82,9 +98,14 @@ sandbox_option = click.option(
 
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
+        github = _github_format(list(ctx.args))  # before the subcommand consumes them
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:
+            if github:
+                from twsrt.reports.github import defuse
+
+                exc.message = defuse(exc.message)  # an argument echoed back is free text
             exc.show()
             sys.exit(EXIT_USAGE)
 
@@ -298,9 +319,9 @@ def check(
         from twsrt.reports.github import render_github
         from twsrt.reports.text import render_text
 
-        # annotations first (GitHub shows 10 per level), then the full text report
-        click.echo(render_github(report), nl=False)
-        click.echo(render_text(report, verbose=verbose, quiet=False, colour=False), nl=False)
+        # annotations first (GitHub shows 10 per level), then the full text report, inert
+        text = render_text(report, verbose=verbose, quiet=False, colour=False)
+        click.echo(render_github(report, text), nl=False)
     else:
         from twsrt.reports.text import render_text, use_colour
 

@@ -1,15 +1,35 @@
-"""``--format github``: workflow commands that annotate the exact line of a pull request."""
+"""``--format github``: workflow commands that annotate the exact line of a pull request.
+
+The runner reads every line twsrt prints (stdout and stderr) as a possible workflow command: a
+line that starts with ``::name ...::`` after leading whitespace, or holds the legacy ``##[name]``
+anywhere. Paths, messages, reasons and diff lines come from the pull request, so nothing but
+twsrt's own annotations may ever read as a command:
+
+- annotations escape their data and properties the way the runner unescapes them;
+- the text report after them is wrapped in ``::stop-commands::TOKEN`` ... ``::TOKEN::``; the
+  token is a hash of the wrapped text, so the text cannot contain it (and output stays
+  deterministic);
+- every control character is shown as an escape, so no field can start a line of its own;
+- stderr (which the runner reads concurrently, so a wrap could interleave) is defused line by
+  line with :func:`defuse`.
+"""
 
 from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
 
 from twsrt.findings import Finding, Level
 from twsrt.report import CheckReport
 
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
+# Every control character but newline and tab, the Unicode line separators, lone surrogates.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:
@@ -27,5 +47,43 @@ def annotation(item: Finding) -> str:
     return f"::{_COMMAND[item.level]} {','.join(props)}::{_escape_data(message)}"
 
 
-def render_github(report: CheckReport) -> str:
-    return "".join(annotation(item) + "\n" for item in report.findings)
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab as a visible escape."""
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _CONTROL.sub(escape, text)
+
+
+def _blank(char: str) -> bool:
+    """What the runner may trim before ``::`` (a superset: every space, control, format)."""
+    return char.isspace() or unicodedata.category(char)[0] in "CZ"
+
+
+def defuse(text: str) -> str:
+    """Text whose lines the runner never reads as a command (control characters escaped,
+    a leading ``::`` and every ``##[`` percent-escaped)."""
+    lines = []
+    for line in printable(text).split("\n"):
+        start = next((i for i, char in enumerate(line) if not _blank(char)), len(line))
+        if line.startswith("::", start):
+            line = line[:start] + "%3A" + line[start + 1 :]
+        lines.append(line.replace("##[", "%23#["))
+    return "\n".join(lines)
+
+
+def stop_commands(text: str) -> str:
+    """``text`` (control characters escaped) between ``::stop-commands::`` and its resume."""
+    body = printable(text)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    token = "twsrt-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+    return f"::stop-commands::{token}\n{body}::{token}::\n"
+
+
+def render_github(report: CheckReport, text: str = "") -> str:
+    """The annotations (GitHub shows 10 per level), then ``text`` (the text report) inert."""
+    annotations = "".join(annotation(item) + "\n" for item in report.findings)
+    return annotations + (stop_commands(text) if text else "")

@@ -1,0 +1,211 @@
+"""``--format github`` prints nothing the Actions runner would run as a command but twsrt's own
+annotations: every free-text field (a policy path, a target file name, a suppression reason, a
+finding message, a diff line, an argument echoed in a usage error) is planted with commands."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+
+import pytest
+from click.testing import CliRunner
+from conftest import Sandbox
+
+from twsrt.cli import cli
+
+# A different command in every field, so a failure names the field that leaked.
+SRT_PATH = "pol\n::error::PWN-srt-path.json"
+TARGET = "home/x\r::warning file=a::PWN-target\n  ##[add-mask]PWN-target2/flags.txt"
+REASON = "accepted here\n::stop-commands::PWN-reason"
+RULE = "echo ##[add-mask]PWN-message"
+DIFF_VALUE = "##[error]PWN-diff"
+
+
+# ------------------------------------------------------------------ the runner's rules
+
+
+def _dotnet_space(char: str) -> bool:
+    """.NET's char.IsWhiteSpace, which the runner's TrimStart uses."""
+    return char in "\t\n\v\f\r\x85\xa0" or unicodedata.category(char) in ("Zs", "Zl", "Zp")
+
+
+def _parse(line: str) -> tuple[str, str] | None:
+    """(name, data) when the runner reads ``line`` as a command, else None.
+
+    ``::name props::data`` after leading whitespace (the V2 form), else ``##[name props]data``
+    anywhere in the line (the legacy form). Every name counts, registered or not.
+    """
+    start = 0
+    while start < len(line) and _dotnet_space(line[start]):
+        start += 1
+    trimmed = line[start:]
+    if trimmed.startswith("::"):
+        end = trimmed.find("::", 2)
+        if end >= 0 and trimmed[2:end].split(" ", 1)[0]:
+            return trimmed[2:end].split(" ", 1)[0], trimmed[end + 2 :]
+    legacy = line.find("##[")
+    if legacy >= 0:
+        rest = line[legacy + 3 :]
+        end = rest.find("]")
+        if end > 0:
+            return rest[:end].split(" ", 1)[0], rest[end + 1 :]
+    return None
+
+
+def runner_commands(output: str) -> list[tuple[str, str, str]]:
+    """(name, data, line) of every command the runner would process in ``output``.
+
+    Lines end at CR, LF or CRLF (StreamReader.ReadLine). ``::stop-commands::TOKEN`` disables
+    every command until one named TOKEN (either form, any case) resumes them.
+    """
+    commands = []
+    token: str | None = None
+    for line in re.split(r"\r\n|\r|\n", output):
+        parsed = _parse(line)
+        if parsed is None:
+            continue
+        name, data = parsed
+        if token is not None:
+            if name.lower() == token.lower():
+                token = None
+                commands.append((name, data, line))
+            continue
+        if name == "stop-commands":
+            token = data
+        commands.append((name, data, line))
+    return commands
+
+
+def test_the_parser_follows_the_runner() -> None:
+    out = (
+        "  ::error file=a::x\n"
+        "text ##[warning]y\n"
+        "::stop-commands::T1\n"
+        "::error::hidden\n"
+        "##[add-mask]hidden\n"
+        "::t1::\n"
+        "\u2003::notice::z\rnot ::a command\n"
+    )
+    assert [c[0] for c in runner_commands(out)] == [
+        "error",
+        "warning",
+        "stop-commands",
+        "t1",
+        "notice",
+    ]
+
+
+# ------------------------------------------------------------------ twsrt's output
+
+
+def run(box: Sandbox, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
+    monkeypatch.chdir(box.repo)
+    for key, value in box.env().items():
+        monkeypatch.setenv(key, value)
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.stderr
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def hostile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    srt = json.loads((sandbox.repo / ".srt-settings.json").read_text())
+    srt["network"]["allowedDomains"].append("github.com")  # a duplicate: a finding at SRT_PATH
+    (sandbox.repo / ".srt-settings.json").unlink()
+    sandbox.write(SRT_PATH, srt)
+    sandbox.write("bash-rules.json", {"deny": ["rm", RULE, RULE]})
+    config = (
+        "[sources]\n"
+        f"srt = {json.dumps(SRT_PATH)}\n"
+        'bash_rules = "bash-rules.json"\n\n'
+        "[targets]\n"
+        'claude_settings = "home/.claude/settings.full.json"\n'
+    )
+    sandbox.write("twsrt.toml", config)
+    assert run(sandbox, monkeypatch, "generate", "-w")[0] == 0
+    full = sandbox.repo / "home/.claude/settings.full.json"
+    settings = json.loads(full.read_text())
+    settings["permissions"]["deny"].insert(0, "Bash(curl *)")  # drift next to the user's key
+    settings = {"note": DIFF_VALUE, "permissions": settings.pop("permissions"), **settings}
+    full.write_text(json.dumps(settings, indent=2) + "\n")
+    sandbox.write(
+        "twsrt.toml",
+        config
+        + f"copilot_output = {json.dumps(TARGET)}\n\n"
+        + f'[[check.ignore]]\nrule = "TWS207"\nreason = {json.dumps(REASON)}\n',
+    )
+    return sandbox
+
+
+def test_no_command_but_the_annotations(hostile: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(hostile, monkeypatch, "check", "--format", "github", "-v")
+    assert code == 1
+    report = json.loads(run(hostile, monkeypatch, "check", "--format", "json", "-v")[1])
+    levels = {"error": "error", "warning": "warning", "note": "notice"}
+    annotations = [levels[f["level"]] for f in report["findings"]]
+    # every hostile field made it into the report, so each one was tried
+    for planted in ("PWN-srt-path", "PWN-target", "PWN-reason", "PWN-message", "PWN-diff"):
+        assert planted in out, planted
+    assert report["summary"]["suppressed"] >= 1 and {"TWS208", "TWS301", "TWS303"} <= {
+        f["rule_id"] for f in report["findings"]
+    }
+
+    commands = runner_commands(out + err)
+    names = [name for name, _, _ in commands]
+    token = commands[-1][0] if commands else ""
+    assert names == [*annotations, "stop-commands", token], "\n".join(c[2] for c in commands)
+    assert commands[-2][1] == token and token.startswith("twsrt-")
+    for _, _, line in commands[: len(annotations)]:
+        props = line.split("::", 2)[1].split(" ", 1)[1]
+        assert {p.split("=", 1)[0] for p in props.split(",")} <= {"file", "line", "col", "title"}
+
+
+def test_the_wrap_is_deterministic_and_unforgeable() -> None:
+    from twsrt.reports.github import stop_commands
+
+    text = "a\n::error::x\n"
+    wrapped = stop_commands(text)
+    assert wrapped == stop_commands(text)
+    token = wrapped.split("\n", 1)[0].removeprefix("::stop-commands::")
+    assert wrapped == f"::stop-commands::{token}\n{text}::{token}::\n"
+    # a text that carries the token it would get is a different text, so a different token
+    forged = stop_commands(text + f"::{token}::\n::error::y\n")
+    commands = runner_commands(forged)
+    assert [c[0] for c in commands] == ["stop-commands", commands[0][1]]
+    assert forged.endswith(f"\n{commands[1][2]}\n")  # resumed by the last line only
+    hidden = stop_commands("x\r::error::y\u2028z\x1b[31m")
+    assert "x\\x0d::error::y\\u2028z\\x1b[31m\n" in hidden
+    assert [c[0] for c in runner_commands(hidden)][0] == "stop-commands"
+    assert len(runner_commands(hidden)) == 2
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["::error::x", "  \u3000::add-mask::x", "a ##[error]b", "x\r::warning::y", "\x85::error::z"],
+)
+def test_defuse(line: str) -> None:
+    from twsrt.reports.github import defuse
+
+    assert runner_commands(defuse(line)) == []
+
+
+def test_stderr_of_a_config_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(
+        sandbox, monkeypatch, "check", "--format", "github", "-c", "no\n::error::PWN.toml"
+    )
+    assert code == 2 and "PWN" in err
+    assert runner_commands(out + err) == []
+
+
+def test_stderr_of_a_usage_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(sandbox, monkeypatch, "check", "--format", "github", "x\n##[error]PWN")
+    assert code == 2 and "PWN" in err
+    assert runner_commands(out + err) == []
+
+
+def test_defuse_keeps_lines() -> None:
+    from twsrt.reports.github import defuse
+
+    assert defuse("a\nb") == "a\nb"  # lines stay lines; only what could start a command changes
+    assert defuse(" ::x::y ##[z]") == " %3A:x::y %23#[z]"
