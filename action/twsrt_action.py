@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import shlex
 import sys
 from collections import Counter
@@ -36,7 +37,9 @@ EXIT_MEANING = {
 
 
 def error(message: str) -> None:
-    print(f"::error title=twsrt::{message}", flush=True)
+    # escaped as the runner unescapes command data: a newline in an input starts no command
+    data = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    print(f"::error title=twsrt::{data}", flush=True)
 
 
 def write_output(**values: str) -> None:
@@ -117,16 +120,34 @@ def can_upload() -> int:
 # --- summary ---------------------------------------------------------------------------------
 
 
+# Every ASCII punctuation character: CommonMark lets a backslash escape each one, and each
+# escaped one is literal text, so no link, image, autolink, code span, emphasis, raw HTML,
+# entity, heading or table pipe can begin in it.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
 def cell(text: str) -> str:
-    """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("\r", " ")
-        .replace("\n", " ")
-    )
+    """Free text safe in Markdown, also inside a table cell: one line, nothing but text.
+
+    GitHub links e-mail and xmpp addresses after escapes are resolved, so an invisible
+    WORD JOINER follows every ``@``.
+    """
+    return _PUNCTUATION.sub(r"\\\1", _BREAKS.sub(" ", text)).replace("@", "@\u2060")
+
+
+def code(text: str, table: bool = True) -> str:
+    """A code span holding ``text`` literally: its fence is longer than any backtick run
+    inside, so no backtick can close it early (a pipe is escaped where a table splits cells)."""
+    text = _BREAKS.sub(" ", text)
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    if text[0] in "` " or text[-1] in "` ":
+        text = f" {text} "  # the parser strips one space on each side
+    if table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{text}{fence}"
 
 
 def repo_path(path: str) -> str:
@@ -134,7 +155,7 @@ def repo_path(path: str) -> str:
     return posixpath.normpath(path) if path else path
 
 
-def link(path: str, line: int | None) -> str:
+def link(path: str, line: int | None, table: bool = True) -> str:
     """`path:line` linked to the checked commit, or plain when outside the repository."""
     path = repo_path(path)
     label = f"{path}:{line}" if line else path
@@ -142,9 +163,10 @@ def link(path: str, line: int | None) -> str:
         os.environ.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA")
     )
     if not (server and repo and sha and path) or path.startswith("../") or path.startswith("/"):
-        return f"`{cell(label)}`"
+        return code(label, table)
+    # quote() leaves no character that could end the destination: ( ) < > and spaces are escaped
     url = f"{server}/{repo}/blob/{sha}/{quote(path)}" + (f"#L{line}" if line else "")
-    return f"[`{cell(label)}`]({url})"
+    return f"[{code(label, table)}]({url})"
 
 
 def drifted_file(item: dict[str, Any]) -> tuple[str, str]:
@@ -154,10 +176,10 @@ def drifted_file(item: dict[str, Any]) -> tuple[str, str]:
     only in the message, "<path> does not exist; ...".
     """
     location = item["location"]
-    where = link(location["path"], location["line"])
+    where = link(location["path"], location["line"], table=False)
     if item["rule_id"] == "TWS301" and " does not exist" in item["message"]:
         path = repo_path(item["message"].split(" does not exist", 1)[0])
-        return path, f"`{cell(path)}` (missing, named at {where})"
+        return path, f"{code(path, table=False)} (missing, named at {where})"
     return repo_path(location["path"]), where
 
 
@@ -175,6 +197,12 @@ def fix_command() -> str:
     )
     parts.append(f"# twsrt generate -w --yolo{suffix} && twsrt generate -w{suffix}")
     return "\n".join(parts)
+
+
+def fenced(text: str, info: str) -> list[str]:
+    """A fenced code block no line of ``text`` can close (its fence is the longest run + 1)."""
+    fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return [fence + info, text, fence]
 
 
 def summary_limit() -> int:
@@ -195,15 +223,15 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
         return "\n".join(lines)
     info = report["summary"]
     lines += [
-        f"`twsrt check` exited **{exit_code}**: {meaning} (`{info['fail_on']}`). "
-        f"twsrt {report['tool']['version']}, {info['files']} files checked"
-        + (f", sandbox mode `{info['sandbox_mode']}`." if "sandbox_mode" in info else "."),
+        f"`twsrt check` exited **{exit_code}**: {meaning} ({code(str(info['fail_on']))}). "
+        f"twsrt {cell(str(report['tool']['version']))}, {cell(str(info['files']))} files checked"
+        + (f", sandbox mode {code(str(info['sandbox_mode']))}." if "sandbox_mode" in info else "."),
         "",
     ]
     upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")
     if upload == "true":
         category = os.environ.get("CATEGORY", "")
-        lines += [f"SARIF sent to code scanning (category `{cell(category)}`).", ""]
+        lines += [f"SARIF sent to code scanning (category {code(category)}).", ""]
     elif skipped:
         lines += [f"SARIF not uploaded: {cell(skipped)}.", ""]
 
@@ -230,7 +258,7 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
             path, where = drifted_file(item)
             agent = f" ({cell(item['agent'])})" if item["agent"] else ""
             drifted.setdefault(path, []).append(
-                f"{where}: {item['rule_id']} {item['rule_name']}{agent}"
+                f"{where}: {item['rule_id']} {item['rule_name']}{agent}"  # catalog values
             )
     if drifted:
         lines += ["### Drifted files", ""]
@@ -239,9 +267,7 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
             "",
             "Regenerate the targets locally and commit the result:",
             "",
-            "```sh",
-            fix_command(),
-            "```",
+            *fenced(fix_command(), "sh"),
             "",
         ]
 

@@ -929,5 +929,6 @@ def test_summary_escapes_markdown_and_lists_missing_targets(
     )
     assert "cd 'my dots'\ntwsrt generate -w\n" in text
     assert "### Findings (first 1 of 2, errors first)" in text
-    assert "`twsrt generate -w` \\| &lt;b&gt; |" in text  # errors first; pipes and HTML escaped
+    # errors first; every punctuation character escaped (pipes, HTML, backticks)
+    assert "run \\`twsrt generate \\-w\\` \\| \\<b\\> |" in text
     assert "| codex | 1 | 0 | 1 |" in text
