@@ -9,7 +9,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Drift, Result
+from twsrt.agents.base import Drift, DriftItem, Result
 from twsrt.config import (
     DISPLAY_BASE,
     Config,
@@ -19,10 +19,12 @@ from twsrt.config import (
     load_config,
     repo_root,
 )
+from twsrt.diffs import render_diff
 from twsrt.effective import effective_findings
 from twsrt.findings import Finding, Level, TwsrtError, fail, finding
 from twsrt.lints import lint_policy
 from twsrt.locations import Location
+from twsrt.redact import redact_item
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.run import context, find_config_error, select_agents
 from twsrt.sources import build_policy, read_json_source
@@ -144,16 +146,6 @@ def _with_agent(item: Finding, agent: str) -> Finding:
     )
 
 
-def unified_diff(old: str, new: str, display: str) -> str:
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"a/{display}",
-        tofile=f"b/{display}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
 def first_difference(old: str, new: str) -> int:
     """1-based line in ``old`` where it first differs from ``new``."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
@@ -162,6 +154,11 @@ def first_difference(old: str, new: str) -> int:
         if tag != "equal":
             return min(i1 + 1, max(len(old_lines), 1))
     return 1
+
+
+def quote_item(item: DriftItem) -> str:
+    """A managed entry as reports quote it: key and value, credentials redacted."""
+    return f"{item.key} {redact_item(item.key, item.value)}"
 
 
 def _origin(result: Result, drift: Drift) -> tuple[Location, ...]:
@@ -208,13 +205,13 @@ def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding
     if missing:
         name = "drift-unapplied"
         detail = f"{missing} managed entr{'y is' if missing == 1 else 'ies are'} missing"
-        detail += f" (first: {drift.missing[0].key} {drift.missing[0].value})"
+        detail += f" (first: {quote_item(drift.missing[0])})"
         if extra:
             detail += f" and {extra} extra"
     elif extra:
         name = "drift-out-of-band"
         detail = f"{extra} managed entr{'y was' if extra == 1 else 'ies were'} added by hand"
-        detail += f" (first: {drift.extra[0].key} {drift.extra[0].value})"
+        detail += f" (first: {quote_item(drift.extra[0])})"
     else:
         name = "drift-changed"
         detail = "managed entries are in a different order"
@@ -225,7 +222,7 @@ def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding
             location,
             agent=agent,
             related=_origin(result, drift),
-            diff=unified_diff(drift.old_text, drift.new_text, drift.display),
+            diff=render_diff(drift.display, drift.old_text, drift.new_text, drift.view),
         )
     ]
 

@@ -200,7 +200,7 @@ def generate(
             click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
     changes = run.write_plan([*compiled.companions, *results])
     if dry_run:
-        click.echo(run.dry_run_report(changes), nl=False)
+        click.echo(run.dry_run_report(changes, compiled.views), nl=False)
         return
     done = run.write(changes)
     for change in changes:

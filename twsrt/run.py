@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,9 +17,11 @@ from twsrt.config import (
     load_config,
     user_config_path,
 )
+from twsrt.diffs import View, opaque, render_diff
 from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.redact import redact_item
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
@@ -93,6 +94,12 @@ class Compiled:
                 seen.setdefault(item, None)
         return sorted(seen, key=lambda f: (f.location, f.rule_id, f.message))
 
+    @property
+    def views(self) -> dict[str, View]:
+        """How reports may show each target file (display -> view); a later result wins for
+        the same file, as in ``write_plan``."""
+        return {d.display: d.view for r in (*self.companions, *self.results) for d in r.drift}
+
 
 def compile_agents(
     explicit_config: str | None,
@@ -118,7 +125,7 @@ def compile_agents(
         if companions and has_yolo_target:
             other = module.compile(replace(ctx, yolo=not yolo))
             files = [c for c in other.changes if isinstance(c, FileWrite)]
-            compiled.companions.append(Result(name, "", changes=files))
+            compiled.companions.append(Result(name, "", changes=files, drift=other.drift))
     return compiled
 
 
@@ -147,19 +154,9 @@ def write_plan(results: list[Result]) -> list[Change]:
     return changes
 
 
-def unified_diff(change: FileWrite) -> str:
-    old = (change.old or "").splitlines(keepends=True)
-    new = change.text.splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        old,
-        new,
-        fromfile=f"a/{change.display}" if change.old is not None else "/dev/null",
-        tofile=f"b/{change.display}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def dry_run_report(changes: list[Change]) -> str:
+def dry_run_report(changes: list[Change], views: dict[str, View]) -> str:
+    """What ``generate -n -w`` would do, with the diff of each file's managed projection
+    (``views``: display -> view, from the drift of each compiled target)."""
     out = []
     for change in changes:
         if not change.changed:
@@ -167,7 +164,8 @@ def dry_run_report(changes: list[Change]) -> str:
             continue
         out.append(f"would {describe(change)}\n")
         if isinstance(change, FileWrite):
-            out.append(unified_diff(change))
+            view = views.get(change.display, opaque)
+            out.append(render_diff(change.display, change.old, change.text, view))
     return "".join(out)
 
 
@@ -187,10 +185,14 @@ def drift_report(drift: Drift) -> str:
     lines = [f"{drift.display}: drift detected\n"]
     if drift.missing:
         lines.append("  missing (in the policy, not on disk):\n")
-        lines += [f"    + {item.key}: {item.value}\n" for item in drift.missing]
+        lines += [
+            f"    + {item.key}: {redact_item(item.key, item.value)}\n" for item in drift.missing
+        ]
     if drift.extra:
         lines.append("  extra (on disk, not in the policy):\n")
-        lines += [f"    - {item.key}: {item.value}\n" for item in drift.extra]
+        lines += [
+            f"    - {item.key}: {redact_item(item.key, item.value)}\n" for item in drift.extra
+        ]
     if drift.reordered:
         lines.append("  managed entries are in a different order\n")
     return "".join(lines)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
+from twsrt.diffs import View, opaque
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
@@ -72,6 +73,8 @@ class Drift:
     target_key: str = ""  # the [targets] key that names this file
     old_text: str | None = None  # on disk
     new_text: str = ""  # what the policy generates
+    # what a report may print of either text (diffs.py): the managed projection; nothing if unset
+    view: View = opaque
 
     @property
     def drifted(self) -> bool:

@@ -26,6 +26,7 @@ from twsrt.agents.base import (
 )
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.config import display_path
+from twsrt.diffs import Spec, json_view
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
@@ -578,11 +579,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
         permissions.pop("ask", None)
     else:
         permissions["ask"] = list(managed.ask)
-    kept = [
-        rule
-        for rule in (permissions.get("allow") or [])
-        if not (isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX))
-    ]
+    kept = [rule for rule in (permissions.get("allow") or []) if not _is_webfetch(rule)]
     allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
     if allow or "allow" in permissions:
         permissions["allow"] = allow
@@ -626,7 +623,7 @@ def managed_items(document: dict[str, Any], override_keys: tuple[str, ...]) -> l
         for rule in permissions.get(key, []) or []:
             items.append(DriftItem(f"permissions.{key}", str(rule)))
     for rule in permissions.get("allow", []) or []:
-        if isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX):
+        if _is_webfetch(rule):
             items.append(DriftItem("permissions.allow", rule))
     sandbox = document.get("sandbox", {}) if isinstance(document, dict) else {}
     if not isinstance(sandbox, dict):
@@ -650,10 +647,28 @@ def managed_items(document: dict[str, Any], override_keys: tuple[str, ...]) -> l
     return items
 
 
+def managed_spec(sandbox_keys: tuple[str, ...]) -> Spec:
+    """The members ``managed_items`` compares, for reports (diffs.py): everything else is the
+    user's (``env``, ``apiKeyHelper``, hooks, MCP servers, their own allow rules)."""
+    return {
+        "permissions": {"deny": True, "ask": True, "allow": _is_webfetch},
+        "sandbox": {
+            **dict.fromkeys((*TOP_KEYS, *sandbox_keys), True),
+            "network": dict.fromkeys(NETWORK_KEYS, True),
+            "filesystem": dict.fromkeys(FILESYSTEM_KEYS, True),
+        },
+    }
+
+
+def _is_webfetch(rule: Any) -> bool:
+    return isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX)
+
+
 def drift(
     display: str, disk_text: str | None, new_text: str, managed: Managed, key: str = ""
 ) -> Drift:
-    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text)
+    view = json_view(managed_spec(managed.sandbox_keys))
+    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text, view=view)
     if disk_text is None:
         result.missing_file = True
         return result

@@ -17,6 +17,7 @@ from typing import Any
 from twsrt.agents.base import Context, Drift, DriftItem, Result, read_target
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.config import display_path
+from twsrt.diffs import Spec, View, toml_key, toml_view, whole
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
@@ -616,13 +617,6 @@ def _legacy_locations(text: str, display: str) -> list[Finding]:
     return found
 
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
-
-
 def _toml_text(values: dict[str, Any], header: str) -> list[str]:
     """TOML lines for a table: plain values first, then sub-tables (TOML needs that order).
 
@@ -632,10 +626,10 @@ def _toml_text(values: dict[str, Any], header: str) -> list[str]:
     for key, value in values.items():
         if not isinstance(value, dict):
             rendered = json.dumps(value, ensure_ascii=False)  # str, bool, int: JSON == TOML
-            lines.append(f"{_toml_key(key)} = {rendered}")
+            lines.append(f"{toml_key(key)} = {rendered}")
     for key, value in values.items():
         if isinstance(value, dict):
-            lines += ["", *_toml_text(value, f"{header}.{_toml_key(key)}")]
+            lines += ["", *_toml_text(value, f"{header}.{toml_key(key)}")]
     return lines
 
 
@@ -708,8 +702,19 @@ def preview_toml(compiled: Compiled) -> str:
     return merged_config(None, compiled)
 
 
-def _drift(display: str, disk: str | None, new: str, parse: Any, key: str) -> Drift:
-    result = Drift(display, target_key=key, old_text=disk, new_text=new)
+# What ``managed_view`` keeps, for reports (diffs.py): the user's model providers, MCP servers
+# (bearer tokens, http_headers, env) and every other key are elided.
+CONFIG_SPEC: Spec = {
+    **dict.fromkeys(OWNED_TOP, True),
+    "features": {"network_proxy": True},
+    "permissions": {PROFILE: True},
+}
+
+
+def _drift(
+    display: str, disk: str | None, new: str, parse: Any, key: str, view: View = whole
+) -> Drift:
+    result = Drift(display, target_key=key, old_text=disk, new_text=new, view=view)
     if disk is None:
         result.missing_file = True
         return result
@@ -781,7 +786,8 @@ class CodexAgent:
         new_text = merged_config(disk, compiled)
         write_path = config_path.resolve() if config_path.is_symlink() else config_path
         changes: list[Change] = [FileWrite(write_path, display, new_text, disk, new_mode=0o600)]
-        drift = [_drift(display, disk, new_text, _config_view, "codex_config")]
+        config_view = toml_view(CONFIG_SPEC)
+        drift = [_drift(display, disk, new_text, _config_view, "codex_config", config_view)]
         if rules_path is not None:
             rules_display = display_path(rules_path)
             rules_disk = read_target(rules_path, rules_display)

@@ -47,6 +47,7 @@ from twsrt.agents.base import (
 from twsrt.agents.claude import split_port
 from twsrt.agents.srtkeys import is_set, unhandled_key_findings
 from twsrt.config import display_path
+from twsrt.diffs import Spec, json_view, whole
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
@@ -521,8 +522,24 @@ def settings_items(document: Any) -> list[DriftItem]:
     return items
 
 
+# The members ``settings_items`` compares, for reports (diffs.py); the user's other sandbox keys
+# (auth, credentials, proxy) and every other key are elided.
+SETTINGS_SPEC: Spec = {
+    "sandbox": {
+        **dict.fromkeys(TOP_KEYS, True),
+        "userPolicy": {
+            "filesystem": dict.fromkeys(FS_KEYS, True),
+            "network": dict.fromkeys(NET_KEYS, True),
+        },
+    },
+    **dict.fromkeys(URL_KEYS, True),
+}
+
+
 def _drift(display: str, key: str, disk: str | None, new: str, items: Any) -> Drift:
-    result = Drift(display, target_key=key, old_text=disk, new_text=new)
+    # a flags file is generated whole; the settings file is the user's beside twsrt's members
+    view = json_view(SETTINGS_SPEC) if key == SETTINGS_KEY else whole
+    result = Drift(display, target_key=key, old_text=disk, new_text=new, view=view)
     if disk is None:
         result.missing_file = True
         return result

@@ -45,6 +45,7 @@ from twsrt.agents.base import (
 from twsrt.agents.claude import bash_rules, split_port
 from twsrt.agents.srtkeys import is_set, unhandled_key_findings
 from twsrt.config import display_path
+from twsrt.diffs import Spec, json_view
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
@@ -375,8 +376,21 @@ def managed_items(document: Any) -> list[DriftItem]:
     return items
 
 
+# The members ``managed_items`` compares, for reports (diffs.py); hooks, MCP servers, env and
+# every other key are the user's and elided.
+SETTINGS_SPEC: Spec = {
+    "permissions": dict.fromkeys(PERMISSION_KEYS, True),
+    "sandbox": {
+        **dict.fromkeys(("mode", *LEGACY_KEYS), True),
+        "filesystem": dict.fromkeys(FS_KEYS, True),
+        "network": dict.fromkeys(NET_KEYS, True),
+    },
+}
+
+
 def drift(display: str, disk_text: str | None, new_text: str, key: str) -> Drift:
-    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text)
+    view = json_view(SETTINGS_SPEC)
+    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text, view=view)
     if disk_text is None:
         result.missing_file = True
         return result
