@@ -321,6 +321,9 @@ def test_json_projection_elides_user_members_in_place() -> None:
         "}\n"
     )
     assert json_view(spec)('{"env": ') == "… 1 unmanaged line … (not valid JSON)\n"
+    # a managed container of the wrong type holds the user's value, not twsrt's: elided
+    wrong = json_view(spec)('{"permissions": {"allow": {"k": "SECRET-x"}, "deny": "d"}}')
+    assert '"allow": … 1 unmanaged value …,' in wrong and "SECRET" not in wrong
 
 
 def test_toml_projection_and_diff() -> None:

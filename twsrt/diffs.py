@@ -105,8 +105,10 @@ def _json_object(value: dict[str, Any], spec: Spec, path: tuple[str, ...], depth
             body = _json_object(item, sub, here, depth + 1)
         elif callable(sub) and isinstance(item, list):
             body = _json_list(item, sub, here, depth + 1)
-        else:
+        elif sub is True:
             body = _json_value(item, here, depth + 1)
+        else:  # partly managed, but not the container twsrt expects: the user's value
+            body = [_marker(1, "value")]
         body[0] = f"{pad}{json.dumps(key, ensure_ascii=False)}: {body[0]}"
         members.append(body)
     if hidden:
@@ -186,6 +188,8 @@ def _toml_table(table: dict[str, Any], spec: Spec | bool, path: tuple[str, ...])
             hidden = 0
         if isinstance(value, dict):
             tables.append((key, value, sub))
+        elif sub is not True:  # partly managed, but not a table: the user's value
+            body.append(f"{toml_key(key)} = # " + _marker(1, "value"))
         else:
             rendered = json.dumps(redact(value, (*path, key)), ensure_ascii=False, default=str)
             body.append(f"{toml_key(key)} = {rendered}")
