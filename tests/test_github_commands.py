@@ -126,8 +126,8 @@ def hostile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     assert run(sandbox, monkeypatch, "generate", "-w")[0] == 0
     full = sandbox.repo / "home/.claude/settings.full.json"
     settings = json.loads(full.read_text())
-    settings["permissions"]["deny"].insert(0, "Bash(curl *)")  # drift next to the user's key
-    settings = {"note": DIFF_VALUE, "permissions": settings.pop("permissions"), **settings}
+    # drift: a hand-added managed entry, which the diff shows (the user's own keys are elided)
+    settings["permissions"]["deny"].insert(0, f"Bash(curl {DIFF_VALUE})")
     full.write_text(json.dumps(settings, indent=2) + "\n")
     sandbox.write(
         "twsrt.toml",
