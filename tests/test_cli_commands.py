@@ -882,10 +882,11 @@ def test_diff_reports_a_hand_edited_target(sandbox: Sandbox) -> None:
 # --------------------------------------------------------------------------- file modes
 
 
-def test_new_target_gets_the_umask_mode(sandbox: Sandbox) -> None:
+def test_new_settings_target_is_private(sandbox: Sandbox) -> None:
+    # a settings file can hold hooks and apiKeyHelper: new ones are 0600, whatever the umask
     result = sandbox.run("generate", "claude", "-w")
     assert result.returncode == 0, result.stderr
-    assert mode_of(sandbox.repo / TARGET_REL) == new_file_mode()
+    assert mode_of(sandbox.repo / TARGET_REL) == 0o600
 
 
 def test_rewritten_target_keeps_its_mode_and_leaves_no_temp_files(sandbox: Sandbox) -> None:

@@ -71,6 +71,28 @@ _RULES = [
         "`permissions` is not an object), is a directory or a dangling symlink, or cannot be "
         "written. twsrt refuses to guess and changes nothing; fix or remove the file by hand.",
     ),
+    Rule(
+        "TWS009",
+        "target-changed",
+        Level.ERROR,
+        "A target changed on disk while `generate -w` was running.",
+        'twsrt merges into the text it read; another program (an agent\'s "always allow", an '
+        "editor) wrote the file before twsrt replaced it. Replacing it would lose that edit, so "
+        "twsrt stops, puts back every file it had already replaced, and writes nothing. Run "
+        "`twsrt generate -w` again.",
+    ),
+    Rule(
+        "TWS010",
+        "settings-link-foreign",
+        Level.ERROR,
+        "settings.json is a symlink that twsrt did not make.",
+        "twsrt's own link is `settings.json` pointing at the full or the yolo settings file of "
+        "the same directory (as configured; the link's value read relative to its directory). "
+        "Any other link — into a dotfiles tree (GNU stow, chezmoi) or to another file — is the "
+        "user's: Claude Code loads that file, not the generated one. `check` reports it, `diff` "
+        "shows it as drift, and `generate -w` refuses to replace it. Name the linked file as "
+        "`claude_settings` (twsrt writes through a link to its real file) or remove the link.",
+    ),
     # Schema (TWS1xx)
     Rule(
         "TWS101",

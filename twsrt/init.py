@@ -6,7 +6,7 @@ from pathlib import Path
 
 from twsrt import templates
 from twsrt.config import display_path, home_dir
-from twsrt.writes import FileWrite
+from twsrt.writes import FileWrite, on_disk
 
 
 def plan_repo(directory: Path, force: bool) -> tuple[list[FileWrite], list[str]]:
@@ -30,8 +30,12 @@ def _plan(files: dict[Path, str], force: bool) -> tuple[list[FileWrite], list[st
         if exists and not force:
             kept.append(display_path(path))
             continue
-        old = path.read_text(encoding="utf-8") if path.is_file() else None
-        writes.append(FileWrite(path, display_path(path), text, old))
+        display = display_path(path)
+        if path.is_symlink():
+            path = path.resolve()  # a symlinked file (a dotfiles tree) is written through
+        current = on_disk(path)
+        old = current.value if current.kind == "file" else None
+        writes.append(FileWrite(path, display, text, old))
     return writes, kept
 
 

@@ -1,43 +1,122 @@
-"""Planned file changes, applied all-or-nothing with atomic renames."""
+"""Planned file changes, applied as one transaction: all of them or none.
+
+``apply`` validates and renders every change first (bytes, names, directories, modes), then
+writes every temp file (fsync), then renames them all into place. Any failure removes every temp
+file and renames the kept old files back, so each target ends entirely old or entirely new. Temp
+and backup files carry a recognisable name (``.twsrt.<pid>.<token>.<new|old>.<name>``) so that the
+next run removes what a killed run left behind.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import re
+import secrets
 import stat
-import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from twsrt.findings import fail
+from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location
+
+# .twsrt.<pid>.<8 hex>.<new|old>.<start of the target's name>
+_OWN_TEMP = re.compile(r"\.twsrt\.(\d+)\.[0-9a-f]{8}\.(?:new|old)\.")
+_DEFAULT_NAME_MAX = 255
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """What a path held when it was read: ``absent``, a ``file`` (its text), a ``link`` (its
+    value) or ``other`` (a directory, a FIFO, ...)."""
+
+    kind: str
+    value: str | None = None
+
+
+def on_disk(path: Path) -> OnDisk:
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return OnDisk("absent")
+    except OSError:
+        return OnDisk("other")
+    if stat.S_ISLNK(info.st_mode):
+        return OnDisk("link", os.readlink(path))
+    if not stat.S_ISREG(info.st_mode):
+        return OnDisk("other")
+    try:
+        # surrogateescape: any byte sequence compares, so a changed file is always noticed
+        return OnDisk("file", path.read_bytes().decode("utf-8", "surrogateescape"))
+    except OSError:
+        return OnDisk("other")
+
+
+def keep_line_endings(base: str | None, text: str) -> str:
+    """``text`` with the line endings of ``base`` (the file it replaces or was spliced into): a
+    CRLF file stays CRLF; an LF file, or no file, leaves ``text`` as it is."""
+    if base is None:
+        return text
+    crlf = base.count("\r\n")
+    if crlf == 0 or crlf < base.count("\n") - crlf:
+        return text
+    return re.sub(r"(?<!\r)\n", "\r\n", text)
 
 
 @dataclass(frozen=True)
 class FileWrite:
-    """Replace (or create) ``path`` with ``text``; ``old`` is the current text or None."""
+    """Replace (or create) ``path`` with ``text``; ``old`` is the text compile read, None when
+    the file did not exist. The file must still hold ``old`` when it is replaced."""
 
     path: Path
     display: str
     text: str
     old: str | None
     new_mode: int | None = None  # mode for a file that does not exist yet (default: umask)
+    like: Path | None = None  # a new file made from this file's content takes its mode and owner
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", keep_line_endings(self.old, self.text))
 
     @property
     def changed(self) -> bool:
         return self.old != self.text
 
+    @property
+    def before(self) -> OnDisk:
+        return OnDisk("absent") if self.old is None else OnDisk("file", self.old)
+
 
 @dataclass(frozen=True)
 class SymlinkWrite:
-    """Point ``link`` at ``target`` (a name relative to the link's directory)."""
+    """Point ``link`` at ``target`` (a name relative to the link's directory). ``ours`` are the
+    files twsrt's own link may point to; a link to anything else is the user's and is never
+    replaced. What the link path held is recorded when the change is planned."""
 
     link: Path
     display: str
     target: str
+    ours: tuple[Path, ...] = ()
+    before: OnDisk = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "before", on_disk(self.link))
 
     @property
     def changed(self) -> bool:
-        return not (self.link.is_symlink() and os.readlink(self.link) == self.target)
+        return self.before != OnDisk("link", self.target)
+
+    @property
+    def foreign(self) -> bool:
+        """A working symlink twsrt did not make (GNU stow, chezmoi, a hand edit): its value,
+        read relative to the link's directory, names none of ``ours``. A dangling link connects
+        nothing and is replaced (``broken-symlink`` reports it)."""
+        if self.before.kind != "link" or self.before.value is None:
+            return False
+        named = os.path.normpath(os.path.join(self.link.parent, self.before.value))
+        own = {os.path.normpath(path) for path in (*self.ours, self.link.parent / self.target)}
+        return named not in own and self.link.exists()
 
 
 Change = FileWrite | SymlinkWrite
@@ -50,20 +129,134 @@ def describe(change: Change) -> str:
     return f"{verb} {change.display}"
 
 
-def preflight(changes: list[Change]) -> None:
-    """Refuse the whole run before touching anything if any single change could not be made."""
-    for change in changes:
-        path = change.link if isinstance(change, SymlinkWrite) else change.path
-        directory = _existing_ancestor(path.parent)
-        if not directory.is_dir():
+def _where(change: Change) -> Path:
+    return change.link if isinstance(change, SymlinkWrite) else change.path
+
+
+# ------------------------------------------------------------------ validation
+
+
+@dataclass
+class _Step:
+    """One change, rendered and then staged: the temp file next to the target, the old file
+    kept aside (a hard link, else a copy) so that a rollback is a rename."""
+
+    change: Change
+    data: bytes = b""
+    mode: int = 0o600
+    owner: tuple[int, int] | None = None
+    temp: Path | None = None
+    backup: Path | None = None
+    renamed: bool = False
+
+
+def preflight(changes: list[Change]) -> list[_Step]:
+    """Refuse the whole run before touching anything if any single change could not be made;
+    returns every change rendered to bytes with the mode and owner it will get."""
+    return [_validate(change) for change in changes]
+
+
+def _validate(change: Change) -> _Step:
+    path = _where(change)
+    where = Location(change.display)
+    _check_name(path, where)
+    _check_directory(path, where)
+    current = on_disk(path)
+    if current.kind == "other":
+        raise fail("target-unusable", "is not a regular file or symlink", where)
+    if current != change.before:
+        raise _changed_error(change)
+    step = _Step(change)
+    if isinstance(change, SymlinkWrite):
+        if change.foreign:
             raise fail(
-                "target-unusable", "parent path is not a directory", Location(change.display)
+                "settings-link-foreign",
+                f"is a symlink to {change.before.value}, which twsrt did not make; twsrt never "
+                "replaces a user's link — name that file as the target (twsrt writes through a "
+                "link) or remove the link",
+                where,
             )
-        if not os.access(directory, os.W_OK | os.X_OK):
+        if change.before.kind != "absent":
+            step.owner = _owner(path.lstat())
+        return step
+    try:
+        step.data = change.text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = change.text.count("\n", 0, exc.start) + 1
+        column = exc.start - (change.text.rfind("\n", 0, exc.start) + 1) + 1
+        bad = f"U+{ord(change.text[exc.start]):04X}"
+        message = f"cannot be written: the generated text holds {bad}, which UTF-8 cannot encode"
+        raise fail("target-unusable", message, Location(change.display, line, column)) from None
+    if change.before.kind == "file":
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise fail("target-unusable", "is not a regular file", where)
+        mode = stat.S_IMODE(info.st_mode)
+        if not mode & 0o222 or not os.access(path, os.W_OK):
             raise fail(
                 "target-unusable",
-                f"directory {directory} is not writable",
-                Location(change.display),
+                f"is read-only (mode {mode:04o}); twsrt does not replace it — make it writable "
+                "to let twsrt update it",
+                where,
+            )
+        step.mode, step.owner = mode, _owner(info)
+    elif change.like is not None and change.like.is_file():
+        info = change.like.stat()
+        step.mode, step.owner = stat.S_IMODE(info.st_mode), _owner(info)
+    elif change.new_mode is not None:
+        step.mode = change.new_mode
+    else:
+        step.mode = 0o666 & ~_umask()
+    return step
+
+
+def _owner(info: os.stat_result) -> tuple[int, int]:
+    return info.st_uid, info.st_gid
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _name_max(directory: Path) -> int:
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return _DEFAULT_NAME_MAX
+
+
+def _check_name(path: Path, where: Location) -> None:
+    try:
+        size = len(os.fsencode(path.name))
+    except UnicodeEncodeError:
+        raise fail("target-unusable", "file name cannot be encoded", where) from None
+    limit = _name_max(_existing_ancestor(path.parent))
+    if size > limit:
+        message = f"file name is {size} bytes, longer than the file system allows ({limit})"
+        raise fail("target-unusable", message, where)
+
+
+def _check_directory(path: Path, where: Location) -> None:
+    directory = _existing_ancestor(path.parent)
+    if not directory.is_dir():
+        raise fail("target-unusable", "parent path is not a directory", where)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise fail("target-unusable", f"directory {directory} is not writable", where)
+    info = directory.stat()
+    euid = os.geteuid()
+    if info.st_mode & stat.S_ISVTX and euid != 0 and info.st_uid != euid:
+        try:
+            owner = path.lstat().st_uid
+        except FileNotFoundError:
+            return
+        if owner != euid:  # rename(2) over another user's file in a sticky directory: EPERM
+            raise fail(
+                "target-unusable",
+                f"belongs to another user in the sticky directory {directory}; twsrt cannot "
+                "replace it",
+                where,
             )
 
 
@@ -73,53 +266,190 @@ def _existing_ancestor(path: Path) -> Path:
     return path
 
 
+def _changed_error(change: Change) -> TwsrtError:
+    return fail(
+        "target-changed",
+        "changed on disk while twsrt was running (another program, such as an agent's "
+        '"always allow", wrote it); nothing was written — run `twsrt generate -w` again',
+        Location(change.display),
+    )
+
+
+# ------------------------------------------------------------------ the transaction
+
+
 def apply(changes: list[Change]) -> list[Change]:
-    """Write every changed file, then swap symlinks; return what actually changed."""
+    """Make every changed change or none; return what changed. Temp files left by an earlier
+    killed run in the target directories are removed first."""
+    remove_stale({_where(c).parent for c in changes})
     pending = [c for c in changes if c.changed]
-    preflight(pending)
-    for change in pending:
-        if isinstance(change, FileWrite):
-            atomic_write(change.path, change.text, change.new_mode)
-    for change in pending:
-        if isinstance(change, SymlinkWrite):
-            atomic_symlink(change.link, change.target)
+    # files first: the settings.json link is switched only once its file is in place
+    pending.sort(key=lambda c: isinstance(c, SymlinkWrite))
+    steps = preflight(pending)
+    made: list[Path] = []
+    current: _Step | None = None
+    try:
+        for current in steps:
+            _stage(current, made)
+        for current in steps:
+            target = _where(current.change)
+            if on_disk(target) != current.change.before:
+                raise _changed_error(current.change)
+            assert current.temp is not None
+            os.replace(current.temp, target)
+            current.renamed = True
+    except BaseException as exc:
+        _rollback(steps, made)
+        if isinstance(exc, OSError) and current is not None:
+            reason = exc.strerror or str(exc)
+            message = f"cannot write: {reason}; nothing was changed"
+            raise fail("target-unusable", message, Location(current.change.display)) from None
+        raise
+    for step in steps:
+        _unlink(step.backup)  # a leftover is removed by the next run
+    for directory in {_where(step.change).parent for step in steps}:
+        _fsync_dir(directory)
     return pending
 
 
+def _temp_path(target: Path, kind: str) -> Path:
+    prefix = f".twsrt.{os.getpid()}.{secrets.token_hex(4)}.{kind}."
+    room = _name_max(target.parent) - len(os.fsencode(prefix))
+    name = target.name
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return target.parent / (prefix + name)
+
+
+def _make_dirs(directory: Path, made: list[Path]) -> None:
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        os.mkdir(path)
+        made.append(path)
+
+
+def _stage(step: _Step, made: list[Path]) -> None:
+    change = step.change
+    target = _where(change)
+    _make_dirs(target.parent, made)
+    if change.before.kind != "absent":
+        step.backup = _temp_path(target, "old")
+        _keep_aside(target, step.backup, change.before)
+    step.temp = _temp_path(target, "new")
+    root = os.geteuid() == 0
+    if isinstance(change, SymlinkWrite):
+        os.symlink(change.target, step.temp)
+        if root and step.owner is not None:
+            os.lchown(step.temp, *step.owner)
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(step.temp, flags, 0o600)
+    try:
+        view = memoryview(step.data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if root and step.owner is not None:
+            os.fchown(fd, *step.owner)
+        os.fchmod(fd, step.mode)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _keep_aside(target: Path, backup: Path, before: OnDisk) -> None:
+    """The old file under a second name: a hard link where the file system has them."""
+    try:
+        os.link(target, backup, follow_symlinks=False)
+        return
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EACCES):
+            raise
+    if before.kind == "link":
+        os.symlink(before.value or "", backup)
+        return
+    info = target.stat()
+    fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        view = memoryview(target.read_bytes())
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, stat.S_IMODE(info.st_mode))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _rollback(steps: list[_Step], made: list[Path]) -> None:
+    """Undo what was renamed (old files back in place) and remove every temp file; best effort,
+    so one failing undo does not stop the others."""
+    for step in reversed(steps):
+        if step.renamed:
+            try:
+                if step.backup is not None:
+                    os.replace(step.backup, _where(step.change))
+                    step.backup = None
+                else:
+                    os.unlink(_where(step.change))
+            except OSError:
+                pass
+        else:
+            _unlink(step.temp)
+        _unlink(step.backup)
+    for directory in reversed(made):
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)
+
+
+def _unlink(path: Path | None) -> None:
+    if path is None:
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def remove_stale(directories: set[Path]) -> list[Path]:
+    """Remove twsrt's own temp and backup files that a killed run left in these directories
+    (only names of twsrt's pattern whose process is gone); return what was removed."""
+    removed = []
+    for directory in sorted(directories):
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _OWN_TEMP.match(entry.name)
+            if match is None or entry.is_dir(follow_symlinks=False):
+                continue
+            if _alive(int(match[1])):
+                continue  # a run in progress (or this one)
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 def atomic_write(path: Path, text: str, new_mode: int | None = None) -> None:
-    """Write via a temp file in the same directory, fsync, keep the mode, rename into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = new_mode if new_mode is not None else 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_symlink(link: Path, target: str) -> None:
-    link.parent.mkdir(parents=True, exist_ok=True)
-    tmp = link.parent / f".{link.name}.{os.getpid()}.tmp"
-    tmp.unlink(missing_ok=True)
-    os.symlink(target, tmp)
-    try:
-        os.replace(tmp, link)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(link.parent)
+    """One file (a report), written through the same transaction; whatever it held is replaced."""
+    current = on_disk(path)
+    old = current.value if current.kind == "file" else None
+    apply([FileWrite(path, str(path), text, old, new_mode)])
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -115,7 +115,9 @@ def read_target(path: Path, display: str) -> str | None:
     if not path.exists():
         return None
     try:
-        return path.read_text(encoding="utf-8")
+        # bytes, not read_text: no newline translation, so CRLF files stay CRLF and the text
+        # is exactly what writes.apply compares before it replaces the file
+        return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
         raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
@@ -158,6 +160,7 @@ def splice_settings(
     from twsrt.findings import fail
     from twsrt.jsonedit import render_new, replace_members
     from twsrt.jsonpos import JsonSyntaxError, parse_json
+    from twsrt.writes import keep_line_endings
 
     if base_text is None or not base_text.strip():
         return render_new(merge({}))
@@ -172,7 +175,8 @@ def splice_settings(
     updates = merge(parsed.value)
     if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
         return base_text
-    return replace_members(base_text, updates)
+    # spliced members come out with LF; a CRLF file (also one migrated to a new name) stays CRLF
+    return keep_line_endings(base_text, replace_members(base_text, updates))
 
 
 def granting(srt: dict[str, Any], table: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:

@@ -725,6 +725,8 @@ class ClaudeAgent:
         changes: list[Change] = []
         base_text = disk_text
         base_display = display
+        base_file: Path | None = None  # the file a new target's content comes from
+        link_drift: list[Drift] = []
         link = target.parent / LINK_NAME
         link_display = display_path(link)
         if target.name != LINK_NAME:
@@ -744,9 +746,10 @@ class ClaudeAgent:
                 )
             if link_is_file:
                 base_text = read_target(link, link_display)  # first run: migrate the user's file
-                base_display = link_display
+                base_display, base_file = link_display, link
             elif disk_text is None and ctx.yolo:
                 base_display, base_text = _seed_from_full(ctx)
+                base_file = ctx.config.targets.get("claude_settings")
             if link.is_symlink() and not link.exists():
                 findings.append(
                     finding(
@@ -757,9 +760,14 @@ class ClaudeAgent:
                         agent=NAME,
                     )
                 )
-            changes_link = SymlinkWrite(link, link_display, target.name)
+            changes_link = SymlinkWrite(link, link_display, target.name, _mode_files(ctx))
+            if changes_link.foreign:
+                findings.append(foreign_link_finding(changes_link))
+                link_drift.append(foreign_link_drift(changes_link, target_key(ctx)))
         new_text = merged_text(base_text, base_display, managed)
-        changes.append(FileWrite(write_path, display, new_text, disk_text))
+        # a new settings file is private (hooks, apiKeyHelper); one made from another file
+        # (migration, yolo seed) takes that file's mode and owner
+        changes.append(FileWrite(write_path, display, new_text, disk_text, 0o600, base_file))
         if target.name != LINK_NAME:
             changes.append(changes_link)
         return Result(
@@ -767,9 +775,36 @@ class ClaudeAgent:
             preview,
             changes=changes,
             findings=findings,
-            drift=[drift(display, disk_text, new_text, managed, target_key(ctx))],
+            drift=[drift(display, disk_text, new_text, managed, target_key(ctx)), *link_drift],
             origins=managed.origins,
         )
+
+
+def _mode_files(ctx: Context) -> tuple[Path, ...]:
+    """The files twsrt's own settings.json link points to: the full and the yolo settings."""
+    full = ctx.config.targets.get("claude_settings")
+    yolo = ctx.config.targets.get("claude_settings_yolo") or (yolo_variant(full) if full else None)
+    return tuple(path for path in (full, yolo) if path is not None)
+
+
+def foreign_link_finding(change: SymlinkWrite) -> Finding:
+    return finding(
+        "settings-link-foreign",
+        f"{LINK_NAME} points to {change.before.value}, not to a settings file twsrt generates "
+        f"({change.target}): Claude Code loads that file instead of the generated one",
+        Location(change.display),
+        agent=NAME,
+    )
+
+
+def foreign_link_drift(change: SymlinkWrite, key: str) -> Drift:
+    """For ``diff``: the link is drift (no text, so ``check`` reports it once, as TWS010)."""
+    return Drift(
+        change.display,
+        missing=[DriftItem(LINK_NAME, f"-> {change.target}")],
+        extra=[DriftItem(LINK_NAME, f"-> {change.before.value}")],
+        target_key=key,
+    )
 
 
 def _seed_from_full(ctx: Context) -> tuple[str, str | None]:
