@@ -785,6 +785,33 @@ CASES: list[Case | Usage] = [
         "TWS004",
         f"is a regular file while {FULL} also exists",
     ),
+    Case(
+        "target-read-only",
+        steps(write(FULL, '{\n  "model": "opus"\n}\n'), chmod(FULL, 0o444)),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "is read-only (mode 0444); twsrt does not replace it",
+    ),
+    Case(
+        "target-name-over-name-max",
+        write(CONFIG, DEFAULT_CONFIG.replace("settings.full.json", "f" * 256)),
+        GEN_W,
+        f"{CLAUDE_DIR}/{'f' * 256}",
+        "TWS004",
+        "file name is 256 bytes, longer than the file system allows (255)",
+    ),
+    Case(
+        "settings-json-users-link",
+        steps(
+            write("stow/claude/settings.json", '{\n  "model": "opus"\n}\n'),
+            symlink(LINK, "../../stow/claude/settings.json"),
+        ),
+        GEN_W,
+        LINK,
+        "TWS010",  # the finding; the refusal to replace the link follows on the next line
+        "points to ../../stow/claude/settings.json, not to a settings file twsrt generates",
+    ),
     # ---------------------------------------------------------- command line
     Usage(
         "usage-unknown-agent",
