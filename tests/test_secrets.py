@@ -297,6 +297,12 @@ def test_redact_keeps_policy_sections_and_hides_values() -> None:
         == '{"token": "<redacted>", "port": 1}'
     )
     assert redact_item("permissions.deny", "Bash(x)") == "Bash(x)"
+    # a Codex profile's path and host keys are data, even when split at their dots
+    assert redact_item("permissions.twsrt.filesystem.~/.token", '"deny"') == '"deny"'
+    assert redact_item("permissions.twsrt.network.domains.auth.example.com", '"allow"') == '"allow"'
+    assert redact_item("permissions.twsrt.filesystem.:workspace_roots.secrets", '"deny"') == (
+        '"deny"'
+    )
 
 
 def test_json_projection_elides_user_members_in_place() -> None:
@@ -340,3 +346,38 @@ def test_toml_projection_and_diff() -> None:
     assert '-approval_policy = "never"\n+approval_policy = "on-request"\n' in diff
     assert diff.startswith("--- a/c.toml\n+++ b/c.toml\n")
     assert render_diff("c.toml", None, new, toml_view(spec)).startswith("--- /dev/null\n")
+
+
+GOLDEN = REPO / "tests" / "golden"
+
+
+@pytest.mark.parametrize(
+    ("agent", "pattern"),
+    [
+        ("claude", "*expected.*.json"),
+        ("codex", "*expected.config.toml"),
+        ("copilot", "*expected.settings.json"),
+        ("deepcode", "*expected*.json"),
+    ],
+)
+def test_generated_files_show_whole_in_their_view(agent: str, pattern: str) -> None:
+    """Redaction never hides policy content: every generated golden file, seen through its
+    agent's view, keeps every managed value (paths such as ~/.aws/credentials or **/.env,
+    Claude's srt credentials section)."""
+    from twsrt.agents import claude, codex, copilot, deepcode
+    from twsrt.diffs import json_view, toml_view
+
+    view = {
+        "claude": json_view(claude.managed_spec(tuple(claude.CLAUDE_ONLY_KEYS))),
+        "codex": toml_view(codex.CONFIG_SPEC),
+        "copilot": json_view(copilot.SETTINGS_SPEC),
+        "deepcode": json_view(deepcode.SETTINGS_SPEC),
+    }[agent]
+    files = sorted((GOLDEN / agent).glob(f"*/{pattern}"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        shown = view(text)
+        assert "<redacted>" not in shown, path
+        if agent != "codex" and not any(path.parent.glob("existing*")):
+            assert shown == text, path  # a file twsrt created is all managed: shown exactly

@@ -35,6 +35,9 @@ _SECRET_NAMES = frozenset({"env", "environment"})
 # Managed members whose name matches a part above but which carry policy text, never a secret:
 # Claude's ``sandbox.credentials`` is the srt ``credentials`` section (file paths, variable names).
 POLICY_PATHS = frozenset({("sandbox", "credentials")})
+# Below these, keys are data, not names: a Codex permission profile maps paths (``secrets``,
+# ``"**/.env"``) and hosts to access modes under ``filesystem`` and ``network.domains``.
+DATA_MAPS = frozenset({"filesystem", "domains"})
 _NORMALISE = re.compile(r"[^a-z0-9]")
 # A setting's name; a key with a dot, slash, glob or colon is data (a path or a domain in a
 # Codex profile, such as "**/.env" or "~/.aws/credentials"), not a name that says "secret".
@@ -51,10 +54,12 @@ def secret_key(name: str) -> bool:
 
 def secret_path(path: tuple[str, ...]) -> bool:
     """Does any key on ``path`` (outer first) hold a credential?"""
-    return any(
-        secret_key(name) and path[: index + 1] not in POLICY_PATHS
-        for index, name in enumerate(path)
-    )
+    for index, name in enumerate(path):
+        if secret_key(name) and path[: index + 1] not in POLICY_PATHS:
+            return True
+        if name in DATA_MAPS:
+            return False
+    return False
 
 
 def redact(value: Any, path: tuple[str, ...] = ()) -> Any:
