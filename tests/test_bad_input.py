@@ -506,6 +506,24 @@ CASES: list[Case | Usage] = [
         "invalid TOML",
         any_position=True,
     ),
+    *(
+        Case(
+            f"config-ignore-reason-{name}",
+            append_config(f'\n[check]\n[[check.ignore]]\nrule = "TWS208"\nreason = {reason}\n'),
+            args,
+            CONFIG,
+            "TWS102",
+            "a reason must say why the finding is acceptable",
+            11,
+            10,  # `reason = "."`: the value
+        )
+        for name, reason, args in (
+            ("dot", '"."', GEN_W),
+            ("blank", '"   "', ("check",)),
+            ("one-word", '"intended"', ("check", "--format", "github")),
+            ("short", '"ok, fine"', DIFF),
+        )
+    ),
     Case(
         "config-unknown-target-key",
         append_config('claude_setings_yolo = "home/.claude/settings.yolo.json"\n'),

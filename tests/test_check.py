@@ -332,7 +332,12 @@ def test_suppressions(dotfiles: Sandbox, tmp_path: Path) -> None:
     assert all(f["rule_id"] not in suppressed_rules for f in data["findings"])
     assert data["summary"]["exit_code"] == 0
     sarif = json.loads((tmp_path / "s.sarif").read_text())
-    assert not [r for r in sarif["runs"][0]["results"] if r["ruleId"] in suppressed_rules]
+    marked = [r for r in sarif["runs"][0]["results"] if "suppressions" in r]
+    assert len(marked) == 37 and {r["ruleId"] for r in marked} == suppressed_rules
+    assert {r["suppressions"][0]["justification"] for r in marked if r["ruleId"] == "TWS409"} == {
+        "Codex asks anyway"
+    }
+    assert all(r["suppressions"][0]["kind"] == "external" for r in marked)
     text = check(dotfiles)[1]
     assert "37 suppressed" in text
     shown = json.loads(check(dotfiles, "--format", "json", "--no-ignores")[1])
@@ -346,6 +351,38 @@ def test_ignore_needs_a_reason(dotfiles: Sandbox) -> None:
     code, _, err = check(dotfiles)
     assert code == 2
     assert "'reason' is a required property" in err
+
+
+@pytest.mark.parametrize("rule", ["TWS101", "schema-unknown-key", "TWS003", "TWS102"])
+def test_schema_and_parse_errors_cannot_be_suppressed(dotfiles: Sandbox, rule: str) -> None:
+    _schema_error(dotfiles)
+    config = (dotfiles.repo / "twsrt.toml").read_text()
+    lines, index = config.count("\n"), config.count("[[check.ignore]]")
+    dotfiles.write(
+        "twsrt.toml",
+        config + f'\n[[check.ignore]]\nrule = "{rule}"\nreason = "the key is for a newer srt"\n',
+    )
+    data = json.loads(check(dotfiles, "--format", "json")[1])
+    assert data["summary"]["suppressed"] == 0 and data["summary"]["exit_code"] == 1
+    by_rule = {f["rule_id"]: f for f in data["findings"]}
+    assert by_rule["TWS101"]["location"]["path"] == "policy/srt-settings.json"
+    assert by_rule["TWS008"]["location"] == {
+        "path": "twsrt.toml",
+        "line": lines + 3,
+        "column": 8,
+        "pointer": f"/check/ignore/{index}/rule",
+    }
+    assert "cannot be suppressed" in by_rule["TWS008"]["message"]
+
+
+def test_an_ignore_of_an_unknown_rule_is_reported(dotfiles: Sandbox) -> None:
+    config = (dotfiles.repo / "twsrt.toml").read_text()
+    dotfiles.write(
+        "twsrt.toml", config + '\n[[check.ignore]]\nrule = "TWS999"\nreason = "typo in the id"\n'
+    )
+    code, out, _ = check(dotfiles)
+    assert code == 1
+    assert "error[TWS008] ignore entry 'TWS999': no rule has this id or name" in out
 
 
 def test_text_output_has_no_colour_without_tty_and_with_no_color(dotfiles: Sandbox) -> None:

@@ -173,8 +173,9 @@ def test_sarif_results_point_at_their_rules(tmp_path: Path) -> None:
     log = sarif_log(report)
     rules = log["runs"][0]["tool"]["driver"]["rules"]
     results = _results(log)
-    assert [r["ruleId"] for r in results] == [f.rule_id for f in report.findings]
-    for result, item in zip(results, report.findings, strict=True):
+    every = report.findings + [item for item, _ in report.suppressed]  # suppressed ones last
+    assert [r["ruleId"] for r in results] == [f.rule_id for f in every]
+    for result, item in zip(results, every, strict=True):
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         assert result["level"] == item.level.value
         assert result["message"]["text"] == item.message
@@ -207,13 +208,17 @@ def test_sarif_every_result_level_is_explicit(tmp_path: Path) -> None:
     assert all("level" in r for r in results)
 
 
-def test_sarif_leaves_out_suppressed_findings(tmp_path: Path) -> None:
+def test_sarif_marks_suppressed_findings(tmp_path: Path) -> None:
     report = make_report(tmp_path)
-    text = sarif_text(report)
-    ((hidden, _),) = report.suppressed
-    assert "SECRET-SUPPRESSED" not in text
-    assert hidden.fingerprint not in text
-    assert len(_results(json.loads(text))) == len(report.findings)
+    log = sarif_log(report)
+    validate_sarif(log)
+    ((hidden, rule),) = report.suppressed
+    results = _results(log)
+    assert len(results) == len(report.findings) + 1
+    assert all("suppressions" not in r for r in results[:-1])
+    last = results[-1]
+    assert last["partialFingerprints"] == {"twsrt/v1": hidden.fingerprint}
+    assert last["suppressions"] == [{"kind": "external", "justification": rule.reason}]
 
 
 def test_sarif_uris_are_repo_relative(tmp_path: Path) -> None:
@@ -252,7 +257,8 @@ def test_sarif_paths_outside_the_repo(tmp_path: Path) -> None:
 
 def test_sarif_regions_are_one_based(tmp_path: Path) -> None:
     report = make_report(tmp_path)
-    for result, item in zip(_results(sarif_log(report)), report.findings, strict=True):
+    every = report.findings + [item for item, _ in report.suppressed]
+    for result, item in zip(_results(sarif_log(report)), every, strict=True):
         region = result["locations"][0]["physicalLocation"]["region"]
         if item.location.line:
             assert region == {"startLine": item.location.line, "startColumn": item.location.column}

@@ -50,7 +50,7 @@ def run_check(
         settings = config.check
         report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
         report.checked.append(CheckedFile(config.display, "config"))
-        findings = _check(config, agent, yolo, report, sandbox)
+        findings = _check(config, agent, yolo, report, sandbox) + ignore_findings(config)
         suppressions = [] if no_ignores else _suppressions(config)
         for item in _dedupe(findings):
             rule = next((s for s in suppressions if _matches(s, item)), None)
@@ -243,7 +243,34 @@ def _suppressions(config: Config) -> list[Suppression]:
     return out
 
 
+def ignore_findings(config: Config) -> list[Finding]:
+    """TWS008 for every ``[[check.ignore]]`` naming an unknown or unsuppressible rule."""
+    from twsrt.findings import CATALOG, rule_by_name
+
+    out = []
+    for index, entry in enumerate(config.check.get("ignore", [])):
+        name = entry["rule"]
+        rule = CATALOG.get(name)
+        if rule is None:
+            try:
+                rule = rule_by_name(name)
+            except KeyError:
+                rule = None
+        if rule is not None and rule.suppressible:
+            continue
+        why = (
+            f"{rule.id} cannot be suppressed: fix the input it reports instead"
+            if rule is not None
+            else "no rule has this id or name (see `twsrt explain` and docs/rules.md)"
+        )
+        location = config.location(f"/check/ignore/{index}/rule")
+        out.append(finding("ignore-not-allowed", f"ignore entry '{name}': {why}", location))
+    return out
+
+
 def _matches(rule: Suppression, item: Finding) -> bool:
+    if not item.rule.suppressible:
+        return False
     if rule.rule not in (item.rule_id, item.rule.name):
         return False
     if rule.path and not fnmatchcase(item.location.path, rule.path):

@@ -21,7 +21,16 @@ def render_rules_markdown() -> str:
         "Generated from the rule catalog (`twsrt/findings.py`) by `python -m twsrt.docs`; a test",
         "fails when this file is stale. `twsrt explain <id>` prints the same help. Rule ids never",
         "change once released. Suppress a finding with `[[check.ignore]]` in the config",
-        "(`rule`, optional `path` glob, `pointer` glob and `agent`, and a required `reason`).",
+        "(`rule`, optional `path` glob, `pointer` glob and `agent`, and a required `reason` of at",
+        "least 10 characters and two words); a suppressed finding stays in SARIF, marked as",
+        "suppressed with the reason. Loading, parse, config, file-safety and schema errors cannot "
+        "be suppressed: "
+        + ", ".join(
+            rule.id
+            for rule in sorted(CATALOG.values(), key=lambda r: r.id)
+            if not rule.suppressible
+        )
+        + " (an entry naming one is reported as TWS008).",
         "",
         "| id | name | default level | summary |",
         "|---|---|---|---|",
@@ -41,7 +50,8 @@ def render_rules_markdown() -> str:
             f'<a id="{rule.anchor}"></a>',
             f"### {rule.id} {rule.name}",
             "",
-            f"Default level: **{rule.level.value}**. {rule.short}",
+            f"Default level: **{rule.level.value}**. {rule.short}"
+            + ("" if rule.suppressible else " Cannot be suppressed."),
             "",
             rule.help,
         ]

@@ -29,10 +29,19 @@ class Rule:
         return f"{self.id.lower()}-{self.name}"
 
     @property
+    def suppressible(self) -> bool:
+        """Loading, parse, config, file-safety and schema errors (TWS0xx, TWS1xx) and a domain
+        srt refuses mean the policy was not checked as written; no ``[[check.ignore]]`` may
+        hide them."""
+        return self.id[3] not in "01" and self.id not in UNSUPPRESSIBLE
+
+    @property
     def security_severity(self) -> str:
         """GitHub code scanning's numeric severity, as the string SARIF properties carry."""
         return {Level.ERROR: "7.5", Level.WARNING: "5.0", Level.NOTE: "2.0"}[self.level]
 
+
+UNSUPPRESSIBLE = ("TWS215",)  # beyond the TWS0xx and TWS1xx families
 
 _RULES = [
     # Loading and parsing (TWS0xx)
@@ -70,6 +79,17 @@ _RULES = [
         "A generated agent file is not valid JSON/TOML, has the wrong shape (for example "
         "`permissions` is not an object), is a directory or a dangling symlink, or cannot be "
         "written. twsrt refuses to guess and changes nothing; fix or remove the file by hand.",
+    ),
+    Rule(
+        "TWS008",
+        "ignore-not-allowed",
+        Level.ERROR,
+        "A [[check.ignore]] entry names a rule that cannot be suppressed, or no known rule.",
+        "Loading, parse, config and file-safety errors (every TWS0xx rule), schema errors "
+        "(every TWS1xx rule) and TWS215 mean that the policy or its files could not be checked "
+        "or written as they stand, so they cannot be suppressed; an entry naming one (or an id "
+        "or name the catalog does not know) is reported at its `rule` and suppresses nothing. "
+        "Fix the input instead, or remove the entry.",
     ),
     Rule(
         "TWS009",

@@ -26,6 +26,8 @@ _PATTERN_HINTS = {
     "(~user/ forms are not supported, and blank paths protect nothing)",
     r"^\S(.*\S)?$": "a command must be non-empty, without leading or trailing whitespace",
     r"^\S+$": "a domain must be non-empty and contain no whitespace",
+    r"^(?=[\s\S]*\w\W+\w)\s*\S[\s\S]{8,}\S\s*$": "a reason must say why the finding is "
+    "acceptable: at least 10 characters and two words",
 }
 
 

@@ -1,4 +1,7 @@
-"""SARIF 2.1.0 for ``twsrt check --sarif FILE``: one run, every catalog rule, active findings.
+"""SARIF 2.1.0 for ``twsrt check --sarif FILE``: one run, every catalog rule, every finding.
+
+Suppressed findings are results too, with an external suppression carrying the config's reason,
+so code scanning shows them as dismissed instead of losing them.
 
 The log is built from the ``sarif_om`` classes and serialized here. The usual companion
 serializer drops every value equal to its class default, so an explicit ``"level": "warning"``
@@ -31,7 +34,7 @@ _FAMILY = {"0": "parse", "1": "schema", "2": "policy", "3": "drift", "4": "trans
 
 
 def sarif_log(report: CheckReport) -> dict[str, Any]:
-    """The SARIF log of ``report`` as JSON-ready data (suppressed findings are left out)."""
+    """The SARIF log of ``report`` as JSON-ready data (active results, then suppressed ones)."""
     import sarif_om as om
 
     from twsrt import __version__
@@ -52,7 +55,8 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
         # Columns count characters (code points), not UTF-16 units.
         column_kind="unicodeCodePoints",
         original_uri_base_ids={SRCROOT: _om(om.ArtifactLocation, uri=_root_uri(report.root))},
-        results=[_result(om, item, index[item.rule_id]) for item in report.findings],
+        results=[_result(om, item, index[item.rule_id]) for item in report.findings]
+        + [_result(om, item, index[item.rule_id], rule.reason) for item, rule in report.suppressed],
     )
     log = _to_json(_om(om.SarifLog, runs=[run], version=SARIF_VERSION, schema_uri=SARIF_SCHEMA))
     # "$schema" and "version" first, as readers and sniffers expect them.
@@ -90,7 +94,8 @@ def _descriptor(om: Any, rule: Rule) -> Any:
     )
 
 
-def _result(om: Any, item: Finding, rule_index: int) -> Any:
+def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = None) -> Any:
+    """One result; ``suppressed`` is the reason of the ``[[check.ignore]]`` that hides it."""
     extra = {"agent": item.agent, "pointer": item.location.pointer, "diff": item.diff}
     related = [
         _location(om, where, id=n, message=where.pointer)
@@ -105,6 +110,9 @@ def _result(om: Any, item: Finding, rule_index: int) -> Any:
         locations=[_location(om, item.location)],
         related_locations=related or None,
         partial_fingerprints={FINGERPRINT_KEY: item.fingerprint},
+        suppressions=None
+        if suppressed is None
+        else [_om(om.Suppression, kind="external", justification=suppressed)],
         properties=_bag(om, {k: v for k, v in extra.items() if v}) if any(extra.values()) else None,
     )
 
