@@ -191,6 +191,25 @@ CASES: list[Case | Usage] = [
         3,  # the second "network" key
     ),
     # ---------------------------------------------------------- srt settings: schema
+    # ---------------------------------------------------------- srt settings: entries srt refuses
+    *(
+        Case(
+            f"srt-refused-domain-{name}",
+            write(SRT, f'{{\n  "network": {{"{key}": ["github.com", "{entry}"]}}\n}}\n'),
+            args,
+            SRT,
+            "TWS215",
+            f"refuses '{entry}' in network.{key}: {why}",
+            2,
+            col,  # `  "network": {"allowedDomains": ["github.com", "*"]}`: the second entry
+        )
+        for name, key, entry, args, why, col in (
+            ("star", "allowedDomains", "*", GEN_W, "it would allow every host", 48),
+            ("star-com", "allowedDomains", "*.com", GEN, "it would allow every host under", 48),
+            ("no-dot", "allowedDomains", "intranet", DIFF, "srt takes a domain", 48),
+            ("denied-star-com", "deniedDomains", "*.com", GEN_W, "srt takes a domain", 47),
+        )
+    ),
     Case(
         "srt-top-level-array",
         write(SRT, "[]\n"),

@@ -375,6 +375,30 @@ def test_schema_and_parse_errors_cannot_be_suppressed(dotfiles: Sandbox, rule: s
     assert "cannot be suppressed" in by_rule["TWS008"]["message"]
 
 
+def test_a_domain_srt_refuses_stops_the_check(dotfiles: Sandbox) -> None:
+    srt = json.loads((dotfiles.repo / "policy/srt-settings.json").read_text())
+    srt["network"]["allowedDomains"] += ["*", "*.com"]
+    dotfiles.write("policy/srt-settings.json", srt)
+    config = (dotfiles.repo / "twsrt.toml").read_text()
+    dotfiles.write(
+        "twsrt.toml",
+        config + '\n[[check.ignore]]\nrule = "refused-domain"\nreason = "we need every host"\n',
+    )
+    data = json.loads(check(dotfiles, "--format", "json", "-v")[1])
+    assert data["summary"]["exit_code"] == 1 and data["summary"]["suppressed"] == 0
+    refused = [f for f in data["findings"] if f["rule_id"] == "TWS215"]
+    count = len(srt["network"]["allowedDomains"])
+    assert [f["location"]["pointer"] for f in refused] == [
+        f"/network/allowedDomains/{count - 2}",
+        f"/network/allowedDomains/{count - 1}",
+    ]
+    assert all(f["location"]["path"] == "policy/srt-settings.json" for f in refused)
+    # nothing was compiled from the policy: no agent, drift or translation finding
+    assert {f["rule_id"][:4] for f in data["findings"]} <= {"TWS0", "TWS1", "TWS2"}
+    assert not any(f["agent"] for f in data["findings"])
+    assert "TWS008" in {f["rule_id"] for f in data["findings"]}
+
+
 def test_an_ignore_of_an_unknown_rule_is_reported(dotfiles: Sandbox) -> None:
     config = (dotfiles.repo / "twsrt.toml").read_text()
     dotfiles.write(

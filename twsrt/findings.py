@@ -257,6 +257,19 @@ _RULES = [
         "running without a sandbox is the intent.",
     ),
     Rule(
+        "TWS215",
+        "refused-domain",
+        Level.ERROR,
+        "A network entry that srt itself refuses; nothing is generated from it.",
+        "srt checks every allowedDomains and deniedDomains entry and will not start with one "
+        'it refuses: `"*"` and a wildcard over a single label such as `"*.com"` ("overly '
+        'broad patterns ... are not allowed for security reasons"), a name without a dot '
+        "(other than `localhost`), a URL, a path, a bad port or an unbracketed IPv6 literal. "
+        "The agents would take `*` and `*.com` as allow-all, so twsrt refuses the same "
+        "entries as srt, at the entry, and generates nothing until it is fixed (in "
+        'deniedDomains a bare `"*"` is fine: it denies every host). It cannot be suppressed.',
+    ),
+    Rule(
         "TWS220",
         "symlinked-policy-path",
         Level.WARNING,

@@ -77,12 +77,34 @@ def _cache_marker(name: str, instance: Any) -> Path | None:
 
 def validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:
     """Schema findings for ``instance``, each at the exact key or value that is wrong."""
+    refused = _refused_domains(instance, path, positions) if name == "srt" else []
     marker = _cache_marker(name, instance)
     if marker is not None and marker.exists():
-        return []
+        return refused
     out = _validate(name, instance, path, positions)
     if not out and marker is not None:
         _PENDING_MARKERS.append(marker)
+    reported = {item.location.pointer for item in out}
+    return out + [item for item in refused if item.location.pointer not in reported]
+
+
+def _refused_domains(instance: Any, path: str, positions: Positions) -> list[Finding]:
+    """TWS215 for every network entry srt itself refuses (outside the cache: a rule of srt's
+    that JSON Schema cannot state, so it must never be skipped)."""
+    from twsrt.domains import refusal, refused_entries
+
+    out = []
+    for key, index, entry in refused_entries(instance):
+        pointer = pointer_join(pointer_join("/network", key), index)
+        line, col = positions.position(pointer)
+        why = refusal(entry, denied=key == "deniedDomains")
+        out.append(
+            finding(
+                "refused-domain",
+                f"srt refuses '{entry}' in network.{key}: {why}",
+                Location(path, line, col, pointer),
+            )
+        )
     return out
 
 
