@@ -13,10 +13,12 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +28,7 @@ from click.testing import CliRunner
 from conftest import DEFAULT_BASH, DEFAULT_CONFIG, Sandbox
 
 from twsrt import run, writes
+from twsrt.agents.base import Result
 from twsrt.cli import cli
 from twsrt.findings import TwsrtError
 from twsrt.writes import FileWrite
@@ -42,6 +45,7 @@ ALL_TARGETS = DEFAULT_CONFIG + textwrap.dedent(
 )
 USER_SETTINGS = '{\n  "model": "opus",\n  "env": {"TOKEN": "user-secret"}\n}\n'
 USER_CODEX = 'model = "o3"\n\n[mcp_servers.x]\ncommand = "x"\n'
+NOBODY = 65534
 TEMP = re.compile(r"\.twsrt\.\d+\.")
 LOW_LEVEL = ("open", "write", "fsync", "replace", "symlink", "link", "fchmod", "fchown", "mkdir")
 
@@ -95,7 +99,7 @@ def invoke(*args: str) -> tuple[int, str]:
 
 def plan(yolo: bool = False) -> list[writes.Change]:
     compiled = run.compile_agents(None, None, yolo, companions=True)
-    return run.write_plan([*compiled.companions, *compiled.results])
+    return run.write_plan(compiled.results, compiled.companions)
 
 
 class FaultyOs:
@@ -347,6 +351,64 @@ def test_text_that_cannot_be_encoded_is_refused_before_any_write(tmp_path: Path)
         "UTF-8 cannot encode"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_two_targets_on_one_file_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to("real")  # one directory, two spellings
+    first = FileWrite(tmp_path / "real" / "s.json", "real/s.json", "{}\n", None)
+    second = FileWrite(tmp_path / "alias" / "s.json", "alias/s.json", '{"x": 1}\n', None)
+    with pytest.raises(TwsrtError) as caught:
+        run.write_plan([Result("claude", "", [first]), Result("deepcode", "", [second])])
+    assert caught.value.findings[0].render() == (
+        "alias/s.json: error[TWS004] is the same file as real/s.json; two targets would "
+        "overwrite it"
+    )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as two other users")
+def test_another_users_file_in_a_sticky_directory_is_refused_before_any_write(
+    inproc: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Running as nobody, whose copilot_output is another user's file in a sticky, world-writable
+    directory: rename(2) over it fails with EPERM — after the Claude target was written."""
+    base = Path(tempfile.mkdtemp(prefix="twsrt-sticky-", dir="/tmp"))  # nobody can traverse it
+    try:
+        base.chmod(0o755)
+        repo = base / "repo"
+        shutil.copytree(inproc.repo, repo)
+        sticky = base / "shared"
+        sticky.mkdir()
+        sticky.chmod(0o1777)
+        flags = sticky / "flags.txt"
+        flags.write_text("--old\n")
+        flags.chmod(0o666)
+        os.chown(flags, 4321, 4321)
+        (repo / "twsrt.toml").write_text(DEFAULT_CONFIG + f'copilot_output = "{flags}"\n')
+        (repo / "home").mkdir()
+        for path in [repo, *repo.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        monkeypatch.chdir(repo)
+        changes = plan()
+        before = state(base)
+        os.setegid(NOBODY)
+        os.seteuid(NOBODY)
+        try:
+            with pytest.raises(TwsrtError) as caught:
+                writes.apply(changes)
+        finally:
+            os.seteuid(0)
+            os.setegid(0)
+        assert (
+            caught.value.findings[0]
+            .render()
+            .startswith(
+                f"{flags}: error[TWS004] belongs to another user in the sticky directory {sticky}"
+            )
+        )
+        assert state(base) == before
+    finally:
+        shutil.rmtree(base)
 
 
 # ------------------------------------------------------------------ item 8: no lost update

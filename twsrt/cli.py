@@ -198,7 +198,7 @@ def generate(
     for result in compiled.results:
         if not result.target_configured:
             click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
-    changes = run.write_plan([*compiled.companions, *results])
+    changes = run.write_plan(results, compiled.companions)
     if dry_run:
         click.echo(run.dry_run_report(changes, compiled.views), nl=False)
         return

@@ -142,14 +142,22 @@ def require_targets(compiled: Compiled, agent: str | None) -> list[Result]:
     return usable
 
 
-def write_plan(results: list[Result]) -> list[Change]:
-    """Every change once (a later result wins for the same path), checked before any write."""
-    by_path: dict[Path, Change] = {}
-    for change in (c for result in results for c in result.changes):
+def write_plan(results: list[Result], companions: list[Result] | None = None) -> list[Change]:
+    """Every change once, checked before any write. A companion (the other mode's file) gives
+    way to the requested mode's change of the same file; two results that write one file (also
+    by two spellings of its directory) are refused, as one would silently overwrite the other."""
+    by_path: dict[str, tuple[Change, bool]] = {}
+    planned = [(c, True) for result in companions or [] for c in result.changes]
+    planned += [(c, False) for result in results for c in result.changes]
+    for change, companion in planned:
         path = change.link if isinstance(change, SymlinkWrite) else change.path
-        by_path.pop(path, None)
-        by_path[path] = change
-    changes = list(by_path.values())
+        key = os.path.join(os.path.realpath(path.parent), path.name)
+        earlier = by_path.pop(key, None)
+        if earlier is not None and not (earlier[1] or companion) and earlier[0] != change:
+            message = f"is the same file as {earlier[0].display}; two targets would overwrite it"
+            raise fail("target-unusable", message, Location(change.display))
+        by_path[key] = (change, companion)
+    changes = [change for change, _ in by_path.values()]
     preflight([c for c in changes if c.changed])
     return changes
 

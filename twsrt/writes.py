@@ -192,13 +192,16 @@ def _validate(change: Change) -> _Step:
         if not stat.S_ISREG(info.st_mode):
             raise fail("target-unusable", "is not a regular file", where)
         mode = stat.S_IMODE(info.st_mode)
-        if not mode & 0o222 or not os.access(path, os.W_OK):
+        if not mode & 0o222:
             raise fail(
                 "target-unusable",
                 f"is read-only (mode {mode:04o}); twsrt does not replace it — make it writable "
                 "to let twsrt update it",
                 where,
             )
+        if not os.access(path, os.W_OK):  # replacing it would need only the directory
+            message = f"is not writable by this user (mode {mode:04o}); twsrt does not replace it"
+            raise fail("target-unusable", message, where)
         step.mode, step.owner = mode, _owner(info)
     elif change.like is not None and change.like.is_file():
         info = change.like.stat()
@@ -446,7 +449,10 @@ def _alive(pid: int) -> bool:
 
 
 def atomic_write(path: Path, text: str, new_mode: int | None = None) -> None:
-    """One file (a report), written through the same transaction; whatever it held is replaced."""
+    """One file (a report), written through the same transaction; whatever it held is replaced
+    (through a symlink to its real file)."""
+    if path.is_symlink():
+        path = path.resolve()
     current = on_disk(path)
     old = current.value if current.kind == "file" else None
     apply([FileWrite(path, str(path), text, old, new_mode)])
