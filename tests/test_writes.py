@@ -103,12 +103,14 @@ def plan(yolo: bool = False) -> list[writes.Change]:
 
 
 class FaultyOs:
-    """``os`` for twsrt.writes, where the ``fail_at``-th low-level call fails (0: none)."""
+    """``os`` for twsrt.writes, where the ``fail_at``-th low-level call fails (0: none), or with
+    ``every``, each ``fail_at``-th call (the rollback's too)."""
 
-    def __init__(self, fail_at: int, error: int = errno.EIO) -> None:
+    def __init__(self, fail_at: int, every: bool = False) -> None:
         self.calls = 0
         self.fail_at = fail_at
-        self.error = error
+        self.every = every
+        self.error = errno.EIO
 
     def __getattr__(self, name: str) -> object:
         real = getattr(os, name)
@@ -117,7 +119,7 @@ class FaultyOs:
 
         def call(*args: object, **kwargs: object) -> object:
             self.calls += 1
-            if self.calls == self.fail_at:
+            if self.calls == self.fail_at or (self.every and self.calls % self.fail_at == 0):
                 raise OSError(self.error, os.strerror(self.error), str(args[0]))
             return real(*args, **kwargs)
 
@@ -162,6 +164,30 @@ def test_a_failure_at_every_position_of_the_plan_writes_nothing(
     directories = {p.parent for p in home.rglob("*") if p.is_file()}
     assert quiet == list(range(total - 2 * len(directories) + 1, total + 1))
     assert total >= 40
+
+
+def test_every_kth_call_failing_leaves_each_target_old_or_new(
+    inproc: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Failures that also hit the rollback: a target may stay new, but none is half-written,
+    and the next run removes every temp file."""
+    home = all_targets(inproc)
+    before = state(home)
+    writes.apply(plan())
+    after = state(home)
+    for k in range(2, 12):
+        _restore(home, before)
+        changes = plan()
+        monkeypatch.setattr(writes, "os", FaultyOs(k, every=True))
+        with pytest.raises(TwsrtError):
+            writes.apply(changes)
+        monkeypatch.setattr(writes, "os", os)
+        now = state(home)
+        for rel in {*now, *before, *after}:
+            if not TEMP.match(Path(rel).name):  # a missing file is old when it was new
+                assert now.get(rel) in (before.get(rel), after.get(rel)), (k, rel)
+        writes.apply(plan())  # the next run
+        assert state(home) == after and not temp_files(home), k
 
 
 def _restore(home: Path, snapshot: dict[str, tuple]) -> None:
@@ -313,7 +339,7 @@ def test_stale_temp_files_of_a_killed_run_are_removed(sandbox: Sandbox) -> None:
         claude / ".twsrt.4194302.0123abcd.new.settings.full.json",
         claude / ".twsrt.4194302.89abcdef.old.settings.full.json",
     ]
-    alive = claude / f".twsrt.{os.getpid()}.00000000.new.settings.full.json"
+    alive = claude / f".twsrt.{os.getppid()}.00000000.new.settings.full.json"  # a live run
     foreign = [claude / ".settings.full.json.x1y2.tmp", claude / ".twsrt.notes"]
     for path in [*stale, alive, *foreign]:
         path.write_text("{}\n")

@@ -283,12 +283,12 @@ def _changed_error(change: Change) -> TwsrtError:
 
 def apply(changes: list[Change]) -> list[Change]:
     """Make every changed change or none; return what changed. Temp files left by an earlier
-    killed run in the target directories are removed first."""
-    remove_stale({_where(c).parent for c in changes})
+    killed run in the target directories are removed once the plan is known to be valid."""
     pending = [c for c in changes if c.changed]
     # files first: the settings.json link is switched only once its file is in place
     pending.sort(key=lambda c: isinstance(c, SymlinkWrite))
     steps = preflight(pending)
+    remove_stale({_where(c).parent for c in changes})  # a refused run touches nothing
     made: list[Path] = []
     current: _Step | None = None
     try:
@@ -302,10 +302,12 @@ def apply(changes: list[Change]) -> list[Change]:
             os.replace(current.temp, target)
             current.renamed = True
     except BaseException as exc:
-        _rollback(steps, made)
+        stuck = _rollback(steps, made)
         if isinstance(exc, OSError) and current is not None:
-            reason = exc.strerror or str(exc)
-            message = f"cannot write: {reason}; nothing was changed"
+            outcome = "nothing was changed"
+            if stuck:
+                outcome = "could not put back the old " + ", ".join(stuck)
+            message = f"cannot write: {exc.strerror or exc}; {outcome}"
             raise fail("target-unusable", message, Location(current.change.display)) from None
         raise
     for step in steps:
@@ -385,9 +387,10 @@ def _keep_aside(target: Path, backup: Path, before: OnDisk) -> None:
         os.close(fd)
 
 
-def _rollback(steps: list[_Step], made: list[Path]) -> None:
+def _rollback(steps: list[_Step], made: list[Path]) -> list[str]:
     """Undo what was renamed (old files back in place) and remove every temp file; best effort,
-    so one failing undo does not stop the others."""
+    so one failing undo does not stop the others. Returns the targets left new."""
+    stuck = []
     for step in reversed(steps):
         if step.renamed:
             try:
@@ -397,13 +400,14 @@ def _rollback(steps: list[_Step], made: list[Path]) -> None:
                 else:
                     os.unlink(_where(step.change))
             except OSError:
-                pass
+                stuck.append(step.change.display)
         else:
             _unlink(step.temp)
         _unlink(step.backup)
     for directory in reversed(made):
         with contextlib.suppress(OSError):
             os.rmdir(directory)
+    return stuck
 
 
 def _unlink(path: Path | None) -> None:
@@ -427,7 +431,7 @@ def remove_stale(directories: set[Path]) -> list[Path]:
             if match is None or entry.is_dir(follow_symlinks=False):
                 continue
             if _alive(int(match[1])):
-                continue  # a run in progress (or this one)
+                continue  # another run in progress
             try:
                 os.unlink(entry.path)
             except OSError:
@@ -438,7 +442,7 @@ def remove_stale(directories: set[Path]) -> list[Path]:
 
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
-        return True
+        return False  # left by an earlier apply of this process: applies never overlap
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
