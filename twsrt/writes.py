@@ -199,7 +199,7 @@ def _validate(change: Change) -> _Step:
                 "to let twsrt update it",
                 where,
             )
-        if not os.access(path, os.W_OK):  # replacing it would need only the directory
+        if not _may(path, os.W_OK):  # replacing it would need only the directory
             message = f"is not writable by this user (mode {mode:04o}); twsrt does not replace it"
             raise fail("target-unusable", message, where)
         step.mode, step.owner = mode, _owner(info)
@@ -211,6 +211,11 @@ def _validate(change: Change) -> _Step:
     else:
         step.mode = 0o666 & ~_umask()
     return step
+
+
+def _may(path: Path, mode: int) -> bool:
+    """access(2) for the user twsrt acts as (the effective ids, as the writes will use)."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _owner(info: os.stat_result) -> tuple[int, int]:
@@ -245,7 +250,7 @@ def _check_directory(path: Path, where: Location) -> None:
     directory = _existing_ancestor(path.parent)
     if not directory.is_dir():
         raise fail("target-unusable", "parent path is not a directory", where)
-    if not os.access(directory, os.W_OK | os.X_OK):
+    if not _may(directory, os.W_OK | os.X_OK):
         raise fail("target-unusable", f"directory {directory} is not writable", where)
     info = directory.stat()
     euid = os.geteuid()
