@@ -109,6 +109,44 @@ def nothing(sb: Sandbox) -> None:
     pass
 
 
+def fifo(relative: str) -> Setup:
+    """A named pipe in place of a file: reading it would block forever."""
+
+    def setup(sb: Sandbox) -> None:
+        path = sb.repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            path.unlink()
+        os.mkfifo(path)
+
+    return setup
+
+
+def sparse(relative: str, size: int) -> Setup:
+    """A file of ``size`` bytes that takes no disk space (and no time) to make."""
+
+    def setup(sb: Sandbox) -> None:
+        with open(sb.repo / relative, "wb") as handle:
+            handle.truncate(size)
+
+    return setup
+
+
+def home_file(relative: str, content: str) -> Setup:
+    """A file in HOME outside the repository (what a hostile config points at)."""
+
+    def setup(sb: Sandbox) -> None:
+        (sb.home / relative).write_text(content, encoding="utf-8")
+
+    return setup
+
+
+CODEX = 'codex_config = "home/.codex/config.toml"\n'  # line 7 of the config
+CODEX_CONFIG = "home/.codex/config.toml"
+CODEX_W = ("generate", "codex", "-w")
+COPILOT_W = ("generate", "copilot", "-w")
+
+
 # ------------------------------------------------------------------ the table
 
 
@@ -834,9 +872,11 @@ CASES: list[Case | Usage] = [
         "target-name-over-name-max",
         write(CONFIG, DEFAULT_CONFIG.replace("settings.full.json", "f" * 256)),
         GEN_W,
-        f"{CLAUDE_DIR}/{'f' * 256}",
+        CONFIG,  # refused at the key before anything is read (twsrt/placement.py)
         "TWS004",
         "file name is 256 bytes, longer than the file system allows (255)",
+        6,
+        19,  # `claude_settings = "home/.claude/fff..."`
     ),
     Case(
         "settings-json-users-link",
@@ -848,6 +888,322 @@ CASES: list[Case | Usage] = [
         LINK,
         "TWS010",  # the finding; the refusal to replace the link follows on the next line
         "points to ../../stow/claude/settings.json, not to a settings file twsrt generates",
+    ),
+    # ---------------------------------------------------------- files that are not files
+    Case(
+        "config-fifo",
+        fifo(CONFIG),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "cannot read config: is a FIFO, not a regular file",
+    ),
+    Case(
+        "srt-fifo",
+        fifo(SRT),
+        GEN_W,
+        SRT,
+        "TWS003",
+        "cannot read source: is a FIFO, not a regular file",
+    ),
+    Case(
+        "srt-symlink-loop",
+        steps(remove(SRT), symlink(SRT, SRT)),
+        DIFF,
+        SRT,
+        "TWS003",
+        "cannot read source: symlink loop",
+    ),
+    Case(
+        "srt-larger-than-cap",
+        sparse(SRT, 33 * 1024 * 1024),
+        GEN_W,
+        SRT,
+        "TWS003",
+        "cannot read source: is larger than 32 MiB",
+    ),
+    Case(
+        "target-fifo",
+        fifo(FULL),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "cannot read: is a FIFO, not a regular file",
+    ),
+    Case(
+        "target-symlink-loop",
+        symlink(FULL, "settings.full.json"),
+        DIFF,
+        FULL,
+        "TWS004",
+        "cannot read: symlink loop",
+    ),
+    # ---------------------------------------------------------- values no parser may pass on
+    Case(
+        "srt-integer-too-long",
+        write(SRT, '{\n  "network": {"httpProxyPort": ' + "9" * 5000 + "}\n}\n"),
+        GEN_W,
+        SRT,
+        "TWS003",
+        "invalid JSON: number with more than 4300 digits",
+        2,
+        32,  # `  "network": {"httpProxyPort": 999...`
+    ),
+    Case(
+        "bash-lone-surrogate",
+        write(BASH, '{\n  "deny": ["rm", "sudo\\udc00"]\n}\n'),
+        GEN_W,
+        BASH,
+        "TWS003",
+        "invalid JSON: string is not valid Unicode (a lone surrogate)",
+        2,
+        18,  # `  "deny": ["rm", "sudo\udc00"]`: the second string
+    ),
+    Case(
+        "srt-lone-surrogate-key",
+        write(SRT, '{\n  "filesystem": {"\\ud800": []}\n}\n'),
+        DIFF,
+        SRT,
+        "TWS003",
+        "invalid JSON: key is not valid Unicode (a lone surrogate)",
+        2,
+        18,  # `  "filesystem": {"\ud800": []}`: the key
+    ),
+    Case(
+        "srt-nan",
+        write(SRT, '{\n  "network": {"httpProxyPort": NaN}\n}\n'),
+        GEN_W,
+        SRT,
+        "TWS003",
+        "invalid JSON: number is not finite",
+        2,
+        32,
+    ),
+    Case(
+        "srt-del-in-path",
+        write(SRT, '{\n  "filesystem": {"denyRead": ["~/.aws\x7f"]}\n}\n'),
+        GEN_W,
+        SRT,
+        "TWS102",
+        "contains the control character U+007F",
+        2,
+        31,  # `  "filesystem": {"denyRead": ["~/.aws<DEL>"]}`
+    ),
+    Case(
+        "bash-escape-in-command",
+        write(BASH, '{\n  "deny": ["rm", "sudo\\u001b[2J"]\n}\n'),
+        DIFF,
+        BASH,
+        "TWS102",
+        "contains the control character U+001B",
+        2,
+        18,
+    ),
+    Case(
+        "config-del",
+        append_config('claude_settings_yolo = "home/.claude/y\x7f.json"\n'),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "invalid TOML: Illegal character",
+        7,
+        39,  # `claude_settings_yolo = "home/.claude/y<DEL>`
+    ),
+    Case(
+        "config-integer-too-long",
+        append_config("\n[check]\nx = " + "9" * 5000 + "\n"),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "invalid TOML: number with more than 4300 digits",
+        9,
+        5,  # `x = 999...`
+    ),
+    Case(
+        "target-integer-too-long",
+        write(FULL, '{\n  "model": ' + "9" * 5000 + "\n}\n"),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "invalid JSON in settings file: number with more than 4300 digits",
+        2,
+        12,
+    ),
+    Case(
+        "target-lone-surrogate",
+        write(FULL, '{\n  "model": "\\udc00"\n}\n'),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "invalid JSON in settings file: string is not valid Unicode",
+        2,
+        12,
+    ),
+    # ---------------------------------------------------------- wrong types in target files
+    Case(
+        "target-permissions-ask-number",
+        write(FULL, '{\n  "permissions": {"ask": 5}\n}\n'),
+        GEN_W,
+        FULL,
+        "TWS004",
+        "'/permissions/ask' must be an array",
+        2,
+        26,  # `  "permissions": {"ask": 5}`
+    ),
+    Case(
+        "target-permissions-deny-object",
+        write(FULL, '{\n  "permissions": {"deny": {}}\n}\n'),
+        DIFF,
+        FULL,
+        "TWS004",
+        "'/permissions/deny' must be an array",
+        2,
+        27,
+    ),
+    Case(
+        "codex-features-number",
+        steps(append_config(CODEX), write(CODEX_CONFIG, 'model = "o3"\nfeatures = 1\n')),
+        CODEX_W,
+        CODEX_CONFIG,
+        "TWS004",
+        "'features' must be a table",
+        2,
+        12,  # `features = 1`
+    ),
+    Case(
+        "codex-permissions-string",
+        steps(append_config(CODEX), write(CODEX_CONFIG, 'permissions = "none"\n')),
+        ("diff", "codex"),
+        CODEX_CONFIG,
+        "TWS004",
+        "'permissions' must be a table",
+        1,
+        15,
+    ),
+    Case(
+        "codex-profiles-array",
+        steps(append_config(CODEX), write(CODEX_CONFIG, "[[profiles]]\nx = 1\n")),
+        CODEX_W,
+        CODEX_CONFIG,
+        "TWS004",
+        "'profiles' must be a table",
+        any_position=True,
+    ),
+    Case(
+        "codex-integer-too-long",
+        steps(append_config(CODEX), write(CODEX_CONFIG, "x = " + "9" * 5000 + "\n")),
+        CODEX_W,
+        CODEX_CONFIG,
+        "TWS004",
+        "invalid TOML: number with more than 4300 digits",
+        1,
+        5,
+    ),
+    # ---------------------------------------------------------- placement (repo mode)
+    Case(
+        "target-symlink-out-of-repo",
+        steps(
+            home_file(".bashrc", "export TOKEN=bashrc-secret\n"),
+            append_config('copilot_output = "home/.copilot/flags.sh"\n'),
+            symlink("home/.copilot/flags.sh", "../../../.bashrc"),
+        ),
+        COPILOT_W,
+        CONFIG,
+        "TWS005",
+        "copilot_output (home/.copilot/flags.sh) resolves to ~/.bashrc, outside the repository",
+        7,
+        18,  # `copilot_output = "home/.copilot/flags.sh"`
+    ),
+    Case(
+        "target-proc-environ",
+        append_config('copilot_output = "/proc/self/environ"\n'),
+        ("diff", "copilot"),
+        CONFIG,
+        "TWS005",
+        "copilot_output (/proc/self/environ) resolves to /proc/",
+        7,
+        18,
+    ),
+    Case(
+        "target-dotdot-out-of-repo",
+        append_config('claude_settings_yolo = "../.claude/settings.yolo.json"\n'),
+        GEN_W,
+        CONFIG,
+        "TWS005",
+        "claude_settings_yolo (~/.claude/settings.yolo.json) resolves to",
+        7,
+        24,
+    ),
+    Case(
+        "srt-symlink-to-dev-zero",
+        steps(remove(SRT), symlink(SRT, "/dev/zero")),
+        GEN_W,
+        CONFIG,
+        "TWS005",
+        "the srt source (.srt-settings.json) resolves to /dev/zero, outside the repository",
+        2,
+        7,  # `srt = ".srt-settings.json"`
+    ),
+    Case(
+        "target-is-a-source",
+        append_config('copilot_output = "bash-rules.json"\n'),
+        COPILOT_W,
+        CONFIG,
+        "TWS006",
+        "copilot_output (bash-rules.json) is the same file as the bash rules source",
+        7,
+        18,
+    ),
+    Case(
+        "target-is-the-config",
+        append_config('codex_rules = "twsrt.toml"\n' + CODEX),
+        CODEX_W,
+        CONFIG,
+        "TWS006",
+        "codex_rules (twsrt.toml) is the same file as the config file",
+        7,
+        15,
+    ),
+    Case(
+        "two-targets-one-file",
+        append_config('deepcode_settings = "home/.claude/settings.full.json"\n'),
+        GEN_W,
+        CONFIG,
+        "TWS006",
+        "deepcode_settings (home/.claude/settings.full.json) is the same file as claude_settings",
+        7,
+        21,
+    ),
+    Case(
+        "target-is-the-settings-json-link",
+        append_config('codex_rules = "home/.claude/settings.json"\n' + CODEX),
+        CODEX_W,
+        CONFIG,
+        "TWS006",
+        "the settings.json link beside claude_settings (home/.claude/settings.json) is the same "
+        "file as codex_rules",
+        6,
+        19,
+    ),
+    Case(
+        "yolo-file-is-another-target",
+        append_config('copilot_output = "flags.sh"\ncodex_rules = "flags.yolo.sh"\n' + CODEX),
+        COPILOT_W,
+        CONFIG,
+        "TWS006",
+        "codex_rules (flags.yolo.sh) is the same file as the yolo file of copilot_output",
+        8,
+        15,
+    ),
+    Case(
+        "derived-yolo-name-too-long",  # 251 bytes, and .yolo makes 256: stat would fail
+        append_config('copilot_output = "' + "f" * 248 + '.sh"\n'),
+        COPILOT_W,
+        CONFIG,
+        "TWS004",
+        "the yolo file of copilot_output (" + "f" * 248 + ".yolo.sh): file name is 256 bytes",
+        7,
+        18,
     ),
     # ---------------------------------------------------------- command line
     Usage(

@@ -15,6 +15,7 @@ from twsrt.config import (
     Config,
     discover,
     display_path,
+    git_root,
     home_dir,
     load_config,
     repo_root,
@@ -50,7 +51,14 @@ def run_check(
         settings = config.check
         report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
         report.checked.append(CheckedFile(config.display, "config"))
-        findings = _check(config, agent, yolo, report, sandbox) + ignore_findings(config)
+        from twsrt.placement import placement_findings
+        from twsrt.safeio import confined
+
+        git = git_root(path.resolve())
+        placement = placement_findings(config, git)  # before anything is read
+        with confined(git):
+            findings = placement + _check(config, agent, yolo, report, sandbox, placement)
+        findings += ignore_findings(config)
         suppressions = [] if no_ignores else _suppressions(config)
         for item in _dedupe(findings):
             rule = next((s for s in suppressions if _matches(s, item)), None)
@@ -79,9 +87,21 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def _check(
-    config: Config, agent: str | None, yolo: bool, report: CheckReport, sandbox: str | None
+    config: Config,
+    agent: str | None,
+    yolo: bool,
+    report: CheckReport,
+    sandbox: str | None,
+    placement: list[Finding],
 ) -> list[Finding]:
+    """Everything after the config; targets (or sources) a placement finding names are
+    neither read nor compiled."""
+    from twsrt.placement import blocked_agents, sources_blocked
+
     findings: list[Finding] = []
+    if sources_blocked(placement):
+        return findings
+    blocked = blocked_agents(placement)
     parsed = {}
     for name, path, schema in (("srt", config.srt, "srt"), ("bash", config.bash_rules, "bash")):
         display = display_path(path)
@@ -113,6 +133,8 @@ def _check(
     ctx = context(config, policy, yolo, sandbox)
     report.sandbox_mode = ctx.sandbox_mode
     for name in select_agents(agent, config):
+        if name in blocked:
+            continue
         module = AGENTS[name]
         modes = [True] if yolo else [False]
         if not yolo and any(

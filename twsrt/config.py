@@ -61,18 +61,18 @@ def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
         path = Path(named).expanduser()
         path = path if path.is_absolute() else cwd / path
         origin = "-c/--config" if explicit else "$TWSRT_CONFIG"
-        if not path.is_file():
+        if not os.path.lexists(path) or path.is_dir():
             what = "is a directory" if path.is_dir() else "does not exist"
             where = Location(display_path(path, cwd))
             raise fail("config-invalid", f"config file named by {origin} {what}", where)
-        return path
+        return path  # anything else (a FIFO, a loop) is refused with its reason when read
     for directory in _search_dirs(cwd):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if candidate.is_file():
+            if os.path.lexists(candidate) and not candidate.is_dir():
                 return candidate
     fallback = user_config_path(home)
-    return fallback if fallback.is_file() else None
+    return fallback if os.path.lexists(fallback) and not fallback.is_dir() else None
 
 
 def _ancestors(start: Path) -> list[Path]:
@@ -88,13 +88,18 @@ def _ancestors(start: Path) -> list[Path]:
     return chain or [start]
 
 
-def repo_root(path: Path) -> Path:
-    """The git root containing ``path`` (a file or directory), else its directory."""
+def git_root(path: Path) -> Path | None:
+    """The git root containing ``path`` (a file or directory); None outside a repository."""
     start = path if path.is_dir() else path.parent
     for directory in _ancestors(start):
         if (directory / ".git").exists():
             return directory
-    return start
+    return None
+
+
+def repo_root(path: Path) -> Path:
+    """The git root containing ``path`` (a file or directory), else its directory."""
+    return git_root(path) or (path if path.is_dir() else path.parent)
 
 
 def _search_dirs(cwd: Path) -> list[Path]:
@@ -145,15 +150,15 @@ def resolve_path(raw: str, base: Path, home: Path) -> Path:
 
 
 def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
+    from twsrt.safeio import FileProblem, read_text
     from twsrt.schemas import validate
 
     display = display_path(path, cwd)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(
-            "config-invalid", f"cannot read config: {_reason(exc)}", Location(display)
-        ) from None
+        text = read_text(path)
+    except FileProblem as exc:
+        message = f"cannot read config: {exc.reason}"
+        raise fail("config-invalid", message, Location(display)) from None
     try:
         parsed = parse_toml(text)
     except TomlSyntaxError as exc:
@@ -178,9 +183,3 @@ def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
         check=dict(data.get("check", {})),
         sandbox_mode=data.get("sandbox", {}).get("mode"),
     )
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    return "not valid UTF-8"

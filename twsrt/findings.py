@@ -81,6 +81,31 @@ _RULES = [
         "written. twsrt refuses to guess and changes nothing; fix or remove the file by hand.",
     ),
     Rule(
+        "TWS005",
+        "path-outside-repository",
+        Level.ERROR,
+        "A source or target resolves outside the repository.",
+        "When the config lives in a git repository (repo mode, as in CI on a pull request), "
+        "every source and target, and every file twsrt reads beside a target (settings.local."
+        "json, Codex profile files, the settings.json link), must resolve inside that "
+        "repository after `..`, absolute paths and symlinks; the pinned home tree `home/` in "
+        "the repository is inside. Anything else could make `check` print a file such as "
+        "/proc/self/environ or ~/.aws/credentials into a report, or make `generate -w` "
+        "overwrite a file such as ~/.bashrc, so twsrt neither reads nor writes it. A user "
+        "config outside any repository (~/.config/twsrt/config.toml) may name absolute paths.",
+    ),
+    Rule(
+        "TWS006",
+        "target-collision",
+        Level.ERROR,
+        "Two targets, or a target and the config or a source, are the same file.",
+        "Every target must be its own file: two [targets] keys that resolve to one path "
+        "(including a derived yolo file such as settings.yolo.json, or the settings.json link "
+        "twsrt keeps beside the Claude Code files), or a target that is the config or a canonical "
+        "source, would make one write overwrite the other (a policy file turned into a flags "
+        "snippet). twsrt refuses before reading or writing any target; give each its own path.",
+    ),
+    Rule(
         "TWS008",
         "ignore-not-allowed",
         Level.ERROR,

@@ -7,11 +7,15 @@ already-valid text to record the position of each value and object key by JSON p
 from __future__ import annotations
 
 import json
+import math
+import re
+import sys
 from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.locations import pointer_join
+from twsrt.locations import line_col, pointer_join
 
 _WS = " \t\r\n"
 
@@ -51,12 +55,64 @@ def parse_json(text: str) -> PositionedJson:
         raise JsonSyntaxError(exc.msg, exc.lineno, exc.colno) from None
     except RecursionError:
         raise JsonSyntaxError("nesting too deep", 1, 1) from None
+    except ValueError as exc:  # Python's int/str digit limit
+        raise JsonSyntaxError(*long_number(text, exc)) from None
     result = PositionedJson(value)
     try:
         _Scanner(text, result).scan()
     except RecursionError:
         raise JsonSyntaxError("nesting too deep", 1, 1) from None
+    _refuse_unencodable(result)
     return result
+
+
+_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+_DIGITS = re.compile(rf"\d{{{_MAX_DIGITS + 1},}}")
+
+
+def long_number(text: str, exc: ValueError) -> tuple[str, int, int]:
+    """Message and position for Python's int/str digit limit (JSON and TOML parsers alike)."""
+    match = _DIGITS.search(text)
+    if match is None:
+        return str(exc), 1, 1
+    return (f"number with more than {_MAX_DIGITS} digits", *line_col(text, match.start()))
+
+
+def walk(value: Any) -> Iterator[tuple[str, bool, Any]]:
+    """Every node as ``(pointer, is_key, node)``; object keys come as strings with
+    ``is_key`` set. Iterative, so any depth ``json.loads`` accepted is fine."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        pointer, node = stack.pop()
+        yield pointer, False, node
+        if isinstance(node, dict):
+            for key, item in node.items():
+                child = pointer_join(pointer, key)
+                yield child, True, key
+                stack.append((child, item))
+        elif isinstance(node, list):
+            stack.extend((pointer_join(pointer, i), item) for i, item in enumerate(node))
+
+
+def _refuse_unencodable(parsed: PositionedJson) -> None:
+    """A lone surrogate (``"\\udc00"``) cannot be written as UTF-8 and NaN/Infinity (or a
+    number beyond a double) is not JSON: refuse them where they sit instead of failing later."""
+    for pointer, is_key, node in walk(parsed.value):
+        if isinstance(node, str) and not _encodable(node):
+            line, col = parsed.position(pointer, key=is_key)
+            what = "key" if is_key else "string"
+            raise JsonSyntaxError(f"{what} is not valid Unicode (a lone surrogate)", line, col)
+        if isinstance(node, float) and not math.isfinite(node):
+            line, col = parsed.position(pointer)
+            raise JsonSyntaxError("number is not finite (NaN, Infinity or out of range)", line, col)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _Scanner:

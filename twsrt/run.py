@@ -112,7 +112,17 @@ def compile_agents(
     """Compile the selected agents; with ``companions``, also the other mode's files of agents
     whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
     (the ``settings.json`` symlink still follows the requested mode)."""
+    from twsrt.placement import guard
+    from twsrt.safeio import confined
+
     config = find_config(explicit_config)
+    with confined(guard(config)):
+        return _compile(config, agent, yolo, companions, sandbox)
+
+
+def _compile(
+    config: Config, agent: str | None, yolo: bool, companions: bool, sandbox: str | None
+) -> Compiled:
     policy = load_policy(config)
     ctx = context(config, policy, yolo, sandbox)
     compiled = Compiled(config, mode_line=mode_line(ctx), context=ctx)

@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from twsrt.config import Config, display_path
 from twsrt.findings import Finding, TwsrtError, finding
-from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json
+from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
 
 
 def read_json_source(path: Path, display: str, schema: str) -> tuple[PositionedJson, list[Finding]]:
     """Parse and schema-check one JSON source; return it with every finding about it."""
-    if not path.exists():
-        raise TwsrtError(finding("source-missing", "source file does not exist", Location(display)))
+    from twsrt.safeio import FileProblem, problem_finding, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except IsADirectoryError:
+        text = read_text(path)
+    except FileProblem as exc:
+        where = Location(display)
+        missing = {
+            "missing": "source file does not exist",
+            "dangling": f"source file does not exist: {exc.reason}",
+            "directory": "source path is a directory",
+        }
+        if exc.kind in missing:
+            raise TwsrtError(finding("source-missing", missing[exc.kind], where)) from None
         raise TwsrtError(
-            finding("source-missing", "source path is a directory", Location(display))
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-        raise TwsrtError(
-            finding("source-unparsable", f"cannot read source: {reason}", Location(display))
+            problem_finding(exc, "source-unparsable", where, "cannot read source: ")
         ) from None
     try:
         parsed = parse_json(text)
@@ -37,6 +41,7 @@ def read_json_source(path: Path, display: str, schema: str) -> tuple[PositionedJ
     from twsrt.schemas import validate
 
     found = validate(schema, parsed.value, display, parsed)
+    found += control_characters(parsed, display)
     for pointer in parsed.duplicate_keys:
         line, col = parsed.position(pointer, key=True)
         found.append(
@@ -47,6 +52,26 @@ def read_json_source(path: Path, display: str, schema: str) -> tuple[PositionedJ
             )
         )
     return parsed, found
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
+    """Paths, domains and commands never hold control characters; one (DEL, ESC, a newline)
+    would reach every agent's file and every report, where it breaks TOML or starts a
+    terminal or CI command."""
+    found = []
+    for pointer, is_key, node in walk(parsed.value):
+        match = _CONTROL.search(node) if isinstance(node, str) else None
+        if match:
+            line, col = parsed.position(pointer, key=is_key)
+            code = f"U+{ord(match[0]):04X}"
+            message = f"contains the control character {code}; remove it"
+            found.append(
+                finding("schema-violation", message, Location(display, line, col, pointer))
+            )
+    return found
 
 
 def load_policy(config: Config) -> Policy:

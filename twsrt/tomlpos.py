@@ -56,6 +56,10 @@ def parse_toml(text: str) -> PositionedToml:
         raise TomlSyntaxError(str(exc), 1, 1) from None
     except RecursionError:
         raise TomlSyntaxError("nesting too deep", 1, 1) from None
+    except ValueError as exc:  # Python's int/str digit limit
+        from twsrt.jsonpos import long_number
+
+        raise TomlSyntaxError(*long_number(text, exc)) from None
     result = PositionedToml(value)
     _scan(text, result)
     return result

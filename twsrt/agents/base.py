@@ -105,22 +105,23 @@ class Agent(Protocol):
 
 def read_target(path: Path, display: str) -> str | None:
     """The text of a target file, None when it does not exist; unusable paths are errors."""
-    from twsrt.findings import fail
+    from twsrt.findings import TwsrtError, fail
+    from twsrt.safeio import FileProblem, problem_finding, read_text
 
-    if path.is_symlink() and not path.exists():
-        message = f"dangling symlink (points to {path.readlink()})"
-        raise fail("target-unusable", message, Location(display))
-    if path.is_dir():
-        raise fail("target-unusable", "is a directory, expected a file", Location(display))
-    if not path.exists():
-        return None
     try:
-        # bytes, not read_text: no newline translation, so CRLF files stay CRLF and the text
-        # is exactly what writes.apply compares before it replaces the file
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-        raise fail("target-unusable", f"cannot read: {reason}", Location(display)) from None
+        # no newline translation: CRLF files stay CRLF, and the text is exactly what
+        # writes.apply compares before it replaces the file
+        return read_text(path, universal_newlines=False)
+    except FileProblem as exc:
+        if exc.kind == "missing":
+            return None
+        if exc.kind == "directory":
+            message = "is a directory, expected a file"
+            raise fail("target-unusable", message, Location(display)) from None
+        prefix = "" if exc.kind == "dangling" else "cannot read: "
+        raise TwsrtError(
+            problem_finding(exc, "target-unusable", Location(display), prefix)
+        ) from None
 
 
 def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None:

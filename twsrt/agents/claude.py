@@ -599,6 +599,8 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
 SETTINGS_SHAPES = {
     "/permissions": dict,
     "/permissions/allow": list,
+    "/permissions/deny": list,
+    "/permissions/ask": list,
     "/sandbox": dict,
     "/sandbox/network": dict,
     "/sandbox/filesystem": dict,

@@ -586,6 +586,10 @@ def render_rules(policy: Policy) -> str:
 # ---------------------------------------------------------------- TOML merge
 
 
+# top-level keys of config.toml that twsrt reads or merges into as tables
+TABLE_KEYS = ("features", "permissions", "profiles")
+
+
 def _legacy_locations(text: str, display: str) -> list[Finding]:
     from twsrt.tomlpos import TomlSyntaxError, parse_toml
 
@@ -594,6 +598,11 @@ def _legacy_locations(text: str, display: str) -> list[Finding]:
     except TomlSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise fail("target-unusable", f"invalid TOML: {exc.message}", location) from None
+    for key in TABLE_KEYS:  # twsrt merges into these: any other type cannot be merged
+        if key in parsed.value and not isinstance(parsed.value[key], dict):
+            line, col = parsed.position(f"/{key}")
+            where = Location(display, line, col, f"/{key}")
+            raise fail("target-unusable", f"'{key}' must be a table", where)
     found = []
     tables: list[tuple[str, dict[str, Any]]] = [("", parsed.value)]
     for section in ("profiles", "permissions"):

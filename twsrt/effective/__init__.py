@@ -70,17 +70,20 @@ def load_layer(path: Path, kind: str, agent: str) -> tuple[Layer | None, list[Fi
     """The parsed file (``kind`` ``json`` or ``toml``); None when it does not exist, with a
     finding when it exists but cannot be read."""
     from twsrt.jsonpos import JsonSyntaxError, parse_json
+    from twsrt.safeio import FileProblem, problem_finding, read_text
     from twsrt.tomlpos import TomlSyntaxError, parse_toml
 
-    if not path.is_file():
-        return None, []
     display = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
+    except FileProblem as exc:
+        if exc.kind in ("missing", "dangling", "directory"):
+            return None, []  # nothing the agent could load either
+        if exc.kind == "outside":
+            return None, [problem_finding(exc, "", Location(display), agent=agent)]
+        return None, [_unreadable(f"cannot read: {exc.reason}", Location(display), agent)]
+    try:
         parsed = parse_json(text) if kind == "json" else parse_toml(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-        return None, [_unreadable(f"cannot read: {reason}", Location(display), agent)]
     except (JsonSyntaxError, TomlSyntaxError) as exc:
         where = Location(display, exc.line, exc.column)
         return None, [_unreadable(f"invalid {kind.upper()}: {exc.message}", where, agent)]

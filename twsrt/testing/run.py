@@ -409,9 +409,12 @@ def test_policy(
 ) -> ProbeReport:
     """``twsrt test``: the config's target files, probed in the selected engines for the
     configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode."""
+    from twsrt.placement import guard
     from twsrt.run import context, find_config
+    from twsrt.safeio import confined
     from twsrt.sources import load_policy
 
     config = find_config(explicit_config)
-    ctx = context(config, load_policy(config), yolo, sandbox)
-    return run_tests(ctx, engine, keyword, timeout, strict)
+    with confined(guard(config)):
+        ctx = context(config, load_policy(config), yolo, sandbox)
+        return run_tests(ctx, engine, keyword, timeout, strict)

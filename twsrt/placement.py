@@ -1,0 +1,173 @@
+"""Where sources and targets may be, checked once before any of them is read or written.
+
+- Every path must be a name the filesystem can hold (a component over NAME_MAX fails every
+  later ``stat``).
+- Repo mode (the config is inside a git repository): every source and target, including the
+  files derived from a target (a yolo file, the settings.json link), resolves inside the
+  repository after ``..``, absolute paths and symlinks (TWS005). Outside repo mode absolute
+  paths are the point of a user config and stay allowed.
+- Each target is its own file: not another target, not the config, not a source (TWS006).
+
+Reads of files found later (config layers beside a target) are confined by ``safeio``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from twsrt.agents import AGENTS
+from twsrt.agents.base import yolo_variant
+from twsrt.config import Config, display_path
+from twsrt.findings import Finding, finding
+from twsrt.safeio import real, within
+
+# a target key -> the explicit yolo key that replaces its derived yolo file
+YOLO_KEYS = {
+    "claude_settings": "claude_settings_yolo",
+    "copilot_output": "copilot_output_yolo",
+    "deepcode_settings": "deepcode_settings_yolo",
+}
+LINKED_KEYS = ("claude_settings", "claude_settings_yolo")  # a settings.json link sits beside
+LINK_NAME = "settings.json"
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One file a run may read or write, and the config key that puts it there."""
+
+    pointer: str  # /targets/<key> or /sources/<key>
+    path: Path
+    what: str  # how a message names it
+    follow: bool = True  # False: a link twsrt manages is itself the file, not what it names
+
+    def identity(self) -> Path:
+        if self.follow:
+            return real(self.path)
+        return real(self.path.parent) / self.path.name
+
+
+def agent_of(key: str) -> str | None:
+    return next((name for name, agent in AGENTS.items() if key in agent.target_keys), None)
+
+
+def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
+    """The sources, and every target file the config implies (derived ones included)."""
+    sources = [
+        Placed("/sources/srt", config.srt, "the srt source"),
+        Placed("/sources/bash_rules", config.bash_rules, "the bash rules source"),
+    ]
+    targets: list[Placed] = []
+    for key, path in config.targets.items():
+        targets.append(Placed(f"/targets/{key}", path, key))
+        yolo_key = YOLO_KEYS.get(key)
+        if yolo_key is not None and yolo_key not in config.targets:
+            targets.append(Placed(f"/targets/{key}", yolo_variant(path), f"the yolo file of {key}"))
+    links: dict[Path, Placed] = {}
+    for key in LINKED_KEYS:
+        path = config.targets.get(key)
+        if path is not None and path.name != LINK_NAME:
+            link = path.parent / LINK_NAME
+            what = f"the {LINK_NAME} link beside {key}"
+            links.setdefault(link, Placed(f"/targets/{key}", link, what, follow=False))
+    return sources, targets + list(links.values())
+
+
+def guard(config: Config) -> Path | None:
+    """For ``generate``, ``diff`` and ``test``: refuse a config with any placement error
+    before anything is read; the repository root that confines later reads (None outside
+    repo mode)."""
+    from twsrt.config import git_root
+    from twsrt.findings import TwsrtError
+
+    repo = git_root(real(config.path))
+    problems = placement_findings(config, repo)
+    if problems:
+        raise TwsrtError(problems)
+    return repo
+
+
+def placement_findings(config: Config, repo: Path | None) -> list[Finding]:
+    """Every placement error of the config; ``repo`` is the git root in repo mode, else None."""
+    sources, targets = placed_files(config)
+    found: list[Finding] = []
+    for item in [*sources, *targets]:
+        problem = _name_problem(item.path)
+        if problem:
+            rule = "target-unusable" if item.pointer.startswith("/targets/") else "config-invalid"
+            message = f"{item.what} ({display_path(item.path)}): {problem}"
+            found.append(finding(rule, message, config.location(item.pointer)))
+    if found:
+        return found  # such a path fails every later check
+    if repo is not None:
+        root = real(repo)
+        reported = set()  # one finding per key: a derived file shares its key's fate
+        for item in [*sources, *targets]:
+            if item.pointer not in reported and not within(item.path, root):
+                reported.add(item.pointer)
+                message = (
+                    f"{item.what} ({display_path(item.path)}) resolves to "
+                    f"{display_path(real(item.path))}, "
+                    "outside the repository; in repo mode twsrt reads and writes only files "
+                    "inside it"
+                )
+                where = config.location(item.pointer)
+                found.append(finding("path-outside-repository", message, where))
+    found += _collisions(config, sources, targets)
+    return found
+
+
+def _collisions(config: Config, sources: list[Placed], targets: list[Placed]) -> list[Finding]:
+    claims: dict[Path, Placed] = {real(config.path): Placed("", config.path, "the config file")}
+    for item in sources:
+        claims.setdefault(real(item.path), item)
+    found = []
+    pairs = set()
+    for item in targets:
+        identity = item.identity()
+        other = claims.get(identity)
+        if other is None:
+            claims[identity] = item
+            continue
+        if (item.pointer, other.pointer) in pairs:
+            continue  # the yolo files of two colliding keys collide too: said once
+        pairs.add((item.pointer, other.pointer))
+        message = (
+            f"{item.what} ({display_path(item.path)}) is the same file as {other.what}"
+            f" ({display_path(other.path)}); one write would overwrite the other"
+        )
+        related = (config.location(other.pointer),) if other.pointer else ()
+        found.append(
+            finding("target-collision", message, config.location(item.pointer), related=related)
+        )
+    return found
+
+
+def _name_problem(path: Path) -> str:
+    """Why no file can have this name (every ``stat`` of it fails), else ""."""
+    limit = os.pathconf("/", "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > limit:
+            return f"file name is {size} bytes, longer than the file system allows ({limit})"
+    if len(os.fsencode(path)) >= 4096:
+        return "path is longer than the file system allows (4096 bytes)"
+    return ""
+
+
+def blocked_agents(findings: list[Finding]) -> set[str]:
+    """Agents whose target keys a placement finding names (at its location or related)."""
+    agents = set()
+    for item in findings:
+        for where in (item.location, *item.related):
+            if where.pointer.startswith("/targets/"):
+                name = agent_of(where.pointer.rsplit("/", 1)[1])
+                if name:
+                    agents.add(name)
+    return agents
+
+
+def sources_blocked(findings: list[Finding]) -> bool:
+    """A source itself is unusable (a target on a source blocks the target, not the source)."""
+    return any(item.location.pointer.startswith("/sources/") for item in findings)

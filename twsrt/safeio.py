@@ -1,0 +1,160 @@
+"""The one reader for every user file twsrt reads (config, sources, targets, config layers).
+
+Only regular files are read: a FIFO would block forever and ``/dev/zero`` never ends, so the
+file type is checked before opening and again on the open descriptor, and at most
+``MAX_BYTES`` are read. In repo mode (``confined``) a file whose real path, after every symlink
+and ``..``, lies outside the repository is never opened: a config in a pull request must not be
+able to pull ``/proc/self/environ`` or ``~/.aws/credentials`` into a report.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twsrt.findings import Finding
+    from twsrt.locations import Location
+
+# Organisation-scale policies reach a few MB (50k rules at ~60 bytes each is 3 MB; a Codex
+# config.toml with a large profile is similar). 32 MiB is ten times that, yet bounds what a
+# hostile file can make twsrt hold in memory (the text plus its parse) to a few hundred MB.
+MAX_BYTES = 32 * 1024 * 1024
+
+# The repository root while a run is confined to it (repo mode); None: any path may be read.
+CONFINE_ROOT: ContextVar[Path | None] = ContextVar("CONFINE_ROOT", default=None)
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class FileProblem(Exception):
+    """Why a file cannot be read. ``kind``: missing, dangling, directory, outside, unreadable."""
+
+    def __init__(self, reason: str, kind: str = "unreadable") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind = kind
+
+
+@contextmanager
+def confined(root: Path | None) -> Iterator[None]:
+    """Refuse reads outside ``root`` (the real repository directory) inside the block."""
+    token = CONFINE_ROOT.set(real(root) if root is not None else None)
+    try:
+        yield
+    finally:
+        CONFINE_ROOT.reset(token)
+
+
+def real(path: Path) -> Path:
+    """``path`` with every symlink and ``..`` resolved (as far as it exists; loops stay)."""
+    return Path(os.path.realpath(path))
+
+
+def within(path: Path, root: Path) -> bool:
+    """Does the real path of ``path`` lie in the (already real) directory ``root``?"""
+    return real(path).is_relative_to(root)
+
+
+def outside_reason(path: Path) -> str | None:
+    """Why ``path`` may not be touched in the current confinement, or None when it may."""
+    root = CONFINE_ROOT.get()
+    if root is None or within(path, root):
+        return None
+    from twsrt.config import display_path
+
+    return f"resolves to {display_path(real(path))}, outside the repository"
+
+
+def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file; every other case is a ``FileProblem`` with its reason."""
+    reason = outside_reason(path)
+    if reason is not None:
+        raise FileProblem(reason, "outside")
+    try:
+        _require_regular(os.stat(path), limit)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise _problem(path, exc) from None
+    try:
+        _require_regular(os.fstat(fd), limit)  # the file opened is the file checked
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise _problem(path, exc) from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise FileProblem(_too_large(limit))
+    return b"".join(chunks)
+
+
+def read_text(path: Path, limit: int = MAX_BYTES, *, universal_newlines: bool = True) -> str:
+    """UTF-8 text, with universal newlines (as ``Path.read_text``) unless told to keep the
+    line endings, or a ``FileProblem``."""
+    data = read_bytes(path, limit)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileProblem("not valid UTF-8") from None
+    if universal_newlines and "\r" in text:
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def problem_finding(
+    problem: FileProblem, rule: str, where: Location, prefix: str = "", agent: str = ""
+) -> Finding:
+    """The finding for an unreadable file: TWS005 when it lies outside the repository, else
+    ``rule`` with ``prefix`` before the reason (one wording for every reader)."""
+    from twsrt.findings import finding
+
+    if problem.kind == "outside":
+        return finding("path-outside-repository", problem.reason, where, agent=agent)
+    return finding(rule, prefix + problem.reason, where, agent=agent)
+
+
+def _require_regular(info: os.stat_result, limit: int) -> None:
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size > limit:
+            raise FileProblem(_too_large(limit))
+        return
+    if stat.S_ISDIR(info.st_mode):
+        raise FileProblem("is a directory", "directory")
+    what = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+    raise FileProblem(f"is {what}, not a regular file")
+
+
+def _too_large(limit: int) -> str:
+    mib = 1024 * 1024
+    return (
+        f"is larger than {limit // mib} MiB"
+        if limit % mib == 0
+        else f"is larger than {limit} bytes"
+    )
+
+
+def _problem(path: Path, exc: OSError) -> FileProblem:
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        if os.path.islink(path):
+            return FileProblem(f"dangling symlink (points to {os.readlink(path)})", "dangling")
+        return FileProblem("does not exist", "missing")
+    if exc.errno == errno.ELOOP:
+        return FileProblem("symlink loop (too many levels of symbolic links)")
+    return FileProblem(exc.strerror or str(exc))
