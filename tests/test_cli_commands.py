@@ -633,6 +633,8 @@ def test_relative_paths_resolve_against_the_config_directory(sandbox: Sandbox) -
 
 
 def test_tilde_paths_resolve_against_home(sandbox: Sandbox) -> None:
+    # outside repo mode: inside a repository, targets in ~ are refused (tests/test_placement.py)
+    (sandbox.repo / ".git").rmdir()
     sandbox.write(
         "twsrt.toml",
         '[sources]\nsrt = "~/dotfiles/.srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'

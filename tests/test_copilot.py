@@ -482,7 +482,7 @@ def test_preview_without_targets_is_a_pasteable_snippet(sandbox: Sandbox) -> Non
 
 
 def test_explicit_yolo_target_and_symlinked_settings(box: Sandbox, tmp_path: Path) -> None:
-    real = tmp_path / "elsewhere" / "settings.json"
+    real = box.repo / "elsewhere" / "settings.json"  # inside the repo: repo mode allows it
     real.parent.mkdir()
     real.write_text('{"model": "m"}\n')
     link = box.repo / SETTINGS

@@ -555,7 +555,7 @@ def test_unpinned_home_is_one_note(box: Sandbox) -> None:
 
 
 def test_writes_through_a_symlinked_target(box: Sandbox) -> None:
-    real = box.home / "dotfiles-store" / "deepcode.json"
+    real = box.repo / "dotfiles-store" / "deepcode.json"  # inside the repo: repo mode allows it
     real.parent.mkdir()
     real.write_text('{"model": "deepseek-chat"}\n')
     link = box.repo / SETTINGS

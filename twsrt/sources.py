@@ -54,7 +54,7 @@ def read_json_source(path: Path, display: str, schema: str) -> tuple[PositionedJ
     return parsed, found
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a tab is quoted by every agent
 
 
 def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:

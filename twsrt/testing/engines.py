@@ -227,20 +227,19 @@ def root_base() -> str:
 def read_settings(source: Path) -> dict[str, object]:
     """An agent's JSON settings file as it is on disk ({} when missing); a file that is not a
     JSON object is a located error, never a traceback."""
-    import json
-
     from twsrt.agents.base import read_target
     from twsrt.config import display_path
     from twsrt.findings import fail
+    from twsrt.jsonpos import JsonSyntaxError, parse_json
     from twsrt.locations import Location
 
     display = display_path(source)
     text = read_target(source, display)
     try:
-        settings = json.loads(text) if text is not None else {}
-    except json.JSONDecodeError as exc:
-        where = Location(display, exc.lineno, exc.colno)
-        raise fail("target-unusable", f"not valid JSON: {exc.msg}", where) from None
+        settings = parse_json(text).value if text is not None else {}
+    except JsonSyntaxError as exc:  # also too-long integers and lone surrogates
+        where = Location(display, exc.line, exc.column)
+        raise fail("target-unusable", f"not valid JSON: {exc.message}", where) from None
     if not isinstance(settings, dict):
         raise fail("target-unusable", "not a JSON object", Location(display))
     return settings
