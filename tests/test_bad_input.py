@@ -1090,6 +1090,16 @@ CASES: list[Case | Usage] = [
         any_position=True,
     ),
     Case(
+        "codex-nested-beyond-tomlkit",  # tomllib takes 200 levels, the merge's tomlkit 100
+        steps(append_config(CODEX), write(CODEX_CONFIG, "x = " + "[" * 200 + "]" * 200 + "\n")),
+        CODEX_W,
+        CODEX_CONFIG,
+        "TWS004",
+        "invalid TOML: TOML value nested more than 100 levels deep",
+        1,
+        104,  # tomlkit stops at the 101st '['
+    ),
+    Case(
         "codex-integer-too-long",
         steps(append_config(CODEX), write(CODEX_CONFIG, "x = " + "9" * 5000 + "\n")),
         CODEX_W,
@@ -1198,7 +1208,7 @@ CASES: list[Case | Usage] = [
     Case(
         "derived-yolo-name-too-long",  # 251 bytes, and .yolo makes 256: stat would fail
         append_config('copilot_output = "' + "f" * 248 + '.sh"\n'),
-        COPILOT_W,
+        ("generate", "copilot", "-w", "--yolo"),
         CONFIG,
         "TWS004",
         "the yolo file of copilot_output (" + "f" * 248 + ".yolo.sh): file name is 256 bytes",

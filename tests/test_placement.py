@@ -204,6 +204,22 @@ def test_dev_zero_is_refused_outside_repo_mode(sandbox: Sandbox) -> None:
     )
 
 
+def test_a_yolo_file_name_too_long_matters_only_in_yolo_runs(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 251-byte settings name fits, its 256-byte yolo file (``<stem>.yolo.json``) does not:
+    full runs (check looks for the yolo file) work, a yolo run is refused at the key."""
+    name = "s" * 246 + ".json"
+    sandbox.write("twsrt.toml", DEFAULT_CONFIG.replace("settings.full.json", name))
+    code, out = invoke(sandbox, "generate", "-w", monkeypatch=monkeypatch)
+    assert code == 0, out
+    code, out = invoke(sandbox, "check", monkeypatch=monkeypatch)
+    assert code == 0, out
+    code, out = invoke(sandbox, "diff", "--yolo", monkeypatch=monkeypatch)
+    assert code == 2
+    assert out.startswith("twsrt.toml:6:19: error[TWS004] the yolo file of claude_settings")
+
+
 # ---------------------------------------------------------------- the reader itself
 
 

@@ -55,7 +55,7 @@ def run_check(
         from twsrt.safeio import confined
 
         git = git_root(path.resolve())
-        placement = placement_findings(config, git)  # before anything is read
+        placement = placement_findings(config, git, yolo)  # before anything is read
         with confined(git):
             findings = placement + _check(config, agent, yolo, report, sandbox, placement)
         findings += ignore_findings(config)

@@ -41,6 +41,7 @@ class Placed:
     path: Path
     what: str  # how a message names it
     follow: bool = True  # False: a link twsrt manages is itself the file, not what it names
+    derived_yolo: bool = False  # the yolo file derived from a key's path
 
     def identity(self) -> Path:
         if self.follow:
@@ -63,7 +64,8 @@ def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
         targets.append(Placed(f"/targets/{key}", path, key))
         yolo_key = YOLO_KEYS.get(key)
         if yolo_key is not None and yolo_key not in config.targets:
-            targets.append(Placed(f"/targets/{key}", yolo_variant(path), f"the yolo file of {key}"))
+            what = f"the yolo file of {key}"
+            targets.append(Placed(f"/targets/{key}", yolo_variant(path), what, derived_yolo=True))
     links: dict[Path, Placed] = {}
     for key in LINKED_KEYS:
         path = config.targets.get(key)
@@ -74,7 +76,7 @@ def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
     return sources, targets + list(links.values())
 
 
-def guard(config: Config) -> Path | None:
+def guard(config: Config, yolo: bool) -> Path | None:
     """For ``generate``, ``diff`` and ``test``: refuse a config with any placement error
     before anything is read; the repository root that confines later reads (None outside
     repo mode)."""
@@ -82,17 +84,20 @@ def guard(config: Config) -> Path | None:
     from twsrt.findings import TwsrtError
 
     repo = git_root(real(config.path))
-    problems = placement_findings(config, repo)
+    problems = placement_findings(config, repo, yolo)
     if problems:
         raise TwsrtError(problems)
     return repo
 
 
-def placement_findings(config: Config, repo: Path | None) -> list[Finding]:
-    """Every placement error of the config; ``repo`` is the git root in repo mode, else None."""
+def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Finding]:
+    """Every placement error of the config; ``repo`` is the git root in repo mode, else None;
+    ``yolo``: the run uses the yolo files."""
     sources, targets = placed_files(config)
     found: list[Finding] = []
     for item in [*sources, *targets]:
+        if item.derived_yolo and not yolo:
+            continue  # a yolo file this run never touches may have any name
         problem = _name_problem(item.path)
         if problem:
             rule = "target-unusable" if item.pointer.startswith("/targets/") else "config-invalid"

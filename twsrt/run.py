@@ -116,7 +116,7 @@ def compile_agents(
     from twsrt.safeio import confined
 
     config = find_config(explicit_config)
-    with confined(guard(config)):
+    with confined(guard(config, yolo)):
         return _compile(config, agent, yolo, companions, sandbox)
 
 

@@ -682,6 +682,19 @@ def merged_config(base_text: str | None, compiled: Compiled) -> str:
     return text
 
 
+def _merged_or_refused(disk: str | None, compiled: Compiled, display: str) -> str:
+    """``merged_config``, with tomlkit's own refusals (it stops at 100 nesting levels, where
+    tomllib does not) as a located error instead of a traceback."""
+    from tomlkit.exceptions import ParseError
+
+    try:
+        return merged_config(disk, compiled)
+    except ParseError as exc:
+        message = str(exc).split(" at line ")[0]
+        where = Location(display, exc.line, exc.col)
+        raise fail("target-unusable", f"invalid TOML: {message}", where) from None
+
+
 def managed_view(document: dict[str, Any]) -> dict[str, Any]:
     """Only what twsrt owns in a parsed config.toml (safe to print: no user secrets)."""
     view: dict[str, Any] = {key: document[key] for key in OWNED_TOP if key in document}
@@ -792,7 +805,7 @@ class CodexAgent:
             legacy = _legacy_locations(disk, display)
             if legacy:
                 raise TwsrtError(legacy)
-        new_text = merged_config(disk, compiled)
+        new_text = _merged_or_refused(disk, compiled, display)
         write_path = config_path.resolve() if config_path.is_symlink() else config_path
         changes: list[Change] = [FileWrite(write_path, display, new_text, disk, new_mode=0o600)]
         config_view = toml_view(CONFIG_SPEC)

@@ -9,6 +9,7 @@ names a denied path or command is shadowed (a note), while a grant the sandbox t
 from __future__ import annotations
 
 from collections.abc import Callable
+from os.path import lexists  # False, never an error, for a name no file can have
 from pathlib import Path
 
 from twsrt.agents import claude as target
@@ -64,7 +65,7 @@ def _layers(ctx: Context) -> list[tuple[Path, bool, Callable[[str], bool]]]:
     files: list[tuple[Path, bool, Callable[[str], bool]]] = []
     if full is not None and not ctx.yolo:
         files.append((full, False, _managed(ctx, "full")))
-    if yolo is not None and (ctx.yolo or "claude_settings_yolo" in targets or yolo.exists()):
+    if yolo is not None and (ctx.yolo or "claude_settings_yolo" in targets or lexists(yolo)):
         files.append((yolo, True, _managed(ctx, "yolo")))
     anchor = full or yolo
     if anchor is not None:

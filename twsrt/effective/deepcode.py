@@ -8,6 +8,7 @@ then allow; ``bypassPermissions`` skips the permission rules entirely (deny rule
 
 from __future__ import annotations
 
+from os.path import lexists  # False, never an error, for a name no file can have
 from pathlib import Path
 
 from twsrt.agents import deepcode as target
@@ -46,7 +47,7 @@ def _files(ctx: Context) -> list[Path]:
     if full is not None and not ctx.yolo:
         files.append(full)
     yolo = target.target(ctx if ctx.yolo else _yolo(ctx))
-    if yolo is not None and (ctx.yolo or target.YOLO_KEY in targets or yolo[1].exists()):
+    if yolo is not None and (ctx.yolo or target.YOLO_KEY in targets or lexists(yolo[1])):
         files.append(yolo[1])
     return list(dict.fromkeys(files))
 

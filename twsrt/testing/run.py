@@ -415,6 +415,6 @@ def test_policy(
     from twsrt.sources import load_policy
 
     config = find_config(explicit_config)
-    with confined(guard(config)):
+    with confined(guard(config, yolo)):
         ctx = context(config, load_policy(config), yolo, sandbox)
         return run_tests(ctx, engine, keyword, timeout, strict)
