@@ -405,6 +405,8 @@ def test_another_users_file_in_a_sticky_directory_is_refused_before_any_write(
         base.chmod(0o755)
         repo = base / "repo"
         shutil.copytree(inproc.repo, repo)
+        # a user config (no repository): only there may a target lie outside the config's tree
+        shutil.rmtree(repo / ".git")
         sticky = base / "shared"
         sticky.mkdir()
         sticky.chmod(0o1777)
