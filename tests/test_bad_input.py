@@ -1226,6 +1226,24 @@ CASES: list[Case | Usage] = [
         ("generate", "claude", "--bogus"),
         ("Error: No such option", "--bogus"),
     ),
+    # ---------------------------------------------------------- init --repo
+    # The scaffold is written before the agent files are generated from it: a user file that
+    # cannot be merged takes the whole scaffold back (HOME unchanged).
+    Case(
+        "init-repo-user-settings-invalid",
+        write("dots/home/.claude/settings.json", '{"model": "opus",}\n'),
+        ("init", "--repo", "dots"),
+        "dots/home/.claude/settings.json",
+        "TWS004",
+        "invalid JSON",
+        any_position=True,
+    ),
+    Usage(
+        "usage-init-unknown-agent",
+        ("init", "--repo", "dots", "--agents", "claude,gemini"),
+        ("Error: Invalid value for '--agents'", "'gemini'"),
+    ),
+    Usage("usage-init-agents-without-repo", ("init", "--agents", "claude"), ("needs --repo",)),
 ]
 
 

@@ -105,7 +105,7 @@ def test_installed_wheel_works_without_the_repository(wheel: Path, tmp_path: Pat
 
     where = run("schema", "srt")
     assert where.returncode == 0
-    assert json.loads(where.stdout)["$id"] == "urn:twsrt:schema:srt-settings"
+    assert json.loads(where.stdout)["$id"] == "https://twsrt.dev/schemas/srt-settings.schema.json"
     located = subprocess.run(
         [sys.executable, "-P", "-c", "import twsrt; print(twsrt.__file__)"],
         cwd=work,

@@ -91,7 +91,7 @@ def main(source: str) -> None:
     schema["properties"] = props
     final = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "urn:twsrt:schema:srt-settings",
+        "$id": "https://twsrt.dev/schemas/srt-settings.schema.json",
         "title": "twsrt canonical sandbox settings (srt settings file)",
     }
     final.update(schema)

@@ -437,6 +437,48 @@ def test_command(
     sys.exit(report.exit_code)
 
 
+def _agent_list(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> list[str] | None:
+    from twsrt.init import REPO_AGENTS
+
+    if value is None:
+        return None
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    if names == ["all"]:
+        return list(REPO_AGENTS)
+    unknown = [name for name in names if name not in REPO_AGENTS]
+    if unknown or not names:
+        raise click.BadParameter(
+            f"unknown agent {', '.join(map(repr, unknown)) or '(none)'}; choose from "
+            f"{', '.join(REPO_AGENTS)} or all"
+        )
+    return names
+
+
+def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
+    """Write the scaffold, then generate every agent file from it in one run (the full mode
+    with its companion, so a user's existing settings.json reaches both the full and the yolo
+    file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
+    Returns what was written, for the report."""
+    from twsrt import run
+    from twsrt.init import missing_directories, undo
+    from twsrt.writes import SymlinkWrite, apply
+
+    created = missing_directories(writes)
+    apply(writes)
+    try:
+        compiled = run.compile_agents(str(repo / "twsrt.toml"), None, False, companions=True)
+        results = run.require_targets(compiled, None)
+        generated = run.write(run.write_plan(results, compiled.companions))
+    except BaseException:
+        undo(writes, created)
+        raise
+    return [w.display for w in writes] + [
+        run.symlink_display(c) if isinstance(c, SymlinkWrite) else c.display for c in generated
+    ]
+
+
 @cli.command()
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 @click.option(
@@ -455,28 +497,39 @@ def test_command(
     help="Scaffold a dotfiles repository in REPO (default .): config, policy/, the generated "
     "home/ tree and a .pre-commit-config.yaml.",
 )
+@click.option(
+    "--agents",
+    "agents",
+    callback=_agent_list,
+    help="With --repo: comma-separated agents to configure, or 'all' (claude, codex, copilot, "
+    "deepcode). Default: claude,codex plus any agent whose file already exists under home/.",
+)
 @_report_errors
-def init(force: bool, directory: Path | None, repo: Path | None) -> None:
+def init(force: bool, directory: Path | None, repo: Path | None, agents: list[str] | None) -> None:
     """Write a commented starter config and example sources."""
-    from twsrt.init import plan_init, plan_repo
+    from twsrt.init import plan_init, plan_repo, repo_agents
     from twsrt.writes import apply
 
     if repo is not None and directory is not None:
         raise click.UsageError("--dir and --repo exclude each other")
-    writes, kept = plan_repo(repo, force) if repo is not None else plan_init(directory, force)
+    if agents is not None and repo is None:
+        raise click.UsageError("--agents needs --repo")
+    if repo is None:
+        writes, kept = plan_init(directory, force)
+    else:
+        agents = repo_agents(repo, agents)
+        writes, kept = plan_repo(repo, force, agents)
     for display in kept:
         click.echo(f"twsrt: {display} exists, kept (use --force to overwrite)", err=True)
-    apply(writes)
-    for change in writes:
-        click.echo(f"twsrt: wrote {change.display}", err=True)
+    if repo is None:
+        apply(writes)
+    written = [w.display for w in writes] if repo is None else _scaffold(repo, writes)
+    for display in written:
+        click.echo(f"twsrt: wrote {display}", err=True)
     if repo is not None:
-        from twsrt import run
+        from twsrt.init import next_steps
 
-        # yolo first so that settings.json ends up pointing at the full settings
-        for yolo in (True, False):
-            compiled = run.compile_agents(str(repo / "twsrt.toml"), None, yolo)
-            for change in run.write(run.write_plan(compiled.results)):
-                click.echo(f"twsrt: wrote {change.display}", err=True)
+        click.echo(next_steps(repo, agents or []), nl=False)
 
 
 @cli.command()

@@ -2,23 +2,46 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 
 from twsrt import templates
 from twsrt.config import display_path, home_dir
 from twsrt.writes import FileWrite, on_disk
 
+# Agents a dotfiles repository manages unless --agents says otherwise: the two whose files keep
+# ~ as written. Copilot and DeepCode take absolute paths only, so choosing them pins `home` to
+# this user's home directory; an agent whose file already exists under home/ is added too, so
+# that file gets the policy instead of being left behind.
+DEFAULT_REPO_AGENTS = ("claude", "codex")
+REPO_AGENTS = ("claude", "codex", "copilot", "deepcode")
 
-def plan_repo(directory: Path, force: bool) -> tuple[list[FileWrite], list[str]]:
+
+def repo_agents(directory: Path, requested: Sequence[str] | None) -> list[str]:
+    """The agents ``init --repo`` configures: the requested ones, else the defaults plus every
+    agent whose file already lives in the repository's home tree."""
+    if requested is not None:
+        return [name for name in REPO_AGENTS if name in requested]
+    base = directory.resolve()
+    present = {
+        name
+        for name, targets in templates.REPO_TARGETS.items()
+        if any((base / path).exists() or (base / path).is_symlink() for _, path in targets)
+    }
+    return [name for name in REPO_AGENTS if name in DEFAULT_REPO_AGENTS or name in present]
+
+
+def plan_repo(
+    directory: Path, force: bool, agents: Sequence[str]
+) -> tuple[list[FileWrite], list[str]]:
     """A dotfiles repository: config, sources under policy/, and a pre-commit config."""
-    from twsrt import __version__
-
     base = directory.resolve()
     files = {
-        base / "twsrt.toml": templates.REPO_CONFIG,
+        base / "twsrt.toml": templates.repo_config(agents, home_dir()),
         base / "policy" / "srt-settings.json": templates.SRT_SETTINGS,
         base / "policy" / "bash-rules.json": templates.BASH_RULES,
-        base / ".pre-commit-config.yaml": templates.PRE_COMMIT_CONFIG.format(version=__version__),
+        base / ".pre-commit-config.yaml": templates.PRE_COMMIT_CONFIG,
     }
     return _plan(files, force)
 
@@ -37,6 +60,43 @@ def _plan(files: dict[Path, str], force: bool) -> tuple[list[FileWrite], list[st
         old = current.value if current.kind == "file" else None
         writes.append(FileWrite(path, display, text, old))
     return writes, kept
+
+
+def missing_directories(writes: Sequence[FileWrite]) -> list[Path]:
+    """The directories that writing ``writes`` creates, deepest first (to undo them)."""
+    missing: set[Path] = set()
+    for change in writes:
+        parent = change.path.parent
+        while not parent.exists():
+            missing.add(parent)
+            parent = parent.parent
+    return sorted(missing, key=lambda p: len(p.parts), reverse=True)
+
+
+def undo(writes: Sequence[FileWrite], directories: Sequence[Path]) -> None:
+    """Put the files of an applied scaffold back as they were: created files and directories go,
+    overwritten files (--force) get their old text back."""
+    from twsrt.writes import apply
+
+    restore = []
+    for change in writes:
+        if change.old is None:
+            change.path.unlink(missing_ok=True)
+        else:
+            restore.append(FileWrite(change.path, change.display, change.old, change.text))
+    apply(restore)
+    for directory in directories:
+        with contextlib.suppress(OSError):  # something else lives there now: leave it
+            directory.rmdir()
+
+
+def next_steps(directory: Path, agents: Sequence[str]) -> str:
+    """What a newcomer does after ``init --repo``, with the repository's own paths."""
+    repo = display_path(directory.resolve())
+    homes = " ".join(
+        sorted({f"~/{path.split('/')[1]}" for a in agents for _, path in templates.REPO_TARGETS[a]})
+    )
+    return templates.NEXT_STEPS.format(repo=repo, homes=homes)
 
 
 def plan_init(directory: Path | None, force: bool) -> tuple[list[FileWrite], list[str]]:

@@ -221,3 +221,12 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+# Stable public URLs of the shipped schemas: each schema's "$id", and what scaffolded sources
+# name in "$schema" / "#:schema" (SchemaStore's catalog maps file names to the same URLs).
+SCHEMA_BASE_URL = "https://twsrt.dev/schemas/"
+
+
+def schema_url(name: str) -> str:
+    return SCHEMA_BASE_URL + SCHEMA_FILES[name]

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
+from twsrt.schemas import schema_url
+
 USER_CONFIG = """\
+#:schema @CONFIG@
 # twsrt config: names the canonical sources and the agent files twsrt generates.
 # Relative paths resolve against this file's directory; ~/ is your home directory.
 # Schema: `twsrt schema config`.
@@ -29,10 +35,11 @@ claude_settings = "{claude}"   # settings.json becomes a symlink to it
 # [sandbox_overrides.yolo]
 # autoAllowBashIfSandboxed = true
 # allowUnsandboxedCommands = false
-"""
+""".replace("@CONFIG@", schema_url("config"))
 
 SRT_SETTINGS = """\
 {
+  "$schema": "@SRT@",
   "filesystem": {
     "denyRead": ["~/.aws", "~/.ssh", "~/.gnupg", "~/.netrc"],
     "denyWrite": ["**/.env", "**/*.pem", "**/*.key", "**/secrets/**"],
@@ -49,33 +56,50 @@ SRT_SETTINGS = """\
     "deniedDomains": []
   }
 }
-"""
+""".replace("@SRT@", schema_url("srt"))
 
 BASH_RULES = """\
 {
+  "$schema": "@BASH@",
   "allow": ["gh pr view"],
   "deny": ["rm", "sudo", "git push --force"],
   "ask": ["git push", "git commit", "pip install"]
 }
-"""
+""".replace("@BASH@", schema_url("bash"))
 
-REPO_CONFIG = """\
+# Every agent's targets in a dotfiles repository (home/ mirrors ~), in config order.
+REPO_TARGETS = {
+    "claude": (
+        ("claude_settings", "home/.claude/settings.full.json"),
+        ("claude_settings_yolo", "home/.claude/settings.yolo.json"),
+    ),
+    "codex": (
+        ("codex_config", "home/.codex/config.toml"),
+        ("codex_rules", "home/.codex/rules/twsrt.rules"),
+    ),
+    "copilot": (
+        ("copilot_output", "home/.config/twsrt/copilot-flags.txt"),
+        ("copilot_settings", "home/.copilot/settings.json"),
+    ),
+    "deepcode": (("deepcode_settings", "home/.deepcode/settings.json"),),
+}
+
+_REPO_CONFIG_HEAD = """\
+#:schema @CONFIG@
 # twsrt config of a dotfiles repository: paths are relative to this file, and home/ mirrors ~
 # (install it with `stow -d . -t ~ home`, chezmoi, yadm or your own links).
-# Schema: `twsrt schema config`. Pin the home directory so every machine generates the same bytes:
-# home = "/home/you"
+# Copilot and DeepCode take absolute paths only: ~ expands with the pinned home directory, so
+# that every machine generates the same bytes.
+@HOME@
 
 [sources]
 srt = "policy/srt-settings.json"
 bash_rules = "policy/bash-rules.json"
 
 [targets]
-claude_settings = "home/.claude/settings.full.json"
-claude_settings_yolo = "home/.claude/settings.yolo.json"
-codex_config = "home/.codex/config.toml"
-codex_rules = "home/.codex/rules/twsrt.rules"
-# deepcode_settings = "home/.deepcode/settings.json"
+""".replace("@CONFIG@", schema_url("config"))
 
+_REPO_CONFIG_TAIL = """
 # [sandbox]
 # mode = "workspace-write"   # or read-only / danger-full-access (reported on every run)
 
@@ -89,12 +113,61 @@ allowUnsandboxedCommands = false
 # reason = "Codex already asks before leaving its sandbox"
 """
 
+
+def repo_config(agents: Sequence[str], home: Path) -> str:
+    """The repository config: targets of the chosen agents, the others commented out; the home
+    directory is pinned when an agent that needs absolute paths is chosen."""
+    import json
+
+    lines = []
+    for agent, targets in REPO_TARGETS.items():
+        prefix = "" if agent in agents else "# "
+        lines += [f'{prefix}{key} = "{path}"\n' for key, path in targets]
+    # a JSON string is a valid TOML basic string
+    pin = f"home = {json.dumps(str(home), ensure_ascii=False)}"
+    if not {"copilot", "deepcode"} & set(agents):
+        pin = '# home = "/home/you"'
+    return _REPO_CONFIG_HEAD.replace("@HOME@", pin) + "".join(lines) + _REPO_CONFIG_TAIL
+
+
+# A local hook runs the twsrt installed in the environment that commits: it works before any
+# release exists and offline (a `repo: <url>` hook would clone and pip-install twsrt). `files` is
+# the pattern of the twsrt-check hook in .pre-commit-hooks.yaml (a test keeps them equal).
 PRE_COMMIT_CONFIG = """\
-# Runs twsrt on every commit that touches the policy or a generated file.
+# Runs `twsrt check` on every commit that touches the policy or a generated file. The hook runs
+# the twsrt installed where you commit (activate its virtual environment, or use pipx); a
+# released twsrt can instead be pinned by URL and rev (see docs/init.md).
 repos:
-  - repo: https://github.com/twsrt/twsrt
-    rev: v{version}
+  - repo: local
     hooks:
       - id: twsrt-check
-      # - id: twsrt-generate   # instead of twsrt-check: rewrite the targets, fail once
+        name: twsrt check (policy, drift, lossy translations)
+        entry: twsrt check
+        language: system
+        pass_filenames: false
+        require_serial: true
+        types_or: [file, symlink]
+        files: |
+          (?x)(^|/)(
+              \\.?twsrt\\.toml
+            | twsrt/config\\.toml
+            | \\.?srt-settings\\.json
+            | bash-rules\\.json
+            | \\.claude/settings[^/]*\\.json
+            | \\.codex/config\\.toml
+            | \\.codex/rules/[^/]+\\.rules
+            | \\.copilot/settings\\.json
+            | copilot-flags[^/]*\\.txt
+            | \\.deepcode/settings[^/]*\\.json
+          )$
+"""
+
+NEXT_STEPS = """\
+Next steps:
+  1. Edit the policy in policy/srt-settings.json and policy/bash-rules.json, then write the
+     agent files:  twsrt generate -w   (twsrt check lists what an agent cannot enforce)
+  2. Link the home tree into your home directory, after moving aside what is there
+     ({homes}):  stow -d {repo} -t ~ home
+  3. Install the commit hook (pre-commit runs the twsrt of this environment):
+     cd {repo} && git init && pip install pre-commit && pre-commit install
 """
