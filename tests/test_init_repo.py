@@ -227,3 +227,22 @@ def test_init_repo_refused_by_a_user_file_writes_nothing(sandbox: Sandbox) -> No
     assert "dots/home/.claude/settings.json: error[TWS004]" in result.stderr
     assert "merge them by hand" in result.stderr
     assert tree_snapshot(sandbox.home) == before
+
+
+def test_schemastore_catalog_names_every_schema_by_its_id() -> None:
+    from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
+
+    catalog = json.loads(
+        (Path(__file__).parent.parent / "schemas" / "schemastore-catalog.json").read_text()
+    )
+    entries = {entry["url"]: entry for entry in catalog["schemas"]}
+    assert set(entries) == {schema_url(name) for name in SCHEMA_FILES}
+    for name in SCHEMA_FILES:
+        assert load_schema(name)["$id"] == schema_url(name)
+        assert schema_url(name).startswith("https://")
+        entry = entries[schema_url(name)]
+        assert entry["name"] and entry["description"]
+        assert entry["fileMatch"] and all(isinstance(p, str) and p for p in entry["fileMatch"])
+    # the names the scaffold and the config discovery use are matched
+    matches = {pattern for entry in catalog["schemas"] for pattern in entry["fileMatch"]}
+    assert {"srt-settings.json", "bash-rules.json", "twsrt.toml", ".twsrt.toml"} <= matches
