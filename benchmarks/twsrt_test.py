@@ -5,7 +5,7 @@ Usage: python benchmarks/twsrt_test.py [--runs N] [--modes MODE ...]
 Each mode gets its own copy of examples/dotfiles with `[sandbox] mode` set and its files generated
 for that mode (full and yolo), then `twsrt test` runs N times (default 3) in a fresh process; the
 table shows the median and best wall time, the probe count and the exit code. It needs srt and
-Codex installed (see the README's `twsrt test` section); a machine without them shows exit 2.
+Codex installed (see docs/testing.md); a machine without them shows exit 2.
 Results measured on the project machine are kept in benchmarks/twsrt-test.md.
 """
 

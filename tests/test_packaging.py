@@ -48,7 +48,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
     )
-    return next(out.glob("twsrt-*.whl"))
+    return next(out.glob("twsrt_policy-*.whl"))
+
+
+def test_wheel_is_our_distribution_with_the_twsrt_command(wheel: Path) -> None:
+    """`twsrt` on PyPI is an unrelated project: ours is published as `twsrt-policy`, and keeps
+    the `twsrt` command and the `twsrt` import package."""
+    archive = zipfile.ZipFile(wheel)
+    info = sorted({n.split("/")[0] for n in archive.namelist() if ".dist-info/" in n})
+    assert info == [f"twsrt_policy-{wheel.name.split('-')[1]}.dist-info"]
+    metadata = archive.read(f"{info[0]}/METADATA").decode()
+    assert "\nName: twsrt-policy\n" in metadata
+    scripts = archive.read(f"{info[0]}/entry_points.txt").decode()
+    assert "[console_scripts]\ntwsrt = twsrt.cli:main\n" in scripts
+    assert {n.split("/")[0] for n in archive.namelist()} == {"twsrt", info[0]}
 
 
 def test_wheel_ships_schemas(wheel: Path) -> None:

@@ -1,0 +1,261 @@
+"""The README and docs/ as a newcomer reads them: install lines that can work, a first screen
+that explains before it commands, links that resolve, a `check` synopsis that matches the
+command, and pre-commit recipes that run as written (real pre-commit, offline)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+import yaml
+from conftest import REPO_ROOT
+from test_precommit import EXAMPLE, MANIFEST, isolated_env
+
+README = REPO_ROOT / "README.md"
+DOCS = sorted((REPO_ROOT / "docs").rglob("*.md"))
+PAGES = [README, *DOCS]
+PRECOMMIT_DOC = REPO_ROOT / "docs" / "pre-commit.md"
+CHECK_DOC = REPO_ROOT / "docs" / "check.md"
+# Files that tell users how to install twsrt or pin it.
+INSTALL_FILES = [
+    *PAGES,
+    REPO_ROOT / "action" / "action.yml",
+    REPO_ROOT / "tests" / "run.sh",
+    *sorted((REPO_ROOT / ".ci").glob("*")),
+    *sorted((REPO_ROOT / "examples").rglob("*.y*ml")),
+]
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(REPO_ROOT))
+
+
+def fenced_blocks(text: str, lang: str = "") -> list[str]:
+    """The bodies of the fenced code blocks of a Markdown text (of one language, if given)."""
+    return re.findall(r"^```" + re.escape(lang) + r"[^\n]*\n(.*?)^```$", text, re.M | re.S)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```$", "", text, flags=re.M | re.S)
+    return {slug(h) for h in re.findall(r"^#+ (.+)$", prose, re.M)}
+
+
+# --------------------------------------------------------------------------- install lines
+
+
+def test_install_lines_name_our_distribution() -> None:
+    """`twsrt` on PyPI is someone else's project: no install line may ask for it."""
+    foreign = re.compile(
+        r"\btwsrt==|pip install(\s+-[-\w=.]+)*\s+[\"']?twsrt(\[[^\]]*\])?([\s\"'=<>]|$)"
+    )
+    bad = []
+    for path in INSTALL_FILES:
+        if path.is_file():
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if foreign.search(line):
+                    bad.append(f"{rel(path)}:{number}: {line.strip()}")
+    assert bad == []
+    readme = README.read_text(encoding="utf-8")
+    assert "`twsrt-policy`" in readme and "unrelated" in readme
+
+
+def test_no_reference_to_a_tag_that_does_not_exist() -> None:
+    """No release is tagged yet: a `rev: vX` or `@vX` pin cannot resolve."""
+    tag = re.compile(r"\brev:\s*v?\d+\.\d+|@v\d+\.\d+")
+    bad = []
+    for path in INSTALL_FILES:
+        if path.is_file():
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if tag.search(line):
+                    bad.append(f"{rel(path)}:{number}: {line.strip()}")
+    assert bad == []
+
+
+# --------------------------------------------------------------------------- the README
+
+
+def test_readme_explains_before_it_commands() -> None:
+    """The first screen says what twsrt is and why; the first command follows the set-up
+    heading, in a virtual environment."""
+    text = README.read_text(encoding="utf-8")
+    intro, _, rest = text.partition("\n## Set up\n")
+    assert rest, "no '## Set up' section"
+    assert "```" not in intro and "\n    " not in intro  # no command before the set-up
+    for agent in ("Claude Code", "Codex CLI", "Copilot CLI", "DeepCode"):
+        assert agent in intro
+    assert "never grants an agent more than the policy" in intro
+    first = fenced_blocks(rest, "sh")[0]
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install . ")
+
+
+def test_readme_names_the_test_command_and_what_it_installs() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert "\nTest command: `bash tests/run.sh`\n" in text
+    setup = text.partition("\n## Set up\n")[2].partition("\n## ")[0]
+    assert "bash tests/run.sh" in fenced_blocks(setup, "sh")[1]
+    for fact in ("`/opt/twsrt-tools/`", "needs root", "`TWSRT_REQUIRE_REAL_TOOLS=1`", "apt-get"):
+        assert fact in setup
+
+
+def test_readme_walkthrough_covers_the_dotfiles_path() -> None:
+    text = README.read_text(encoding="utf-8")
+    walk = text.partition("\n## Ten minutes: a dotfiles repository\n")[2].partition("\n## ")[0]
+    commands = "\n".join(fenced_blocks(walk, "sh"))
+    steps = [
+        "twsrt init --repo .",
+        "twsrt check",
+        "twsrt generate -w",
+        "stow -d ~/dotfiles -t ~ home",
+        "pre-commit install",
+        'git commit -m "agent policy"',
+    ]
+    positions = [commands.find(step) for step in steps]
+    assert -1 not in positions and positions == sorted(positions), positions
+    assert "policy/srt-settings.json" in walk  # the policy edit
+
+
+@pytest.mark.parametrize("path", PAGES, ids=rel)
+def test_no_undefined_references(path: Path) -> None:
+    """Words only the project's own history defines mean nothing to a reader."""
+    text = path.read_text(encoding="utf-8")
+    found = re.findall(r"\bthe seed\b|\bseed's\b|\bDESIGN\b|§|\bissue \d+|#\d{2,}\b", text, re.I)
+    assert found == []
+
+
+@pytest.mark.parametrize("path", PAGES, ids=rel)
+def test_relative_links_resolve(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```$", "", text, flags=re.M | re.S)
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (path.parent / file).resolve() if file else path
+        stale_anchor = bool(anchor) and linked.suffix == ".md" and anchor not in anchors(linked)
+        if not linked.exists() or stale_anchor:
+            broken.append(target)
+    assert broken == []
+
+
+def test_readme_links_every_page_of_docs() -> None:
+    text = README.read_text(encoding="utf-8")
+    linked = {(README.parent / t).resolve() for t in re.findall(r"\]\((docs/[^)#\s]+)", text)}
+    assert set(DOCS) - linked == set()
+
+
+# --------------------------------------------------------------------------- check synopsis
+
+
+def synopsis(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    blocks = [b for b in fenced_blocks(text) if b.startswith("twsrt check [")]
+    assert len(blocks) == 1, f"{rel(path)}: one `twsrt check [...]` synopsis expected"
+    return blocks[0]
+
+
+@pytest.mark.parametrize("path", [README, CHECK_DOC], ids=rel)
+def test_check_synopsis_matches_the_command(path: Path) -> None:
+    from twsrt.cli import cli
+
+    command = cli.commands["check"]
+    options = [p for p in command.params if isinstance(p, click.Option) and p.name != "help"]
+    written = set(re.findall(r"(?<![\w-])--?[a-z][a-z-]*", synopsis(path)))
+    known = {name for p in options for name in p.opts}
+    assert written - known == set(), "the synopsis names options the command lacks"
+    missing = [p.opts for p in options if not written & set(p.opts)]
+    assert missing == [], "options of `twsrt check --help` missing from the synopsis"
+    for p in options:  # choices are spelled as the command spells them
+        if isinstance(p.type, click.Choice) and p.opts[0] != "--sandbox":
+            shown = re.search(re.escape(p.opts[0]) + r" ([\w|]+)", synopsis(path))
+            assert shown and shown[1].split("|") == list(p.type.choices), p.opts
+
+
+# --------------------------------------------------------------------------- pre-commit
+
+
+def precommit_configs() -> list[dict]:
+    text = PRECOMMIT_DOC.read_text(encoding="utf-8")
+    return [yaml.safe_load(block) for block in fenced_blocks(text, "yaml")]
+
+
+def local_recipe() -> dict:
+    configs = [c for c in precommit_configs() if c["repos"][0]["repo"] == "local"]
+    assert len(configs) == 1
+    return configs[0]
+
+
+def test_local_recipe_is_the_manifest_hook() -> None:
+    """The `repo: local` hook runs what the published hook runs, on the same files."""
+    (hook,) = local_recipe()["repos"][0]["hooks"]
+    manifest = next(h for h in yaml.safe_load(MANIFEST.read_text("utf-8")) if h["id"] == hook["id"])
+    assert hook["language"] == "system"
+    for key in ("entry", "pass_filenames", "require_serial", "types_or", "files"):
+        assert hook[key] == manifest[key], key
+
+
+def test_remote_recipe_pins_a_commit() -> None:
+    (remote,) = [c["repos"][0] for c in precommit_configs() if c["repos"][0]["repo"] != "local"]
+    assert remote["repo"] == "https://github.com/twsrt/twsrt"
+    assert remote["rev"] == "<commit SHA>"
+    text = PRECOMMIT_DOC.read_text(encoding="utf-8")
+    assert "pre-commit autoupdate --freeze" in text and "pre-commit install" in text
+
+
+def test_local_recipe_blocks_a_stale_commit_then_lets_the_fix_through(tmp_path: Path) -> None:
+    """Real pre-commit, offline, with the recipe exactly as documented and the twsrt of this
+    environment on PATH: a policy edit without `generate -w` is stopped, the fix commits."""
+    env = isolated_env(tmp_path)
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    repo = tmp_path / "dotfiles"
+    shutil.copytree(EXAMPLE, repo, symlinks=True)
+    (repo / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump(local_recipe(), sort_keys=False), encoding="utf-8"
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            args,
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=120,
+        )
+
+    assert run("git", "init", "-q").returncode == 0
+    installed = run(sys.executable, "-m", "pre_commit", "install")
+    assert installed.returncode == 0, installed.stdout
+    assert run("git", "add", "-A").returncode == 0
+    first = run("git", "commit", "-q", "-m", "dotfiles")
+    assert first.returncode == 0, first.stdout
+    assert re.search(r"^twsrt check\.+Passed$", first.stdout, re.M), first.stdout
+
+    rules = repo / "policy" / "bash-rules.json"
+    data = json.loads(rules.read_text(encoding="utf-8"))
+    data["deny"].append("dd")
+    rules.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    run("git", "add", "-A")
+    stopped = run("git", "commit", "-q", "-m", "deny dd")
+    assert stopped.returncode == 1, stopped.stdout
+    assert re.search(r"^twsrt check\.+Failed$", stopped.stdout, re.M), stopped.stdout
+    assert "error[TWS302]" in stopped.stdout or "error[TWS303]" in stopped.stdout
+
+    assert run("twsrt", "generate", "-w").returncode == 0
+    run("git", "add", "-A")
+    fixed = run("git", "commit", "-q", "-m", "deny dd")
+    assert fixed.returncode == 0, fixed.stdout
