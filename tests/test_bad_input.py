@@ -3,7 +3,9 @@
 Each case prepares the sandbox (config, sources or the Claude target tree), snapshots the whole
 HOME, runs one command and checks: exit code 2, no traceback, the first stderr line names the
 exact file, line, column and rule id (or the file and rule id where no position exists), and
-HOME is byte-for-byte unchanged afterwards.
+HOME is byte-for-byte unchanged afterwards. ``check`` reports a config it cannot use in its
+report instead (text and github: the first finding line of stdout, nothing on stderr; json:
+stderr as well), so CI sees it; tests/test_config_errors.py covers every format.
 
 Positions are 1-based; the comment next to each expected position shows how it was counted.
 """
@@ -666,13 +668,28 @@ CASES: list[Case | Usage] = [
         "config file named by $TWSRT_CONFIG does not exist",
         env=(("TWSRT_CONFIG", "/nonexistent"),),
     ),
+    *(
+        Case(
+            f"config-none-found-{name}",
+            remove(CONFIG),
+            args,
+            CONFIG,  # where the search would find it first: the repository root
+            "TWS013",
+            "no twsrt config found",
+        )
+        for name, args in (
+            ("generate", GEN_W),
+            ("check", ("check",)),
+            ("check-json", ("check", "--format", "json")),
+        )
+    ),
     Case(
-        "config-none-found",
-        remove(CONFIG),
-        GEN_W,
-        "twsrt",
+        "config-flag-missing-file-check-github",
+        nothing,
+        ("check", "--format", "github", "-c", "missing.toml"),
+        "missing.toml",
         "TWS001",
-        "no twsrt config found",
+        "config file named by -c/--config does not exist",
     ),
     # ---------------------------------------------------------- source files on disk
     Case(
@@ -1268,6 +1285,17 @@ def test_case_ids_are_unique() -> None:
     assert len(ids) >= 25
 
 
+def _reports_on_stdout(case: Case | Usage) -> bool:
+    """``check`` (not a usage error, not --format json) puts a config error in its report."""
+    args = case.args
+    return (
+        isinstance(case, Case)
+        and "check" in args
+        and "json" not in args
+        and "--format=json" not in args
+    )
+
+
 @pytest.mark.parametrize("case", _params())
 def test_bad_input(sandbox: Sandbox, case: Case | Usage) -> None:
     try:
@@ -1285,6 +1313,9 @@ def test_bad_input(sandbox: Sandbox, case: Case | Usage) -> None:
     assert "Traceback" not in result.stderr, detail
     assert "internal error" not in result.stderr, detail
     lines = result.stderr.splitlines()
+    if _reports_on_stdout(case):
+        assert result.stderr == "", detail
+        lines = [line for line in result.stdout.splitlines() if ": error[" in line]
     assert lines, detail
     first = lines[0]
 

@@ -190,12 +190,16 @@ def test_defuse(line: str) -> None:
     assert runner_commands(defuse(line)) == []
 
 
-def test_stderr_of_a_config_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_of_a_config_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The config error is an annotation now (its path escaped), then the inert text."""
     code, out, err = run(
         sandbox, monkeypatch, "check", "--format", "github", "-c", "no\n::error::PWN.toml"
     )
-    assert code == 2 and "PWN" in err
-    assert runner_commands(out + err) == []
+    assert code == 2 and "PWN" in out and err == ""
+    commands = runner_commands(out + err)
+    names = [name for name, _, _ in commands]
+    assert names == ["error", "stop-commands", commands[-1][0]], out
+    assert commands[0][2].startswith("::error file=no%0A%3A%3Aerror%3A%3APWN.toml,title=TWS001 ")
 
 
 def test_stderr_of_a_usage_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,37 +39,68 @@ def run_check(
     no_ignores: bool,
     sandbox: str | None = None,
 ) -> CheckReport:
-    """Load, lint, compile and compare; raises TwsrtError only for a config it cannot use."""
+    """Load, lint, compile and compare. A config it cannot use (none found, unreadable,
+    invalid) does not raise: it becomes an aborted report (exit code 2) whose findings say why,
+    so every requested output, CI's included, carries the reason."""
     cwd, home = Path.cwd(), home_dir()
-    path = discover(explicit_config, cwd, home)
-    if path is None:
-        raise find_config_error(home)
+    root = repo_root(cwd)  # no config yet: name files relative to the working repository
+    token = DISPLAY_BASE.set(root)
+    try:
+        path = discover(explicit_config, cwd, home)
+        if path is None:
+            raise find_config_error(home, cwd)
+    except TwsrtError as exc:
+        return aborted_report(exc, fail_on, root)
+    finally:
+        DISPLAY_BASE.reset(token)
     root = repo_root(path.resolve())
     token = DISPLAY_BASE.set(root)
     try:
-        config = load_config(path, home, cwd)
-        settings = config.check
-        report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
-        report.checked.append(CheckedFile(config.display, "config"))
-        from twsrt.placement import placement_findings
-        from twsrt.safeio import confined
-
-        git = git_root(path.resolve())
-        placement = placement_findings(config, git, yolo)  # before anything is read
-        with confined(git):
-            findings = placement + _check(config, agent, yolo, report, sandbox, placement)
-        findings += ignore_findings(config)
-        suppressions = [] if no_ignores else _suppressions(config)
-        for item in _dedupe(findings):
-            rule = next((s for s in suppressions if _matches(s, item)), None)
-            if rule is None:
-                report.findings.append(item)
-            else:
-                report.suppressed.append((item, rule))
-        report.findings.sort(key=_order)
-        return report
+        return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox)
+    except TwsrtError as exc:
+        return aborted_report(exc, fail_on, root)
     finally:
         DISPLAY_BASE.reset(token)
+
+
+def aborted_report(error: TwsrtError, fail_on: Level | None, root: Path) -> CheckReport:
+    """The report of a run that could not check: the error's findings, nothing checked."""
+    findings = sorted(_dedupe(error.findings), key=_order)
+    return CheckReport(findings=findings, fail_on=fail_on or Level.ERROR, root=root, aborted=True)
+
+
+def _run_check(
+    path: Path,
+    home: Path,
+    cwd: Path,
+    root: Path,
+    agent: str | None,
+    yolo: bool,
+    fail_on: Level | None,
+    no_ignores: bool,
+    sandbox: str | None,
+) -> CheckReport:
+    config = load_config(path, home, cwd)
+    settings = config.check
+    report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
+    report.checked.append(CheckedFile(config.display, "config"))
+    from twsrt.placement import placement_findings
+    from twsrt.safeio import confined
+
+    git = git_root(path.resolve())
+    placement = placement_findings(config, git, yolo)  # before anything is read
+    with confined(git):
+        findings = placement + _check(config, agent, yolo, report, sandbox, placement)
+    findings += ignore_findings(config)
+    suppressions = [] if no_ignores else _suppressions(config)
+    for item in _dedupe(findings):
+        rule = next((s for s in suppressions if _matches(s, item)), None)
+        if rule is None:
+            report.findings.append(item)
+        else:
+            report.suppressed.append((item, rule))
+    report.findings.sort(key=_order)
+    return report
 
 
 def _order(item: Finding) -> tuple:
@@ -302,4 +333,4 @@ def _matches(rule: Suppression, item: Finding) -> bool:
     return not (rule.agent and rule.agent != item.agent)
 
 
-__all__ = ["run_check", "fail"]
+__all__ = ["aborted_report", "run_check", "fail"]

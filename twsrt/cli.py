@@ -315,6 +315,9 @@ def check(
         from twsrt.reports.json_report import render_json
 
         click.echo(render_json(report), nl=False)
+        if report.aborted:  # stdout is for a program: say why on stderr for the person too
+            for item in report.findings:
+                _error_line(item.render(), False)
     elif output_format == "github":
         from twsrt.reports.github import render_github
         from twsrt.reports.text import render_text

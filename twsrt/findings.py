@@ -50,9 +50,11 @@ _RULES = [
         "config-invalid",
         Level.ERROR,
         "The twsrt config file cannot be read or parsed.",
-        "twsrt could not find, read or parse its config (twsrt.toml, .twsrt.toml or "
-        "~/.config/twsrt/config.toml), or the config has a key the config schema does not know. "
-        "Nothing can be checked or generated without it, so this is exit code 2.",
+        "twsrt could not read or parse its config (twsrt.toml, .twsrt.toml, "
+        "~/.config/twsrt/config.toml or the file named by -c/$TWSRT_CONFIG), or the config has a "
+        "key the config schema does not know. Nothing can be checked or generated without it, so "
+        "this is exit code 2; `twsrt check` still writes it into every report it was asked for "
+        "(text, JSON, annotations, SARIF, JUnit), so CI shows it.",
     ),
     Rule(
         "TWS002",
@@ -137,6 +139,19 @@ _RULES = [
         "user's: Claude Code loads that file, not the generated one. `check` reports it, `diff` "
         "shows it as drift, and `generate -w` refuses to replace it. Name the linked file as "
         "`claude_settings` (twsrt writes through a link to its real file) or remove the link.",
+    ),
+    Rule(
+        "TWS013",
+        "config-not-found",
+        Level.ERROR,
+        "No twsrt config was found, so nothing could be checked.",
+        "Without -c/--config or $TWSRT_CONFIG, twsrt looks for twsrt.toml, then .twsrt.toml, in "
+        "the working directory and each parent up to the git root (only the working directory "
+        "outside a repository), then for ~/.config/twsrt/config.toml. None exists. The finding "
+        "points at twsrt.toml at the repository root (the working directory outside a "
+        "repository), where every run inside the repository finds it. Run `twsrt init --repo` "
+        "there, or name the config with -c (in the GitHub Action: the `config` or "
+        "`working-directory` input). Exit code 2, as for every config that cannot be used.",
     ),
     # Schema (TWS1xx)
     Rule(

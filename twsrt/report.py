@@ -39,6 +39,9 @@ class CheckReport:
     fail_on: Level = Level.ERROR
     root: Path = field(default_factory=Path.cwd)  # paths in locations are relative to it
     sandbox_mode: str = "workspace-write"  # the resolved sandbox axis the targets were compiled for
+    # The run stopped at an input it cannot check with (a broken or missing config): the
+    # findings say why, nothing else was checked, and the exit code is 2, in every format.
+    aborted: bool = False
 
     def failing(self) -> list[Finding]:
         threshold = LEVEL_ORDER[self.fail_on]
@@ -46,6 +49,8 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
+        if self.aborted:
+            return 2
         return 1 if self.failing() else 0
 
     def counts(self) -> dict[str, int]:

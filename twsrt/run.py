@@ -9,12 +9,14 @@ from pathlib import Path
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Drift, Result
 from twsrt.config import (
+    CONFIG_NAMES,
     DEFAULT_SANDBOX_MODE,
     Config,
     discover,
     display_path,
     home_dir,
     load_config,
+    repo_root,
     user_config_path,
 )
 from twsrt.diffs import View, opaque, render_diff
@@ -33,12 +35,15 @@ TARGET_KEY = {
 }
 
 
-def find_config_error(home: Path) -> TwsrtError:
+def find_config_error(home: Path, cwd: Path) -> TwsrtError:
+    """No config anywhere: located at the twsrt.toml the search would find first from every
+    directory of the repository (its root; the working directory outside a repository), so
+    an annotation or SARIF result has a file to stand on."""
     return fail(
-        "config-invalid",
+        "config-not-found",
         "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
         f"then {display_path(user_config_path(home))}); run `twsrt init` to create one",
-        Location("twsrt"),
+        Location(display_path(repo_root(cwd) / CONFIG_NAMES[0], cwd)),
     )
 
 
@@ -47,7 +52,7 @@ def find_config(explicit: str | None) -> Config:
     home = home_dir()
     path = discover(explicit, cwd, home)
     if path is None:
-        raise find_config_error(home)
+        raise find_config_error(home, cwd)
     return load_config(path, home, cwd)
 
 

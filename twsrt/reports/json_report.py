@@ -46,7 +46,8 @@ def render_json(report: CheckReport) -> str:
             "files": len(report.checked),
             "fail_on": report.fail_on.value,
             "exit_code": report.exit_code,
-            "sandbox_mode": report.sandbox_mode,
+            # an aborted run (exit code 2) compiled nothing, so it has no sandbox mode
+            **({} if report.aborted else {"sandbox_mode": report.sandbox_mode}),
         },
         "findings": [_finding(item) for item in report.findings],
         "suppressed": [

@@ -55,6 +55,10 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
         # Columns count characters (code points), not UTF-16 units.
         column_kind="unicodeCodePoints",
         original_uri_base_ids={SRCROOT: _om(om.ArtifactLocation, uri=_root_uri(report.root))},
+        # A run that could not check says so, SARIF's way: its results are the reasons only.
+        invocations=[_om(om.Invocation, execution_successful=False, exit_code=report.exit_code)]
+        if report.aborted
+        else None,
         results=[_result(om, item, index[item.rule_id]) for item in report.findings]
         + [_result(om, item, index[item.rule_id], rule.reason) for item, rule in report.suppressed],
     )

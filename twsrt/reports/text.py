@@ -84,6 +84,8 @@ def summary(report: CheckReport, *, hidden_notes: bool = False) -> str:
         _plural(counts["note"], "note"),
     ]
     text = f"twsrt check: {', '.join(parts)}"
+    if report.aborted:  # no file, mode or suppression was looked at: say only that
+        return text + "; could not check, nothing else was checked (exit code 2)"
     if hidden_notes and counts["note"]:
         text += " (notes hidden, -v shows them)"
     if report.suppressed:
