@@ -31,8 +31,8 @@ RESERVED = ("--format", "--sarif", "--json", "--junit")
 EXIT_MEANING = {
     0: "nothing at or above the fail-on level",
     1: "findings at or above the fail-on level",
-    2: "no usable twsrt config, or bad usage (see the log of the twsrt check step)",
-    3: "internal error in twsrt (see the log of the twsrt check step)",
+    2: "no usable twsrt config, or bad usage",
+    3: "internal error in twsrt",
 }
 
 
@@ -219,15 +219,31 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
     lines = [f"## twsrt check: {'passed' if ok else 'failed'} {'✅' if ok else '❌'}", ""]
     meaning = EXIT_MEANING.get(exit_code, "unexpected exit code")
     if report is None:
-        lines += [f"`twsrt check` exited **{exit_code}**: {meaning}. No report was written.", ""]
+        lines += [
+            f"`twsrt check` exited **{exit_code}**: {meaning}. No report was written; see the "
+            "log of the twsrt check step.",
+            "",
+        ]
         return "\n".join(lines)
     info = report["summary"]
-    lines += [
-        f"`twsrt check` exited **{exit_code}**: {meaning} ({code(str(info['fail_on']))}). "
-        f"twsrt {cell(str(report['tool']['version']))}, {cell(str(info['files']))} files checked"
-        + (f", sandbox mode {code(str(info['sandbox_mode']))}." if "sandbox_mode" in info else "."),
-        "",
-    ]
+    version = cell(str(report["tool"]["version"]))
+    if exit_code == 2:  # twsrt could not use its config: the findings say why
+        lines += [
+            f"`twsrt check` exited **2**: {meaning}. twsrt {version} stopped before checking "
+            "the policy: fix the error below and run it again.",
+            "",
+        ]
+    else:
+        lines += [
+            f"`twsrt check` exited **{exit_code}**: {meaning} ({code(str(info['fail_on']))}). "
+            f"twsrt {version}, {cell(str(info['files']))} files checked"
+            + (
+                f", sandbox mode {code(str(info['sandbox_mode']))}."
+                if "sandbox_mode" in info
+                else "."
+            ),
+            "",
+        ]
     upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")
     if upload == "true":
         category = os.environ.get("CATEGORY", "")
@@ -300,6 +316,12 @@ def summary() -> int:
     exit_code = int(os.environ.get("EXIT_CODE", "3") or "3")
     json_file = os.environ.get("JSON_FILE", "")
     report = json.loads(Path(json_file).read_text(encoding="utf-8")) if json_file else None
+    if report is None and exit_code != 0:
+        # a usage error or a crash: no finding to annotate, so the reason's pointer is one
+        error(
+            f"twsrt check exited {exit_code} ({EXIT_MEANING.get(exit_code, 'unexpected')}) "
+            "without a report; see the log of the twsrt check step"
+        )
     text = render_summary(report, exit_code)
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:

@@ -774,14 +774,82 @@ def test_args_are_never_evaluated(runner: Runner, seed: dict[str, dict[str, str]
     assert run.outputs["sarif-file"] == "" and run.outputs["findings"] == ""
     assert not run.step("upload-gate").ran
     assert "exited **2**: no usable twsrt config, or bad usage" in run.summary
+    # no report, so the summary step annotates the run itself
+    assert run.step("Job summary").stdout == (
+        "::error title=twsrt::twsrt check exited 2 (no usable twsrt config, or bad usage) "
+        "without a report; see the log of the twsrt check step\n"
+    )
     assert run.returncode == 2
 
 
-def test_missing_config_exits_2(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
-    run = runner.run({"working-directory": "examples/dotfiles", "config": "nope.toml"}, seed=seed)
-    assert run.outputs["exit-code"] == "2"
-    assert "No report was written" in run.summary
+@pytest.mark.parametrize(
+    ("name", "config", "inputs", "rule", "where"),
+    [
+        (
+            "named-missing",
+            None,
+            {"config": "nope.toml"},
+            "TWS001 config-invalid",
+            "file=cfg-named-missing/nope.toml",
+        ),
+        (
+            "toml",
+            "[sources]\nsrt = \n",
+            {},
+            "TWS001 config-invalid",
+            "file=cfg-toml/twsrt.toml,line=2,col=7",
+        ),
+        (
+            "schema",
+            "[sourcez]\n",
+            {},
+            "TWS101 schema-unknown-key",
+            "file=cfg-schema/twsrt.toml,line=1,col=2",
+        ),
+        ("none", None, {}, "TWS013 config-not-found", "file=twsrt.toml"),
+    ],
+)
+def test_config_errors_reach_annotations_sarif_and_summary(
+    runner: Runner,
+    seed: dict[str, dict[str, str]],
+    name: str,
+    config: str | None,
+    inputs: dict[str, str],
+    rule: str,
+    where: str,
+) -> None:
+    """A config twsrt cannot use was one stderr line and "No report was written" (issue 15
+    item 6); now it is an annotation at its line, a SARIF result for code scanning, the JSON
+    the summary reads, and the job still fails with exit code 2."""
+    directory = runner.workspace / f"cfg-{name}"
+    directory.mkdir(exist_ok=True)
+    if config is not None:
+        (directory / "twsrt.toml").write_text(config, encoding="utf-8")
+    run = runner.run(
+        {"working-directory": f"cfg-{name}", "junit-file": "twsrt.xml", **inputs}, seed=seed
+    )
+    out = run.outputs
+    assert out["exit-code"] == "2" and out["findings"] == "1"
+    check = run.step("check").stdout
+    assert check.startswith(f"::error {where},title={rule}::"), check
+    report = json.loads(Path(out["json-file"]).read_text(encoding="utf-8"))
+    assert report["summary"]["exit_code"] == 2
+    assert [f"{f['rule_id']} {f['rule_name']}" for f in report["findings"]] == [rule]
+    sarif = json.loads(Path(out["sarif-file"]).read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == [rule.split()[0]]
+    assert sarif["runs"][0]["invocations"] == [{"executionSuccessful": False, "exitCode": 2}]
+    assert run.step("Upload SARIF to code scanning").ran
+    junit = ET.parse(out["junit-file"]).getroot()
+    assert [c.get("classname") for c in junit.iter("testcase")] == [f"twsrt.{rule.split()[0]}"]
+    summary = run.summary
+    assert summary.startswith("## twsrt check: failed")
+    assert "exited **2**: no usable twsrt config, or bad usage." in summary
+    assert "stopped before checking the policy" in summary
+    assert "No report was written" not in summary
+    assert f"| error | {rule} | " in summary
+    assert run.step("Job summary").stdout == ""  # the annotation came from twsrt itself
     assert run.step("Fail on twsrt's exit code").returncode == 2
+    assert run.failed and run.returncode == 2
 
 
 @pytest.mark.parametrize(
