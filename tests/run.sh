@@ -11,6 +11,7 @@ export TWSRT_CODEX_BIN="$CODEX_BIN"
 TWSRT_COPILOT_BIN="$(bash .ci/install-copilot.sh)"; export TWSRT_COPILOT_BIN # set -e sees a failed install
 TWSRT_SRT_BIN="$(bash .ci/install-srt.sh)"; export TWSRT_SRT_BIN # set -e sees a failed install
 TWSRT_ACTIONLINT_BIN="$(bash .ci/install-actionlint.sh)"; export TWSRT_ACTIONLINT_BIN
+TWSRT_STOW_BIN="$(bash .ci/install-stow.sh)"; export TWSRT_STOW_BIN
 ruff check twsrt tests tools benchmarks action
 ruff format --check twsrt tests tools benchmarks action
 python3 -m pytest "$@"

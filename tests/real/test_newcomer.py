@@ -1,0 +1,130 @@
+"""The README played by a newcomer, end to end, with the commands taken from the README itself.
+
+A copy of this checkout, a fresh HOME that already holds a Claude Code settings file, and then:
+the set-up command (a fresh virtual environment, `pip install .`, twsrt's main job on the bundled
+example), and the ten-minute walkthrough: `init --repo` over the user's settings, a policy edit,
+`check` failing on drift, `generate -w`, stow linking the home tree, real `pre-commit install`
+with the scaffolded config, a commit that passes, a policy edit the hook stops, the fix that
+commits. Each ```sh block runs as written; only the prose steps (moving the user's file in,
+editing the policy) are done here. Needs GNU stow and pip's index (the install)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_precommit import isolated_env, snapshot_this_repository
+
+from ._tools import locate_tool, require_tool
+
+pytestmark = pytest.mark.real
+
+USER_SETTINGS = {"model": "opus", "hooks": {"Stop": []}, "env": {"EDITOR_THEME": "dark"}}
+
+
+def section(text: str, heading: str) -> str:
+    body = text.partition(f"\n## {heading}\n")[2]
+    assert body, f"README has no '## {heading}' section"
+    return body.partition("\n## ")[0]
+
+
+def sh_blocks(text: str) -> list[str]:
+    return re.findall(r"^```sh\n(.*?)^```$", text, re.M | re.S)
+
+
+class Shell:
+    """Runs README blocks with bash, as a user at a terminal: HOME replaced, the virtual
+    environment of the set-up step activated once it exists."""
+
+    def __init__(self, env: dict[str, str], venv: Path) -> None:
+        self.env = env
+        self.venv = venv
+
+    def run(self, script: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+        activate = f". {self.venv}/bin/activate\n" if (self.venv / "bin").is_dir() else ""
+        return subprocess.run(
+            ["bash", "-e", "-c", activate + script],
+            cwd=cwd,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=timeout,
+        )
+
+
+def test_readme_newcomer_path(tmp_path: Path) -> None:
+    stow = require_tool("stow", locate_tool("stow", "TWSRT_STOW_BIN", "/usr/bin/stow"))
+    env = isolated_env(tmp_path)
+    env["PATH"] = os.pathsep.join([str(Path(stow).parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONPATH", None)  # twsrt comes from the fresh environment, nothing else
+    home = Path(env["HOME"])
+    checkout = tmp_path / "twsrt"
+    snapshot_this_repository(checkout, env)
+    readme = (checkout / "README.md").read_text(encoding="utf-8")
+    shell = Shell(env, checkout / ".venv")
+
+    # Set up: the first block, in the checkout.
+    setup = sh_blocks(section(readme, "Set up"))[0]
+    done = shell.run(setup, checkout, timeout=900)
+    assert done.returncode == 0, done.stdout
+    assert "no drift" in done.stdout
+    version = shell.run("twsrt --version && pip show twsrt-policy", checkout)
+    assert version.returncode == 0 and "Name: twsrt-policy" in version.stdout, version.stdout
+
+    # The walkthrough, block by block. The user already has Claude settings.
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS), encoding="utf-8")
+    walk = sh_blocks(section(readme, "Ten minutes: a dotfiles repository"))
+    scaffold, check, generate, link, commit = walk
+    dotfiles = home / "dotfiles"
+
+    # the optional move of the user's settings is a comment line: this user takes it
+    optional = r"^# optional, to keep your settings: (.*)$"
+    assert re.search(optional, scaffold, re.M), scaffold
+    scaffolded = shell.run(re.sub(optional, r"\1", scaffold, flags=re.M), home)
+    assert scaffolded.returncode == 0, scaffolded.stdout
+    assert "Next steps" in scaffolded.stdout
+
+    # Step 2 (prose): add "~/.kube" to filesystem.denyRead.
+    policy = dotfiles / "policy" / "srt-settings.json"
+    text = policy.read_text(encoding="utf-8")
+    assert text.count('"denyRead": [') == 1
+    policy.write_text(text.replace('"denyRead": [', '"denyRead": ["~/.kube", ', 1), "utf-8")
+
+    stale = shell.run(check, dotfiles)
+    assert stale.returncode == 1, stale.stdout
+    assert "error[TWS302]" in stale.stdout and '+      "Read(~/.kube)",' in stale.stdout
+
+    fixed = shell.run(generate, dotfiles)
+    assert fixed.returncode == 0, fixed.stdout
+
+    linked = shell.run(link, dotfiles)
+    assert linked.returncode == 0, linked.stdout
+    active = home / ".claude" / "settings.json"
+    loaded = json.loads(active.read_text(encoding="utf-8"))
+    assert active.resolve() == (dotfiles / "home" / ".claude" / "settings.full.json").resolve()
+    assert {k: loaded[k] for k in USER_SETTINGS} == USER_SETTINGS  # the user's keys survived
+    assert "Read(~/.kube)" in loaded["permissions"]["deny"]
+
+    committed = shell.run(commit, dotfiles)
+    assert committed.returncode == 0, committed.stdout
+    assert re.search(r"^twsrt check.*\.Passed$", committed.stdout, re.M), committed.stdout
+
+    # Then, as the README says: a policy edit without generating is stopped, the fix commits.
+    rules = dotfiles / "policy" / "bash-rules.json"
+    data = json.loads(rules.read_text(encoding="utf-8"))
+    data["deny"].append("dd")
+    rules.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    stopped = shell.run('git add -A && git commit -m "deny dd"', dotfiles)
+    assert stopped.returncode == 1, stopped.stdout
+    assert re.search(r"^twsrt check.*\.Failed$", stopped.stdout, re.M), stopped.stdout
+    again = shell.run('twsrt generate -w && git add -A && git commit -m "deny dd"', dotfiles)
+    assert again.returncode == 0, again.stdout
+    clean = shell.run("git status --porcelain", dotfiles)
+    assert clean.stdout == ""
