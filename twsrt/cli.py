@@ -503,6 +503,7 @@ def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
 @click.option(
     "--agents",
     "agents",
+    metavar="AGENTS",
     callback=_agent_list,
     help="With --repo: comma-separated agents to configure, or 'all' (claude, codex, copilot, "
     "deepcode). Default: claude,codex plus any agent whose file already exists under home/.",
