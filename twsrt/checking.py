@@ -27,7 +27,14 @@ from twsrt.lints import lint_policy
 from twsrt.locations import Location
 from twsrt.redact import redact_item
 from twsrt.report import CheckedFile, CheckReport, Suppression
-from twsrt.run import context, find_config_error, select_agents
+from twsrt.run import (
+    context,
+    find_config_error,
+    fix_command,
+    foreign_home,
+    select_agents,
+    unpinned_home_advice,
+)
 from twsrt.sources import build_policy, read_json_source
 
 
@@ -183,7 +190,7 @@ def _check(
                 continue
             for drift in result.drift:
                 report.checked.append(CheckedFile(drift.display, "target", name))
-                findings += drift_findings(drift, result, config)
+                findings += drift_findings(drift, result, config, fix_command(ctx))
         if any(key in config.targets for key in module.target_keys):
             # user keys and other config layers the agent loads (one pass over every mode's files)
             findings += effective_findings(ctx, name)
@@ -235,7 +242,10 @@ def _origin(result: Result, drift: Drift) -> tuple[Location, ...]:
     return ()
 
 
-def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding]:
+def drift_findings(
+    drift: Drift, result: Result, config: Config, fix: str = "twsrt generate -w"
+) -> list[Finding]:
+    """``fix``: the command that rewrites the target (``fix_command``)."""
     agent = result.agent
     key = drift.target_key
     if drift.missing_file:
@@ -245,7 +255,7 @@ def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding
         return [
             finding(
                 "target-missing",
-                f"{drift.display} does not exist; run `twsrt generate -w` to create it",
+                f"{drift.display} does not exist; run `{fix}` to create it",
                 location,
                 agent=agent,
             )
@@ -254,6 +264,19 @@ def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding
         return []
     line = first_difference(drift.old_text, drift.new_text)
     location = Location(drift.display, line, 1)
+    home = foreign_home(drift, config)
+    if home is not None:  # regenerating would only trade one machine's paths for another's
+        message = f"{drift.display} differs from the policy: {unpinned_home_advice(home, config)}"
+        return [
+            finding(
+                "drift-unpinned-home",
+                message,
+                location,
+                agent=agent,
+                related=(Location(config.display),),
+                diff=render_diff(drift.display, drift.old_text, drift.new_text, drift.view),
+            )
+        ]
     missing, extra = len(drift.missing), len(drift.extra)
     if missing:
         name = "drift-unapplied"
@@ -271,7 +294,7 @@ def drift_findings(drift: Drift, result: Result, config: Config) -> list[Finding
     return [
         finding(
             name,
-            f"{drift.display} differs from the policy: {detail}. Run `twsrt generate -w`.",
+            f"{drift.display} differs from the policy: {detail}. Run `{fix}`.",
             location,
             agent=agent,
             related=_origin(result, drift),

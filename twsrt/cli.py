@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -15,6 +16,8 @@ from twsrt import __version__
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+# 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
+EXIT_CLOSED_PIPE = 141
 AGENT_NAMES = (
     "claude",
     "codex",
@@ -45,6 +48,8 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             sys.exit(EXIT_USAGE)
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            _closed_pipe()
         except Exception as exc:  # noqa: BLE001 - last resort, reported without a traceback
             if os.environ.get("TWSRT_DEBUG"):
                 raise
@@ -55,6 +60,18 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         return result
 
     return wrapper
+
+
+def _closed_pipe() -> NoReturn:
+    """The reader of our output went away (``twsrt check | head -1``): stop quietly, as a Unix
+    tool stopped by SIGPIPE does. Whatever is still buffered goes to /dev/null, so the
+    interpreter's last flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+    sys.exit(EXIT_CLOSED_PIPE)
 
 
 def _error_line(text: str, github: bool) -> None:
@@ -97,10 +114,18 @@ sandbox_option = click.option(
 
 
 class _Group(click.Group):
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:  # `twsrt --help | head -1`: click alone would exit 1
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            _closed_pipe()
+
     def invoke(self, ctx: click.Context) -> Any:
         github = _github_format(list(ctx.args))  # before the subcommand consumes them
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            _closed_pipe()
         except click.UsageError as exc:
             if github:
                 from twsrt.reports.github import defuse
@@ -113,14 +138,22 @@ class _Group(click.Group):
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="twsrt")
 @config_option
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also print notes (as each command's own -v does)."
+)
 @click.pass_context
-def cli(ctx: click.Context, config: str | None) -> None:
+def cli(ctx: click.Context, config: str | None, verbose: bool) -> None:
     """Compile one canonical sandbox policy into every AI coding agent's config."""
-    ctx.obj = {"config": config}
+    ctx.obj = {"config": config, "verbose": verbose}
 
 
 def _config(ctx: click.Context, config: str | None) -> str | None:
     return config or (ctx.obj or {}).get("config")
+
+
+def _verbose(ctx: click.Context, verbose: bool) -> bool:
+    """-v after the subcommand, or before it (`twsrt -v check`)."""
+    return verbose or bool((ctx.obj or {}).get("verbose"))
 
 
 def _print_findings(findings: list[Any], verbose: bool) -> None:
@@ -180,6 +213,7 @@ def generate(
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
     from twsrt import run
 
+    verbose = _verbose(ctx, verbose)
     compiled = run.compile_agents(
         _config(ctx, config), agent, yolo, companions=write, sandbox=sandbox
     )
@@ -194,9 +228,10 @@ def generate(
                 click.echo(f"# {result.agent}")
             click.echo(result.preview, nl=False)
         return
-    results = run.require_targets(compiled, agent)
+    results = run.require_targets(compiled, agent, printed=True)
     for result in compiled.results:
-        if not result.target_configured:
+        click.echo(result.stdout, nl=False)
+        if not result.target_configured and not result.stdout:
             click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
     changes = run.write_plan(results, compiled.companions)
     if dry_run:
@@ -239,9 +274,11 @@ def diff(
     _print_findings(_effective(compiled, results), False)
     _print_notices(compiled.results)
     code = EXIT_OK
+    fix = run.fix_command(compiled.context) if compiled.context else "twsrt generate -w"
     for result in results:
         for drift in result.drift:
-            click.echo(f"{result.agent}: {run.drift_report(drift)}", nl=False)
+            report = run.drift_report(drift, compiled.config, fix)
+            click.echo(f"{result.agent}: {report}", nl=False)
             if drift.missing_file:
                 code = EXIT_USAGE
             elif drift.drifted and code == EXIT_OK:
@@ -303,6 +340,9 @@ def check(
     from twsrt.checking import run_check
     from twsrt.findings import Level
 
+    verbose = _verbose(ctx, verbose)
+    if quiet and verbose:
+        raise click.UsageError("-q/--quiet and -v/--verbose exclude each other", ctx=ctx)
     report = run_check(
         _config(ctx, config),
         agent,
@@ -415,6 +455,7 @@ def test_command(
     from twsrt.testing.engines import EngineUnavailable
     from twsrt.testing.run import test_policy
 
+    verbose = _verbose(ctx, verbose)
     try:
         report = test_policy(
             _config(ctx, config), engine, keyword, timeout, strict, sandbox=sandbox, yolo=yolo
@@ -482,12 +523,26 @@ def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
     ]
 
 
+def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
+    """A quoted `--dir '~/x'` reaches us unexpanded: expand it as the shell would have,
+    never create a directory named `~`."""
+    if value is None:
+        return None
+    from twsrt.config import home_dir
+
+    text = str(value)
+    if text == "~" or text.startswith("~/"):
+        return home_dir() / text[2:]
+    return Path(os.path.expanduser(text))  # ~user/x
+
+
 @cli.command()
-@click.option("--force", is_flag=True, help="Overwrite existing files.")
+@click.option("-f", "--force", is_flag=True, help="Overwrite existing files.")
 @click.option(
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
+    callback=_expand_home,
     help="Create a repo-style twsrt.toml with relative paths in DIR instead of ~/.config/twsrt.",
 )
 @click.option(
@@ -497,6 +552,7 @@ def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
     flag_value=".",
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
+    callback=_expand_home,
     help="Scaffold a dotfiles repository in REPO (default .): config, policy/, the generated "
     "home/ tree and a .pre-commit-config.yaml.",
 )
@@ -542,7 +598,10 @@ def init(force: bool, directory: Path | None, repo: Path | None, agents: list[st
 @click.pass_context
 @_report_errors
 def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
-    """Open a canonical source in $EDITOR (without SOURCE: list the sources)."""
+    """Open a canonical source in $EDITOR, then validate it (without SOURCE: list the sources).
+
+    Exit: the editor's code when it fails; else 0 valid, 1 schema errors, 2 unreadable JSON.
+    """
     import shlex
     import subprocess
 
@@ -565,7 +624,13 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
         code = subprocess.call(command)
     except OSError as exc:
         raise click.ClickException(f"cannot start editor {command[0]!r}: {exc.strerror}") from None
-    sys.exit(code)
+    if code != EXIT_OK:  # the editor's own failure (or `:cq`): its exit code, nothing to check
+        sys.exit(code)
+    from twsrt.findings import Level
+
+    findings = run.validate_source(cfg, source)  # a file that does not parse raises: exit 2
+    _print_findings(findings, True)
+    sys.exit(EXIT_FINDINGS if any(f.level is Level.ERROR for f in findings) else EXIT_OK)
 
 
 @cli.command()
@@ -582,13 +647,38 @@ def schema(name: str | None) -> None:
     click.echo(schema_text(name), nl=False)
 
 
+@cli.command()
+@click.argument("shell", type=click.Choice(("bash", "zsh", "fish")))
+@_report_errors
+def completion(shell: str) -> None:
+    """Print a shell completion script, e.g. `eval "$(twsrt completion bash)"` in ~/.bashrc."""
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None  # click ships all three
+    # the script calls `twsrt` back with _TWSRT_COMPLETE set; click answers from the live CLI
+    click.echo(completer(cli, {}, "twsrt", "_TWSRT_COMPLETE").source())
+
+
 def main() -> NoReturn:
     try:
+        code = _main()
+        # output still buffered meets a closed pipe here, not in the interpreter's last flush
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _closed_pipe()
+    sys.exit(code)
+
+
+def _main() -> int | str | None:
+    try:
         code = cli.main(standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code
     except click.ClickException as exc:
         exc.show()
-        code = EXIT_USAGE
+        return EXIT_USAGE
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)
-        code = EXIT_USAGE
-    sys.exit(code if isinstance(code, int) else 0)
+        return EXIT_USAGE
+    return code if isinstance(code, int) else 0

@@ -133,12 +133,26 @@ _RULES = [
         "settings-link-foreign",
         Level.ERROR,
         "settings.json is a symlink that twsrt did not make.",
-        "twsrt's own link is `settings.json` pointing at the full or the yolo settings file of "
-        "the same directory (as configured; the link's value read relative to its directory). "
+        "twsrt's own link is `settings.json` beside the full settings file, pointing at the "
+        "full or the yolo settings file (as configured, also in another directory; the link's "
+        "value read relative to its directory). "
         "Any other link — into a dotfiles tree (GNU stow, chezmoi) or to another file — is the "
         "user's: Claude Code loads that file, not the generated one. `check` reports it, `diff` "
         "shows it as drift, and `generate -w` refuses to replace it. Name the linked file as "
         "`claude_settings` (twsrt writes through a link to its real file) or remove the link.",
+    ),
+    Rule(
+        "TWS012",
+        "drift-unpinned-home",
+        Level.ERROR,
+        "A target was generated on a machine with another home directory, and no home is pinned.",
+        "Codex, Copilot and DeepCode need absolute paths, so twsrt expands `~` with the home "
+        "directory. Without `home = ...` in twsrt.toml that is the home of the machine that runs "
+        "twsrt, so a target generated on another machine (a colleague's, a laptop, CI) holds "
+        "that machine's paths and the denies miss this machine's files. Running `twsrt "
+        "generate -w` here would only swap one machine's paths for the other's; pin the home "
+        'the repository uses (`home = "/home/you"` at the top of twsrt.toml) so every machine '
+        "generates the same bytes.",
     ),
     Rule(
         "TWS013",

@@ -66,14 +66,14 @@ def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
         if yolo_key is not None and yolo_key not in config.targets:
             what = f"the yolo file of {key}"
             targets.append(Placed(f"/targets/{key}", yolo_variant(path), what, derived_yolo=True))
-    links: dict[Path, Placed] = {}
-    for key in LINKED_KEYS:
-        path = config.targets.get(key)
-        if path is not None and path.name != LINK_NAME:
-            link = path.parent / LINK_NAME
-            what = f"the {LINK_NAME} link beside {key}"
-            links.setdefault(link, Placed(f"/targets/{key}", link, what, follow=False))
-    return sources, targets + list(links.values())
+    links: list[Placed] = []
+    # one link, beside the full settings (else the yolo ones), whichever mode it points at
+    key = next((k for k in LINKED_KEYS if k in config.targets), None)
+    if key is not None and config.targets[key].name != LINK_NAME:
+        link = config.targets[key].parent / LINK_NAME
+        what = f"the {LINK_NAME} link beside {key}"
+        links.append(Placed(f"/targets/{key}", link, what, follow=False))
+    return sources, targets + links
 
 
 def guard(config: Config, yolo: bool) -> Path | None:

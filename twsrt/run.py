@@ -144,9 +144,12 @@ def _compile(
     return compiled
 
 
-def require_targets(compiled: Compiled, agent: str | None) -> list[Result]:
-    """Results that have a target; an explicitly named agent without one is an error."""
+def require_targets(compiled: Compiled, agent: str | None, printed: bool = False) -> list[Result]:
+    """Results that have a target; an explicitly named agent without one is an error, unless
+    ``printed`` (``generate -w``) and its output goes to stdout when the target is omitted."""
     usable = [r for r in compiled.results if r.target_configured]
+    if printed and any(r.stdout for r in compiled.results):
+        return usable
     if agent and not usable:
         key = TARGET_KEY.get(agent, agent)
         raise fail(
@@ -200,11 +203,63 @@ def write(changes: list[Change]) -> list[Change]:
         raise fail("target-unusable", f"write failed: {exc.strerror or exc}", where) from None
 
 
-def drift_report(drift: Drift) -> str:
+def fix_command(ctx: Context) -> str:
+    """The ``generate`` run that rewrites what a run in ``ctx`` compared: same approval mode
+    and, when chosen on the command line, the same sandbox mode."""
+    command = "twsrt generate -w"
+    if ctx.yolo:
+        command += " --yolo"
+    if ctx.sandbox_flag:
+        command += f" --sandbox {ctx.sandbox_mode}"
+    return command
+
+
+def foreign_home(drift: Drift, config: Config) -> str | None:
+    """The home directory another machine expanded ``~`` with, when no home is pinned and that
+    alone explains the drift: every managed entry on disk is this machine's with that home in
+    place of ours. ``generate -w`` here would only swap one machine's paths for another's."""
+    here = config.output_home.rstrip("/")
+    if config.pinned_home is not None or not here or not drift.missing or not drift.extra:
+        return None
+    theirs = sorted((item.key, item.value) for item in drift.extra)
+    candidates: dict[str, None] = {}
+    for ours in drift.missing:
+        for extra in drift.extra:
+            for mine, other in ((ours.key, extra.key), (ours.value, extra.value)):
+                at = mine.find(here)
+                if at < 0:
+                    continue
+                head, tail = mine[:at], mine[at + len(here) :]
+                fits = len(other) > len(head) + len(tail)
+                if fits and other.startswith(head) and other.endswith(tail):
+                    candidates.setdefault(other[len(head) : len(other) - len(tail)], None)
+    for home in candidates:
+        if not home.startswith("/") or home == here:
+            continue
+        moved = sorted(
+            (item.key.replace(here, home), item.value.replace(here, home)) for item in drift.missing
+        )
+        if moved == theirs:
+            return home
+    return None
+
+
+def unpinned_home_advice(home: str, config: Config) -> str:
+    return (
+        f"generated with the home directory {home}, not this machine's {config.output_home}; "
+        f'pin it with home = "{home}" at the top of {config.display} (then every machine '
+        "generates the same bytes) instead of regenerating here"
+    )
+
+
+def drift_report(drift: Drift, config: Config, fix: str = "twsrt generate -w") -> str:
     if drift.missing_file:
-        return f"{drift.display}: missing (run `twsrt generate -w` to create it)\n"
+        return f"{drift.display}: missing (run `{fix}` to create it)\n"
     if not drift.drifted:
         return f"{drift.display}: no drift\n"
+    home = foreign_home(drift, config)
+    if home is not None:
+        return f"{drift.display}: drift detected: {unpinned_home_advice(home, config)}\n"
     lines = [f"{drift.display}: drift detected\n"]
     if drift.missing:
         lines.append("  missing (in the policy, not on disk):\n")
@@ -223,6 +278,23 @@ def drift_report(drift: Drift) -> str:
 
 def symlink_display(change: SymlinkWrite) -> str:
     return f"{change.display} -> {change.target}"
+
+
+def validate_source(config: Config, name: str) -> list[Finding]:
+    """After ``edit``: parse and schema-check one canonical source ("srt" or "bash"), read and
+    named as ``check`` reads and names it. A file that does not parse raises TwsrtError."""
+    from twsrt.config import DISPLAY_BASE, git_root, repo_root
+    from twsrt.safeio import confined
+    from twsrt.sources import read_json_source
+
+    path = config.srt if name == "srt" else config.bash_rules
+    where = config.path.resolve()
+    token = DISPLAY_BASE.set(repo_root(where))
+    try:
+        with confined(git_root(where)):
+            return read_json_source(path, display_path(path), name)[1]
+    finally:
+        DISPLAY_BASE.reset(token)
 
 
 def editor_command() -> str:

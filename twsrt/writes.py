@@ -114,8 +114,10 @@ class SymlinkWrite:
         nothing and is replaced (``broken-symlink`` reports it)."""
         if self.before.kind != "link" or self.before.value is None:
             return False
-        named = os.path.normpath(os.path.join(self.link.parent, self.before.value))
-        own = {os.path.normpath(path) for path in (*self.ours, self.link.parent / self.target)}
+        # real paths: a value such as ../yolo/settings.yolo.json is read from the link's
+        # real directory
+        named = os.path.realpath(os.path.join(self.link.parent, self.before.value))
+        own = {os.path.realpath(path) for path in (*self.ours, self.link.parent / self.target)}
         return named not in own and self.link.exists()
 
 

@@ -94,6 +94,9 @@ class Result:
     notices: list[str] = field(default_factory=list)
     # managed values (a rule string, a path or host key) -> the source rule that produced them
     origins: dict[str, Location] = field(default_factory=dict)
+    # what ``generate -w`` prints because its target is omitted (the seed: Copilot's flags go
+    # to stdout when copilot_output is not set)
+    stdout: str = ""
 
 
 class Agent(Protocol):

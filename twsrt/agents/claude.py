@@ -729,9 +729,9 @@ class ClaudeAgent:
         base_display = display
         base_file: Path | None = None  # the file a new target's content comes from
         link_drift: list[Drift] = []
-        link = target.parent / LINK_NAME
+        link = link_path(ctx.config.targets) or target.parent / LINK_NAME
         link_display = display_path(link)
-        if target.name != LINK_NAME:
+        if target.name != LINK_NAME and link != target:
             if link.is_dir() and not link.is_symlink():
                 raise fail(
                     "target-unusable",
@@ -762,7 +762,9 @@ class ClaudeAgent:
                         agent=NAME,
                     )
                 )
-            changes_link = SymlinkWrite(link, link_display, target.name, _mode_files(ctx))
+            changes_link = SymlinkWrite(
+                link, link_display, link_value(link, target), _mode_files(ctx)
+            )
             if changes_link.foreign:
                 findings.append(foreign_link_finding(changes_link))
                 link_drift.append(foreign_link_drift(changes_link, target_key(ctx)))
@@ -770,7 +772,7 @@ class ClaudeAgent:
         # a new settings file is private (hooks, apiKeyHelper); one made from another file
         # (migration, yolo seed) takes that file's mode and owner
         changes.append(FileWrite(write_path, display, new_text, disk_text, 0o600, base_file))
-        if target.name != LINK_NAME:
+        if target.name != LINK_NAME and link != target:
             changes.append(changes_link)
         return Result(
             NAME,
@@ -780,6 +782,23 @@ class ClaudeAgent:
             drift=[drift(display, disk_text, new_text, managed, target_key(ctx)), *link_drift],
             origins=managed.origins,
         )
+
+
+def link_path(targets: dict[str, Path]) -> Path | None:
+    """Where twsrt's settings.json link lives: beside the full settings (Claude Code reads
+    it there), also when the yolo file is configured in another directory."""
+    anchor = targets.get("claude_settings") or targets.get("claude_settings_yolo")
+    return None if anchor is None else anchor.parent / LINK_NAME
+
+
+def link_value(link: Path, target: Path) -> str:
+    """The relative value that makes ``link`` reach ``target``: a bare name in one directory,
+    else a path between the real directories (the kernel reads it from where the link really
+    lives, so a symlinked directory on the way must not throw it off)."""
+    if link.parent == target.parent:
+        return target.name
+    here = os.path.realpath(link.parent)
+    return os.path.relpath(os.path.join(os.path.realpath(target.parent), target.name), here)
 
 
 def _mode_files(ctx: Context) -> tuple[Path, ...]:

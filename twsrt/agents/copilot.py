@@ -624,8 +624,9 @@ class CopilotAgent:
         snippet = render_snippet(compiled.argv)
         preview = snippet
         flags = flags_target(ctx)
+        printed = snippet if flags is None else ""  # no copilot_output: stdout, as the seed says
         if flags is None and settings_path is None:
-            return Result(NAME, preview, findings=findings, target_configured=False)
+            return Result(NAME, preview, findings=findings, target_configured=False, stdout=printed)
         changes: list[Change] = []
         drift: list[Drift] = []
         if flags is not None:
@@ -653,6 +654,7 @@ class CopilotAgent:
             findings=findings,
             drift=drift,
             origins=compiled.origins,
+            stdout=printed,
         )
 
 

@@ -1,4 +1,5 @@
-"""Human text report: findings grouped by file, colour only on a TTY and never with NO_COLOR."""
+"""Human text report: findings grouped by file, coloured on a TTY or with FORCE_COLOR, never
+with NO_COLOR."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ _COLOURS = {Level.ERROR: "31", Level.WARNING: "33", Level.NOTE: "36"}
 
 
 def use_colour(stream: TextIO) -> bool:
-    if "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+    """no-color.org and force-color.org: each variable counts only when non-empty, and
+    NO_COLOR wins over FORCE_COLOR; otherwise colour on a terminal that is not dumb."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())

@@ -306,6 +306,7 @@ def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
     they are on disk; ``check`` gives the full account)."""
     from twsrt.agents import AGENTS
     from twsrt.checking import drift_findings
+    from twsrt.run import fix_command
 
     found: list[Finding] = []
     for agent in dict.fromkeys(_agent(n, factory) for n in names):
@@ -313,7 +314,7 @@ def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
             continue
         result = AGENTS[agent].compile(ctx)
         for drift in result.drift:
-            found += drift_findings(drift, result, ctx.config)
+            found += drift_findings(drift, result, ctx.config, fix_command(ctx))
     return found
 
 
