@@ -1261,6 +1261,21 @@ CASES: list[Case | Usage] = [
         ("Error: Invalid value for '--agents'", "'gemini'"),
     ),
     Usage("usage-init-agents-without-repo", ("init", "--agents", "claude"), ("needs --repo",)),
+    Usage(
+        "usage-quiet-with-verbose",
+        ("check", "-q", "-v"),
+        ("Error: -q/--quiet and -v/--verbose exclude each other",),
+    ),
+    Usage(
+        "usage-quiet-with-global-verbose",
+        ("-v", "check", "--quiet"),
+        ("Error: -q/--quiet and -v/--verbose exclude each other",),
+    ),
+    Usage(
+        "usage-completion-unknown-shell",
+        ("completion", "tcsh"),
+        ("Error: Invalid value for '{bash|zsh|fish}'", "'tcsh'"),
+    ),
 ]
 
 

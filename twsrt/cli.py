@@ -368,10 +368,9 @@ def check(
     else:
         from twsrt.reports.text import render_text, use_colour
 
-        text = render_text(
-            report, verbose=verbose, quiet=quiet, colour=use_colour(click.get_text_stream("stdout"))
-        )
-        click.echo(text, nl=False)
+        colour = use_colour(sys.stdout)
+        text = render_text(report, verbose=verbose, quiet=quiet, colour=colour)
+        click.echo(text, nl=False, color=colour)  # FORCE_COLOR: click would strip it off a pipe
     if sarif:
         from twsrt.reports.sarif import write_sarif
 
@@ -472,8 +471,8 @@ def test_command(
     else:
         from twsrt.reports.text import use_colour
 
-        colour = use_colour(click.get_text_stream("stdout"))
-        click.echo(render_text(report, colour=colour, verbose=verbose), nl=False)
+        colour = use_colour(sys.stdout)
+        click.echo(render_text(report, colour=colour, verbose=verbose), nl=False, color=colour)
     if junit:
         from twsrt.writes import atomic_write
 
