@@ -808,6 +808,7 @@ def test_args_are_never_evaluated(runner: Runner, seed: dict[str, dict[str, str]
         ),
         ("none", None, {}, "TWS013 config-not-found", "file=twsrt.toml"),
     ],
+    ids=["named-missing", "toml", "schema", "none"],
 )
 def test_config_errors_reach_annotations_sarif_and_summary(
     runner: Runner,
