@@ -233,6 +233,14 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
             "the policy: fix the error below and run it again.",
             "",
         ]
+        if any(item["rule_id"] == "TWS013" for item in report["findings"]):
+            workdir = os.environ.get("WORKING_DIRECTORY", ".") or "."
+            lines += [
+                f"No twsrt config was found from {code(workdir)} up to the repository root: point "
+                "the action's `working-directory` or `config` input at your `twsrt.toml`, or "
+                "create one with `twsrt init --repo`.",
+                "",
+            ]
     else:
         lines += [
             f"`twsrt check` exited **{exit_code}**: {meaning} ({code(str(info['fail_on']))}). "

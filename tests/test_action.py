@@ -848,6 +848,8 @@ def test_config_errors_reach_annotations_sarif_and_summary(
     assert "stopped before checking the policy" in summary
     assert "No report was written" not in summary
     assert f"| error | {rule} | " in summary
+    hint = f"No twsrt config was found from `cfg-{name}` up to the repository root"
+    assert (hint in summary) == (name == "none")
     assert run.step("Job summary").stdout == ""  # the annotation came from twsrt itself
     assert run.step("Fail on twsrt's exit code").returncode == 2
     assert run.failed and run.returncode == 2
