@@ -41,6 +41,13 @@ def fenced_blocks(text: str, lang: str = "") -> list[str]:
     return re.findall(r"^```" + re.escape(lang) + r"[^\n]*\n(.*?)^```$", text, re.M | re.S)
 
 
+def section(path: Path, heading: str) -> str:
+    """The text of a `## heading` section, up to the next one."""
+    body = path.read_text(encoding="utf-8").partition(f"\n## {heading}\n")[2]
+    assert body, f"{rel(path)} has no '## {heading}' section"
+    return body.partition("\n## ")[0]
+
+
 def slug(heading: str) -> str:
     """GitHub's anchor of a Markdown heading."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
@@ -104,15 +111,14 @@ def test_readme_explains_before_it_commands() -> None:
 def test_readme_names_the_test_command_and_what_it_installs() -> None:
     text = README.read_text(encoding="utf-8")
     assert "\nTest command: `bash tests/run.sh`\n" in text
-    setup = text.partition("\n## Set up\n")[2].partition("\n## ")[0]
+    setup = section(README, "Set up")
     assert "bash tests/run.sh" in fenced_blocks(setup, "sh")[1]
     for fact in ("`/opt/twsrt-tools/`", "needs root", "`TWSRT_REQUIRE_REAL_TOOLS=1`", "apt-get"):
         assert fact in setup
 
 
 def test_readme_walkthrough_covers_the_dotfiles_path() -> None:
-    text = README.read_text(encoding="utf-8")
-    walk = text.partition("\n## Ten minutes: a dotfiles repository\n")[2].partition("\n## ")[0]
+    walk = section(README, "Ten minutes: a dotfiles repository")
     commands = "\n".join(fenced_blocks(walk, "sh"))
     steps = [
         "twsrt init --repo .",
@@ -125,6 +131,14 @@ def test_readme_walkthrough_covers_the_dotfiles_path() -> None:
     positions = [commands.find(step) for step in steps]
     assert -1 not in positions and positions == sorted(positions), positions
     assert "policy/srt-settings.json" in walk  # the policy edit
+
+
+def test_readme_lists_every_command() -> None:
+    from twsrt.cli import cli
+
+    commands = fenced_blocks(section(README, "Commands"), "sh")[0]
+    listed = set(re.findall(r"^twsrt ([a-z]+)", commands, re.M))
+    assert listed == set(cli.commands)
 
 
 @pytest.mark.parametrize("path", PAGES, ids=rel)
