@@ -1,7 +1,11 @@
 """Regenerate schemas/srt-settings.schema.json from the key facts of the sandbox runtime schema.
 
-Usage: python tools/make_srt_schema.py tests/fixtures/srt-reference/srt-settings-0.0.83.schema.json \
-           tests/fixtures/srt-reference/srt-settings-key-history.md > schemas/srt-settings.schema.json
+Usage (from the repository root, inputs in tests/fixtures/srt-reference/):
+
+    python tools/make_srt_schema.py \
+        tests/fixtures/srt-reference/srt-settings-0.0.83.schema.json \
+        tests/fixtures/srt-reference/srt-settings-key-history.md \
+        > schemas/srt-settings.schema.json
 
 Keeps structure, types and constraints (public format facts), drops upstream prose (every
 description here is twsrt's own, with the srt release that added the key, from the key history;
