@@ -383,6 +383,25 @@ def test_generate_copilot_write_with_only_settings_prints_the_flags(box: Sandbox
     assert (code, out) == (0, "")  # the flags went to their file
 
 
+def test_flags_are_printed_only_after_every_file_is_written(
+    box: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`twsrt generate copilot -w > flags.sh`: a run whose write fails prints no flags."""
+    import errno
+
+    from twsrt import run
+
+    def full_disk(_changes: list) -> list:
+        raise OSError(errno.ENOSPC, "No space left on device", "home/.copilot/settings.json")
+
+    add_config(box, HOME_TARGETS)
+    monkeypatch.setattr(run, "apply", full_disk)
+    code, out, err = invoke("generate", "copilot", "-w")
+    assert code == 2
+    assert out == ""
+    assert "No space left on device" in err
+
+
 def test_global_verbose_before_the_subcommand(box: Sandbox) -> None:
     for command in ("check", "generate"):
         after = invoke(command, "-v")

@@ -230,7 +230,6 @@ def generate(
         return
     results = run.require_targets(compiled, agent, printed=True)
     for result in compiled.results:
-        click.echo(result.stdout, nl=False)
         if not result.target_configured and not result.stdout:
             click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
     changes = run.write_plan(results, compiled.companions)
@@ -244,6 +243,8 @@ def generate(
 
         label = run.symlink_display(change) if isinstance(change, SymlinkWrite) else change.display
         click.echo(f"twsrt: {verb} {label}", err=True)
+    for result in compiled.results:  # only once every file is written: a refused run prints none
+        click.echo(result.stdout, nl=False)
     if exit_code and done:
         sys.exit(EXIT_FINDINGS)
 
