@@ -37,17 +37,21 @@ def located(report: dict) -> list[tuple[str, str, int, int]]:
     ]
 
 
-def test_dotfiles_example_passes() -> None:
-    code, report = check(EXAMPLES / "dotfiles")
+@pytest.mark.parametrize("args", [(), ("--yolo",)])
+def test_dotfiles_example_passes_without_warnings(args: tuple[str, ...]) -> None:
+    """The bundled example is a clean, well-written policy: no errors and no warnings (only
+    notes, and the explained [[check.ignore]] entries of its twsrt.toml)."""
+    code, report = check(EXAMPLES / "dotfiles", "--fail-on", "warning", *args)
     assert code == 0
-    assert report["summary"]["error"] == 0
+    assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
+    assert report["summary"]["note"] > 0
 
 
 def test_broken_drift() -> None:
     code, report = check(EXAMPLES / "broken" / "drift")
     assert code == 1
     target = "examples/broken/drift/home/.claude/settings.full.json"
-    assert ("TWS303", target, 35, 1) in located(report)
+    assert ("TWS303", target, 36, 1) in located(report)
     drift = next(f for f in report["findings"] if f["rule_id"] == "TWS303")
     assert '-      "Bash(hand-added)",' in drift["diff"]
 
@@ -64,9 +68,9 @@ def test_broken_lossy_policy(args: tuple[str, ...], code: int) -> None:
     got, report = check(EXAMPLES / "broken" / "lossy-policy", *args)
     assert got == code
     path = "examples/broken/lossy-policy/srt-settings.json"
-    assert located(report) == [
-        ("TWS204", path, 5, 20),
-        ("TWS408", path, 5, 20),
-        # allowLocalBinding (10:5) is a grant every target leaves out: a note (TWS414), hidden
-        ("TWS410", path, 11, 26),
-    ]
+    # the glob in denyWrite is a real loss on two engines; the write root inside a denied path
+    # (TWS204, TWS408), local binding (TWS414) and the socket directory (TWS410) are stricter:
+    # notes, hidden here
+    assert located(report) == [("TWS412", path, 4, 19), ("TWS501", path, 4, 19)]
+    notes = {f["rule_id"] for f in report["findings"] if f["level"] == "note"}
+    assert {"TWS204", "TWS408", "TWS410", "TWS414"} <= notes

@@ -344,6 +344,14 @@ def ignore_findings(config: Config) -> list[Finding]:
     return out
 
 
+def unsuppressed(config: Config, findings: list[Finding]) -> tuple[list[Finding], int]:
+    """The findings no ``[[check.ignore]]`` entry matches, and how many were suppressed: what
+    generate and diff count and print, as check does."""
+    ignores = _suppressions(config)
+    active = [f for f in findings if not any(_matches(s, f) for s in ignores)]
+    return active, len(findings) - len(active)
+
+
 def _matches(rule: Suppression, item: Finding) -> bool:
     if not item.rule.suppressible:
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import os
 import sys
@@ -37,7 +38,8 @@ def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
         github = kwargs.get("output_format") == "github"
         try:
-            result = func(*args, **kwargs)
+            # a context of its own: what a command sets (the display base) ends with it
+            result = contextvars.copy_context().run(func, *args, **kwargs)
         except SystemExit as exc:
             if exc.code in (None, EXIT_OK, EXIT_FINDINGS):
                 _remember_valid()
@@ -167,12 +169,24 @@ def _print_findings(findings: list[Any], verbose: bool) -> None:
 def _effective(compiled: Any, results: list[Any]) -> list[Any]:
     """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
     them but keeps its drift exit code."""
-    from twsrt.checking import _matches, _suppressions
+    from twsrt.checking import unsuppressed
     from twsrt.effective import effective_findings
 
-    ignores = _suppressions(compiled.config)
     found = [f for r in results for f in effective_findings(compiled.context, r.agent)]
-    return [f for f in dict.fromkeys(found) if not any(_matches(s, f) for s in ignores)]
+    return unsuppressed(compiled.config, list(dict.fromkeys(found)))[0]
+
+
+def _report_translation(compiled: Any, verbose: bool) -> None:
+    """generate's findings: one count line (check lists them), the list itself with -v; a
+    danger-full-access sandbox is printed on every run, as diff does."""
+    from twsrt.checking import unsuppressed
+    from twsrt.findings import rule_by_name
+    from twsrt.reports.text import count_line
+
+    active, suppressed = unsuppressed(compiled.config, compiled.findings)
+    full_access = rule_by_name("danger-full-access").id
+    _print_findings([f for f in active if verbose or f.rule_id == full_access], True)
+    click.echo(count_line("generate", active, suppressed, listed=verbose), err=True)
 
 
 def _print_notices(results: list[Any]) -> None:
@@ -188,7 +202,9 @@ def _print_notices(results: list[Any]) -> None:
     "-n", "--dry-run", is_flag=True, help="Show what --write would change; write nothing."
 )
 @click.option("--yolo", is_flag=True, help="Generate the yolo variant (no ask rules).")
-@click.option("-v", "--verbose", is_flag=True, help="Also print note-level findings.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="List every finding (default: one count line)."
+)
 @click.option(
     "--exit-code",
     "exit_code",
@@ -219,7 +235,7 @@ def generate(
     )
     if not write or dry_run:  # previews name the pair they were compiled for
         click.echo(compiled.mode_line, err=True)
-    _print_findings(compiled.findings, verbose)
+    _report_translation(compiled, verbose)
     _print_notices(compiled.results)
     if not write:
         many = len(compiled.results) > 1

@@ -14,13 +14,38 @@ class Level(StrEnum):
     NOTE = "note"
 
 
+class Basis(StrEnum):
+    """Why a rule has its level: the level policy of docs/rules.md, one category per rule."""
+
+    WIDENS = "widens"  # the agent may get more than the policy
+    CANNOT_CHECK = "cannot-check"  # the policy or a file could not be checked or compiled
+    DROPS = "drops"  # an agent enforces less than the policy says
+    STRICTER = "stricter"  # an agent enforces more than the policy says
+    INFO = "info"  # nothing is lost or gained; worth knowing
+
+    @property
+    def level(self) -> Level:
+        return BASIS_LEVEL[self]
+
+
+BASIS_LEVEL = {
+    Basis.WIDENS: Level.ERROR,
+    Basis.CANNOT_CHECK: Level.ERROR,
+    Basis.DROPS: Level.WARNING,
+    Basis.STRICTER: Level.NOTE,
+    Basis.INFO: Level.NOTE,
+}
+
+
 @dataclass(frozen=True)
 class Rule:
-    """One catalog entry. Ids never change once released; names are for humans and configs."""
+    """One catalog entry. Ids never change once released; names are for humans and configs.
+    ``basis`` says why the rule has its ``level`` (a test keeps the two consistent)."""
 
     id: str
     name: str
     level: Level
+    basis: Basis
     short: str
     help: str = ""
 
@@ -49,6 +74,7 @@ _RULES = [
         "TWS001",
         "config-invalid",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "The twsrt config file cannot be read or parsed.",
         "twsrt could not read or parse its config (twsrt.toml, .twsrt.toml, "
         "~/.config/twsrt/config.toml or the file named by -c/$TWSRT_CONFIG), or the config has a "
@@ -60,6 +86,7 @@ _RULES = [
         "TWS002",
         "source-missing",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A canonical source file does not exist.",
         "The srt settings or bash rules file named in [sources] does not exist or is a "
         "directory. Create it (`twsrt init`) or fix the path; relative paths resolve against the "
@@ -69,6 +96,7 @@ _RULES = [
         "TWS003",
         "source-unparsable",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A canonical source file is not valid JSON.",
         "The source cannot be parsed as JSON (or UTF-8). The location is where the parser "
         "stopped; a trailing comma or a missing quote is the usual cause.",
@@ -77,6 +105,7 @@ _RULES = [
         "TWS004",
         "target-unusable",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A target file cannot be read, parsed or written.",
         "A generated agent file is not valid JSON/TOML, has the wrong shape (for example "
         "`permissions` is not an object), is a directory or a dangling symlink, or cannot be "
@@ -86,6 +115,7 @@ _RULES = [
         "TWS005",
         "path-outside-repository",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A source or target resolves outside the repository.",
         "When the config lives in a git repository (repo mode, as in CI on a pull request), "
         "every source and target, and every file twsrt reads beside a target (settings.local."
@@ -100,6 +130,7 @@ _RULES = [
         "TWS006",
         "target-collision",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "Two targets, or a target and the config or a source, are the same file.",
         "Every target must be its own file: two [targets] keys that resolve to one path "
         "(including a derived yolo file such as settings.yolo.json, or the settings.json link "
@@ -111,6 +142,7 @@ _RULES = [
         "TWS008",
         "ignore-not-allowed",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A [[check.ignore]] entry names a rule that cannot be suppressed, or no known rule.",
         "Loading, parse, config and file-safety errors (every TWS0xx rule), schema errors "
         "(every TWS1xx rule) and TWS215 mean that the policy or its files could not be checked "
@@ -122,6 +154,7 @@ _RULES = [
         "TWS009",
         "target-changed",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A target changed on disk while `generate -w` was running.",
         'twsrt merges into the text it read; another program (an agent\'s "always allow", an '
         "editor) wrote the file before twsrt replaced it. Replacing it would lose that edit, so "
@@ -132,6 +165,7 @@ _RULES = [
         "TWS010",
         "settings-link-foreign",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "settings.json is a symlink that twsrt did not make.",
         "twsrt's own link is `settings.json` beside the full settings file, pointing at the "
         "full or the yolo settings file (as configured, also in another directory; the link's "
@@ -172,6 +206,7 @@ _RULES = [
         "TWS101",
         "schema-unknown-key",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A key the schema does not know.",
         "The sandbox runtime silently drops keys it does not know, so a typo such as "
         "`denyRaed` would protect nothing. twsrt treats every unknown key as an error and points "
@@ -181,6 +216,7 @@ _RULES = [
         "TWS102",
         "schema-violation",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A value does not match the schema.",
         "A value has the wrong type (a string where a list belongs, a null section, a "
         "non-boolean `enabled`), is empty, or has a form the agents cannot use (`~user/` paths). "
@@ -190,6 +226,7 @@ _RULES = [
         "TWS103",
         "duplicate-json-key",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "An object names the same key twice.",
         "JSON parsers keep only the last of two equal keys, so the first one is silently lost. "
         "Merge the two entries.",
@@ -199,6 +236,7 @@ _RULES = [
         "TWS201",
         "disabled-sandbox",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "The canonical sandbox is disabled; an agent that needs it refuses to generate.",
         '`"enabled": false` in the srt settings turns the policy\'s sandbox off. Claude Code gets '
         "`sandbox.enabled = false`; Codex generation refuses rather than pretend to enforce a "
@@ -208,6 +246,7 @@ _RULES = [
         "TWS202",
         "codex-legacy-sandbox",
         Level.ERROR,
+        Basis.WIDENS,
         "A legacy Codex sandbox setting would silently deactivate the twsrt profile.",
         "When `sandbox_mode` or `sandbox_workspace_write` appears in any loaded Codex config "
         "layer, Codex ignores `default_permissions` without an error. Remove the legacy keys.",
@@ -215,7 +254,8 @@ _RULES = [
     Rule(
         "TWS203",
         "contradictory-commands",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "The same command is in two bash rule lists.",
         "A command in both deny and ask (or allow and deny, or allow and ask) is ambiguous: "
         "agents apply the strictest rule, so the weaker entry never takes effect. Keep one.",
@@ -223,7 +263,8 @@ _RULES = [
     Rule(
         "TWS204",
         "write-root-in-denied-read",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.INFO,
         "A write root lies inside a read-denied path.",
         "An allowWrite path inside a denyRead path grants writes where reads are denied; agents "
         "differ in which wins (Codex skips the root). Move the write root or narrow the deny.",
@@ -231,7 +272,8 @@ _RULES = [
     Rule(
         "TWS205",
         "write-and-deny-write",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A path is both in allowWrite and denyWrite.",
         "denyWrite wins, so the allowWrite entry grants nothing. Remove one of them.",
     ),
@@ -239,6 +281,7 @@ _RULES = [
         "TWS206",
         "wildcard-without-apex",
         Level.NOTE,
+        Basis.INFO,
         "`*.example.com` is listed without `example.com` (or the reverse).",
         "`*.example.com` matches subdomains only, never `example.com` itself. When the sibling "
         "of the same list is clearly intended (for example a `*.github.com` allow beside "
@@ -248,6 +291,7 @@ _RULES = [
         "TWS207",
         "launch-relative-pattern",
         Level.NOTE,
+        Basis.INFO,
         "A relative `**/` pattern is anchored at the directory an agent starts in.",
         "Relative paths in the srt settings resolve against the working directory of the "
         "sandboxed process, so `**/.env` protects only files below wherever the agent was "
@@ -256,7 +300,8 @@ _RULES = [
     Rule(
         "TWS208",
         "duplicate-entry",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.INFO,
         "The same entry appears twice in a list.",
         "Duplicates are emitted once; the second entry is noise and hides real differences in "
         "review.",
@@ -265,6 +310,7 @@ _RULES = [
         "TWS209",
         "sandbox-disabled-lint",
         Level.WARNING,
+        Basis.DROPS,
         "The canonical sandbox is switched off.",
         '`"enabled": false` means commands run without an OS sandbox wherever the agent '
         "honours it. Keep it on unless you know why.",
@@ -273,6 +319,7 @@ _RULES = [
         "TWS210",
         "no-network",
         Level.NOTE,
+        Basis.INFO,
         "allowedDomains is empty: no network access at all.",
         "An empty allow list blocks every host, which is safe but often surprising (package "
         "installs fail). Add the registries you need.",
@@ -281,6 +328,7 @@ _RULES = [
         "TWS211",
         "unpinned-home",
         Level.NOTE,
+        Basis.INFO,
         "An output depends on this machine's home directory because no home is pinned.",
         "Some agents need absolute paths, so twsrt expands `~` with a home directory. Set "
         '`home = "/home/you"` at the top of twsrt.toml so that CI and every machine generate '
@@ -290,6 +338,7 @@ _RULES = [
         "TWS212",
         "danger-full-access",
         Level.WARNING,
+        Basis.DROPS,
         "The sandbox mode is danger-full-access: agents run commands without an OS sandbox.",
         '`[sandbox] mode = "danger-full-access"` (or `--sandbox danger-full-access`) turns '
         "every agent's sandbox off, so the policy's filesystem and network rules are enforced by "
@@ -302,6 +351,7 @@ _RULES = [
         "TWS214",
         "agent-sandbox-off",
         Level.ERROR,
+        Basis.WIDENS,
         "An agent's sandbox is off while the policy's is on.",
         "The policy's sandbox is on (srt runs every command inside it), but the agent's ends up "
         "off: a `[sandbox_overrides.*]` table or a user key such as `sandbox.enabled: false` in "
@@ -314,6 +364,7 @@ _RULES = [
         "TWS215",
         "refused-domain",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A network entry that srt itself refuses; nothing is generated from it.",
         "srt checks every allowedDomains and deniedDomains entry and will not start with one "
         'it refuses: `"*"` and a wildcard over a single label such as `"*.com"` ("overly '
@@ -327,6 +378,7 @@ _RULES = [
         "TWS220",
         "symlinked-policy-path",
         Level.WARNING,
+        Basis.DROPS,
         "A policy path is a symlink on this host, or lies under one.",
         "Codex (0.171.0) does not match a write root and a deny when one is spelled through a "
         "symlink and the other by the real path: the denied directory stays writable. A "
@@ -339,7 +391,8 @@ _RULES = [
     Rule(
         "TWS221",
         "write-root-not-directory",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "An allowWrite path is a file on this host; Codex cannot start with it as a write root.",
         "Codex mounts protected entries (`.git`, `.aws`, ...) inside every writable root, so a "
         'root that is a regular file makes every `codex sandbox` start fail with "Not a '
@@ -352,6 +405,7 @@ _RULES = [
         "TWS301",
         "target-missing",
         Level.ERROR,
+        Basis.WIDENS,
         "A configured target file does not exist.",
         "The policy names a target that has not been generated yet. Run `twsrt generate -w`.",
     ),
@@ -359,6 +413,7 @@ _RULES = [
         "TWS302",
         "drift-unapplied",
         Level.ERROR,
+        Basis.WIDENS,
         "The policy changed but the target was not regenerated.",
         "Entries that the current policy generates are missing from the target file. Run "
         "`twsrt generate -w` and commit the result.",
@@ -367,6 +422,7 @@ _RULES = [
         "TWS303",
         "drift-out-of-band",
         Level.ERROR,
+        Basis.WIDENS,
         "A managed section of a target was edited by hand.",
         "The target holds managed entries that the policy does not generate. Edit the canonical "
         "sources instead and run `twsrt generate -w`, which removes them.",
@@ -375,6 +431,7 @@ _RULES = [
         "TWS304",
         "drift-changed",
         Level.ERROR,
+        Basis.WIDENS,
         "A managed section of a target differs from what the policy generates.",
         "The managed content differs in order or form. Run `twsrt generate -w`.",
     ),
@@ -382,6 +439,7 @@ _RULES = [
         "TWS305",
         "broken-symlink",
         Level.ERROR,
+        Basis.WIDENS,
         "settings.json is a broken symlink.",
         "Claude Code reads `settings.json`; when it points at a file that does not exist, the "
         "agent runs without the generated permissions. Run `twsrt generate claude -w`.",
@@ -390,7 +448,8 @@ _RULES = [
     Rule(
         "TWS401",
         "lossy-relative-write-root",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A relative allowWrite path is not passed to an agent that would anchor it elsewhere.",
         "Claude Code anchors relative sandbox paths at ~/.claude for user settings, so a relative"
         " write root would grant a directory under ~/.claude. twsrt leaves it out; Claude's "
@@ -400,6 +459,7 @@ _RULES = [
         "TWS402",
         "lossy-relative-sandbox-path",
         Level.WARNING,
+        Basis.DROPS,
         "A relative sandbox path covers ~/.claude in Claude's user settings, not the project.",
         "Claude Code anchors a relative path in user settings at ~/.claude. For "
         "`sandbox.credentials.files` no permission rule carries it to the project, so `.env` "
@@ -414,6 +474,7 @@ _RULES = [
         "TWS403",
         "lossy-port-domain",
         Level.NOTE,
+        Basis.STRICTER,
         "A domain with a :port cannot be expressed as a per-port agent rule.",
         "Agent rules name hosts, not ports. An allowed `host:port` is left out (narrower); a "
         "denied `host:80/443` denies the host on every port (stricter); a denied entry for "
@@ -423,15 +484,18 @@ _RULES = [
         "TWS404",
         "lossy-literal-glob",
         Level.WARNING,
+        Basis.DROPS,
         "A literal path containing glob characters cannot be expressed exactly.",
-        'A `{"path": ..., "literal": true}` entry whose path contains `*?[]{}` is read as a '
-        "pattern by the agent, which may not match the literal path. twsrt keeps it in deny lists"
-        " and drops it from allow lists; protect a parent directory without glob characters.",
+        'A `{"path": ..., "literal": true}` deny whose path contains `*?[]{}` is read as a '
+        "pattern by the agent, which may not match the literal path, so the file may stay "
+        "reachable. Protect a parent directory without glob characters. (Such a grant is left "
+        "out instead: TWS443.)",
     ),
     Rule(
         "TWS405",
         "lossy-unsupported-key",
         Level.WARNING,
+        Basis.DROPS,
         "An SRT setting that this agent cannot take is not compiled.",
         "The srt setting has no equivalent in this agent's file, or taking it would widen access "
         "(local binding, external proxies, all Unix sockets, weaker isolation). It is not "
@@ -440,7 +504,8 @@ _RULES = [
     Rule(
         "TWS407",
         "lossy-stricter-glob",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A deny glob is enforced more strictly than asked because the agent cannot express it.",
         "The agent can only deny a glob outright, so a write-protect glob also blocks reads. This"
         " is stricter than the policy, never weaker.",
@@ -448,7 +513,8 @@ _RULES = [
     Rule(
         "TWS408",
         "lossy-write-root",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A write root cannot be granted as asked and is skipped.",
         "The write root is `~`, `/`, a wildcard, a relative path that climbs above the launch "
         "directory with `..`, or lies inside a denied path; the agent cannot grant it exactly, "
@@ -457,16 +523,20 @@ _RULES = [
     Rule(
         "TWS409",
         "lossy-bash-rule",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A bash allow or ask rule is not compiled for an agent where it would not help.",
-        "A bash allow rule would make the agent run the command outside its sandbox without "
-        "asking, and an ask rule restates the agent's default, so neither is compiled for this "
-        "agent.",
+        "Codex's rules only decide about commands that ask to leave its sandbox, and it asks "
+        "the user before every such command. A bash allow rule would let the command leave "
+        "the sandbox without asking (so leaving it out keeps Codex stricter), and an ask rule "
+        "restates that default. Inside the sandbox no rule is consulted, for deny rules too; "
+        "the sandbox's paths and hosts bound what such a command can do.",
     ),
     Rule(
         "TWS410",
         "lossy-unix-socket",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A Unix socket entry is not an exact socket path and is skipped.",
         "Only exact absolute socket paths can be allowed; a directory or a pattern would open "
         "more sockets than the policy names.",
@@ -475,6 +545,7 @@ _RULES = [
         "TWS411",
         "unexpressible-path",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A deny path cannot be written in the agent's format without dropping it.",
         "The deny cannot be written in the agent's format (a malformed `/~/` path, the whole home"
         " directory, a glob that would scan the whole filesystem, or a `..` that climbs above the "
@@ -486,6 +557,7 @@ _RULES = [
         "TWS412",
         "lossy-glob-snapshot",
         Level.WARNING,
+        Basis.DROPS,
         "The agent expands a deny glob once at start; files created later stay writable.",
         "Codex expands a deny glob such as `**/.env` or `~/keys/*.pem` into the files that match "
         "when its sandbox starts. A matching file created, or renamed into place, later in the "
@@ -498,6 +570,7 @@ _RULES = [
         "TWS406",
         "unexpressible-command",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A bash rule cannot be written in the agent's rule syntax.",
         "The bash rule contains a character the agent's rule syntax cannot hold (for Claude a `)`"
         " inside `Bash(...)`) or cannot be split into words. twsrt refuses rather than drop a "
@@ -507,6 +580,7 @@ _RULES = [
         "TWS413",
         "lossy-readonly-workspace",
         Level.WARNING,
+        Basis.DROPS,
         "Under read-only, the agent's sandbox still lets commands write the working directory.",
         "Claude Code's sandbox always makes the directory it starts in writable and its user "
         "settings cannot take that away, so read-only is enforced for the file-editing tools "
@@ -518,6 +592,7 @@ _RULES = [
         "TWS414",
         "uncompiled-key-note",
         Level.NOTE,
+        Basis.STRICTER,
         "An srt setting that grants or only configures srt itself is not compiled for an agent.",
         "The setting would grant more (local binding, Unix sockets, weaker isolation) or only "
         "configures the sandbox runtime's own machinery (binary paths, proxies, TLS "
@@ -530,6 +605,7 @@ _RULES = [
         "TWS415",
         "lossy-credential-entry",
         Level.NOTE,
+        Basis.STRICTER,
         "A credential entry is rewritten into a form Claude Code accepts.",
         "Claude Code refuses the whole settings file for some `credentials` entries srt takes: "
         "`extract` or a fail-closed `onExtractNoMatch` beside `decode` on a variable (srt's "
@@ -540,6 +616,7 @@ _RULES = [
         "TWS416",
         "relative-sandbox-path-note",
         Level.NOTE,
+        Basis.INFO,
         "A relative sandbox path is anchored at ~/.claude; the permission rules carry denies.",
         "In user settings Claude Code anchors a relative `sandbox.filesystem` path at "
         "~/.claude, so the sandbox entry alone would protect `~/.claude/**/.env` for `**/.env`. "
@@ -554,6 +631,7 @@ _RULES = [
         "TWS417",
         "lossy-credential-mask",
         Level.NOTE,
+        Basis.STRICTER,
         "A credential file that srt masks is denied outright by an agent that cannot mask.",
         "srt can hand a command a masked copy of a credential file (`credentials.files` with "
         '`mode: "mask"`) and put the real secret back into requests to the allowed hosts. '
@@ -566,6 +644,7 @@ _RULES = [
         "TWS418",
         "codex-mixed-spelling",
         Level.WARNING,
+        Basis.DROPS,
         "A deny below a write root is spelled differently (~/ against absolute) for Codex.",
         "Codex mounts each deny where it is, so twsrt also makes every directory between a write "
         "root and a deny below it a mount point of its own; otherwise a sandboxed command could "
@@ -578,7 +657,8 @@ _RULES = [
     Rule(
         "TWS420",
         "lossy-ask-as-deny",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.STRICTER,
         "A bash ask rule is enforced as a deny because the agent has no ask tier.",
         "Copilot CLI can only allow or deny a tool pattern, so an ask rule becomes "
         "`--deny-tool 'shell(cmd)'`: stricter than the policy, never weaker. Yolo mode skips ask "
@@ -588,27 +668,30 @@ _RULES = [
         "TWS421",
         "lossy-relative-path",
         Level.WARNING,
+        Basis.DROPS,
         "A relative path cannot be given to an agent that takes only absolute paths.",
         "A relative srt path is anchored at the directory the sandboxed process starts in, which "
-        "the agent's settings cannot know. A relative grant is left out (narrower); a relative "
-        "deny is left to the agent's permission rules or an srt wrapper. Use `~/` or absolute "
-        "paths for anything that must be enforced by the agent's own sandbox.",
+        "the agent's settings cannot know. A relative deny is left out of the agent's sandbox, "
+        "so only an srt wrapper enforces it. Use `~/` or absolute paths for anything that must "
+        "be enforced by the agent's own sandbox. (A relative grant is left out instead: "
+        "TWS441.)",
     ),
     Rule(
         "TWS422",
         "lossy-glob-path",
         Level.WARNING,
+        Basis.DROPS,
         "A glob path cannot be expressed by an agent that takes no wildcards.",
-        "The agent's sandbox names whole directory trees only. A glob grant is left out, since "
-        "any directory that holds its matches would grant more. A glob deny is normally "
+        "The agent's sandbox names whole directory trees only. A glob deny is normally "
         "replaced by its concrete parent directory (TWS407); when that parent is `/` or the "
         "whole home directory, which would lock the agent out, it is left out and reported "
-        "here.",
+        "here. (A glob grant is left out instead: TWS442.)",
     ),
     Rule(
         "TWS423",
         "unexpressible-domain",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A domain cannot be written as the agent's URL or host rule.",
         "The agent takes a hostname, an IP address, `*.example.com` or `*`, optionally with "
         "`:port`. Anything else (a comma, a path, a leading `-`, a port out of range) would be "
@@ -621,7 +704,8 @@ _RULES += [
     Rule(
         "TWS430",
         "deepcode-claude-fallback",
-        Level.WARNING,
+        Level.NOTE,
+        Basis.INFO,
         "Creating ~/.deepcode/settings.json ends DeepCode's fallback to ~/.claude/settings.json.",
         "Without a user settings file DeepCode reads `~/.claude/settings.json` in its place. The "
         "first `twsrt generate -w` creates the DeepCode file, and from then on nothing from the "
@@ -632,6 +716,7 @@ _RULES += [
         "TWS431",
         "deepcode-array-layers",
         Level.NOTE,
+        Basis.INFO,
         "DeepCode's project settings replace the user's lists instead of adding to them.",
         "DeepCode merges its settings layers key by key, but a list in a project "
         "(`.deepcode/settings.json`) or local layer replaces the user's list whole: a project "
@@ -642,32 +727,100 @@ _RULES += [
         "TWS432",
         "lossy-linux-deny",
         Level.WARNING,
-        "DeepCode's Linux sandbox does not apply denyRead or denyWrite.",
+        Basis.DROPS,
+        "DeepCode's Linux sandbox mounts a denied path and does not apply the deny.",
         "DeepCode passes `sandbox.filesystem.denyRead`/`denyWrite` to its macOS Seatbelt profile "
         "only. Its bubblewrap sandbox on Linux does not mount the home directory at all, so most "
         "home paths are unreadable there anyway, but it applies no deny inside what it does "
         "mount: started in the home directory (which becomes the workspace), or with an "
         "allowRead/allowWrite root above a denied path, DeepCode lets commands read `~/.aws` "
-        "(observed by the real-sandbox tests). twsrt writes the entry; on Linux run DeepCode "
-        "under srt to enforce it, and never start it in your home directory.",
+        "(observed by the real-sandbox tests). This finding is for a deny that overlaps what "
+        "the sandbox mounts: the system directories (`/usr`, `/etc`, ... for denyRead), an "
+        "allowRead or allowWrite root (only allowWrite for denyWrite). A deny outside every "
+        "mount is TWS444 instead. twsrt writes the entry; on Linux run DeepCode under srt to "
+        "enforce it, and never start it in your home directory.",
     ),
     Rule(
         "TWS433",
         "lossy-denied-domains",
         Level.WARNING,
-        "DeepCode does not enforce deniedDomains.",
+        Basis.DROPS,
+        "DeepCode does not enforce a deniedDomains entry that an allowed pattern admits.",
         "DeepCode declares `sandbox.network.deniedDomains` but neither its macOS nor its Linux "
-        "sandbox reads it. twsrt writes the list so the intent stays visible; only the "
-        "allowedDomains allow-list (Linux) limits the network.",
+        "sandbox reads it; only the allowedDomains allow-list (Linux) limits the network. A "
+        "denied host inside an allowed pattern (`evil.example.com` denied, `*.example.com` "
+        "allowed) is therefore reachable. twsrt writes the list so the intent stays visible; "
+        "run DeepCode under srt to enforce it. A denied entry that no allowed pattern admits "
+        "loses nothing on Linux (TWS440).",
     ),
     Rule(
         "TWS434",
         "lossy-macos-network",
         Level.WARNING,
+        Basis.DROPS,
         "DeepCode on macOS allows every host when allowedDomains is not empty.",
         "DeepCode filters domains on Linux only (a DNS allow-list). On macOS a non-empty "
         "`allowedDomains` lets sandboxed commands reach every host; only an empty list cuts "
         "the network off. On macOS run DeepCode under srt to keep the allow-list.",
+    ),
+]
+
+# The note forms of rules whose loss depends on the policy (TWS440-TWS445)
+_RULES += [
+    Rule(
+        "TWS440",
+        "deepcode-denied-domains-blocked",
+        Level.NOTE,
+        Basis.INFO,
+        "DeepCode does not enforce a deniedDomains entry, but its allow-list blocks it.",
+        "DeepCode ignores `sandbox.network.deniedDomains`, but no allowedDomains entry admits "
+        "this denied host, so DeepCode's Linux allow-list blocks it all the same: nothing is "
+        "lost on Linux. (On macOS DeepCode does not filter hosts at all, TWS434; a denied host "
+        "inside an allowed pattern is TWS433.)",
+    ),
+    Rule(
+        "TWS441",
+        "relative-grant-left-out",
+        Level.NOTE,
+        Basis.STRICTER,
+        "A relative grant is left out for an agent that takes only absolute paths.",
+        "A relative srt path is anchored at the directory the sandboxed process starts in, which "
+        "the agent's settings cannot know, so a relative allowWrite or allowRead is not granted: "
+        "stricter than the policy, never weaker. Write it with `~/` or an absolute path if the "
+        "agent should grant it.",
+    ),
+    Rule(
+        "TWS442",
+        "glob-grant-left-out",
+        Level.NOTE,
+        Basis.STRICTER,
+        "A glob grant is left out for an agent that takes no wildcards.",
+        "The agent's sandbox names whole directory trees only, and any directory that holds the "
+        "glob's matches would grant more, so the grant is left out: stricter than the policy, "
+        "never weaker. Name the directories to grant.",
+    ),
+    Rule(
+        "TWS443",
+        "literal-glob-grant-left-out",
+        Level.NOTE,
+        Basis.STRICTER,
+        "A literal grant whose path contains glob characters is left out.",
+        'A `{"path": ..., "literal": true}` grant whose path contains `*?[]{}` would be read as '
+        "a pattern by the agent and grant more than the literal path, so it is left out: "
+        "stricter than the policy, never weaker.",
+    ),
+    Rule(
+        "TWS444",
+        "deepcode-linux-deny-unmounted",
+        Level.NOTE,
+        Basis.INFO,
+        "DeepCode's Linux sandbox ignores a deny, but mounts nothing that holds the path.",
+        "DeepCode's bubblewrap sandbox applies no denyRead or denyWrite, but it mounts only the "
+        "system directories, the allowRead/allowWrite roots and the directory it starts in. A "
+        "denied path outside all of them (`~/.aws` beside a workspace `~/proj`) is not in the "
+        "sandbox at all, so commands cannot reach it: nothing is lost as long as DeepCode is "
+        "never started in a directory that holds the path (such as your home directory). A "
+        "deny that overlaps a mount is TWS432.",
     ),
 ]
 
@@ -677,6 +830,7 @@ _RULES += [
         "TWS501",
         "srt-linux-write-glob",
         Level.WARNING,
+        Basis.DROPS,
         "srt on Linux skips glob patterns in allowWrite and denyWrite.",
         "On Linux the sandbox runtime (0.0.83) builds write access from bind mounts, which take "
         "concrete paths only: a glob in `denyWrite` (such as `**/.env`) is dropped, so matching "
@@ -692,6 +846,7 @@ _RULES += [
         "TWS502",
         "srt-linux-unix-sockets",
         Level.NOTE,
+        Basis.STRICTER,
         "srt on Linux ignores allowUnixSockets and blocks every Unix socket.",
         "seccomp cannot filter Unix sockets by path, so on Linux the sandbox runtime blocks "
         "creating any Unix socket and ignores the `allowUnixSockets` list; only "
@@ -702,7 +857,8 @@ _RULES += [
     Rule(
         "TWS503",
         "codex-temp-writable",
-        Level.WARNING,
+        Level.ERROR,
+        Basis.WIDENS,
         "Codex lets sandboxed commands write /tmp and $TMPDIR whatever the policy says.",
         "Codex's `:workspace` base profile makes `/tmp` and the temporary directory writable "
         "besides the workspace, although the canonical policy grants writes only to its "
@@ -715,6 +871,7 @@ _RULES += [
         "TWS504",
         "codex-no-allow-read",
         Level.NOTE,
+        Basis.STRICTER,
         "allowRead is not compiled for Codex, so a re-allowed path stays denied.",
         "`filesystem.allowRead` re-opens reads inside a denyRead region in srt. The Codex "
         "profile has no such exception, so the path stays unreadable under Codex: stricter "
@@ -724,6 +881,7 @@ _RULES += [
         "TWS505",
         "codex-linux-unix-sockets",
         Level.NOTE,
+        Basis.STRICTER,
         "Codex on Linux blocks Unix sockets that the policy allows.",
         "Codex's `network.unix_sockets` allow list is applied on macOS; on Linux its sandbox "
         "gives commands no Unix sockets, so a socket in `allowUnixSockets` cannot be reached "
@@ -738,6 +896,7 @@ _RULES += [
         "TWS601",
         "user-unsandboxed-command",
         Level.ERROR,
+        Basis.WIDENS,
         "A user key lets commands run outside the agent's sandbox.",
         "`sandbox.excludedCommands` (Claude Code, DeepCode) runs the named commands without the "
         "sandbox, and `sandbox.allowUnsandboxedCommands: true` (Claude Code) lets the model "
@@ -752,6 +911,7 @@ _RULES += [
         "TWS602",
         "user-allow-rule",
         Level.ERROR,
+        Basis.WIDENS,
         "A user allow entry reaches what the policy denies.",
         "An allow entry that the agent honours over the policy's deny: `sandbox.filesystem."
         "allowRead` in a Claude settings layer re-opens reads inside a denyRead region (srt "
@@ -763,6 +923,7 @@ _RULES += [
         "TWS603",
         "user-skips-approval",
         Level.ERROR,
+        Basis.WIDENS,
         "A user key answers the policy's approvals without asking the user.",
         '`permissions.defaultMode: "bypassPermissions"` in a full-mode Claude Code file '
         "answers every ask rule of the policy with yes (use the yolo target for that, which "
@@ -776,6 +937,7 @@ _RULES += [
         "TWS604",
         "user-write-root",
         Level.ERROR,
+        Basis.WIDENS,
         "A user key makes a directory writable that the policy does not.",
         "Claude Code and DeepCode add `permissions.additionalDirectories` to the sandbox's "
         "write roots; Claude also adds the paths of `Edit(...)` allow rules and the "
@@ -788,6 +950,7 @@ _RULES += [
         "TWS605",
         "user-network-grant",
         Level.ERROR,
+        Basis.WIDENS,
         "A user key lets the agent reach a host outside the policy's allowlist.",
         "Claude Code merges `WebFetch(domain:...)` allow rules and the "
         "`sandbox.network.allowedDomains` of every settings layer into its sandbox's allowed "
@@ -798,6 +961,7 @@ _RULES += [
         "TWS606",
         "user-sandbox-grant",
         Level.ERROR,
+        Basis.WIDENS,
         "A user sandbox switch grants what the policy does not.",
         "A switch such as `allowLocalBinding`, `allowAllUnixSockets`, `allowUnixSockets`, "
         "`enableWeakerNetworkIsolation`, `enableWeakerNestedSandbox`, `allowAppleEvents`, "
@@ -810,6 +974,7 @@ _RULES += [
         "TWS607",
         "codex-other-permissions",
         Level.ERROR,
+        Basis.WIDENS,
         "A Codex profile file selects or redefines a permissions profile that is not twsrt's.",
         "`codex --profile NAME` loads `NAME.config.toml` beside config.toml; a "
         "`default_permissions` there that names another profile (or a built-in such as "
@@ -822,6 +987,7 @@ _RULES += [
         "TWS608",
         "effective-layer-unreadable",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "A config layer the agent loads cannot be read, so its keys could not be checked.",
         "twsrt reads every file the agent loads that it can see (settings.local.json beside "
         "Claude's settings, Codex profile files) to find user keys that undo the policy. This "
@@ -832,6 +998,7 @@ _RULES += [
         "TWS609",
         "user-allow-shadowed",
         Level.NOTE,
+        Basis.INFO,
         "A user allow entry names what the policy denies or asks; the agent's precedence keeps "
         "the policy.",
         "Claude Code and DeepCode evaluate deny, then ask, then allow, so an allow entry such as "

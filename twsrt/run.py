@@ -11,6 +11,7 @@ from twsrt.agents.base import Context, Drift, Result
 from twsrt.config import (
     CONFIG_NAMES,
     DEFAULT_SANDBOX_MODE,
+    DISPLAY_BASE,
     Config,
     discover,
     display_path,
@@ -53,6 +54,9 @@ def find_config(explicit: str | None) -> Config:
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
+    # every command names files as check does: relative to the repository root (the CLI runs
+    # each command in a context of its own, so this does not outlive the command)
+    DISPLAY_BASE.set(repo_root(path.resolve()))
     return load_config(path, home, cwd)
 
 

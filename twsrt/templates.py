@@ -42,7 +42,7 @@ SRT_SETTINGS = """\
   "$schema": "@SRT@",
   "filesystem": {
     "denyRead": ["~/.aws", "~/.ssh", "~/.gnupg", "~/.netrc"],
-    "denyWrite": ["**/.env", "**/*.pem", "**/*.key", "**/secrets/**"],
+    "denyWrite": ["~/.bashrc", "~/.zshrc", "~/.profile", "~/.gitconfig"],
     "allowWrite": [".", "/tmp"]
   },
   "network": {

@@ -141,7 +141,7 @@ def grant_path(
     if is_relative(path):
         findings.append(
             spec.lossy(
-                "lossy-relative-path",
+                "relative-grant-left-out",
                 f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
                 "sandbox takes only absolute paths, so it is not granted",
                 rule.origin,
@@ -151,7 +151,7 @@ def grant_path(
     if not rule.literal and is_glob(path):
         findings.append(
             spec.lossy(
-                "lossy-glob-path",
+                "glob-grant-left-out",
                 f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards) and a "
                 "parent directory would grant more; it is not granted",
                 rule.origin,

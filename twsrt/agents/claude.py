@@ -504,7 +504,7 @@ def _sandbox_paths(
         if granting and rule.literal and is_glob(rule.path):
             findings.append(
                 finding(
-                    "lossy-literal-glob",
+                    "literal-glob-grant-left-out",
                     f"literal path '{rule.path}' contains glob characters and would grant more "
                     f"as a pattern; left out of Claude's sandbox.filesystem.{key}",
                     rule.origin,

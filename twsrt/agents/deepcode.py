@@ -31,7 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twsrt.agents.abspaths import HomePaths, PathTarget, deny_path, grant_path, unpinned_home
+from twsrt.agents.abspaths import (
+    HomePaths,
+    PathTarget,
+    deny_path,
+    grant_path,
+    inside,
+    unpinned_home,
+)
 from twsrt.agents.base import (
     Context,
     Drift,
@@ -198,6 +205,7 @@ def _filesystem(
         "denyRead": policy.deny_read,
     }
     out: dict[str, list[str]] = {}
+    denies: list[tuple[str, str, Location]] = []
     for key in FS_KEYS:
         if key not in srt_fs:
             continue
@@ -208,15 +216,7 @@ def _filesystem(
             if key.startswith("deny"):
                 path = deny_path(rule, key, paths, findings, SPEC)
                 if path is not None:
-                    findings.append(
-                        _lossy(
-                            "lossy-linux-deny",
-                            f"DeepCode applies sandbox.filesystem.{key} '{path}' on macOS only; "
-                            "its Linux sandbox (bubblewrap) ignores it (on Linux run DeepCode "
-                            "under srt to enforce it)",
-                            rule.origin,
-                        )
-                    )
+                    denies.append((key, path, rule.origin))
             elif not rule.literal and rule.path in (".", "./"):
                 # DeepCode adds the working directory itself (to allowRead in every sandboxed
                 # mode, to allowWrite in workspace-write)
@@ -229,7 +229,63 @@ def _filesystem(
                 values.append(path)
             origins.setdefault(path, rule.origin)
         out[key] = values
+    findings += _linux_deny_findings(denies, out)
     return out
+
+
+# What DeepCode's bubblewrap sandbox mounts besides the grants and the working directory
+# (buildLinuxBwrapArgs): the system directories read-only, a fresh /proc, /dev and /tmp.
+LINUX_MOUNTS = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/dev")
+
+
+def _linux_deny_findings(
+    denies: list[tuple[str, str, Location]], out: dict[str, list[str]]
+) -> list[Finding]:
+    """DeepCode's Linux sandbox applies no deny, but it mounts only the system directories, the
+    grants and the working directory: a deny that overlaps a mount (a writable one, for
+    denyWrite) is lost there; one outside every mount stays out of reach unless DeepCode is
+    started in a directory that holds it."""
+    writable = out.get("allowWrite", [])
+    readable = [*LINUX_MOUNTS, *out.get("allowRead", []), *writable]
+    findings = []
+    for key, path, origin in denies:
+        mounts = writable if key == "denyWrite" else readable
+        mount = next((m for m in mounts if inside(path, m) or inside(m, path)), None)
+        if mount is not None:
+            findings.append(
+                _lossy(
+                    "lossy-linux-deny",
+                    f"DeepCode applies sandbox.filesystem.{key} '{path}' on macOS only; its "
+                    f"Linux sandbox (bubblewrap) mounts '{mount}' and ignores the deny there (on "
+                    "Linux run DeepCode under srt to enforce it)",
+                    origin,
+                )
+            )
+        else:
+            findings.append(
+                _lossy(
+                    "deepcode-linux-deny-unmounted",
+                    f"DeepCode's Linux sandbox ignores sandbox.filesystem.{key} '{path}' but "
+                    "mounts nothing that holds it, so commands cannot reach it unless DeepCode "
+                    "is started in a directory that contains it",
+                    origin,
+                )
+            )
+    return findings
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether two host patterns (ports ignored) can name the same host; ``*.x`` is taken to
+    cover ``x`` too, so that a doubt counts as an overlap."""
+    a, b = split_port(a)[0].lower(), split_port(b)[0].lower()
+    if "*" in (a, b):
+        return True
+
+    def covers(pattern: str, host: str) -> bool:
+        base = pattern.removeprefix("*.")
+        return host == base or (pattern.startswith("*.") and host.endswith("." + base))
+
+    return covers(a, b.removeprefix("*.")) or covers(b, a.removeprefix("*."))
 
 
 def _network(
@@ -268,15 +324,29 @@ def _network(
         out["deniedDomains"] = list(srt_net["deniedDomains"])
         for entry in policy.denied_domains:
             origins.setdefault(entry.value, entry.origin)
-        if policy.denied_domains:
-            findings.append(
-                _lossy(
-                    "lossy-denied-domains",
-                    "DeepCode writes down sandbox.network.deniedDomains but enforces it on no "
-                    "platform; only the allowedDomains allow-list limits the network",
-                    policy.srt_location("/network/deniedDomains", key=True),
+        for entry in policy.denied_domains:
+            # the Linux allow-list blocks a denied host unless an allowed pattern admits it
+            # (macOS lets every host through, TWS434)
+            hit = next((a for a in allowed if _overlap(a, entry.value)), None)
+            if hit is not None:
+                findings.append(
+                    _lossy(
+                        "lossy-denied-domains",
+                        f"DeepCode does not enforce deniedDomains entry '{entry.value}', and "
+                        f"allowedDomains entry '{hit}' admits it: sandboxed commands can reach "
+                        "it (run DeepCode under srt to enforce the deny)",
+                        entry.origin,
+                    )
                 )
-            )
+            else:
+                findings.append(
+                    _lossy(
+                        "deepcode-denied-domains-blocked",
+                        f"DeepCode does not enforce deniedDomains entry '{entry.value}', but no "
+                        "allowedDomains entry admits it, so its allow-list blocks it on Linux",
+                        entry.origin,
+                    )
+                )
     all_sockets = srt_net.get("allowAllUnixSockets")
     if isinstance(all_sockets, bool):
         out["allowUnixSockets"] = all_sockets  # both mean every Unix socket

@@ -102,5 +102,19 @@ def summary(report: CheckReport, *, hidden_notes: bool = False) -> str:
     return text + f" (sandbox mode {report.sandbox_mode})"
 
 
+def count_line(command: str, findings: list[Finding], suppressed: int, *, listed: bool) -> str:
+    """``twsrt generate: 0 errors, 2 warnings, 5 notes``: what a command that is not ``check``
+    prints instead of repeating check's report (the list itself only with -v)."""
+    counts = {level: 0 for level in (Level.ERROR, Level.WARNING, Level.NOTE)}
+    for item in findings:
+        counts[item.level] += 1
+    text = f"twsrt {command}: " + ", ".join(_plural(n, lvl.value) for lvl, n in counts.items())
+    if suppressed:
+        text += f"; {suppressed} suppressed"
+    if findings and not listed:
+        text += " (twsrt check or -v for the list)"
+    return text
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
