@@ -202,9 +202,7 @@ def _print_notices(results: list[Any]) -> None:
     "-n", "--dry-run", is_flag=True, help="Show what --write would change; write nothing."
 )
 @click.option("--yolo", is_flag=True, help="Generate the yolo variant (no ask rules).")
-@click.option(
-    "-v", "--verbose", is_flag=True, help="List every finding (default: one count line)."
-)
+@click.option("-v", "--verbose", is_flag=True, help="List every finding (default: one count line).")
 @click.option(
     "--exit-code",
     "exit_code",

@@ -765,7 +765,7 @@ _RULES += [
     ),
 ]
 
-# The note forms of rules whose loss depends on the policy (TWS440-TWS445)
+# The note forms of rules whose loss depends on the policy (TWS440-TWS445 allocated)
 _RULES += [
     Rule(
         "TWS440",
@@ -818,7 +818,9 @@ _RULES += [
         "DeepCode's bubblewrap sandbox applies no denyRead or denyWrite, but it mounts only the "
         "system directories, the allowRead/allowWrite roots and the directory it starts in. A "
         "denied path outside all of them (`~/.aws` beside a workspace `~/proj`) is not in the "
-        "sandbox at all, so commands cannot reach it: nothing is lost as long as DeepCode is "
+        "sandbox at all, and a denyWrite path outside every writable mount (`/etc`, mounted "
+        "read-only) cannot be written, so commands cannot reach it: nothing is lost as long as "
+        "DeepCode is "
         "never started in a directory that holds the path (such as your home directory). A "
         "deny that overlaps a mount is TWS432.",
     ),

@@ -262,12 +262,13 @@ def _linux_deny_findings(
                 )
             )
         else:
+            kind, verb = ("writable ", "write") if key == "denyWrite" else ("", "read")
             findings.append(
                 _lossy(
                     "deepcode-linux-deny-unmounted",
                     f"DeepCode's Linux sandbox ignores sandbox.filesystem.{key} '{path}' but "
-                    "mounts nothing that holds it, so commands cannot reach it unless DeepCode "
-                    "is started in a directory that contains it",
+                    f"mounts nothing {kind}that holds it, so commands cannot {verb} it unless "
+                    "DeepCode is started in a directory that contains it",
                     origin,
                 )
             )
