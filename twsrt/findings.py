@@ -179,6 +179,7 @@ _RULES = [
         "TWS012",
         "drift-unpinned-home",
         Level.ERROR,
+        Basis.WIDENS,
         "A target was generated on a machine with another home directory, and no home is pinned.",
         "Codex, Copilot and DeepCode need absolute paths, so twsrt expands `~` with the home "
         "directory. Without `home = ...` in twsrt.toml that is the home of the machine that runs "
@@ -192,6 +193,7 @@ _RULES = [
         "TWS013",
         "config-not-found",
         Level.ERROR,
+        Basis.CANNOT_CHECK,
         "No twsrt config was found, so nothing could be checked.",
         "Without -c/--config or $TWSRT_CONFIG, twsrt looks for twsrt.toml, then .twsrt.toml, in "
         "the working directory and each parent up to the git root (only the working directory "
