@@ -448,23 +448,23 @@ def test_disabled_policy_refuses_and_full_access_accepts(box: Sandbox) -> None:
 
 
 def test_claude_fallback_warning_only_before_the_file_exists(box: Sandbox) -> None:
-    fallback = f"twsrt.toml:8:21: warning[TWS430] {SETTINGS} does not exist yet"
-    first = box.run("generate", "deepcode", "-w")
+    fallback = f"twsrt.toml:8:21: note[TWS430] {SETTINGS} does not exist yet"
+    first = box.run("generate", "deepcode", "-w", "-v")
     assert first.returncode == 0
     assert fallback in first.stderr
-    again = box.run("generate", "deepcode", "-w")
+    again = box.run("generate", "deepcode", "-w", "-v")
     assert "TWS430" not in again.stderr
-    assert "TWS430" not in box.run("generate", "deepcode").stderr
+    assert "TWS430" not in box.run("generate", "deepcode", "-v").stderr
     # another file name or directory is not DeepCode's user file: no fallback ends
     box.write("twsrt.toml", CONFIG.replace(SETTINGS, "home/dc/deepcode.json"))
-    assert "TWS430" not in box.run("generate", "deepcode", "-w").stderr
+    assert "TWS430" not in box.run("generate", "deepcode", "-w", "-v").stderr
 
 
 def test_claude_fallback_warning_in_a_yolo_run_that_creates_the_file(box: Sandbox) -> None:
     box.write("twsrt.toml", CONFIG + 'deepcode_settings_yolo = "home/yolo/deepcode.json"\n')
-    result = box.run("generate", "deepcode", "-w", "--yolo")
+    result = box.run("generate", "deepcode", "-w", "--yolo", "-v")
     assert result.returncode == 0, result.stderr
-    assert "TWS430" in result.stderr
+    assert "note[TWS430]" in result.stderr
     assert (box.repo / SETTINGS).exists()  # the companion full file was written
     assert read(box, "home/yolo/deepcode.json")["permissions"]["ask"] == []
 
@@ -613,20 +613,22 @@ def test_findings_point_at_the_source_rule(box: Sandbox) -> None:
             "network": {"allowedDomains": ["github.com"], "deniedDomains": ["evil.com"]},
         },
     )
-    lines = box.run("generate", "deepcode").stderr.splitlines()
+    lines = box.run("generate", "deepcode", "-v").stderr.splitlines()
     assert (
-        ".srt-settings.json:4:7: warning[TWS407] DeepCode takes no wildcards; denyRead glob "
+        ".srt-settings.json:4:7: note[TWS407] DeepCode takes no wildcards; denyRead glob "
         "'~/.ssh/*.pem' becomes sandbox.filesystem.denyRead entry '~/.ssh' (the whole "
         "directory) (at /filesystem/denyRead/0, agent deepcode)"
     ) in lines
     assert (
-        ".srt-settings.json:4:7: warning[TWS432] DeepCode applies sandbox.filesystem.denyRead "
-        f"'{HOME}/.ssh' on macOS only; its Linux sandbox (bubblewrap) ignores it (on Linux run "
-        "DeepCode under srt to enforce it) (at /filesystem/denyRead/0, agent deepcode)"
+        ".srt-settings.json:4:7: note[TWS444] DeepCode's Linux sandbox ignores "
+        f"sandbox.filesystem.denyRead '{HOME}/.ssh' but mounts nothing that holds it, so "
+        "commands cannot read it unless DeepCode is started in a directory that contains it "
+        "(at /filesystem/denyRead/0, agent deepcode)"
     ) in lines
     assert any(
         line.startswith(".srt-settings.json:5:7: warning[TWS421] denyRead '**/.env'")
         for line in lines
     )
     assert any(line.startswith(".srt-settings.json:9:5: warning[TWS434]") for line in lines), lines
-    assert any(line.startswith(".srt-settings.json:12:5: warning[TWS433]") for line in lines), lines
+    # the denied host is outside the allow-list, which blocks it anyway: a note at the entry
+    assert any(line.startswith(".srt-settings.json:13:7: note[TWS440]") for line in lines), lines

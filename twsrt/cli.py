@@ -523,8 +523,11 @@ def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
     from twsrt.init import missing_directories, undo
     from twsrt.writes import SymlinkWrite, apply
 
+    from twsrt.config import DISPLAY_BASE
+
     created = missing_directories(writes)
     apply(writes)
+    DISPLAY_BASE.set(Path.cwd())  # the scaffold and its generated files, named alike
     try:
         compiled = run.compile_agents(str(repo / "twsrt.toml"), None, False, companions=True)
         results = run.require_targets(compiled, None)

@@ -54,9 +54,11 @@ def find_config(explicit: str | None) -> Config:
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
-    # every command names files as check does: relative to the repository root (the CLI runs
-    # each command in a context of its own, so this does not outlive the command)
-    DISPLAY_BASE.set(repo_root(path.resolve()))
+    # every command names files as check does: relative to the repository root, unless the
+    # caller chose a base (init names what it writes from the working directory); the CLI runs
+    # each command in a context of its own, so this does not outlive the command
+    if DISPLAY_BASE.get() is None:
+        DISPLAY_BASE.set(repo_root(path.resolve()))
     return load_config(path, home, cwd)
 
 
