@@ -176,17 +176,26 @@ def _effective(compiled: Any, results: list[Any]) -> list[Any]:
     return unsuppressed(compiled.config, list(dict.fromkeys(found)))[0]
 
 
-def _report_translation(compiled: Any, verbose: bool) -> None:
-    """generate's findings: one count line (check lists them), the list itself with -v; a
-    danger-full-access sandbox is printed on every run, as diff does."""
+def _echo_last(line: str) -> None:
+    if line:
+        click.echo(line, err=True)
+
+
+def _report_translation(compiled: Any, verbose: bool) -> str:
+    """generate's findings: the list only with -v (check lists them), and the count line it
+    returns for the end of the run, when it has a warning or an error to count (notes alone
+    stay quiet, as in check) or with -v; a danger-full-access sandbox is printed on every run,
+    as diff does."""
     from twsrt.checking import unsuppressed
-    from twsrt.findings import rule_by_name
+    from twsrt.findings import Level, rule_by_name
     from twsrt.reports.text import count_line
 
     active, suppressed = unsuppressed(compiled.config, compiled.findings)
     full_access = rule_by_name("danger-full-access").id
     _print_findings([f for f in active if verbose or f.rule_id == full_access], True)
-    click.echo(count_line("generate", active, suppressed, listed=verbose), err=True)
+    if verbose or any(f.level is not Level.NOTE for f in active):
+        return count_line("generate", active, suppressed, listed=verbose)
+    return ""
 
 
 def _print_notices(results: list[Any]) -> None:
@@ -233,7 +242,7 @@ def generate(
     )
     if not write or dry_run:  # previews name the pair they were compiled for
         click.echo(compiled.mode_line, err=True)
-    _report_translation(compiled, verbose)
+    counted = _report_translation(compiled, verbose)  # printed last
     _print_notices(compiled.results)
     if not write:
         many = len(compiled.results) > 1
@@ -241,6 +250,7 @@ def generate(
             if many:
                 click.echo(f"# {result.agent}")
             click.echo(result.preview, nl=False)
+        _echo_last(counted)
         return
     results = run.require_targets(compiled, agent, printed=True)
     for result in compiled.results:
@@ -249,6 +259,7 @@ def generate(
     changes = run.write_plan(results, compiled.companions)
     if dry_run:
         click.echo(run.dry_run_report(changes, compiled.views), nl=False)
+        _echo_last(counted)
         return
     done = run.write(changes)
     for change in changes:
@@ -259,6 +270,7 @@ def generate(
         click.echo(f"twsrt: {verb} {label}", err=True)
     for result in compiled.results:  # only once every file is written: a refused run prints none
         click.echo(result.stdout, nl=False)
+    _echo_last(counted)
     if exit_code and done:
         sys.exit(EXIT_FINDINGS)
 
@@ -520,10 +532,9 @@ def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
     file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
     Returns what was written, for the report."""
     from twsrt import run
+    from twsrt.config import DISPLAY_BASE
     from twsrt.init import missing_directories, undo
     from twsrt.writes import SymlinkWrite, apply
-
-    from twsrt.config import DISPLAY_BASE
 
     created = missing_directories(writes)
     apply(writes)

@@ -15,6 +15,7 @@ from twsrt.config import (
     Config,
     discover,
     display_path,
+    git_root,
     home_dir,
     load_config,
     repo_root,
@@ -54,11 +55,12 @@ def find_config(explicit: str | None) -> Config:
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
-    # every command names files as check does: relative to the repository root, unless the
-    # caller chose a base (init names what it writes from the working directory); the CLI runs
-    # each command in a context of its own, so this does not outlive the command
-    if DISPLAY_BASE.get() is None:
-        DISPLAY_BASE.set(repo_root(path.resolve()))
+    # in repo mode every command names files as check does: relative to the repository root,
+    # unless the caller chose a base (init names what it writes from the working directory);
+    # the CLI runs each command in a context of its own, so this does not outlive the command
+    root = git_root(path.resolve())
+    if root is not None and DISPLAY_BASE.get() is None:
+        DISPLAY_BASE.set(root)
     return load_config(path, home, cwd)
 
 
