@@ -645,9 +645,10 @@ def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) 
     assert Path(out["sarif-file"]).parent.parent == runner.runner_temp
     assert out["junit-file"] == ""
     check = run.step("check").stdout
-    # annotations first, then the full text report
-    assert "::warning file=examples/dotfiles/policy/" in check
-    assert check.index("::warning") < check.index("examples/dotfiles/policy/bash-rules.json:")
+    # annotations first (notes only: a clean policy), then the text report (notes hidden)
+    assert "::notice file=examples/dotfiles/policy/" in check
+    assert "::warning" not in check and "::error" not in check
+    assert check.index("::notice") < check.index("twsrt check: 0 errors, 0 warnings, ")
     assert "\x1b[" not in check  # no colour off a terminal
     assert run.step("upload-gate").ran
     assert run.step("Upload SARIF to code scanning").ran  # a push may upload
@@ -655,7 +656,7 @@ def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) 
     summary = run.summary
     assert summary.startswith("## twsrt check: passed")
     assert "files checked, sandbox mode `workspace-write`." in summary
-    assert "| warning | " in summary and "| claude | " in summary and "| codex | " in summary
+    assert "| warning | 0 |" in summary and "| codex | " in summary and "| deepcode | " in summary
     assert "SARIF sent to code scanning (category `twsrt`)" in summary
     assert "### Drifted files" not in summary and "generate -w" not in summary
     assert f"](https://github.com/{REPOSITORY}/blob/{SHA}/examples/dotfiles/policy/" in summary
@@ -665,12 +666,12 @@ def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) 
 def drift_checks(run: ActionRun) -> None:
     assert run.outputs["exit-code"] == "1"
     target = "examples/broken/drift/home/.claude/settings.full.json"
-    assert f"::error file={target},line=35,col=1," in run.step("check").stdout
+    assert f"::error file={target},line=36,col=1," in run.step("check").stdout
     summary = run.summary
     assert summary.startswith("## twsrt check: failed")
     assert "| error | 1 |" in summary
     assert "### Drifted files" in summary
-    link = f"[`{target}:35`](https://github.com/{REPOSITORY}/blob/{SHA}/{target}#L35)"
+    link = f"[`{target}:36`](https://github.com/{REPOSITORY}/blob/{SHA}/{target}#L36)"
     assert f"- {link}: TWS303 drift-out-of-band (claude)" in summary
     assert "```sh\ncd examples/broken/drift\ntwsrt generate -w\n" in summary
     # the gate fails the job last, after the summary was written
@@ -750,7 +751,7 @@ def test_no_sarif_no_annotations_and_args(runner: Runner, seed: dict[str, dict[s
     assert not run.step("Upload SARIF to code scanning").ran
     check = run.step("check").stdout
     assert "::" not in check
-    assert "note[TWS" in check  # -v reached twsrt
+    assert "[suppressed: docker needs" in check  # -v reached twsrt
     report = json.loads(Path(run.outputs["json-file"]).read_text(encoding="utf-8"))
     assert {c["agent"] for c in report["checked"]} == {"", "claude"}  # --agent claude
     assert report["summary"]["fail_on"] == "warning"

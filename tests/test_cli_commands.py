@@ -372,9 +372,8 @@ def test_edit_lists_paths_outside_the_working_directory(sandbox: Sandbox) -> Non
     sub.mkdir()
     result = sandbox.run("edit", cwd=sub)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (
-        "srt   ~/dotfiles/.srt-settings.json  (missing)\nbash  ~/dotfiles/bash-rules.json\n"
-    )
+    # relative to the repository root, as check names them (not to the working directory)
+    assert result.stdout == "srt   .srt-settings.json  (missing)\nbash  bash-rules.json\n"
 
 
 def test_edit_runs_editor_split_like_a_shell(
@@ -622,9 +621,9 @@ def test_relative_paths_resolve_against_the_config_directory(sandbox: Sandbox) -
     nested.mkdir(parents=True)
     result = sandbox.run("generate", "claude", "-w", cwd=nested)
     assert result.returncode == 0, result.stderr
-    assert result.stderr == (
-        "twsrt: wrote ~/dotfiles/home/.claude/settings.full.json\n"
-        "twsrt: wrote ~/dotfiles/home/.claude/settings.json -> settings.full.json\n"
+    assert result.stderr == (  # named from the repository root, as check names them
+        "twsrt: wrote home/.claude/settings.full.json\n"
+        "twsrt: wrote home/.claude/settings.json -> settings.full.json\n"
     )
     assert (sandbox.repo / TARGET_REL).is_file()
     assert os.readlink(sandbox.repo / LINK_REL) == "settings.full.json"

@@ -477,8 +477,12 @@ def test_preview_without_targets_is_a_pasteable_snippet(sandbox: Sandbox) -> Non
         *("--deny-tool", "shell(git push)"),
         *("--allow-url", "github.com", "--allow-url", "*.github.com"),
     ]
-    assert "TWS420" in result.stderr
+    # stderr counts the findings (the ask rule denied outright is a note); -v lists them
+    assert "TWS420" not in result.stderr and "twsrt generate: 0 errors" in result.stderr
+    verbose = sandbox.run("generate", "copilot", "-v")
+    assert "note[TWS420]" in verbose.stderr
     # the command-line snippet is the same with or without -v, and never has findings in it
+    assert verbose.stdout == result.stdout
     assert "warning" not in result.stdout
 
 

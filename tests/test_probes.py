@@ -157,7 +157,8 @@ def test_example_probes_are_derived_from_every_rule():
     assert probes["deny-read ~/.aws"].target == "home/.aws/.twsrt-probe-read"
     assert probes["deny-read ~/.aws"].expect is Outcome.DENIED
     assert probes["deny-write ~/.bashrc"].target == "home/.bashrc"
-    assert probes["deny-write **/.env"].target == "work/twsrt-probe/.env"
+    glob = by_name(derive(fs(deny_write=["**/.env"], allow_write=["."])))
+    assert glob["deny-write **/.env"].target == "work/twsrt-probe/.env"
     assert probes["allow-write /tmp"].target == "fs/tmp/.twsrt-probe-create"
     assert probes["allow-domain *.github.com"].target == "http://twsrt-probe.github.com/"
     assert probes["canary-domain twsrt-canary.invalid"].expect is Outcome.DENIED

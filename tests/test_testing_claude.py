@@ -21,26 +21,19 @@ def derive(settings: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def test_example_yolo_file_exact() -> None:
-    """The example's yolo file: permission Read/Edit denies merged (``**/.env`` at the launch
-    directory), relative sandbox globs anchored at ~/.claude, the launch directory writable
-    first, Claude-only keys (excludedCommands, autoAllowBashIfSandboxed...) left out."""
+    """The example's yolo file: permission Read/Edit denies merged after the sandbox lists, the
+    launch directory writable first, Claude-only keys (excludedCommands,
+    autoAllowBashIfSandboxed...) left out."""
     settings = json.loads((EXAMPLE / "settings.yolo.json").read_text())
     tree = ("/h/.aws", "/h/.ssh", "/h/.gnupg", "/h/.netrc", "/h/.config/gh")
+    rc = ("/h/.bashrc", "/h/.zshrc", "/h/.profile", "/h/.gitconfig")  # denyWrite, no globs
     assert derive(settings) == {
         "filesystem": {
             "allowWrite": ["/h/p", "/tmp", "/h/.cache/uv"],
             "denyWrite": [
-                "/h/.claude/**/.env",
-                "/h/.claude/**/*.pem",
-                "/h/.claude/**/*.key",
-                "/h/.bashrc",
-                "/h/.zshrc",
+                *rc,
                 *(x for p in tree for x in (p, f"{p}/**")),
-                "/h/p/**/.env",
-                "/h/p/**/*.pem",
-                "/h/p/**/*.key",
-                "/h/.bashrc/**",
-                "/h/.zshrc/**",
+                *(f"{p}/**" for p in rc),
             ],
             "denyRead": [*tree, *(f"{p}/**" for p in tree)],
         },

@@ -184,15 +184,16 @@ def _echo_last(line: str) -> None:
 def _report_translation(compiled: Any, verbose: bool) -> str:
     """generate's findings: the list only with -v (check lists them), and the count line it
     returns for the end of the run, when it has a warning or an error to count (notes alone
-    stay quiet, as in check) or with -v; a danger-full-access sandbox is printed on every run,
-    as diff does."""
+    stay quiet, as in check) or with -v. Errors, and a danger-full-access sandbox (as in diff),
+    are printed on every run."""
     from twsrt.checking import unsuppressed
     from twsrt.findings import Level, rule_by_name
     from twsrt.reports.text import count_line
 
     active, suppressed = unsuppressed(compiled.config, compiled.findings)
     full_access = rule_by_name("danger-full-access").id
-    _print_findings([f for f in active if verbose or f.rule_id == full_access], True)
+    loud = [f for f in active if verbose or f.level is Level.ERROR or f.rule_id == full_access]
+    _print_findings(loud, True)
     if verbose or any(f.level is not Level.NOTE for f in active):
         return count_line("generate", active, suppressed, listed=verbose)
     return ""

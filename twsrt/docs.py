@@ -38,7 +38,8 @@ LEVEL_NOTES = [
     "Codex expands once (TWS412) is a warning, and a careful policy avoids it (name "
     "directories). A clean, well-written policy, such as `examples/dotfiles` or a fresh "
     "`twsrt init --repo`, checks with no warnings. `twsrt check` hides notes unless `-v`; "
-    "`generate` prints one count line, and the list with `-v`.",
+    "`generate` prints its errors and a count line when there is a warning, and the whole list "
+    "with `-v`.",
 ]
 
 FAMILIES = {
