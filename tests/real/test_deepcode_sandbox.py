@@ -96,7 +96,7 @@ def _generate(
     )
     argv = [sys.executable, "-m", "twsrt", "-c", str(config_dir / "twsrt.toml")]
     proc = subprocess.run(
-        [*argv, "generate", "deepcode", "-w", "--sandbox", mode],
+        [*argv, "generate", "deepcode", "-w", "-v", "--sandbox", mode],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -309,7 +309,8 @@ def test_deny_read_is_not_applied_on_linux(node: str, bwrap: str, tmp_path: Path
     tree = _generate(tmp_path, "workspace-write")
     aws = tree.home / ".aws"
     assert tree.settings["sandbox"]["filesystem"]["denyRead"] == [str(aws)]
-    assert "TWS432" in tree.stderr
+    # no grant holds ~/.aws: a note that names the launch directory as the condition (TWS444)
+    assert "note[TWS444]" in tree.stderr and "TWS432" not in tree.stderr
     assert _plain(tree, "cat ~/.aws/credentials")[0] == 0  # control
 
     _, args = deepcode_plan(tree.settings, tree.work, node=node)
@@ -322,3 +323,16 @@ def test_deny_read_is_not_applied_on_linux(node: str, bwrap: str, tmp_path: Path
     _, args = deepcode_plan(tree.settings, tree.home, node=node)
     rc, out = run_sandboxed(args, "cat ~/.aws/credentials", tree.home, tree.env, bwrap=bwrap)
     assert rc == 0 and SECRET in out, out  # the denyRead is not enforced
+
+
+def test_deny_read_inside_a_granted_root_is_a_warning(
+    node: str, bwrap: str, tmp_path: Path
+) -> None:
+    """TWS432 is a warning where the loss does not depend on the launch directory: an
+    allowRead root that holds ~/.aws is mounted, the deny is not applied, and a command started
+    in an ordinary workspace reads the credentials."""
+    tree = _generate(tmp_path, "workspace-write", extra_fs={"allowRead": ["~"]})
+    assert "warning[TWS432]" in tree.stderr and "TWS444" not in tree.stderr
+    _, args = deepcode_plan(tree.settings, tree.work, node=node)
+    rc, out = run_sandboxed(args, "cat ~/.aws/credentials", tree.work, tree.env, bwrap=bwrap)
+    assert rc == 0 and SECRET in out, out
