@@ -238,6 +238,7 @@ def generate(
     from twsrt import run
 
     verbose = _verbose(ctx, verbose)
+    run.name_from_repository(_config(ctx, config))
     compiled = run.compile_agents(
         _config(ctx, config), agent, yolo, companions=write, sandbox=sandbox
     )
@@ -293,6 +294,7 @@ def diff(
     from twsrt import run
     from twsrt.findings import rule_by_name
 
+    run.name_from_repository(_config(ctx, config))
     compiled = run.compile_agents(_config(ctx, config), agent, yolo, sandbox=sandbox)
     results = run.require_targets(compiled, agent)
     click.echo(compiled.mode_line, err=True)
@@ -483,6 +485,9 @@ def test_command(
     from twsrt.testing.run import test_policy
 
     verbose = _verbose(ctx, verbose)
+    from twsrt.run import name_from_repository
+
+    name_from_repository(_config(ctx, config))
     try:
         report = test_policy(
             _config(ctx, config), engine, keyword, timeout, strict, sandbox=sandbox, yolo=yolo
@@ -533,13 +538,11 @@ def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
     file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
     Returns what was written, for the report."""
     from twsrt import run
-    from twsrt.config import DISPLAY_BASE
     from twsrt.init import missing_directories, undo
     from twsrt.writes import SymlinkWrite, apply
 
     created = missing_directories(writes)
     apply(writes)
-    DISPLAY_BASE.set(Path.cwd())  # the scaffold and its generated files, named alike
     try:
         compiled = run.compile_agents(str(repo / "twsrt.toml"), None, False, companions=True)
         results = run.require_targets(compiled, None)
@@ -637,6 +640,7 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
     from twsrt import run
     from twsrt.config import display_path
 
+    run.name_from_repository(_config(ctx, config))
     cfg = run.find_config(_config(ctx, config))
     paths = {"srt": cfg.srt, "bash": cfg.bash_rules}
     if source is None:

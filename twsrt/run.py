@@ -55,13 +55,20 @@ def find_config(explicit: str | None) -> Config:
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
-    # in repo mode every command names files as check does: relative to the repository root,
-    # unless the caller chose a base (init names what it writes from the working directory);
-    # the CLI runs each command in a context of its own, so this does not outlive the command
-    root = git_root(path.resolve())
-    if root is not None and DISPLAY_BASE.get() is None:
-        DISPLAY_BASE.set(root)
     return load_config(path, home, cwd)
+
+
+def name_from_repository(explicit: str | None) -> None:
+    """In repo mode, name files as check does: relative to the repository root. For the CLI's
+    generate, diff, edit and test, which run each command in a context of its own (so this
+    does not outlive the command); a missing config is left to the command to report."""
+    try:
+        path = discover(explicit, Path.cwd(), home_dir())
+    except TwsrtError:
+        return
+    root = git_root(path.resolve()) if path is not None else None
+    if root is not None:
+        DISPLAY_BASE.set(root)
 
 
 def select_agents(agent: str | None, config: Config) -> list[str]:
