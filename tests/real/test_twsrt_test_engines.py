@@ -66,13 +66,13 @@ def context(repo: Path, targets: str, policy: dict[str, Any]) -> Any:
     return compiled.context
 
 
-def example_context(tmp_path: Path, yolo: bool = False) -> Any:
+def example_context(tmp_path: Path, yolo: bool = False, example: str = "dotfiles") -> Any:
     from twsrt.run import context as make_context
     from twsrt.run import find_config
     from twsrt.sources import load_policy
 
-    repo = tmp_path / "dotfiles"
-    shutil.copytree(REPO_ROOT / "examples" / "dotfiles", repo, symlinks=True)
+    repo = tmp_path / "example"
+    shutil.copytree(REPO_ROOT / "examples" / example, repo, symlinks=True)
     config = find_config(str(repo / "twsrt.toml"))
     return make_context(config, load_policy(config), yolo, None)
 
@@ -154,21 +154,34 @@ def test_claude_model_agrees_without_enabled(tmp_path: Path, srt: str) -> None:
 
 # srt on Linux skips a glob left in denyWrite (TWS501); Claude runs srt, so the same probes
 # fail there (GAP once verdicts.explain_gap maps the claude engine to srt's gaps)
-GLOB_RULES = {"**/.env", "**/*.pem", "**/*.key"}
 KNOWN = {Verdict.FAIL.value, Verdict.GAP.value}
 
 
 def test_claude_engine_on_examples_dotfiles(tmp_path: Path, srt: str) -> None:
-    """Full and yolo files of the example: every probe passes except srt's own glob gap."""
+    """Full and yolo files of the example, a policy without glob denies: every probe passes."""
     for yolo in (False, True):
         ctx = example_context(tmp_path / str(yolo), yolo)
         report = run_tests(ctx, "claude", factory=lambda name: ClaudeEngine(srt))
         assert report.engines == ["claude"]
         # MOOT: deny-domain pastebin.com, which no allow entry admits (not discriminating)
         rest = [r for r in report.results if r.verdict not in (Verdict.PASS, Verdict.MOOT)]
-        assert {r.probe.rule for r in rest} == GLOB_RULES, explain(report)
-        assert {r.verdict.value for r in rest} <= KNOWN, explain(report)
-        assert all(r.probe.kind == "deny-write" for r in rest), explain(report)
+        assert rest == [], explain(report)
+        passed = {r.probe.kind for r in report.results if r.verdict is Verdict.PASS}
+        assert {"deny-read", "deny-write"} <= passed, explain(report)
+
+
+def test_claude_engine_on_the_lossy_example(tmp_path: Path, srt: str) -> None:
+    """The lossy example keeps a ``**/.env`` glob in denyWrite and a unix socket grant: srt's
+    own gaps (the glob skipped, TWS501; the socket refused, TWS502) are the only probes that do
+    not pass, and they are reported as gaps."""
+    ctx = example_context(tmp_path, False, "broken/lossy-policy")
+    report = run_tests(ctx, "claude", factory=lambda name: ClaudeEngine(srt))
+    rest = [r for r in report.results if r.verdict not in (Verdict.PASS, Verdict.MOOT)]
+    kinds = {(r.probe.kind, r.probe.rule) for r in rest}
+    assert kinds == {("deny-write", "**/.env"), ("allow-unix-socket", "/run/user/1000")}, explain(
+        report
+    )
+    assert {r.verdict.value for r in rest} <= KNOWN, explain(report)
 
 
 def test_claude_engine_weakened_file_fails(tmp_path: Path, srt: str) -> None:
