@@ -444,13 +444,18 @@ def test_another_users_file_in_a_sticky_directory_is_refused_before_any_write(
 # ------------------------------------------------------------------ item 8: no lost update
 
 
-def test_a_target_edited_during_the_run_is_not_overwritten(
-    inproc: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def generated_then_policy_changed(inproc: Sandbox) -> tuple[Path, list[writes.Change]]:
+    """Every target written, then a new deny in the policy: the home tree and the plan."""
     home = all_targets(inproc)
     assert invoke("generate", "-w")[0] == 0
     inproc.write("bash-rules.json", {**DEFAULT_BASH, "deny": [*DEFAULT_BASH["deny"], "curl"]})
-    changes = plan()
+    return home, plan()
+
+
+def test_a_target_edited_during_the_run_is_not_overwritten(
+    inproc: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, changes = generated_then_policy_changed(inproc)
     # Claude's "always allow" adds a rule between twsrt's read and its rename
     full = home / ".claude" / "settings.full.json"
     edited = full.read_text().replace('"allow": [', '"allow": [\n      "Bash(make)",')
@@ -467,10 +472,7 @@ def test_a_target_edited_during_the_run_is_not_overwritten(
 def test_an_edit_just_before_the_rename_rolls_back_what_was_renamed(
     inproc: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = all_targets(inproc)
-    assert invoke("generate", "-w")[0] == 0
-    inproc.write("bash-rules.json", {**DEFAULT_BASH, "deny": [*DEFAULT_BASH["deny"], "curl"]})
-    changes = plan()
+    home, changes = generated_then_policy_changed(inproc)
     deepcode = home / ".deepcode" / "settings.json"
     before = state(home)
     real_replace = os.replace
