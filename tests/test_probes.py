@@ -28,6 +28,7 @@ from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import SMOKE, EngineUnavailable, Run, run_process
+from twsrt.testing.gaps import static_gaps
 from twsrt.testing.globs import glob_regex, instantiate, layout_path
 from twsrt.testing.inputs import codex_config, srt_settings
 from twsrt.testing.model import (
@@ -41,7 +42,7 @@ from twsrt.testing.model import (
 from twsrt.testing.modes import READ_ONLY_ROOT, plan_for_mode
 from twsrt.testing.report import junit_xml, render_json, render_text
 from twsrt.testing.run import run_tests
-from twsrt.testing.verdicts import explain_gap, judge, static_gaps
+from twsrt.testing.verdicts import explain_gap, judge
 
 
 def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:

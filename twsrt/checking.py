@@ -162,7 +162,7 @@ def _check(
     findings += symlink_findings(policy, config.home, Path.cwd())
     if "codex" in select_agents(agent, config):
         findings += file_root_findings(policy, config.home, Path.cwd())
-    from twsrt.testing.verdicts import static_gaps
+    from twsrt.testing.gaps import static_gaps
 
     # Engine gaps found by `twsrt test` (srt itself, so not with --agent); always the Linux ones
     # so the report is host-independent.

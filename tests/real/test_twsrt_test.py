@@ -429,7 +429,7 @@ def test_denyread_whose_control_cannot_run_is_invalid_not_pass(tmp_path, factory
 def test_srt_enforces_a_trailing_double_star_as_the_directory(tmp_path, factory):
     """TWS501 said srt skips `~/proj/secrets/**`; srt 0.0.83 strips the `/**` and enforces the
     directory. Only a pattern that stays a glob (`**/*.key`) is the gap, and check agrees."""
-    from twsrt.testing.verdicts import static_gaps
+    from twsrt.testing.gaps import static_gaps
 
     ctx = generated(
         tmp_path,

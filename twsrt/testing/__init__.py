@@ -8,10 +8,13 @@ Modules, in pipeline order (only ``engines`` and ``run`` start processes or touc
 - ``derive``: every probe the policy implies and the fixture tree they need
 - ``inputs``: each engine's input built inside the fixture tree
 - ``commands``: the shell text of one probe and the parsing of its output
-- ``verdicts``: PASS/FAIL/... for one probe, and the documented engine gaps (``check`` imports
-  ``static_gaps`` from here, so this module stays cheap to import)
+- ``gaps``: the documented engine gaps: srt's, the gap-rule type each engine's table uses, and
+  ``static_gaps`` for ``check`` (cheap to import: ``check`` loads nothing else of this package)
+- ``verdicts``: PASS/FAIL/... for one probe, and the gap from the engine's table that explains a
+  mismatch
 - ``report``: text, JSON and JUnit renderings of a ProbeReport
-- ``engines``: the sandboxes (srt, Codex), their availability and hints, fixtures, upstream stub
+- ``engines``: what every sandbox shares (the ``Engine`` protocol: availability, install hint,
+  gap table), fixtures, processes, upstream stub; one ``engine_<name>`` module per sandbox
 - ``run``: lanes of probes per engine, and ``test_policy`` for the CLI
 
 Fixture tree. Every run works in a fresh temporary directory ROOT, and every policy path is

@@ -30,10 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
-from twsrt.testing.model import SRT_REQUIRED
+from twsrt.testing.gaps import SRT_GAPS, Mismatch
+from twsrt.testing.model import SRT_REQUIRED, Outcome
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.findings import Finding
 
 CLAUDE_HINT = (
     "the claude engine runs srt with the settings Claude Code derives from its file: "
@@ -186,10 +188,24 @@ def claude_srt_settings(
     return out
 
 
+def launch_dir_writable(m: Mismatch) -> Finding | None:
+    """Claude Code always lets commands write the directory it starts in, read-only or not."""
+    launch = m.probe.kind in ("read-only-root", "launch-dir") and m.probe.rule in (".", "./")
+    if launch and m.observed is Outcome.ALLOWED:
+        return m.gap(
+            "lossy-readonly-workspace",
+            "Claude Code's sandbox always makes the launch directory writable; its settings "
+            "cannot take that away",
+        )
+    return None
+
+
 class ClaudeEngine(SrtEngine):
     name = "claude"
     agent = "claude"
     hint = CLAUDE_HINT
+    # Claude Code's sandbox is srt (this engine runs it): srt's gaps are Claude's
+    gaps = (*SRT_GAPS, launch_dir_writable)
     models = MODELS
 
     def reads(self, ctx: Context) -> list[Path]:

@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
+from twsrt.testing.gaps import Mismatch
+from twsrt.testing.model import Action, Outcome
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.findings import Finding
 
 CODEX_ENV = "TWSRT_CODEX_BIN"
 CODEX_DEFAULT = "/opt/twsrt-tools/codex/bin/codex"
@@ -19,10 +23,107 @@ CODEX_HINT = (
 CONFIG_KEY, RULES_KEY = "codex_config", "codex_rules"
 
 
+def glob_snapshot(m: Mismatch) -> Finding | None:
+    """An attack that makes a new path matching a deny glob after Codex started."""
+    probe = m.probe
+    fresh = getattr(probe, "attack", "") in ("create", "create-match")  # testing.attacks
+    deny = probe.kind.startswith("deny-")
+    if probe.glob and fresh and deny and m.observed is Outcome.ALLOWED:
+        return m.gap(
+            "lossy-glob-snapshot",
+            f"Codex expands the deny glob '{probe.rule}' when its sandbox starts: a matching "
+            "file created later stays writable",
+        )
+    return None
+
+
+def temp_writable(m: Mismatch) -> Finding | None:
+    if m.probe.kind == "write-tmp" and m.observed is Outcome.ALLOWED:
+        return m.gap(
+            "codex-temp-writable",
+            "Codex's :workspace base profile lets sandboxed commands write /tmp and $TMPDIR "
+            "although no allowWrite rule names them",
+        )
+    return None
+
+
+def no_allow_read(m: Mismatch) -> Finding | None:
+    if m.probe.kind == "allow-read" and m.observed is Outcome.DENIED:
+        return m.gap(
+            "codex-no-allow-read",
+            f"the Codex profile has no allowRead: '{m.probe.rule}' stays denied with the "
+            "denyRead region around it",
+        )
+    return None
+
+
+def network_off(m: Mismatch) -> Finding | None:
+    """A deniedDomains entry for every host on a port switches Codex's network off."""
+    cut = next((e for e in m.policy.denied_domains if split_domain(e.value)[0] == "*"), None)
+    if m.probe.action is Action.FETCH and cut is not None and m.observed is Outcome.DENIED:
+        return m.gap(
+            "lossy-port-domain",
+            f"deniedDomains '{cut.value}' ({cut.origin}) cannot be a Codex domain rule, so "
+            "twsrt switches Codex's network off: every host is refused",
+        )
+    return None
+
+
+def portless_domains(m: Mismatch) -> Finding | None:
+    """Codex domain rules take no port: a port-scoped deny or allow covers every port."""
+    probe = m.probe
+    if probe.kind != "allow-domain" or m.observed is not Outcome.DENIED:
+        return None
+    host, _ = instance_host(probe.rule)
+    for entry in m.policy.denied_domains:
+        pattern, port = split_domain(entry.value)
+        if port is not None and domain_matches(pattern, host, 80):
+            return m.gap(
+                "lossy-port-domain",
+                f"Codex domain rules take no port: deniedDomains '{entry.value}' "
+                f"({entry.origin}) denies the host on every port",
+            )
+    if probe.port:
+        return m.gap(
+            "lossy-port-domain", f"Codex domain rules take no port; '{probe.rule}' is not allowed"
+        )
+    return None
+
+
+def skipped_write_root(m: Mismatch) -> Finding | None:
+    """The allowWrite roots the Codex translation drops (TWS408)."""
+    probe = m.probe
+    skipped = probe.glob or probe.rule.removesuffix("/**") in ("~", "/")
+    if probe.kind == "allow-write" and m.observed is Outcome.DENIED and skipped:
+        return m.gap(
+            "lossy-write-root",
+            f"allowWrite '{probe.rule}' cannot be a Codex workspace root and is skipped",
+        )
+    return None
+
+
+def linux_unix_sockets(m: Mismatch) -> Finding | None:
+    if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
+        return m.gap(
+            "codex-linux-unix-sockets",
+            f"Codex on Linux gives its sandbox no Unix sockets; '{m.probe.rule}' is blocked",
+        )
+    return None
+
+
 class CodexEngine:
     name = "codex"
     agent = "codex"
     hint = CODEX_HINT
+    gaps = (
+        glob_snapshot,
+        temp_writable,
+        no_allow_read,
+        network_off,
+        portless_domains,
+        skipped_write_root,
+        linux_unix_sockets,
+    )
 
     def __init__(self, binary: str | None = None) -> None:
         self.binary = binary or locate("codex", CODEX_ENV, CODEX_DEFAULT)

@@ -37,10 +37,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twsrt.testing.engines import EngineUnavailable, Run, locate
+from twsrt.testing.gaps import Mismatch
 from twsrt.testing.model import Outcome, Probe
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.findings import Finding
 
 NODE_ENV, NODE_DEFAULT = "TWSRT_NODE22_BIN", "/opt/twsrt-tools/srt/node_modules/node/bin/node"
 NODE_MIN = (22, 6)  # the first Node with --experimental-strip-types
@@ -163,10 +165,22 @@ def map_settings(
     return out
 
 
+def linux_deny_unenforced(m: Mismatch) -> Finding | None:
+    key = {"deny-read": "denyRead", "deny-write": "denyWrite"}.get(m.probe.kind)
+    if m.linux and key and m.observed is Outcome.ALLOWED:
+        return m.gap(
+            "lossy-linux-deny",
+            f"DeepCode's Linux sandbox (bubblewrap) applies no {key}: '{m.probe.rule}' is open "
+            "wherever DeepCode mounts it",
+        )
+    return None
+
+
 class DeepcodeEngine:
     name = "deepcode"
     agent = "deepcode"
     hint = DEEPCODE_HINT
+    gaps = (linux_deny_unenforced,)
 
     def __init__(self, node: str | None = None, bwrap: str | None = None) -> None:
         self.node = node or find_node()

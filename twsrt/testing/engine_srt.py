@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
+from twsrt.testing.gaps import SRT_GAPS
 from twsrt.testing.inputs import srt_settings
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ class SrtEngine:
     name = "srt"
     agent = None  # srt is the reference: it reads the canonical source, not a generated file
     hint = SRT_HINT
+    gaps = SRT_GAPS
 
     def __init__(self, binary: str | None = None) -> None:
         self.binary = binary or locate("srt", SRT_ENV, SRT_DEFAULT)

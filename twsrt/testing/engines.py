@@ -1,7 +1,8 @@
 """What every ``twsrt test`` engine shares, and the one registry of engines.
 
 An engine (one module ``twsrt/testing/engine_<name>.py`` each, defining ``ENGINE``) says which
-files on disk it reads, whether it can run here (with an install hint when not), builds its
+files on disk it reads, whether it can run here (with an install hint when not), which
+documented gaps explain a mismatch (its gap table, ``twsrt.testing.gaps``), builds its
 input in a fixture tree from those files, and runs one shell command inside its sandbox. Also
 here: the fixture tree itself, the control run without a sandbox, process handling (a timeout
 kills the sandbox's whole process group), and a local HTTP stub that stands in for the
@@ -32,6 +33,7 @@ from twsrt.testing.registry import ENGINES
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.testing.gaps import GapRule
 
 # A tree under /tmp would be writable to Codex whatever the policy says (its :workspace base
 # opens /tmp), so the write-outside probe could not tell; /var/tmp is the usual other place.
@@ -61,6 +63,7 @@ class Engine(Protocol):
     name: str
     agent: str | None  # the agent whose generated files it reads; None: the canonical srt file
     hint: str  # how a user who installed twsrt with pip gets this sandbox running
+    gaps: tuple[GapRule, ...]  # its documented limitations, in the order they are tried
 
     def reads(self, ctx: Context) -> list[Path]:
         """The files on disk this engine loads for ctx's modes (empty: nothing to read)."""
