@@ -22,7 +22,6 @@ from twsrt.findings import CATALOG, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.sources import build_policy
-from twsrt.testing.attacks import Attack
 from twsrt.testing.commands import classify_fetch, observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
@@ -33,6 +32,7 @@ from twsrt.testing.globs import glob_regex, instantiate, layout_path
 from twsrt.testing.inputs import codex_config, srt_settings
 from twsrt.testing.model import (
     Action,
+    Attack,
     Observation,
     Outcome,
     Probe,

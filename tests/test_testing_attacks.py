@@ -10,16 +10,9 @@ from pathlib import Path
 
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy
-from twsrt.testing.attacks import (
-    Attack,
-    batches,
-    conflict,
-    derive_attacks,
-    observe_all,
-    run_batch,
-    token,
-)
-from twsrt.testing.model import Outcome, Verdict
+from twsrt.testing.attacks import derive_attacks
+from twsrt.testing.batches import batches, conflict, observe_all, run_batch
+from twsrt.testing.model import Attack, Outcome, Verdict, token
 from twsrt.testing.verdicts import judge
 
 

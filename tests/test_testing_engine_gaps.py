@@ -72,7 +72,7 @@ def test_deepcode_probe_commands_use_a_python_its_sandbox_mounts() -> None:
 
 
 def test_deepcode_unmodelled(tmp_path: Path) -> None:
-    from twsrt.testing.attacks import Attack
+    from twsrt.testing.model import Attack
 
     engine = DeepcodeEngine("node", "bwrap")
     engine.root = tmp_path

@@ -22,8 +22,9 @@ from conftest import REPO_ROOT
 from twsrt.policy import Policy
 from twsrt.run import find_config
 from twsrt.sources import load_policy
-from twsrt.testing.attacks import Attack, derive_attacks, observe_all
-from twsrt.testing.model import SRT_REQUIRED, Verdict
+from twsrt.testing.attacks import derive_attacks
+from twsrt.testing.batches import observe_all
+from twsrt.testing.model import SRT_REQUIRED, Attack, Verdict
 from twsrt.testing.verdicts import explain_gap, judge
 
 from ._tools import locate_tool, require_tool

@@ -23,11 +23,10 @@ import pytest
 from conftest import REPO_ROOT, twsrt_command
 
 from twsrt.agents.base import Context
-from twsrt.testing.attacks import Attack
 from twsrt.testing.engine_codex import CodexEngine
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import make_engine
-from twsrt.testing.model import ProbeReport, Verdict
+from twsrt.testing.model import Attack, ProbeReport, Verdict
 from twsrt.testing.run import run_tests
 
 from ._tools import locate_tool, require_tool

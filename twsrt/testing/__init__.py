@@ -2,12 +2,15 @@
 
 Modules, in pipeline order (only ``engines`` and ``run`` start processes or touch the disk):
 
-- ``model``: the values (Probe, Plan, Fixtures, Observation, Result, ProbeReport, verdicts)
+- ``model``: the values (Probe, Attack, Plan, Fixtures, Observation, Result, ProbeReport,
+  verdicts)
 - ``globs``: the fixture-tree layout, glob matching and the canonical (srt) path semantics
 - ``domains``: srt's domain matcher and the hosts probed for a domain rule
 - ``derive``: every probe the policy implies and the fixture tree they need
 - ``inputs``: each engine's input built inside the fixture tree
 - ``commands``: the shell text of one probe and the parsing of its output
+- ``attacks``, ``attack_scripts``: the adversarial probes per rule (each rule's target, then
+  the attacks on it); ``batches``: attacks grouped, staged, run and judged on the host
 - ``gaps``: the documented engine gaps: srt's, the gap-rule type each engine's table uses, and
   ``static_gaps`` for ``check`` (cheap to import: ``check`` loads nothing else of this package)
 - ``verdicts``: PASS/FAIL/... for one probe, and the gap from the engine's table that explains a

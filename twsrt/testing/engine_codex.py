@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
 from twsrt.testing.gaps import Mismatch
-from twsrt.testing.model import Action, Outcome
+from twsrt.testing.model import Action, Attack, Outcome
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
@@ -26,7 +26,7 @@ CONFIG_KEY, RULES_KEY = "codex_config", "codex_rules"
 def glob_snapshot(m: Mismatch) -> Finding | None:
     """An attack that makes a new path matching a deny glob after Codex started."""
     probe = m.probe
-    fresh = getattr(probe, "attack", "") in ("create", "create-match")  # testing.attacks
+    fresh = isinstance(probe, Attack) and probe.attack in ("create", "create-match")
     deny = probe.kind.startswith("deny-")
     if probe.glob and fresh and deny and m.observed is Outcome.ALLOWED:
         return m.gap(

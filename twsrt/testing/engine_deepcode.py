@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from twsrt.testing.engines import EngineUnavailable, Run, locate
 from twsrt.testing.gaps import Mismatch
+from twsrt.testing.globs import within
 from twsrt.testing.model import Outcome, Probe
 
 if TYPE_CHECKING:
@@ -201,7 +202,8 @@ class DeepcodeEngine:
         seen = _mounted(self.args)
         for link, _ in getattr(probe, "links", ()):
             path = posixpath.join(str(self.root), link)
-            if probe.expect is Outcome.ALLOWED and self.args and not _under(path, seen):
+            hidden = not any(within(path, mounted) for mounted in seen)
+            if probe.expect is Outcome.ALLOWED and self.args and hidden:
                 return HIDDEN_LINK.format(link=link)
         return ""
 
@@ -271,10 +273,6 @@ def _mounted(args: list[str]) -> list[str]:
         if arg in takes and i + takes[arg] < len(args):
             out.append(args[i + takes[arg]])
     return out
-
-
-def _under(path: str, dirs: list[str]) -> bool:
-    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
 def _throwaway_read_only(args: list[str]) -> list[str]:

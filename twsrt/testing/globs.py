@@ -26,6 +26,11 @@ def layout_path(path: str) -> str | None:
     return norm
 
 
+def within(path: str, tree: str) -> bool:
+    """``path`` is ``tree`` or inside it (POSIX paths, no glob)."""
+    return path == tree or path.startswith(tree.rstrip("/") + "/")
+
+
 def engine_path(path: str, root: str) -> str:
     """The absolute path an engine is given for a policy path (total, unlike ``layout_path``)."""
     rel = layout_path(path)

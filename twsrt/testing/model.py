@@ -1,7 +1,9 @@
-"""The values of ``twsrt test``: probes, fixtures, observations, verdicts and the report."""
+"""The values of ``twsrt test``: probes and attacks (``attacks`` derives those, ``batches`` runs
+them), fixtures, observations, verdicts and the report."""
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -26,6 +28,8 @@ REFUSAL_HEADERS = ("blocked-by-allowlist", "blocked-by-denylist")
 # Codex refuses a host whose DNS lookup fails or gives a private address (and an unlisted IP
 # literal) with this reason, whatever its lists say: the answer proves nothing either way.
 INCONCLUSIVE_REASONS = ("not_allowed_local",)
+SECRET = "TWSRT-SECRET"  # what a denyRead file holds; an attack that prints it read the file
+ORIGINAL = "twsrt original\n"  # what a denyWrite file holds; any other content is a write
 
 
 class Verdict(StrEnum):
@@ -75,6 +79,64 @@ class Probe:
     @property
     def name(self) -> str:
         return f"{self.kind} {self.rule}"
+
+
+# What each attack does, for the report ("... was allowed, as the policy says").
+DOES = {
+    "create": "creating {t}",
+    "append": "appending to {t}",
+    "truncate": "truncating {t}",
+    "delete": "deleting {t}",
+    "mkdir": "making the directory {t}",
+    "rename-aside": "renaming {t} aside",
+    "rename-out": "renaming {t} out to a write root",
+    "rename-into": "renaming a file from a write root to {t}",
+    "rename-dir": "renaming the directory {t}",
+    "move-tree": "moving the whole tree {t} away",
+    "symlink": "creating the symlink {t}",
+    "symlink-replace": "replacing {t} by a symlink",
+    "symlink-write": "appending to {t} through a symlink in the work tree",
+    "hardlink-write": "hard-linking {t} into a write root and appending to the link",
+    "proc-create": "creating {t} through /proc/self/root",
+    "proc-append": "appending to {t} through /proc/self/root",
+    "create-match": "creating {t}, a new path the glob matches",
+    "read": "reading {t}",
+    "list": "listing the directory of {t}",
+    "symlink-read": "reading {t} through a symlink in the work tree",
+    "proc-read": "reading {t} through /proc/self/root",
+    "symlinked-dir": "creating {t} through a symlinked directory in the work tree",
+    "symlink-escape": "creating {t} through a symlink inside the write root",
+}
+
+
+@dataclass(frozen=True)
+class Attack(Probe):
+    """One adversarial action against one rule, with the host state it needs and its effect."""
+
+    attack: str = ""
+    form: str = ""  # file | tree | root | launch: which shape of the rule's path is attacked
+    script: str = ""  # sh text; ROOT-relative paths are written "$R"/rel
+    effect: str = ""  # exists | gone | changed | printed
+    subject: str = ""  # the ROOT-relative path the effect is looked for at
+    files: tuple[tuple[str, str], ...] = ()  # staged (path, content)
+    dirs: tuple[str, ...] = ()  # staged directories
+    links: tuple[tuple[str, str], ...] = ()  # staged symlinks (path, ROOT-relative target)
+    absent: tuple[str, ...] = ()  # removed before the run
+    touches: tuple[str, ...] = ()  # paths the attack may change (exclusive within a batch)
+    shapes: tuple[tuple[str, str], ...] = ()  # (path, "file"|"dir") it needs, shareable
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind} {self.rule} [{self.form} {self.attack}]"
+
+    @property
+    def does(self) -> str:
+        return DOES.get(self.attack, self.attack).format(t=self.target)
+
+
+def token(path: str) -> str:
+    """The secret a read attack looks for: unique per path, never part of a file name."""
+    return f"{SECRET}-{zlib.crc32(path.encode()):08x}"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
-from twsrt.testing.attacks import Attack, derive_attacks
+from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.commands import command, observe
 from twsrt.testing.derive import select
 from twsrt.testing.engines import (
@@ -37,6 +37,7 @@ from twsrt.testing.engines import (
 )
 from twsrt.testing.model import (
     MARK,
+    Attack,
     Fixtures,
     Observation,
     Outcome,
@@ -140,7 +141,7 @@ def _python(engine: Engine) -> str:
 def _attack_lanes(attacks: list[Attack], lanes: int) -> list[list[int]]:
     """Attack indices per lane: whole batches dealt in turn (a batch costs one control and
     one sandbox start, whatever its size)."""
-    from twsrt.testing.attacks import batches
+    from twsrt.testing.batches import batches
 
     index = {id(a): i for i, a in enumerate(attacks)}
     groups: list[list[int]] = [[] for _ in range(lanes)]
@@ -153,7 +154,7 @@ def _attack(
     engine: Engine, ctx: Context, attacks: list[Attack], root: Path, upstream: str, timeout: float
 ) -> list[Result]:
     """Every attack run without and then with the sandbox, judged by its effect on the host."""
-    from twsrt.testing.attacks import observe_all
+    from twsrt.testing.batches import observe_all
 
     def control(shell: str) -> Run:
         return control_run(shell, root, upstream, timeout)

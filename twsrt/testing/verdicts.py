@@ -7,7 +7,7 @@ import posixpath
 from twsrt.findings import Finding
 from twsrt.policy import Policy
 from twsrt.testing.gaps import Mismatch, first_gap
-from twsrt.testing.model import Action, Observation, Outcome, Probe, Verdict
+from twsrt.testing.model import Action, Attack, Observation, Outcome, Probe, Verdict
 
 
 def explain_gap(
@@ -60,9 +60,8 @@ def judge(
 
 
 def _action_text(probe: Probe) -> str:
-    does = getattr(probe, "does", None)  # an attack says what it tried (testing.attacks)
-    if isinstance(does, str):
-        return does
+    if isinstance(probe, Attack):  # an attack says what it tried
+        return probe.does
     return {
         Action.READ: f"reading {probe.target}",
         Action.APPEND: f"opening {probe.target} for writing",

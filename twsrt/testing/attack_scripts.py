@@ -1,0 +1,412 @@
+"""The attacks on one rule's target: for each, the host state it is staged with, its shell text
+(paths under ``$R``, the fixture root) and the effect that shows it worked (``attacks`` picks
+the targets; see there for the whole idea)."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import zlib
+from dataclasses import dataclass
+
+from twsrt.policy import PathRule, Policy
+from twsrt.testing.globs import Semantics, instantiate, layout_path, within
+from twsrt.testing.model import ORIGINAL, Action, Attack, Outcome, token
+
+GLOB_CHARS = frozenset("*?[]{}")
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str
+    rule: PathRule
+    base: str  # ROOT-relative path the attacks aim at
+    shape: str  # "file", "dir" or "both"
+    glob: str = ""  # the mapped glob, for a glob that is not a P/** tree
+
+
+def _q(rel: str) -> str:
+    return '"$R"/' + shlex.quote(rel)
+
+
+def _proc(rel: str) -> str:
+    return '/proc/self/root"$R"/' + shlex.quote(rel)
+
+
+def _tag(rel: str) -> str:
+    return f"{zlib.crc32(rel.encode()):08x}"
+
+
+def _make(
+    target: Target,
+    attack: str,
+    action: Action,
+    script: str,
+    effect: str,
+    subject: str,
+    **kw: tuple[object, ...],
+) -> Attack:
+    rule = target.rule
+    return Attack(
+        target.kind,
+        rule.path,
+        rule.origin,
+        action,
+        Outcome.DENIED,
+        subject,
+        glob=rule.glob,
+        attack=attack,
+        script=script,
+        effect=effect,
+        subject=subject,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
+    b = t.base
+    shape = ((b, "dir"),)
+
+    def inside(name: str) -> str:
+        return f"{b}/tw-{name}"
+
+    def attack(name: str, script: str, effect: str, subject: str, **kw: object) -> Attack:
+        kw.setdefault("touches", (subject,))
+        return _make(
+            t, name, Action.CREATE, script, effect, subject, shapes=shape, form="tree", **kw
+        )  # type: ignore[arg-type]
+
+    p = inside
+    out = [
+        attack(
+            "create", f"printf x > {_q(p('create'))}", "exists", p("create"), absent=(p("create"),)
+        ),
+        attack(
+            "append",
+            f"printf x >> {_q(p('append'))}",
+            "changed",
+            p("append"),
+            files=((p("append"), ORIGINAL),),
+        ),
+        attack(
+            "truncate",
+            f": > {_q(p('truncate'))}",
+            "changed",
+            p("truncate"),
+            files=((p("truncate"), ORIGINAL),),
+        ),
+        attack(
+            "delete",
+            f"rm -f -- {_q(p('delete'))}",
+            "gone",
+            p("delete"),
+            files=((p("delete"), ORIGINAL),),
+        ),
+        attack("mkdir", f"mkdir -- {_q(p('mkdir'))}", "exists", p("mkdir"), absent=(p("mkdir"),)),
+        attack(
+            "rename-aside",
+            f"mv -- {_q(p('aside'))} {_q(p('aside') + '.moved')}",
+            "gone",
+            p("aside"),
+            files=((p("aside"), ORIGINAL),),
+            absent=(p("aside") + ".moved",),
+            touches=(p("aside"), p("aside") + ".moved"),
+        ),
+        attack(
+            "rename-dir",
+            f"mv -- {_q(p('subdir'))} {_q(p('subdir') + '.moved')}",
+            "gone",
+            p("subdir"),
+            dirs=(p("subdir"),),
+            files=((p("subdir") + "/file", ORIGINAL),),
+            absent=(p("subdir") + ".moved",),
+            touches=(p("subdir"), p("subdir") + ".moved"),
+        ),
+        attack(
+            "symlink",
+            f"ln -s /nonexistent {_q(p('symlink'))}",
+            "exists",
+            p("symlink"),
+            absent=(p("symlink"),),
+        ),
+        attack(
+            "symlink-write",
+            f"printf x >> {_q('work/tw-via-' + _tag(p('via')))}",
+            "changed",
+            p("via"),
+            files=((p("via"), ORIGINAL),),
+            links=(("work/tw-via-" + _tag(p("via")), p("via")),),
+            touches=(p("via"), "work/tw-via-" + _tag(p("via"))),
+        ),
+        attack(
+            "proc-create",
+            f"printf x > {_proc(p('proc-create'))}",
+            "exists",
+            p("proc-create"),
+            absent=(p("proc-create"),),
+        ),
+        attack(
+            "proc-append",
+            f"printf x >> {_proc(p('proc-append'))}",
+            "changed",
+            p("proc-append"),
+            files=((p("proc-append"), ORIGINAL),),
+        ),
+        attack(
+            "move-tree",
+            f"mv -- {_q(b)} {_q(b + '.tw-moved')}",
+            "gone",
+            b,
+            dirs=(b,),
+            absent=(b + ".tw-moved",),
+            touches=(b, b + ".tw-moved"),
+        ),
+    ]
+    if end is not None and not within(end, b) and not within(b, end + "/tw-x"):
+        other = f"{end}/tw-{_tag(b)}"
+        out += [
+            attack(
+                "rename-out",
+                f"mv -- {_q(p('out'))} {_q(other + '-out')}",
+                "gone",
+                p("out"),
+                files=((p("out"), ORIGINAL),),
+                absent=(other + "-out",),
+                touches=(p("out"), other + "-out"),
+            ),
+            attack(
+                "rename-into",
+                f"mv -- {_q(other + '-in')} {_q(p('in'))}",
+                "exists",
+                p("in"),
+                files=((other + "-in", ORIGINAL),),
+                absent=(p("in"),),
+                touches=(p("in"), other + "-in"),
+            ),
+            attack(
+                "hardlink-write",
+                f"ln -- {_q(p('hard'))} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
+                "changed",
+                p("hard"),
+                files=((p("hard"), ORIGINAL),),
+                absent=(other + "-hard",),
+                touches=(p("hard"), other + "-hard"),
+            ),
+        ]
+    return out
+
+
+def deny_write_file(t: Target, end: str | None) -> list[Attack]:
+    f = t.base
+    shape = ((f, "file"),)
+    staged = ((f, ORIGINAL),)
+    via = "work/tw-via-" + _tag(f)
+
+    def attack(name: str, script: str, effect: str, **kw: object) -> Attack:
+        kw.setdefault("files", staged)
+        kw.setdefault("touches", (f,))
+        kw.setdefault("shapes", shape)
+        return _make(t, name, Action.APPEND, script, effect, f, form="file", **kw)  # type: ignore[arg-type]
+
+    out = [
+        attack("append", f"printf x >> {_q(f)}", "changed"),
+        attack("truncate", f": > {_q(f)}", "changed"),
+        attack("delete", f"rm -f -- {_q(f)}", "gone"),
+        attack(
+            "rename-aside",
+            f"mv -- {_q(f)} {_q(f + '.tw-moved')}",
+            "gone",
+            absent=(f + ".tw-moved",),
+            touches=(f, f + ".tw-moved"),
+        ),
+        attack("symlink-replace", f"ln -sf /nonexistent {_q(f)}", "changed"),
+        attack(
+            "symlink-write",
+            f"printf x >> {_q(via)}",
+            "changed",
+            links=((via, f),),
+            touches=(f, via),
+        ),
+        attack("proc-append", f"printf x >> {_proc(f)}", "changed"),
+        # the rule names a file that does not exist yet: creating it is the attack
+        attack("create", f"printf x > {_q(f)}", "exists", files=(), absent=(f,), shapes=()),
+    ]
+    if t.glob:
+        fresh = instantiate(t.glob, tag="tw-new")
+        if fresh and fresh != f:
+            out.append(
+                attack(
+                    "create",
+                    f"mkdir -p -- {_q(posixpath.dirname(fresh))} && printf x > {_q(fresh)}",
+                    "exists",
+                    files=(),
+                    absent=(fresh,),
+                    touches=(fresh,),
+                    shapes=(),
+                )
+            )
+            # the report needs one name per attack: the fresh-instance one is "create-match"
+            out[-1] = _rename(out[-1], "create-match", fresh)
+    if end is not None and not within(end, f) and not within(f, end + "/tw-x"):
+        other = f"{end}/tw-{_tag(f)}"
+        out += [
+            attack(
+                "rename-out",
+                f"mv -- {_q(f)} {_q(other + '-out')}",
+                "gone",
+                absent=(other + "-out",),
+                touches=(f, other + "-out"),
+            ),
+            attack(
+                "rename-into",
+                f"mv -- {_q(other + '-in')} {_q(f)}",
+                "changed",
+                files=((f, ORIGINAL), (other + "-in", "replaced\n")),
+                touches=(f, other + "-in"),
+            ),
+            attack(
+                "hardlink-write",
+                f"ln -- {_q(f)} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
+                "changed",
+                absent=(other + "-hard",),
+                touches=(f, other + "-hard"),
+            ),
+        ]
+    return out
+
+
+def _rename(attack: Attack, name: str, subject: str) -> Attack:
+    from dataclasses import replace
+
+    return replace(attack, attack=name, subject=subject, target=subject)
+
+
+def deny_read_file(t: Target) -> list[Attack]:
+    f = t.base
+    secret = token(f)
+    link = "work/tw-read-" + _tag(f)
+    shape = ((f, "file"),)
+    staged = ((f, secret + "\n"),)
+
+    def attack(name: str, script: str, **kw: object) -> Attack:
+        return _make(
+            t,
+            name,
+            Action.READ,
+            script,
+            "printed",
+            f,
+            files=staged,
+            shapes=shape,
+            form="file",
+            **kw,
+        )  # type: ignore[arg-type]
+
+    return [
+        attack("read", f"head -c 200 -- {_q(f)}"),
+        attack("symlink-read", f"head -c 200 -- {_q(link)}", links=((link, f),), touches=(link,)),
+        attack("proc-read", f"head -c 200 -- {_proc(f)}"),
+    ]
+
+
+def deny_read_dir(t: Target) -> list[Attack]:
+    d = t.base
+    f = f"{d}/tw-secret"
+    secret = token(f)
+    link = "work/tw-readdir-" + _tag(d)
+    shape = ((d, "dir"), (f, "file"))
+    staged = ((f, secret + "\n"),)
+
+    def attack(name: str, script: str, effect: str = "printed", **kw: object) -> Attack:
+        kw.setdefault("dirs", (d,))
+        return _make(
+            t, name, Action.READ, script, effect, f, files=staged, shapes=shape, form="tree", **kw
+        )  # type: ignore[arg-type]
+
+    return [
+        attack("read", f"head -c 200 -- {_q(f)}"),
+        # the listing shows the secret's name; an error message names only the directory
+        attack("list", f"ls -a -- {_q(d)}", "listed"),
+        attack(
+            "symlink-read",
+            f"head -c 200 -- {_q(link)}/tw-secret",
+            links=((link, d),),
+            touches=(link,),
+        ),
+        attack("proc-read", f"head -c 200 -- {_proc(f)}"),
+    ]
+
+
+def write_roots(policy: Policy, sem: Semantics) -> list[Attack]:
+    out: list[Attack] = []
+    for rule in policy.allow_write:
+        tree = rule.path.rstrip("/").removesuffix("/**") if rule.glob else rule.path
+        if GLOB_CHARS & set(tree):
+            continue
+        base = layout_path(tree or "/")
+        if base is None or base == "fs":
+            continue
+        t = Target("allow-write", rule, base, "dir")
+        new = f"{base}/tw-write-{_tag(base)}"
+        linked = "work/tw-root-" + _tag(base) if base != "work" else "outside/tw-root-work"
+        through = f"{base}/tw-linked-{_tag(base)}"
+        escape = f"{base}/tw-escape-{_tag(base)}"
+        out += [
+            _make(
+                t,
+                "create",
+                Action.CREATE,
+                f"printf x > {_q(new)}",
+                "exists",
+                new,
+                dirs=(base,),
+                absent=(new,),
+                form="root",
+                touches=(new,),
+            ),
+            # a symlinked directory that leads into the root: the real path decides
+            _make(
+                t,
+                "symlinked-dir",
+                Action.CREATE,
+                f"printf x > {_q(linked)}/{shlex.quote(posixpath.basename(through))}",
+                "exists",
+                through,
+                dirs=(base,),
+                links=((linked, base),),
+                form="root",
+                absent=(through,),
+                touches=(through, linked),
+            ),
+            # a symlink inside the root that leads out of it must not carry the grant along
+            _make(
+                t,
+                "symlink-escape",
+                Action.CREATE,
+                f"printf x > {_q(escape)}/tw-escaped",
+                "exists",
+                f"outside/tw-escape-{_tag(base)}/tw-escaped",
+                dirs=(base, f"outside/tw-escape-{_tag(base)}"),
+                links=((escape, f"outside/tw-escape-{_tag(base)}"),),
+                form="root",
+                absent=(f"outside/tw-escape-{_tag(base)}/tw-escaped",),
+                touches=(escape, f"outside/tw-escape-{_tag(base)}"),
+            ),
+        ]
+    if not sem.write_allowed("work/tw-launch"):
+        origin_rule = PathRule(".", policy.srt_location("/filesystem/allowWrite"), False)
+        t = Target("launch-dir", origin_rule, "work", "dir")
+        out.append(
+            _make(
+                t,
+                "create",
+                Action.CREATE,
+                f"printf x > {_q('work/tw-launch')}",
+                "exists",
+                "work/tw-launch",
+                absent=("work/tw-launch",),
+                form="launch",
+                touches=("work/tw-launch",),
+            )
+        )
+    return out

@@ -1,0 +1,201 @@
+"""Attacks run in batches: grouped so that none can disturb another, staged on the host,
+run in one script per sandbox start (the control first, without a sandbox), and judged by their
+effect on the host tree (see ``twsrt.testing.attacks`` for what each attack is)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shlex
+import shutil
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from twsrt.testing.globs import within
+from twsrt.testing.model import ORIGINAL, Attack, Observation, Outcome, token
+
+START, END = "TWSRT-ATTACK-START", "TWSRT-ATTACK-END"
+
+
+# ------------------------------------------------------------------ batches
+
+
+def _overlap(a: str, b: str) -> bool:
+    return within(a, b) or within(b, a)
+
+
+def _looked_at(attack: Attack) -> Iterable[str]:
+    """Paths whose state the attack stages or judges (a change anywhere under them counts)."""
+    yield from attack.touches
+    yield from (p for p, _ in attack.files)
+    yield from (p for p, _ in attack.links)
+    yield from attack.absent
+    yield attack.subject
+
+
+def _containers(attack: Attack) -> Iterable[str]:
+    """Directories it only needs to exist (a change inside them does not matter)."""
+    yield from attack.dirs
+    yield from (p for p, shape in attack.shapes if shape == "dir")
+
+
+def conflict(a: Attack, b: Attack) -> bool:
+    """True when one attack could change what the other stages or looks at."""
+    for first, second in ((a, b), (b, a)):
+        for touched in first.touches:
+            if any(_overlap(touched, p) for p in _looked_at(second)):
+                return True
+            if any(within(d, touched) for d in _containers(second)):
+                return True
+        for path, shape in first.shapes:
+            for other, other_shape in second.shapes:
+                if path == other and shape != other_shape:
+                    return True
+                if shape == "file" and other.startswith(path + "/"):
+                    return True
+    return False
+
+
+def batches(attacks: list[Attack]) -> list[list[Attack]]:
+    """Attacks grouped (first fit, in order) so that no two in a group conflict."""
+    out: list[list[Attack]] = []
+    for attack in attacks:
+        for group in out:
+            if not any(conflict(attack, other) for other in group):
+                group.append(attack)
+                break
+        else:
+            out.append([attack])
+    return out
+
+
+# ------------------------------------------------------------------ running one batch
+
+
+def stage(attack: Attack, root: Path) -> None:
+    """Put the host tree in the state the attack starts from (idempotent)."""
+    for rel in attack.absent:
+        _remove(root / rel)
+    for rel in (*attack.dirs, *(p for p, shape in attack.shapes if shape == "dir")):
+        _ensure_dir(root, rel)
+    for rel, content in attack.files:
+        path = root / rel
+        _ensure_dir(root, posixpath.dirname(rel))
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.is_symlink():
+            path.unlink()
+        path.write_text(content, encoding="utf-8")
+    for rel, target in attack.links:
+        path = root / rel
+        _ensure_dir(root, posixpath.dirname(rel))
+        _remove(path)
+        path.symlink_to(root / target)
+
+
+def _ensure_dir(root: Path, rel: str) -> None:
+    """ROOT/rel as a real directory; a file or symlink in its way (left by another batch's
+    shape) is removed. Nothing above ROOT is looked at."""
+    node = root
+    for part in PurePosixPath(rel).parts:
+        node = node / part
+        if node.is_symlink() or (node.exists() and not node.is_dir()):
+            node.unlink()
+        node.mkdir(exist_ok=True)
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
+
+
+def effect_seen(attack: Attack, root: Path, output: str) -> bool:
+    """Did the attack take effect on the host (or print the secret)?"""
+    path = root / attack.subject
+    if attack.effect == "exists":
+        return os.path.lexists(path)
+    if attack.effect == "gone":
+        return not os.path.lexists(path)
+    if attack.effect == "changed":
+        if path.is_symlink() or not path.is_file():
+            return True
+        original = dict(attack.files).get(attack.subject, ORIGINAL)
+        return path.read_text(encoding="utf-8", errors="replace") != original
+    if attack.effect == "listed":
+        return posixpath.basename(attack.subject) in output
+    return token(attack.subject) in output
+
+
+def script(batch: list[Attack], root: Path) -> str:
+    parts = [f"R={shlex.quote(str(root))}", f"echo {START}"]
+    for index, attack in enumerate(batch):
+        parts.append(f"echo '@@{index}@@'; ( {attack.script} ) 2>&1; echo '@@/{index}@@'")
+    parts.append(f"echo {END}")
+    return "\n".join(parts) + "\n"
+
+
+def sections(output: str, count: int) -> list[str | None]:
+    """Each attack's output, None for all when the script did not run to its end."""
+    if START not in output or END not in output:
+        return [None] * count
+    body = output.split(START, 1)[1]
+    out: list[str | None] = []
+    for index in range(count):
+        head, tail = f"@@{index}@@", f"@@/{index}@@"
+        out.append(
+            body.split(head, 1)[1].split(tail, 1)[0] if head in body and tail in body else None
+        )
+    return out
+
+
+class _Run(Protocol):
+    exit_code: int | None
+    output: str
+    seconds: float
+
+
+def run_batch(run: Callable[[str], _Run], batch: list[Attack], root: Path) -> list[Observation]:
+    """Stage every attack of the batch, run them in one script (``run`` is the control or the
+    sandbox), and observe each one's effect on the host."""
+    problems: dict[int, str] = {}
+    for index, attack in enumerate(batch):
+        try:
+            stage(attack, root)
+        except OSError as exc:  # its control shows no effect: INVALID, never PASS
+            problems[index] = f"cannot stage {attack.subject}: {exc.strerror or exc}"
+    done = run(script(batch, root))
+    parts = sections(done.output, len(batch))
+    out = []
+    for index, (attack, text) in enumerate(zip(batch, parts, strict=True)):
+        if text is None or index in problems:
+            why = problems.get(index) or done.output.strip()[-500:]
+            out.append(Observation(False, None, done.exit_code, why, done.seconds))
+            continue
+        seen = effect_seen(attack, root, text)
+        outcome = Outcome.ALLOWED if seen else Outcome.DENIED
+        out.append(Observation(True, outcome, done.exit_code, text.strip()[-500:], done.seconds))
+    return out
+
+
+Runner = Callable[[str], _Run]
+
+
+def observe_all(
+    control: Runner, sandboxed: Runner, attacks: list[Attack], root: Path
+) -> list[tuple[Attack, Observation, Observation | None]]:
+    """Every attack's control and sandboxed observation, batch by batch. The sandbox runs only
+    the attacks whose control showed the effect (the others prove nothing either way)."""
+    out: list[tuple[Attack, Observation, Observation | None]] = []
+    for batch in batches(attacks):
+        plain = run_batch(control, batch, root)
+        live = [a for a, o in zip(batch, plain, strict=True) if o.outcome is Outcome.ALLOWED]
+        seen = (
+            dict(zip(map(id, live), run_batch(sandboxed, live, root), strict=True)) if live else {}
+        )
+        out += [(a, o, seen.get(id(a))) for a, o in zip(batch, plain, strict=True)]
+    return out
