@@ -21,6 +21,7 @@ from twsrt.config import Config
 from twsrt.findings import CATALOG, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
+from twsrt.reports.probes import junit_xml, render_json, render_text
 from twsrt.sources import build_policy
 from twsrt.testing.commands import classify_fetch, observe
 from twsrt.testing.derive import derive
@@ -40,7 +41,6 @@ from twsrt.testing.model import (
     Verdict,
 )
 from twsrt.testing.modes import READ_ONLY_ROOT, plan_for_mode
-from twsrt.testing.report import junit_xml, render_json, render_text
 from twsrt.testing.run import run_tests
 from twsrt.testing.verdicts import explain_gap, judge
 

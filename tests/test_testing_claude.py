@@ -150,8 +150,8 @@ def test_path_forms(path: str, sandbox: str, rule: str) -> None:
 
 def test_report_says_the_claude_engine_is_a_model() -> None:
     """The first line names what each engine read, and that the claude engine models Claude."""
+    from twsrt.reports.probes import modes_line, render_json
     from twsrt.testing.model import ProbeReport
-    from twsrt.testing.report import modes_line, render_json
 
     report = ProbeReport(
         engines=["srt", "claude"],

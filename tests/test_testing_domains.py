@@ -10,12 +10,12 @@ import pytest
 from test_probes import fs
 
 from twsrt.locations import Location
+from twsrt.reports.probes import junit_xml, render_json, render_text
 from twsrt.testing.commands import observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
 from twsrt.testing.engine_codex import route_network
 from twsrt.testing.model import Action, Observation, Outcome, Probe, ProbeReport, Result, Verdict
-from twsrt.testing.report import junit_xml, render_json, render_text
 from twsrt.testing.verdicts import judge
 
 

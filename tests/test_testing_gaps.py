@@ -43,7 +43,6 @@ def test_check_imports_the_gaps_but_nothing_of_the_prober() -> None:
         "twsrt.testing.run",
         "twsrt.testing.attacks",
         "twsrt.testing.verdicts",
-        "twsrt.testing.report",
         "twsrt.reports.probes",
         *ENGINES.values(),
     }

@@ -497,7 +497,7 @@ def test_command(
         if exc.hint:
             click.echo(f"twsrt test: {exc.hint}", err=True)
         sys.exit(EXIT_USAGE)
-    from twsrt.testing.report import junit_xml, render_json, render_text
+    from twsrt.reports.probes import junit_xml, render_json, render_text
 
     if as_json:
         click.echo(render_json(report), nl=False)

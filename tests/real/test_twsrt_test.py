@@ -97,7 +97,7 @@ def gaps(report: ProbeReport) -> dict[tuple[str, str], str]:
 
 
 def explain(report: ProbeReport) -> str:
-    from twsrt.testing.report import render_text
+    from twsrt.reports.probes import render_text
 
     return render_text(report, verbose=True)
 

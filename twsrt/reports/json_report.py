@@ -11,7 +11,8 @@ from twsrt.locations import Location
 from twsrt.report import REPORT_VERSION, CheckReport
 
 
-def _location(location: Location) -> dict[str, Any]:
+def location_json(location: Location) -> dict[str, Any]:
+    """A location as every JSON report of twsrt writes it."""
     return {
         "path": location.path,
         "line": location.line,
@@ -26,9 +27,9 @@ def _finding(item: Finding) -> dict[str, Any]:
         "rule_name": item.rule.name,
         "level": item.level.value,
         "message": item.message,
-        "location": _location(item.location),
+        "location": location_json(item.location),
         "agent": item.agent,
-        "related": [_location(r) for r in item.related],
+        "related": [location_json(r) for r in item.related],
         "fingerprint": item.fingerprint,
     }
     if item.diff:
@@ -36,10 +37,19 @@ def _finding(item: Finding) -> dict[str, Any]:
     return out
 
 
+def header(version: int) -> dict[str, Any]:
+    """The members every JSON report of twsrt starts with: its format version and the tool."""
+    return {"version": version, "tool": {"name": "twsrt", "version": __version__}}
+
+
+def dump(document: dict[str, Any]) -> str:
+    """A JSON report's text: indented, UTF-8 as it is, one final newline."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def render_json(report: CheckReport) -> str:
     document = {
-        "version": REPORT_VERSION,
-        "tool": {"name": "twsrt", "version": __version__},
+        **header(REPORT_VERSION),
         "summary": {
             **report.counts(),
             "suppressed": len(report.suppressed),
@@ -56,4 +66,4 @@ def render_json(report: CheckReport) -> str:
         ],
         "checked": [{"path": f.path, "kind": f.kind, "agent": f.agent} for f in report.checked],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dump(document)

@@ -18,7 +18,7 @@ SUITE_NAME = "twsrt check"
 
 def junit_xml(report: CheckReport) -> str:
     """The JUnit report's text: same report, same bytes (no timestamps, no host names)."""
-    from junit_xml import TestCase, TestSuite, to_xml_report_string
+    from junit_xml import TestCase, TestSuite
 
     cases: list[Any] = []
     seen: set[tuple[str, str]] = set()
@@ -31,7 +31,7 @@ def junit_xml(report: CheckReport) -> str:
     threshold = LEVEL_ORDER[report.fail_on]
     for item in report.findings:
         classname = f"twsrt.{item.rule_id}"
-        name = _unique(seen, classname, _finding_name(item))
+        name = unique_name(seen, classname, _finding_name(item))
         line = str(item.location.line) if item.location.line > 0 else None
         case = TestCase(name, classname=classname, file=item.location.path, line=line)
         if LEVEL_ORDER[item.level] >= threshold:  # failing exactly when the exit code says so
@@ -39,8 +39,14 @@ def junit_xml(report: CheckReport) -> str:
         else:
             case.stdout = _details(item)  # below --fail-on: reported, but not a failure
         cases.append(case)
-    suite = TestSuite(SUITE_NAME, cases)
-    return to_xml_report_string([suite], prettyprint=True, encoding="utf-8")
+    return xml_text([TestSuite(SUITE_NAME, cases)])
+
+
+def xml_text(suites: list[Any]) -> str:
+    """The JUnit XML of test suites, as every JUnit report of twsrt writes it."""
+    from junit_xml import to_xml_report_string
+
+    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
 
 
 def write_junit(report: CheckReport, path: Path) -> None:
@@ -60,13 +66,14 @@ def _finding_name(item: Finding) -> str:
     return f"{item.location} {item.rule_id} {item.fingerprint[:8]}"
 
 
-def _unique(seen: set[tuple[str, str]], classname: str, name: str) -> str:
-    """``name``, or ``name #2``, ``#3``... when the same classname+name is already used."""
+def unique_name(seen: set[tuple[str, str]], scope: str, name: str) -> str:
+    """``name``, or ``name #2``, ``#3``... when ``name`` is already used in ``scope`` (a
+    classname or a suite); the name returned is then marked used."""
     candidate, n = name, 1
-    while (classname, candidate) in seen:
+    while (scope, candidate) in seen:
         n += 1
         candidate = f"{name} #{n}"
-    seen.add((classname, candidate))
+    seen.add((scope, candidate))
     return candidate
 
 

@@ -26,7 +26,8 @@ def use_colour(stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
-def _paint(text: str, code: str, colour: bool) -> str:
+def paint(text: str, code: str, colour: bool) -> str:
+    """``text`` in the ANSI colour ``code`` when ``colour``, else as it is."""
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
 
 
@@ -40,7 +41,7 @@ def render_text(report: CheckReport, *, verbose: bool, quiet: bool, colour: bool
     out: list[str] = []
     for path, group in groupby(shown, key=lambda f: f.location.path):
         if not quiet:
-            out.append(_paint(path, "1", colour))
+            out.append(paint(path, "1", colour))
         for item in group:
             out.append(_line(item, colour))
             if item.diff and not quiet:
@@ -54,7 +55,7 @@ def render_text(report: CheckReport, *, verbose: bool, quiet: bool, colour: bool
 
 
 def _line(item: Finding, colour: bool) -> str:
-    level = _paint(f"{item.level.value}[{item.rule_id}]", _COLOURS[item.level], colour)
+    level = paint(f"{item.level.value}[{item.rule_id}]", _COLOURS[item.level], colour)
     extra = []
     if item.location.pointer:
         extra.append(f"at {item.location.pointer}")
@@ -71,13 +72,13 @@ def _diff(diff: str, colour: bool) -> str:
     lines = []
     for line in diff.splitlines():
         if line.startswith(("+++", "---")):
-            lines.append(_paint(line, "1", colour))
+            lines.append(paint(line, "1", colour))
         elif line.startswith("+"):
-            lines.append(_paint(line, "32", colour))
+            lines.append(paint(line, "32", colour))
         elif line.startswith("-"):
-            lines.append(_paint(line, "31", colour))
+            lines.append(paint(line, "31", colour))
         elif line.startswith("@@"):
-            lines.append(_paint(line, "36", colour))
+            lines.append(paint(line, "36", colour))
         else:
             lines.append(line)
     return "\n".join(lines)

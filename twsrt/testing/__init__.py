@@ -15,10 +15,10 @@ Modules, in pipeline order (only ``engines`` and ``run`` start processes or touc
   ``static_gaps`` for ``check`` (cheap to import: ``check`` loads nothing else of this package)
 - ``verdicts``: PASS/FAIL/... for one probe, and the gap from the engine's table that explains a
   mismatch
-- ``report``: text, JSON and JUnit renderings of a ProbeReport
 - ``engines``: what every sandbox shares (the ``Engine`` protocol: availability, install hint,
   gap table), fixtures, processes, upstream stub; one ``engine_<name>`` module per sandbox
-- ``run``: lanes of probes per engine, and ``test_policy`` for the CLI
+- ``run``: lanes of probes per engine, and ``test_policy`` for the CLI (which renders the
+  ProbeReport with ``twsrt.reports.probes``)
 
 Fixture tree. Every run works in a fresh temporary directory ROOT, and every policy path is
 probed at its image in that tree, never at the real path:

@@ -1,14 +1,17 @@
-"""Text, JSON and JUnit XML renderings of a ProbeReport (the exit code is the report's)."""
+"""The reports of ``twsrt test``: text, JSON and JUnit XML renderings of a ProbeReport (the exit
+code is the report's). They keep the conventions of ``check``'s reporters (colours, JSON header,
+locations and layout, JUnit names and XML) by calling the same helpers."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from twsrt.locations import Location
-from twsrt.testing.model import Observation, ProbeReport, Result, Verdict
+from twsrt.reports.json_report import dump, header, location_json
+from twsrt.reports.junit import unique_name, xml_text
+from twsrt.reports.text import paint
+from twsrt.testing.model import Attack, Observation, ProbeReport, Result, Verdict
 
-REPORT_VERSION = 1
+REPORT_VERSION = 1  # of the JSON document; it changes only when a reader would break
 _COLOURS = {
     Verdict.PASS: "32",
     Verdict.GAP: "33",
@@ -57,8 +60,7 @@ def render_text(report: ProbeReport, *, colour: bool = False, verbose: bool = Fa
 
 
 def _word(verdict: Verdict, colour: bool) -> str:
-    word = f"{verdict.value:7}"
-    return f"\x1b[{_COLOURS[verdict]}m{word}\x1b[0m" if colour else word
+    return paint(f"{verdict.value:7}", _COLOURS[verdict], colour)
 
 
 def modes_line(report: ProbeReport) -> str:
@@ -86,15 +88,6 @@ def summary(report: ProbeReport) -> str:
     return f"twsrt test: {'; '.join(parts)}{tail}{strict}"
 
 
-def _location(location: Location) -> dict[str, Any]:
-    return {
-        "path": location.path,
-        "line": location.line,
-        "column": location.column,
-        "pointer": location.pointer,
-    }
-
-
 def _observation(seen: Observation | None) -> dict[str, Any] | None:
     if seen is None:
         return None
@@ -108,8 +101,6 @@ def _observation(seen: Observation | None) -> dict[str, Any] | None:
 
 
 def render_json(report: ProbeReport) -> str:
-    from twsrt import __version__
-
     results = []
     for result in report.results:
         probe = result.probe
@@ -119,9 +110,9 @@ def render_json(report: ProbeReport) -> str:
                 "engine": result.engine,
                 "name": probe.name,
                 "kind": probe.kind,
-                "attack": getattr(probe, "attack", None) or None,  # testing.attacks
+                "attack": (probe.attack or None) if isinstance(probe, Attack) else None,
                 "rule": probe.rule,
-                "location": _location(probe.origin),
+                "location": location_json(probe.origin),
                 "action": probe.action.value,
                 "target": probe.target,
                 "expect": probe.expect.value,
@@ -141,8 +132,7 @@ def render_json(report: ProbeReport) -> str:
             }
         )
     document = {
-        "version": REPORT_VERSION,
-        "tool": {"name": "twsrt", "version": __version__},
+        **header(REPORT_VERSION),
         "summary": {
             **report.counts(),
             "probes": len(report.results),
@@ -161,31 +151,27 @@ def render_json(report: ProbeReport) -> str:
                 "level": f.level.value,
                 "agent": f.agent,
                 "message": f.message,
-                "location": _location(f.location),
+                "location": location_json(f.location),
             }
             for f in report.drift
         ],
         "results": results,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dump(document)
 
 
 def junit_xml(report: ProbeReport) -> str:
     """One testsuite per engine, one testcase per probe; failing exactly as the exit code."""
-    from junit_xml import TestCase, TestSuite, to_xml_report_string
+    from junit_xml import TestCase, TestSuite
 
     suites = []
+    seen: set[tuple[str, str]] = set()
     for engine in report.engines:
         cases = []
-        seen: set[str] = set()
         for result in (r for r in report.results if r.engine == engine):
             probe = result.probe
-            name = probe.name
-            n = 1
-            while name in seen:  # the same rule twice in a list: unique testcase names
-                n += 1
-                name = f"{probe.name} #{n}"
-            seen.add(name)
+            # the same rule twice in a list: unique testcase names within the engine's suite
+            name = unique_name(seen, engine, probe.name)
             line = str(probe.origin.line) if probe.origin.line else None
             case = TestCase(
                 name,
@@ -207,7 +193,7 @@ def junit_xml(report: ProbeReport) -> str:
                 case.stdout = text
             cases.append(case)
         suites.append(TestSuite(f"twsrt test {engine}", cases))
-    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
+    return xml_text(suites)
 
 
 def _case_text(result: Result) -> str:
