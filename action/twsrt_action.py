@@ -24,6 +24,8 @@ from typing import Any
 from urllib.parse import quote
 
 LEVELS = ("error", "warning", "note")
+# The catalog's drift family (twsrt.rules.Family.DRIFT), kept equal to it by tests/test_rules.py:
+# the action runs whatever twsrt release its `version` input names, so it does not import twsrt.
 DRIFT_RULES = {"TWS301", "TWS302", "TWS303", "TWS304", "TWS305"}
 # Options whose files the action itself names; a second value would silently win (click keeps
 # the last one) and starve the annotations, the upload or the summary.
@@ -214,35 +216,13 @@ def summary_limit() -> int:
         return 20
 
 
-def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
-    ok = exit_code == 0
-    lines = [f"## twsrt check: {'passed' if ok else 'failed'} {'✅' if ok else '❌'}", ""]
+def _outcome_lines(report: dict[str, Any], exit_code: int) -> list[str]:
+    """What the exit code means for this run: stopped at the config (2), or checked."""
     meaning = EXIT_MEANING.get(exit_code, "unexpected exit code")
-    if report is None:
-        lines += [
-            f"`twsrt check` exited **{exit_code}**: {meaning}. No report was written; see the "
-            "log of the twsrt check step.",
-            "",
-        ]
-        return "\n".join(lines)
     info = report["summary"]
     version = cell(str(report["tool"]["version"]))
-    if exit_code == 2:  # twsrt could not use its config: the findings say why
-        lines += [
-            f"`twsrt check` exited **2**: {meaning}. twsrt {version} stopped before checking "
-            "the policy: fix the error below and run it again.",
-            "",
-        ]
-        if any(item["rule_id"] == "TWS013" for item in report["findings"]):
-            workdir = os.environ.get("WORKING_DIRECTORY", ".") or "."
-            lines += [
-                f"No twsrt config was found from {code(workdir)} up to the repository root: point "
-                "the action's `working-directory` or `config` input at your `twsrt.toml`, or "
-                "create one with `twsrt init --repo`.",
-                "",
-            ]
-    else:
-        lines += [
+    if exit_code != 2:
+        return [
             f"`twsrt check` exited **{exit_code}**: {meaning} ({code(str(info['fail_on']))}). "
             f"twsrt {version}, {cell(str(info['files']))} files checked"
             + (
@@ -252,30 +232,53 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
             ),
             "",
         ]
+    # twsrt could not use its config: the findings say why
+    lines = [
+        f"`twsrt check` exited **2**: {meaning}. twsrt {version} stopped before checking "
+        "the policy: fix the error below and run it again.",
+        "",
+    ]
+    if any(item["rule_id"] == "TWS013" for item in report["findings"]):
+        workdir = os.environ.get("WORKING_DIRECTORY", ".") or "."
+        lines += [
+            f"No twsrt config was found from {code(workdir)} up to the repository root: point "
+            "the action's `working-directory` or `config` input at your `twsrt.toml`, or "
+            "create one with `twsrt init --repo`.",
+            "",
+        ]
+    return lines
+
+
+def _upload_lines() -> list[str]:
     upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")
     if upload == "true":
         category = os.environ.get("CATEGORY", "")
-        lines += [f"SARIF sent to code scanning (category {code(category)}).", ""]
-    elif skipped:
-        lines += [f"SARIF not uploaded: {cell(skipped)}.", ""]
+        return [f"SARIF sent to code scanning (category {code(category)}).", ""]
+    if skipped:
+        return [f"SARIF not uploaded: {cell(skipped)}.", ""]
+    return []
 
-    findings = report["findings"]
-    lines += ["| level | findings |", "|---|---:|"]
+
+def _count_lines(report: dict[str, Any]) -> list[str]:
+    """Findings per level, then (when there are any) per agent and level."""
+    info, findings = report["summary"], report["findings"]
+    lines = ["| level | findings |", "|---|---:|"]
     lines += [f"| {level} | {info[level]} |" for level in LEVELS]
     lines += [f"| suppressed | {info['suppressed']} |", ""]
+    if not findings:
+        return lines
+    per_agent: dict[str, Counter[str]] = {}
+    for item in findings:
+        per_agent.setdefault(item["agent"] or "(policy)", Counter())[item["level"]] += 1
+    lines += ["| agent | error | warning | note |", "|---|---:|---:|---:|"]
+    for agent in sorted(per_agent, key=lambda a: (a == "(policy)", a)):
+        counts = per_agent[agent]
+        lines.append(f"| {cell(agent)} | " + " | ".join(str(counts[lv]) for lv in LEVELS) + " |")
+    return [*lines, ""]
 
-    if findings:
-        per_agent: dict[str, Counter[str]] = {}
-        for item in findings:
-            per_agent.setdefault(item["agent"] or "(policy)", Counter())[item["level"]] += 1
-        lines += ["| agent | error | warning | note |", "|---|---:|---:|---:|"]
-        for agent in sorted(per_agent, key=lambda a: (a == "(policy)", a)):
-            counts = per_agent[agent]
-            lines.append(
-                f"| {cell(agent)} | " + " | ".join(str(counts[lv]) for lv in LEVELS) + " |"
-            )
-        lines.append("")
 
+def _drift_lines(findings: list[dict[str, Any]]) -> list[str]:
+    """Each drifted file once, with the command that regenerates it."""
     drifted: dict[str, list[str]] = {}
     for item in findings:
         if item["rule_id"] in DRIFT_RULES:
@@ -284,39 +287,57 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
             drifted.setdefault(path, []).append(
                 f"{where}: {item['rule_id']} {item['rule_name']}{agent}"  # catalog values
             )
-    if drifted:
-        lines += ["### Drifted files", ""]
-        lines += [f"- {entries[0]}" for entries in drifted.values()]
-        lines += [
-            "",
-            "Regenerate the targets locally and commit the result:",
-            "",
-            *fenced(fix_command(), "sh"),
-            "",
-        ]
+    if not drifted:
+        return []
+    return [
+        "### Drifted files",
+        "",
+        *(f"- {entries[0]}" for entries in drifted.values()),
+        "",
+        "Regenerate the targets locally and commit the result:",
+        "",
+        *fenced(fix_command(), "sh"),
+        "",
+    ]
 
-    limit = summary_limit()
-    if findings and limit:
-        order = {level: index for index, level in enumerate(LEVELS)}
-        shown = sorted(findings, key=lambda f: order[f["level"]])[:limit]
-        title = "### Findings" + (
-            f" (first {len(shown)} of {len(findings)}, errors first)"
-            if len(shown) < len(findings)
-            else ""
+
+def _findings_lines(findings: list[dict[str, Any]], limit: int) -> list[str]:
+    """The first ``limit`` findings as a table, errors first."""
+    if not findings or not limit:
+        return []
+    order = {level: index for index, level in enumerate(LEVELS)}
+    shown = sorted(findings, key=lambda f: order[f["level"]])[:limit]
+    title = "### Findings" + (
+        f" (first {len(shown)} of {len(findings)}, errors first)"
+        if len(shown) < len(findings)
+        else ""
+    )
+    lines = [title, "", "| level | rule | location | agent | message |", "|---|---|---|---|---|"]
+    for item in shown:
+        location = link(item["location"]["path"], item["location"]["line"])
+        lines.append(
+            f"| {item['level']} | {item['rule_id']} {item['rule_name']} | {location} "
+            f"| {cell(item['agent'])} | {cell(item['message'])} |"
         )
+    return [*lines, ""]
+
+
+def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
+    ok = exit_code == 0
+    lines = [f"## twsrt check: {'passed' if ok else 'failed'} {'✅' if ok else '❌'}", ""]
+    if report is None:
+        meaning = EXIT_MEANING.get(exit_code, "unexpected exit code")
         lines += [
-            title,
+            f"`twsrt check` exited **{exit_code}**: {meaning}. No report was written; see the "
+            "log of the twsrt check step.",
             "",
-            "| level | rule | location | agent | message |",
-            "|---|---|---|---|---|",
         ]
-        for item in shown:
-            location = link(item["location"]["path"], item["location"]["line"])
-            lines.append(
-                f"| {item['level']} | {item['rule_id']} {item['rule_name']} | {location} "
-                f"| {cell(item['agent'])} | {cell(item['message'])} |"
-            )
-        lines.append("")
+        return "\n".join(lines)
+    lines += _outcome_lines(report, exit_code)
+    lines += _upload_lines()
+    lines += _count_lines(report)
+    lines += _drift_lines(report["findings"])
+    lines += _findings_lines(report["findings"], summary_limit())
     return "\n".join(lines)
 
 

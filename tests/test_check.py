@@ -11,7 +11,7 @@ import pytest
 from conftest import Sandbox, tree_snapshot
 
 from twsrt.docs import render_rules_markdown
-from twsrt.findings import CATALOG
+from twsrt.rules import CATALOG
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "dotfiles"

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from conftest import DEFAULT_CONFIG, Sandbox, tree_snapshot
 from test_reports_sarif_junit import parse_junit, validate_sarif
 
-from twsrt.findings import CATALOG
+from twsrt.rules import CATALOG
 
 Setup = Callable[[Sandbox], None]
 

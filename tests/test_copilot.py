@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from twsrt.agents import copilot
 from twsrt.agents.copilot import parse_snippet, render_snippet
-from twsrt.findings import CATALOG
 from twsrt.jsonpos import parse_json
 from twsrt.policy import is_glob
+from twsrt.rules import CATALOG
 from twsrt.sources import build_policy
 
 HOME = "/home/user"

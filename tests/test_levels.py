@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from conftest import Sandbox
 
 from twsrt.agents import copilot, deepcode
-from twsrt.findings import BASIS_LEVEL, CATALOG, Basis, Level
 from twsrt.jsonpos import parse_json
+from twsrt.rules import BASIS_LEVEL, CATALOG, Basis, Level
 from twsrt.sources import build_policy
 
 HOME = "/home/user"

@@ -321,17 +321,12 @@ def _suppressions(config: Config) -> list[Suppression]:
 
 def ignore_findings(config: Config) -> list[Finding]:
     """TWS008 for every ``[[check.ignore]]`` naming an unknown or unsuppressible rule."""
-    from twsrt.findings import CATALOG, rule_by_name
+    from twsrt.rules import lookup
 
     out = []
     for index, entry in enumerate(config.check.get("ignore", [])):
         name = entry["rule"]
-        rule = CATALOG.get(name)
-        if rule is None:
-            try:
-                rule = rule_by_name(name)
-            except KeyError:
-                rule = None
+        rule = lookup(name)
         if rule is not None and rule.suppressible:
             continue
         why = (

@@ -422,15 +422,12 @@ def check(
 @_report_errors
 def explain(rule_id: str) -> None:
     """Print the help of a rule (id such as TWS101, or name such as schema-unknown-key)."""
-    from twsrt.findings import CATALOG, rule_by_name
+    from twsrt.rules import explain_text
 
-    rule = CATALOG.get(rule_id.upper())
-    if rule is None:
-        try:
-            rule = rule_by_name(rule_id)
-        except KeyError:
-            raise click.UsageError(f"unknown rule {rule_id!r}; see docs/rules.md") from None
-    click.echo(f"{rule.id} {rule.name} ({rule.level.value})\n\n{rule.short}\n\n{rule.help}")
+    text = explain_text(rule_id)
+    if text is None:
+        raise click.UsageError(f"unknown rule {rule_id!r}; see docs/rules.md")
+    click.echo(text)
 
 
 @cli.command("test")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from twsrt.findings import CATALOG, Basis
+from twsrt.rules import CATALOG, Basis, Family
 
 # The level policy: why a rule is an error, a warning or a note. Every rule names one basis
 # (`Rule.basis`), and a test keeps its level equal to the basis's.
@@ -42,23 +42,14 @@ LEVEL_NOTES = [
     "with `-v`.",
 ]
 
-FAMILIES = {
-    "0": "Loading and parsing",
-    "1": "Schema",
-    "2": "Policy",
-    "3": "Drift",
-    "4": "Translation",
-    "5": "Engine gaps (twsrt test)",
-}
-
 
 def render_rules_markdown() -> str:
     lines = [
         "# twsrt rules",
         "",
-        "Generated from the rule catalog (`twsrt/findings.py`) by `python -m twsrt.docs`; a test",
-        "fails when this file is stale. `twsrt explain <id>` prints the same help. Rule ids never",
-        "change once released. Suppress a finding with `[[check.ignore]]` in the config",
+        "Generated from the rule catalog (`twsrt/rules/`) by `python -m twsrt.docs`; a test fails",
+        "when this file is stale. `twsrt explain <id>` prints the same help. Rule ids never change",
+        "once released. Suppress a finding with `[[check.ignore]]` in the config",
         "(`rule`, optional `path` glob, `pointer` glob and `agent`, and a required `reason` of at",
         "least 10 characters and two words); a suppressed finding stays in SARIF, marked as",
         "suppressed with the reason. Loading, parse, config, file-safety and schema errors cannot "
@@ -85,11 +76,11 @@ def render_rules_markdown() -> str:
             f"| [{rule.id}](#{rule.anchor}) | {rule.name} | {rule.level.value} | "
             f"{rule.basis.value} | {rule.short} |"
         )
-    family = None
+    family: Family | None = None
     for rule in rules:
-        if rule.id[3] != family:
-            family = rule.id[3]
-            lines += ["", f"## {FAMILIES.get(family, 'Other')}"]
+        if rule.family is not family:
+            family = rule.family
+            lines += ["", f"## {family.heading}"]
         lines += [
             "",
             f'<a id="{rule.anchor}"></a>',

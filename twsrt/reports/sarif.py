@@ -17,9 +17,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from twsrt.findings import CATALOG, Finding, Rule
+from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.report import CheckReport
+from twsrt.rules import CATALOG, Rule
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -28,9 +29,6 @@ RULES_DOC = "https://github.com/twsrt/twsrt/blob/main/docs/rules.md"
 FINGERPRINT_KEY = "twsrt/v1"  # bump only if Finding.fingerprint changes meaning
 SRCROOT = "%SRCROOT%"  # the repository root (report.root); GitHub maps it to the checkout
 HOME = "HOME"  # "~/..." paths: outside the repository, left for the consumer to resolve
-
-# Rule families by the hundreds digit of the id, as tags for filtering in code scanning UIs.
-_FAMILY = {"0": "parse", "1": "schema", "2": "policy", "3": "drift", "4": "translation"}
 
 
 def sarif_log(report: CheckReport) -> dict[str, Any]:
@@ -93,7 +91,7 @@ def _descriptor(om: Any, rule: Rule) -> Any:
         properties=_bag(
             om,
             {"security-severity": rule.security_severity},
-            tags=["security", _FAMILY.get(rule.id[3:4], "other")],
+            tags=["security", rule.family.tag],  # the family tag filters in code scanning UIs
         ),
     )
 

@@ -1,0 +1,76 @@
+"""Engine gaps found by running the sandboxes (`twsrt test`, TWS5xx)."""
+
+from __future__ import annotations
+
+from twsrt.rules.model import Basis, Family, Level, Rule
+
+SRT_LINUX_WRITE_GLOB = Rule(
+    "TWS501",
+    "srt-linux-write-glob",
+    Family.ENGINE,
+    Level.WARNING,
+    Basis.DROPS,
+    "srt on Linux skips glob patterns in allowWrite and denyWrite.",
+    "On Linux the sandbox runtime (0.0.83) builds write access from bind mounts, which take "
+    "concrete paths only: a glob in `denyWrite` (such as `**/.env`) is dropped, so matching "
+    "files inside an allowWrite root stay writable, and a glob in `allowWrite` grants "
+    "nothing. A trailing `/**` is not such a glob: srt strips it and enforces the "
+    "directory (`~/proj/secrets/**` is protected). `twsrt test` shows both as a GAP on the "
+    "srt engine. Claude Code's sandbox is "
+    "built on this runtime, so expect the same there (twsrt does not probe Claude). Name "
+    "the files or directories to protect instead, or keep them out of every allowWrite "
+    "root.",
+)
+
+SRT_LINUX_UNIX_SOCKETS = Rule(
+    "TWS502",
+    "srt-linux-unix-sockets",
+    Family.ENGINE,
+    Level.NOTE,
+    Basis.STRICTER,
+    "srt on Linux ignores allowUnixSockets and blocks every Unix socket.",
+    "seccomp cannot filter Unix sockets by path, so on Linux the sandbox runtime blocks "
+    "creating any Unix socket and ignores the `allowUnixSockets` list; only "
+    "`allowAllUnixSockets: true` opens them (all of them). Stricter than the policy, never "
+    "weaker: a tool that needs the socket (a Docker or SSH agent socket) fails inside the "
+    "sandbox.",
+)
+
+CODEX_TEMP_WRITABLE = Rule(
+    "TWS503",
+    "codex-temp-writable",
+    Family.ENGINE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Codex lets sandboxed commands write /tmp and $TMPDIR whatever the policy says.",
+    "Codex's `:workspace` base profile makes `/tmp` and the temporary directory writable "
+    "besides the workspace, although the canonical policy grants writes only to its "
+    "allowWrite roots. Found by the `write-tmp` probe of `twsrt test` (Codex 0.171.0). The "
+    "profile twsrt generates extends `:read-only` and names each write root, so it no "
+    "longer has this gap; `twsrt test` still reports it for a profile on disk that extends "
+    "`:workspace` (an old or hand-edited one). Regenerate the Codex config.",
+)
+
+CODEX_NO_ALLOW_READ = Rule(
+    "TWS504",
+    "codex-no-allow-read",
+    Family.ENGINE,
+    Level.NOTE,
+    Basis.STRICTER,
+    "allowRead is not compiled for Codex, so a re-allowed path stays denied.",
+    "`filesystem.allowRead` re-opens reads inside a denyRead region in srt. The Codex "
+    "profile has no such exception, so the path stays unreadable under Codex: stricter "
+    "than the policy, never weaker. `twsrt test` shows it as a GAP on the allow-read probe.",
+)
+
+CODEX_LINUX_UNIX_SOCKETS = Rule(
+    "TWS505",
+    "codex-linux-unix-sockets",
+    Family.ENGINE,
+    Level.NOTE,
+    Basis.STRICTER,
+    "Codex on Linux blocks Unix sockets that the policy allows.",
+    "Codex's `network.unix_sockets` allow list is applied on macOS; on Linux its sandbox "
+    "gives commands no Unix sockets, so a socket in `allowUnixSockets` cannot be reached "
+    "under Codex. Stricter than the policy, never weaker.",
+)

@@ -1,0 +1,161 @@
+"""Loading and parsing rules (TWS0xx): the config, a source or a target could not be read,
+resolved or written."""
+
+from __future__ import annotations
+
+from twsrt.rules.model import Basis, Family, Level, Rule
+
+CONFIG_INVALID = Rule(
+    "TWS001",
+    "config-invalid",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "The twsrt config file cannot be read or parsed.",
+    "twsrt could not read or parse its config (twsrt.toml, .twsrt.toml, "
+    "~/.config/twsrt/config.toml or the file named by -c/$TWSRT_CONFIG), or the config has a "
+    "key the config schema does not know. Nothing can be checked or generated without it, so "
+    "this is exit code 2; `twsrt check` still writes it into every report it was asked for "
+    "(text, JSON, annotations, SARIF, JUnit), so CI shows it.",
+)
+
+SOURCE_MISSING = Rule(
+    "TWS002",
+    "source-missing",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A canonical source file does not exist.",
+    "The srt settings or bash rules file named in [sources] does not exist or is a "
+    "directory. Create it (`twsrt init`) or fix the path; relative paths resolve against the "
+    "config file's directory.",
+)
+
+SOURCE_UNPARSABLE = Rule(
+    "TWS003",
+    "source-unparsable",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A canonical source file is not valid JSON.",
+    "The source cannot be parsed as JSON (or UTF-8). The location is where the parser "
+    "stopped; a trailing comma or a missing quote is the usual cause.",
+)
+
+TARGET_UNUSABLE = Rule(
+    "TWS004",
+    "target-unusable",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A target file cannot be read, parsed or written.",
+    "A generated agent file is not valid JSON/TOML, has the wrong shape (for example "
+    "`permissions` is not an object), is a directory or a dangling symlink, or cannot be "
+    "written. twsrt refuses to guess and changes nothing; fix or remove the file by hand.",
+)
+
+PATH_OUTSIDE_REPOSITORY = Rule(
+    "TWS005",
+    "path-outside-repository",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A source or target resolves outside the repository.",
+    "When the config lives in a git repository (repo mode, as in CI on a pull request), "
+    "every source and target, and every file twsrt reads beside a target (settings.local."
+    "json, Codex profile files, the settings.json link), must resolve inside that "
+    "repository after `..`, absolute paths and symlinks; the pinned home tree `home/` in "
+    "the repository is inside. Anything else could make `check` print a file such as "
+    "/proc/self/environ or ~/.aws/credentials into a report, or make `generate -w` "
+    "overwrite a file such as ~/.bashrc, so twsrt neither reads nor writes it. A user "
+    "config outside any repository (~/.config/twsrt/config.toml) may name absolute paths.",
+)
+
+TARGET_COLLISION = Rule(
+    "TWS006",
+    "target-collision",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "Two targets, or a target and the config or a source, are the same file.",
+    "Every target must be its own file: two [targets] keys that resolve to one path "
+    "(including a derived yolo file such as settings.yolo.json, or the settings.json link "
+    "twsrt keeps beside the Claude Code files), or a target that is the config or a canonical "
+    "source, would make one write overwrite the other (a policy file turned into a flags "
+    "snippet). twsrt refuses before reading or writing any target; give each its own path.",
+)
+
+IGNORE_NOT_ALLOWED = Rule(
+    "TWS008",
+    "ignore-not-allowed",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A [[check.ignore]] entry names a rule that cannot be suppressed, or no known rule.",
+    "Loading, parse, config and file-safety errors (every TWS0xx rule), schema errors "
+    "(every TWS1xx rule) and TWS215 mean that the policy or its files could not be checked "
+    "or written as they stand, so they cannot be suppressed; an entry naming one (or an id "
+    "or name the catalog does not know) is reported at its `rule` and suppresses nothing. "
+    "Fix the input instead, or remove the entry.",
+)
+
+TARGET_CHANGED = Rule(
+    "TWS009",
+    "target-changed",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A target changed on disk while `generate -w` was running.",
+    'twsrt merges into the text it read; another program (an agent\'s "always allow", an '
+    "editor) wrote the file before twsrt replaced it. Replacing it would lose that edit, so "
+    "twsrt stops, puts back every file it had already replaced, and writes nothing. Run "
+    "`twsrt generate -w` again.",
+)
+
+SETTINGS_LINK_FOREIGN = Rule(
+    "TWS010",
+    "settings-link-foreign",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "settings.json is a symlink that twsrt did not make.",
+    "twsrt's own link is `settings.json` beside the full settings file, pointing at the "
+    "full or the yolo settings file (as configured, also in another directory; the link's "
+    "value read relative to its directory). "
+    "Any other link — into a dotfiles tree (GNU stow, chezmoi) or to another file — is the "
+    "user's: Claude Code loads that file, not the generated one. `check` reports it, `diff` "
+    "shows it as drift, and `generate -w` refuses to replace it. Name the linked file as "
+    "`claude_settings` (twsrt writes through a link to its real file) or remove the link.",
+)
+
+DRIFT_UNPINNED_HOME = Rule(
+    "TWS012",
+    "drift-unpinned-home",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A target was generated on a machine with another home directory, and no home is pinned.",
+    "Codex, Copilot and DeepCode need absolute paths, so twsrt expands `~` with the home "
+    "directory. Without `home = ...` in twsrt.toml that is the home of the machine that runs "
+    "twsrt, so a target generated on another machine (a colleague's, a laptop, CI) holds "
+    "that machine's paths and the denies miss this machine's files. Running `twsrt "
+    "generate -w` here would only swap one machine's paths for the other's; pin the home "
+    'the repository uses (`home = "/home/you"` at the top of twsrt.toml) so every machine '
+    "generates the same bytes.",
+)
+
+CONFIG_NOT_FOUND = Rule(
+    "TWS013",
+    "config-not-found",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "No twsrt config was found, so nothing could be checked.",
+    "Without -c/--config or $TWSRT_CONFIG, twsrt looks for twsrt.toml, then .twsrt.toml, in "
+    "the working directory and each parent up to the git root (only the working directory "
+    "outside a repository), then for ~/.config/twsrt/config.toml. None exists. The finding "
+    "points at twsrt.toml at the repository root (the working directory outside a "
+    "repository), where every run inside the repository finds it. Run `twsrt init --repo` "
+    "there, or name the config with -c (in the GitHub Action: the `config` or "
+    "`working-directory` input). Exit code 2, as for every config that cannot be used.",
+)

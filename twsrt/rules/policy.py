@@ -1,0 +1,205 @@
+"""Policy lints (TWS2xx): the canonical policy says something risky, contradictory or
+host-dependent."""
+
+from __future__ import annotations
+
+from twsrt.rules.model import Basis, Family, Level, Rule
+
+DISABLED_SANDBOX = Rule(
+    "TWS201",
+    "disabled-sandbox",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "The canonical sandbox is disabled; an agent that needs it refuses to generate.",
+    '`"enabled": false` in the srt settings turns the policy\'s sandbox off. Claude Code gets '
+    "`sandbox.enabled = false`; Codex generation refuses rather than pretend to enforce a "
+    "disabled policy.",
+)
+
+CODEX_LEGACY_SANDBOX = Rule(
+    "TWS202",
+    "codex-legacy-sandbox",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A legacy Codex sandbox setting would silently deactivate the twsrt profile.",
+    "When `sandbox_mode` or `sandbox_workspace_write` appears in any loaded Codex config "
+    "layer, Codex ignores `default_permissions` without an error. Remove the legacy keys.",
+)
+
+CONTRADICTORY_COMMANDS = Rule(
+    "TWS203",
+    "contradictory-commands",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.STRICTER,
+    "The same command is in two bash rule lists.",
+    "A command in both deny and ask (or allow and deny, or allow and ask) is ambiguous: "
+    "agents apply the strictest rule, so the weaker entry never takes effect. Keep one.",
+)
+
+WRITE_ROOT_IN_DENIED_READ = Rule(
+    "TWS204",
+    "write-root-in-denied-read",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "A write root lies inside a read-denied path.",
+    "An allowWrite path inside a denyRead path grants writes where reads are denied; agents "
+    "differ in which wins (Codex skips the root). Move the write root or narrow the deny.",
+)
+
+WRITE_AND_DENY_WRITE = Rule(
+    "TWS205",
+    "write-and-deny-write",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.STRICTER,
+    "A path is both in allowWrite and denyWrite.",
+    "denyWrite wins, so the allowWrite entry grants nothing. Remove one of them.",
+)
+
+WILDCARD_WITHOUT_APEX = Rule(
+    "TWS206",
+    "wildcard-without-apex",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "`*.example.com` is listed without `example.com` (or the reverse).",
+    "`*.example.com` matches subdomains only, never `example.com` itself. When the sibling "
+    "of the same list is clearly intended (for example a `*.github.com` allow beside "
+    "`github.com` elsewhere), list both forms.",
+)
+
+LAUNCH_RELATIVE_PATTERN = Rule(
+    "TWS207",
+    "launch-relative-pattern",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "A relative `**/` pattern is anchored at the directory an agent starts in.",
+    "Relative paths in the srt settings resolve against the working directory of the "
+    "sandboxed process, so `**/.env` protects only files below wherever the agent was "
+    "launched. Use `~/` or absolute paths for files that must be protected everywhere.",
+)
+
+DUPLICATE_ENTRY = Rule(
+    "TWS208",
+    "duplicate-entry",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "The same entry appears twice in a list.",
+    "Duplicates are emitted once; the second entry is noise and hides real differences in review.",
+)
+
+SANDBOX_DISABLED_LINT = Rule(
+    "TWS209",
+    "sandbox-disabled-lint",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "The canonical sandbox is switched off.",
+    '`"enabled": false` means commands run without an OS sandbox wherever the agent '
+    "honours it. Keep it on unless you know why.",
+)
+
+NO_NETWORK = Rule(
+    "TWS210",
+    "no-network",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "allowedDomains is empty: no network access at all.",
+    "An empty allow list blocks every host, which is safe but often surprising (package "
+    "installs fail). Add the registries you need.",
+)
+
+UNPINNED_HOME = Rule(
+    "TWS211",
+    "unpinned-home",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "An output depends on this machine's home directory because no home is pinned.",
+    "Some agents need absolute paths, so twsrt expands `~` with a home directory. Set "
+    '`home = "/home/you"` at the top of twsrt.toml so that CI and every machine generate '
+    "the same bytes.",
+)
+
+DANGER_FULL_ACCESS = Rule(
+    "TWS212",
+    "danger-full-access",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "The sandbox mode is danger-full-access: agents run commands without an OS sandbox.",
+    '`[sandbox] mode = "danger-full-access"` (or `--sandbox danger-full-access`) turns '
+    "every agent's sandbox off, so the policy's filesystem and network rules are enforced by "
+    "nobody. The deny rules an agent applies itself stay in force: Claude Code's permission "
+    "rules, Codex's exec-policy rules, Copilot's `--deny-tool`/`--deny-url` flags and "
+    "DeepCode's permission rules. It is reported on every run so that the choice stays "
+    "visible; suppress it with a reason in `[[check.ignore]]` if it is deliberate.",
+)
+
+AGENT_SANDBOX_OFF = Rule(
+    "TWS214",
+    "agent-sandbox-off",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.WIDENS,
+    "An agent's sandbox is off while the policy's is on.",
+    "The policy's sandbox is on (srt runs every command inside it), but the agent's ends up "
+    "off: a `[sandbox_overrides.*]` table or a user key such as `sandbox.enabled: false` in "
+    "Claude's settings.local.json, or a `sandbox.enabledPlatforms` list without the "
+    "platform, turns it off, and the agent then enforces none of the filesystem and network "
+    'rules. Remove the key; choose `[sandbox] mode = "danger-full-access"` in twsrt.toml if '
+    "running without a sandbox is the intent.",
+)
+
+REFUSED_DOMAIN = Rule(
+    "TWS215",
+    "refused-domain",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A network entry that srt itself refuses; nothing is generated from it.",
+    "srt checks every allowedDomains and deniedDomains entry and will not start with one "
+    'it refuses: `"*"` and a wildcard over a single label such as `"*.com"` ("overly '
+    'broad patterns ... are not allowed for security reasons"), a name without a dot '
+    "(other than `localhost`), a URL, a path, a bad port or an unbracketed IPv6 literal. "
+    "The agents would take `*` and `*.com` as allow-all, so twsrt refuses the same "
+    "entries as srt, at the entry, and generates nothing until it is fixed (in "
+    'deniedDomains a bare `"*"` is fine: it denies every host). It cannot be suppressed.',
+)
+
+SYMLINKED_POLICY_PATH = Rule(
+    "TWS220",
+    "symlinked-policy-path",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "A policy path is a symlink on this host, or lies under one.",
+    "Codex (0.171.0) does not match a write root and a deny when one is spelled through a "
+    "symlink and the other by the real path: the denied directory stays writable. A "
+    "denyRead that crosses a symlink inside a writable directory (the workspace, a write "
+    "root, /tmp) makes every Codex start fail. `twsrt check` looks at the paths that "
+    "exist on the machine it runs on (`~` is the running user's home, relative paths start "
+    "at the working directory) and names both spellings. Write every path by its real "
+    "location, the way `realpath` prints it; the generated files never depend on the host.",
+)
+
+WRITE_ROOT_NOT_DIRECTORY = Rule(
+    "TWS221",
+    "write-root-not-directory",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.STRICTER,
+    "An allowWrite path is a file on this host; Codex cannot start with it as a write root.",
+    "Codex mounts protected entries (`.git`, `.aws`, ...) inside every writable root, so a "
+    'root that is a regular file makes every `codex sandbox` start fail with "Not a '
+    'directory" (observed with Codex 0.171.0). The generated files cannot know what a path '
+    "is on the machine that uses them, so `twsrt check` looks at this machine. Grant a "
+    "directory that holds only what may be written, or leave the file out of allowWrite.",
+)
