@@ -8,74 +8,39 @@ from __future__ import annotations
 
 import json
 import math
-import re
-import sys
-from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.locations import line_col, pointer_join
+from twsrt.locations import pointer_join
+from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
 
 _WS = " \t\r\n"
 
 
-class JsonSyntaxError(ValueError):
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+class JsonSyntaxError(SourceSyntaxError):
+    pass
 
 
 @dataclass
-class PositionedJson:
-    value: Any
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+class PositionedJson(PositionedDocument):
+    # (start, end) character offsets of each value, for splicing members into the text
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
-    duplicate_keys: list[str] = field(default_factory=list)
 
-    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
-        """Position of the value (or its key) at ``pointer``, else of the nearest parent."""
-        table = self.keys if key else self.values
-        if pointer in table:
-            return table[pointer]
-        while pointer:
-            if pointer in self.values:
-                return self.values[pointer]
-            pointer = pointer.rsplit("/", 1)[0]
-        return self.values.get("", (1, 1))
+
+def _decode_error(exc: json.JSONDecodeError) -> tuple[str, int, int]:
+    return exc.msg, exc.lineno, exc.colno
 
 
 def parse_json(text: str) -> PositionedJson:
+    value = load_text(text, json.loads, json.JSONDecodeError, _decode_error, JsonSyntaxError)
+    result = PositionedJson(value, text)
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise JsonSyntaxError(exc.msg, exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise JsonSyntaxError("nesting too deep", 1, 1) from None
-    except ValueError as exc:  # Python's int/str digit limit
-        raise JsonSyntaxError(*long_number(text, exc)) from None
-    result = PositionedJson(value)
-    try:
-        _Scanner(text, result).scan()
+        _Scanner(result).scan()
     except RecursionError:
         raise JsonSyntaxError("nesting too deep", 1, 1) from None
     _refuse_unencodable(result)
     return result
-
-
-_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
-_DIGITS = re.compile(rf"\d{{{_MAX_DIGITS + 1},}}")
-
-
-def long_number(text: str, exc: ValueError) -> tuple[str, int, int]:
-    """Message and position for Python's int/str digit limit (JSON and TOML parsers alike)."""
-    match = _DIGITS.search(text)
-    if match is None:
-        return str(exc), 1, 1
-    return (f"number with more than {_MAX_DIGITS} digits", *line_col(text, match.start()))
 
 
 def walk(value: Any) -> Iterator[tuple[str, bool, Any]]:
@@ -116,17 +81,10 @@ def _encodable(text: str) -> bool:
 
 
 class _Scanner:
-    def __init__(self, text: str, out: PositionedJson) -> None:
-        self.text = text
+    def __init__(self, out: PositionedJson) -> None:
+        self.text = out.text
         self.pos = 0
         self.out = out
-        # newline offsets, so each position is a binary search, not a count from the start
-        self.newlines = [i for i, char in enumerate(text) if char == "\n"]
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        line = bisect_left(self.newlines, offset)
-        start = self.newlines[line - 1] + 1 if line else 0
-        return line + 1, offset - start + 1
 
     def skip_ws(self) -> None:
         text, pos = self.text, self.pos
@@ -140,7 +98,7 @@ class _Scanner:
 
     def value(self, pointer: str) -> None:
         start = self.pos
-        self.out.values[pointer] = self.line_col(start)
+        self.out.mark_value(pointer, start)
         char = self.text[start]
         if char == "{":
             self.obj(pointer)
@@ -161,13 +119,13 @@ class _Scanner:
             return
         while True:
             self.skip_ws()
-            key_pos = self.line_col(self.pos)
+            key_start = self.pos
             key = self.string()
             child = pointer_join(pointer, key)
             if key in seen:
                 self.out.duplicate_keys.append(child)
             seen.add(key)
-            self.out.keys[child] = key_pos
+            self.out.mark_key(child, key_start)
             self.skip_ws()
             self.pos += 1  # ':'
             self.skip_ws()

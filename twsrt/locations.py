@@ -24,10 +24,3 @@ def pointer_join(pointer: str, token: str | int) -> str:
     """Append one reference token to a JSON pointer (RFC 6901 escaping)."""
     text = str(token).replace("~", "~0").replace("/", "~1")
     return f"{pointer}/{text}"
-
-
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column (in characters) of a character offset."""
-    line = text.count("\n", 0, offset) + 1
-    start = text.rfind("\n", 0, offset) + 1
-    return line, offset - start + 1

@@ -9,11 +9,12 @@ import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from twsrt import __version__
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location, pointer_join
+from twsrt.positions import PositionedDocument
 
 SCHEMA_FILES = {
     "srt": "srt-settings.schema.json",
@@ -29,10 +30,6 @@ _PATTERN_HINTS = {
     r"^(?=[\s\S]*\w\W+\w)\s*\S[\s\S]{8,}\S\s*$": "a reason must say why the finding is "
     "acceptable: at least 10 characters and two words",
 }
-
-
-class Positions(Protocol):
-    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]: ...
 
 
 def schema_text(name: str) -> str:
@@ -75,7 +72,7 @@ def _cache_marker(name: str, instance: Any) -> Path | None:
     return Path(base) / "twsrt" / "valid" / digest.hexdigest()
 
 
-def validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:
+def validate(name: str, instance: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     """Schema findings for ``instance``, each at the exact key or value that is wrong."""
     refused = _refused_domains(instance, path, positions) if name == "srt" else []
     marker = _cache_marker(name, instance)
@@ -88,7 +85,7 @@ def validate(name: str, instance: Any, path: str, positions: Positions) -> list[
     return out + [item for item in refused if item.location.pointer not in reported]
 
 
-def _refused_domains(instance: Any, path: str, positions: Positions) -> list[Finding]:
+def _refused_domains(instance: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     """TWS215 for every network entry srt itself refuses (outside the cache: a rule of srt's
     that JSON Schema cannot state, so it must never be skipped)."""
     from twsrt.domains import refusal, refused_entries
@@ -122,7 +119,7 @@ def remember_valid() -> None:
             pass  # a read-only cache only costs speed
 
 
-def _validate(name: str, instance: Any, path: str, positions: Positions) -> list[Finding]:
+def _validate(name: str, instance: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     out: list[Finding] = []
     errors = sorted(
         _validator(name).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
@@ -139,7 +136,7 @@ def _pointer(parts: Any) -> str:
     return pointer
 
 
-def _to_findings(error: Any, path: str, positions: Positions) -> list[Finding]:
+def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     pointer = _pointer(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = list(error.schema.get("properties", {}))

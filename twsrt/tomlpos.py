@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import ClassVar
 
 from twsrt.locations import pointer_join
+from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
 
 _ERROR_AT = re.compile(r"^(.*?)\s*\(at line (\d+), column (\d+)\)$")
 _BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
@@ -20,48 +21,26 @@ _HEADER = re.compile(rf"^\s*(\[\[?)\s*({_BARE_OR_QUOTED}(?:\s*\.\s*{_BARE_OR_QUO
 _PART = re.compile(_BARE_OR_QUOTED)
 
 
-class TomlSyntaxError(ValueError):
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+class TomlSyntaxError(SourceSyntaxError):
+    pass
 
 
 @dataclass
-class PositionedToml:
-    value: dict[str, Any]
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+class PositionedToml(PositionedDocument):
+    parent_keys: ClassVar[bool] = True
 
-    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
-        table = self.keys if key else self.values
-        while True:
-            if pointer in table:
-                return table[pointer]
-            if pointer in self.values:
-                return self.values[pointer]
-            if not pointer:
-                return (1, 1)
-            pointer = pointer.rsplit("/", 1)[0]
+
+def _decode_error(exc: tomllib.TOMLDecodeError) -> tuple[str, int, int]:
+    match = _ERROR_AT.match(str(exc))
+    if match:
+        return match[1], int(match[2]), int(match[3])
+    return str(exc), 1, 1
 
 
 def parse_toml(text: str) -> PositionedToml:
-    try:
-        value = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _ERROR_AT.match(str(exc))
-        if match:
-            raise TomlSyntaxError(match[1], int(match[2]), int(match[3])) from None
-        raise TomlSyntaxError(str(exc), 1, 1) from None
-    except RecursionError:
-        raise TomlSyntaxError("nesting too deep", 1, 1) from None
-    except ValueError as exc:  # Python's int/str digit limit
-        from twsrt.jsonpos import long_number
-
-        raise TomlSyntaxError(*long_number(text, exc)) from None
-    result = PositionedToml(value)
-    _scan(text, result)
+    value = load_text(text, tomllib.loads, tomllib.TOMLDecodeError, _decode_error, TomlSyntaxError)
+    result = PositionedToml(value, text)
+    _scan(result)
     return result
 
 
@@ -73,37 +52,45 @@ def _split_key(raw: str) -> list[str]:
     return parts
 
 
-def _scan(text: str, out: PositionedToml) -> None:
+def _scan(out: PositionedToml) -> None:
+    """Record each table header and ``key = value`` pair, line by line (only ``\\n`` ends a
+    line, as for ``tomllib``; keys inside a multi-line value are skipped)."""
     table = ""
     arrays: dict[str, int] = {}
     depth = 0  # open brackets of a multi-line value; keys inside it are not top-level keys
-    for number, line in enumerate(text.splitlines(), start=1):
-        if depth == 0:
-            header = _HEADER.match(line)
-            if header:
-                table = ""
-                for part in _split_key(header[2]):
-                    table = pointer_join(table, part)
-                if header[1] == "[[":
-                    index = arrays.get(table, -1) + 1
-                    arrays[table] = index
-                    table = pointer_join(table, index)
-                column = header.start(2) + 1
-                out.keys.setdefault(table, (number, column))
-                out.values.setdefault(table, (number, column))
-                continue
-            key = _KEY.match(line)
-            if key:
-                pointer = table
-                for part in _split_key(key[2]):
-                    pointer = pointer_join(pointer, part)
-                out.keys[pointer] = (number, key.start(2) + 1)
-                out.values[pointer] = (number, key.end() + 1)
-                depth += _bracket_balance(line[key.end() :])
-                continue
-        else:
-            depth += _bracket_balance(line)
-        depth = max(depth, 0)
+    start = 0  # offset of the line in the text
+    for line in out.text.split("\n"):
+        line_start, start = start, start + len(line) + 1
+        if depth:
+            depth = max(depth + _bracket_balance(line), 0)
+            continue
+        header = _HEADER.match(line)
+        if header:
+            table = _header_pointer(header, arrays)
+            position = out.index.line_col(line_start + header.start(2))
+            out.keys.setdefault(table, position)
+            out.values.setdefault(table, position)
+            continue
+        key = _KEY.match(line)
+        if key:
+            pointer = table
+            for part in _split_key(key[2]):
+                pointer = pointer_join(pointer, part)
+            out.mark_key(pointer, line_start + key.start(2))
+            out.mark_value(pointer, line_start + key.end())
+            depth = max(_bracket_balance(line[key.end() :]), 0)
+
+
+def _header_pointer(header: re.Match[str], arrays: dict[str, int]) -> str:
+    """The pointer of a ``[table]`` or ``[[array]]`` header (counting array entries)."""
+    table = ""
+    for part in _split_key(header[2]):
+        table = pointer_join(table, part)
+    if header[1] == "[[":
+        index = arrays.get(table, -1) + 1
+        arrays[table] = index
+        table = pointer_join(table, index)
+    return table
 
 
 def _bracket_balance(fragment: str) -> int:

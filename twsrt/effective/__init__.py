@@ -25,6 +25,7 @@ from twsrt.config import display_path
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
+from twsrt.positions import PositionedDocument
 
 MODULES = {
     "claude": "twsrt.effective.claude",
@@ -59,7 +60,7 @@ class Layer:
     path: Path
     display: str
     value: Any
-    positions: Any  # PositionedJson | PositionedToml
+    positions: PositionedDocument
 
     def at(self, pointer: str, *, key: bool = True) -> Location:
         line, column = self.positions.position(pointer, key=key)
