@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from twsrt.agents import AGENTS, abspaths, deepcode
 from twsrt.agents.abspaths import HomePaths, PathTarget
-from twsrt.agents.claude import split_port
+from twsrt.domains import split_port
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location

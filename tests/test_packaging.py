@@ -35,9 +35,11 @@ def test_version_does_not_import_heavy_modules() -> None:
 
 def test_cli_agent_names_match_registry() -> None:
     from twsrt.agents import AGENTS
-    from twsrt.cli import AGENT_NAMES
+    from twsrt.cli import cli
 
-    assert tuple(AGENTS) == AGENT_NAMES
+    for command in ("generate", "diff", "check"):
+        (agent,) = [p for p in cli.commands[command].params if p.name == "agent"]
+        assert agent.type.choices == tuple(AGENTS) == ("claude", "codex", "copilot", "deepcode")
 
 
 @pytest.fixture(scope="module")

@@ -14,19 +14,30 @@ from typing import Any, NoReturn
 import click
 
 from twsrt import __version__
+from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
 EXIT_CLOSED_PIPE = 141
-AGENT_NAMES = (
-    "claude",
-    "codex",
-    "copilot",
-    "deepcode",
-)  # kept in step with twsrt.agents.AGENTS by a test; avoids the import
 # kept in step with twsrt.config.SANDBOX_MODES by a test
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+
+
+class AgentChoice(click.Choice):  # type: ignore[type-arg]
+    """The registered agents, read from the registry whenever a command line is parsed, so a
+    new agent needs no edit here."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(AGENTS)
+
+    @choices.setter
+    def choices(self, _value: tuple[str, ...]) -> None:
+        pass  # click.Choice.__init__ stores its argument; the registry is the one list
 
 
 def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -206,7 +217,7 @@ def _print_notices(results: list[Any]) -> None:
 
 
 @cli.command()
-@click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
+@click.argument("agent", required=False, type=AgentChoice())
 @click.option("-w", "--write", is_flag=True, help="Write the target files (selective merge).")
 @click.option(
     "-n", "--dry-run", is_flag=True, help="Show what --write would change; write nothing."
@@ -278,7 +289,7 @@ def generate(
 
 
 @cli.command()
-@click.argument("agent", required=False, type=click.Choice(AGENT_NAMES))
+@click.argument("agent", required=False, type=AgentChoice())
 @click.option("--yolo", is_flag=True, help="Compare against the yolo target files.")
 @sandbox_option
 @config_option
@@ -317,7 +328,7 @@ def diff(
 
 
 @cli.command()
-@click.option("--agent", type=click.Choice(AGENT_NAMES), help="Check only this agent's targets.")
+@click.option("--agent", type=AgentChoice(), help="Check only this agent's targets.")
 @click.option("--yolo", is_flag=True, help="Check the yolo variants only.")
 @click.option(
     "--fail-on",
@@ -513,18 +524,16 @@ def test_command(
 def _agent_list(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> list[str] | None:
-    from twsrt.init import REPO_AGENTS
-
     if value is None:
         return None
     names = [name.strip() for name in value.split(",") if name.strip()]
     if names == ["all"]:
-        return list(REPO_AGENTS)
-    unknown = [name for name in names if name not in REPO_AGENTS]
+        return list(AGENTS)
+    unknown = [name for name in names if name not in AGENTS]
     if unknown or not names:
         raise click.BadParameter(
             f"unknown agent {', '.join(map(repr, unknown)) or '(none)'}; choose from "
-            f"{', '.join(REPO_AGENTS)} or all"
+            f"{', '.join(AGENTS)} or all"
         )
     return names
 

@@ -34,24 +34,34 @@ def _port(text: str) -> int | None:
     return int(text) if _PORT.fullmatch(text) and int(text) <= 65535 else None
 
 
-def split_port(entry: str) -> tuple[str, int | None]:
-    """srt's splitDomainPatternPort: the host pattern and the port of an entry."""
+def split_port(entry: str) -> tuple[str, str | None]:
+    """A network entry's host and port as written, the split every agent translation uses:
+    ``[v6]:443`` -> ``("[v6]", "443")``, ``host:80`` -> ``("host", "80")``; an unbracketed IPv6
+    literal (more than one ``:``) has no port."""
     if entry.startswith("["):
-        close = entry.find("]")
-        if close == -1:
+        host, _, rest = entry.partition("]")
+        return host + "]", rest[1:] if rest.startswith(":") else None
+    if entry.count(":") == 1:
+        host, _, port = entry.partition(":")
+        return host, port
+    return entry, None
+
+
+def srt_split_port(entry: str) -> tuple[str, int | None]:
+    """srt's splitDomainPatternPort: the canonical host pattern and the port of an entry, the
+    whole entry as host when its port is not a valid one."""
+    host, port_text = split_port(entry)
+    if entry.startswith("["):
+        if "]" not in entry:
             return entry, None
-        host = _canonical(entry[1:close].split("%", 1)[0])
-        rest = entry[close + 1 :]
-        if not rest:
+        bracketed, host = host, _canonical(host[1:-1].split("%", 1)[0])
+        if bracketed == entry:
             return host, None
-        port = _port(rest[1:] if rest.startswith(":") else "")
-        return (entry, None) if port is None else (host, port)
-    if ":" not in entry:
-        return entry, None
-    if entry.count(":") > 1:  # an IPv6 literal (or garbage): never split
-        return _canonical(entry.split("%", 1)[0]), None
-    host, _, tail = entry.rpartition(":")
-    port = _port(tail)
+    elif port_text is None:
+        if ":" not in entry:
+            return entry, None
+        return _canonical(entry.split("%", 1)[0]), None  # an IPv6 literal (or garbage)
+    port = _port(port_text or "")
     return (entry, None) if port is None else (host, port)
 
 
@@ -75,13 +85,13 @@ def srt_accepts(entry: str, *, denied: bool) -> bool:
     """Whether srt takes ``entry`` in deniedDomains (``denied``) or allowedDomains."""
     if entry.count(":") > 1 and not entry.startswith("["):
         return False  # an IPv6 literal must be bracketed
-    host, _ = split_port(entry)
+    host, _ = srt_split_port(entry)
     return (denied and host == "*") or valid_host_pattern(host)
 
 
 def refusal(entry: str, *, denied: bool) -> str:
     """Why srt refuses ``entry``; call only when :func:`srt_accepts` says it does."""
-    host, _ = split_port(entry)
+    host, _ = srt_split_port(entry)
     if host == "*" or (host.startswith("*.") and "." not in host[2:] and host[2:]):
         scope = "every host" if host == "*" else f"every host under .{host[2:]}"
         if not denied:

@@ -10,26 +10,32 @@ from twsrt import templates
 from twsrt.config import display_path, home_dir
 from twsrt.writes import FileWrite, on_disk
 
-# Agents a dotfiles repository manages unless --agents says otherwise: the two whose files keep
-# ~ as written. Copilot and DeepCode take absolute paths only, so choosing them pins `home` to
-# this user's home directory; an agent whose file already exists under home/ is added too, so
-# that file gets the policy instead of being left behind.
-DEFAULT_REPO_AGENTS = ("claude", "codex")
-REPO_AGENTS = ("claude", "codex", "copilot", "deepcode")
+
+def default_repo_agents() -> list[str]:
+    """Agents a dotfiles repository manages unless --agents says otherwise: those whose files
+    keep ~ as written. An agent that takes absolute paths only (Copilot, DeepCode) pins `home`
+    to this user's home directory, so it is added only when its file already exists under
+    home/ (that file then gets the policy instead of being left behind)."""
+    from twsrt.agents import specs
+
+    return [spec.name for spec in specs() if not spec.home_dependent]
 
 
 def repo_agents(directory: Path, requested: Sequence[str] | None) -> list[str]:
     """The agents ``init --repo`` configures: the requested ones, else the defaults plus every
     agent whose file already lives in the repository's home tree."""
+    from twsrt.agents import AGENTS
+
     if requested is not None:
-        return [name for name in REPO_AGENTS if name in requested]
+        return [name for name in AGENTS if name in requested]
     base = directory.resolve()
     present = {
         name
-        for name, targets in templates.REPO_TARGETS.items()
+        for name, targets in templates.repo_targets().items()
         if any((base / path).exists() or (base / path).is_symlink() for _, path in targets)
     }
-    return [name for name in REPO_AGENTS if name in DEFAULT_REPO_AGENTS or name in present]
+    defaults = default_repo_agents()
+    return [name for name in AGENTS if name in defaults or name in present]
 
 
 def plan_repo(
@@ -93,9 +99,8 @@ def undo(writes: Sequence[FileWrite], directories: Sequence[Path]) -> None:
 def next_steps(directory: Path, agents: Sequence[str]) -> str:
     """What a newcomer does after ``init --repo``, with the repository's own paths."""
     repo = display_path(directory.resolve())
-    homes = " ".join(
-        sorted({f"~/{path.split('/')[1]}" for a in agents for _, path in templates.REPO_TARGETS[a]})
-    )
+    targets = templates.repo_targets()
+    homes = " ".join(sorted({f"~/{path.split('/')[1]}" for a in agents for _, path in targets[a]}))
     return templates.NEXT_STEPS.format(repo=repo, homes=homes)
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from twsrt.agents import home_dependent_keys
 from twsrt.agents.abspaths import unpinned_home
 from twsrt.config import Config
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
-
-# Targets whose output embeds absolute paths expanded from ``~``.
-HOME_DEPENDENT_TARGETS = ("copilot_settings", "deepcode_settings", "deepcode_settings_yolo")
 
 
 def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
@@ -42,7 +40,7 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
             )
         )
     if config is not None and config.pinned_home is None:
-        for key in HOME_DEPENDENT_TARGETS:
+        for key in home_dependent_keys():
             if key in config.targets:
                 out.append(unpinned_home(config, key))
     return out

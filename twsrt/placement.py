@@ -17,18 +17,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from twsrt.agents import AGENTS
+from twsrt.agents import agent_of, yolo_keys
 from twsrt.agents.base import yolo_variant
 from twsrt.config import Config, display_path
 from twsrt.findings import Finding, finding
 from twsrt.safeio import real, within
 
-# a target key -> the explicit yolo key that replaces its derived yolo file
-YOLO_KEYS = {
-    "claude_settings": "claude_settings_yolo",
-    "copilot_output": "copilot_output_yolo",
-    "deepcode_settings": "deepcode_settings_yolo",
-}
 LINKED_KEYS = ("claude_settings", "claude_settings_yolo")  # a settings.json link sits beside
 LINK_NAME = "settings.json"
 
@@ -49,10 +43,6 @@ class Placed:
         return real(self.path.parent) / self.path.name
 
 
-def agent_of(key: str) -> str | None:
-    return next((name for name, agent in AGENTS.items() if key in agent.target_keys), None)
-
-
 def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
     """The sources, and every target file the config implies (derived ones included)."""
     sources = [
@@ -60,9 +50,10 @@ def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
         Placed("/sources/bash_rules", config.bash_rules, "the bash rules source"),
     ]
     targets: list[Placed] = []
+    yolo_of = yolo_keys()
     for key, path in config.targets.items():
         targets.append(Placed(f"/targets/{key}", path, key))
-        yolo_key = YOLO_KEYS.get(key)
+        yolo_key = yolo_of.get(key)
         if yolo_key is not None and yolo_key not in config.targets:
             what = f"the yolo file of {key}"
             targets.append(Placed(f"/targets/{key}", yolo_variant(path), what, derived_yolo=True))

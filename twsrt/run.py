@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from twsrt.agents import AGENTS
+from twsrt.agents import AGENTS, primary_key
 from twsrt.agents.base import Context, Drift, Result
 from twsrt.config import (
     CONFIG_NAMES,
@@ -28,13 +28,6 @@ from twsrt.policy import Policy
 from twsrt.redact import redact_item
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
-
-TARGET_KEY = {
-    "claude": "claude_settings",
-    "codex": "codex_config",
-    "copilot": "copilot_output",
-    "deepcode": "deepcode_settings",
-}
 
 
 def find_config_error(home: Path, cwd: Path) -> TwsrtError:
@@ -150,7 +143,7 @@ def _compile(
         module = AGENTS[name]
         compiled.results.append(module.compile(ctx))
         has_yolo_target = any(
-            k.endswith("_yolo") and k in config.targets for k in module.target_keys
+            t.yolo_of is not None and t.key in config.targets for t in module.spec.targets
         )
         if companions and has_yolo_target:
             other = module.compile(replace(ctx, yolo=not yolo))
@@ -166,7 +159,7 @@ def require_targets(compiled: Compiled, agent: str | None, printed: bool = False
     if printed and any(r.stdout for r in compiled.results):
         return usable
     if agent and not usable:
-        key = TARGET_KEY.get(agent, agent)
+        key = primary_key(agent)
         raise fail(
             "config-invalid",
             f"no [targets] {key} configured for {agent}",

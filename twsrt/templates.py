@@ -67,22 +67,16 @@ BASH_RULES = """\
 }
 """.replace("@BASH@", schema_url("bash"))
 
-# Every agent's targets in a dotfiles repository (home/ mirrors ~), in config order.
-REPO_TARGETS = {
-    "claude": (
-        ("claude_settings", "home/.claude/settings.full.json"),
-        ("claude_settings_yolo", "home/.claude/settings.yolo.json"),
-    ),
-    "codex": (
-        ("codex_config", "home/.codex/config.toml"),
-        ("codex_rules", "home/.codex/rules/twsrt.rules"),
-    ),
-    "copilot": (
-        ("copilot_output", "home/.config/twsrt/copilot-flags.txt"),
-        ("copilot_settings", "home/.copilot/settings.json"),
-    ),
-    "deepcode": (("deepcode_settings", "home/.deepcode/settings.json"),),
-}
+
+def repo_targets() -> dict[str, list[tuple[str, str]]]:
+    """Every agent's targets in a dotfiles repository (home/ mirrors ~), in config order."""
+    from twsrt.agents import specs
+
+    return {
+        spec.name: [(t.key, "home/" + t.default[2:]) for t in spec.targets if t.scaffold]
+        for spec in specs()
+    }
+
 
 _REPO_CONFIG_HEAD = """\
 #:schema @CONFIG@
@@ -119,13 +113,15 @@ def repo_config(agents: Sequence[str], home: Path) -> str:
     directory is pinned when an agent that needs absolute paths is chosen."""
     import json
 
+    from twsrt.agents import AGENTS
+
     lines = []
-    for agent, targets in REPO_TARGETS.items():
+    for agent, targets in repo_targets().items():
         prefix = "" if agent in agents else "# "
         lines += [f'{prefix}{key} = "{path}"\n' for key, path in targets]
     # a JSON string is a valid TOML basic string
     pin = f"home = {json.dumps(str(home), ensure_ascii=False)}"
-    if not {"copilot", "deepcode"} & set(agents):
+    if not any(AGENTS[name].spec.home_dependent for name in agents):
         pin = '# home = "/home/you"'
     return _REPO_CONFIG_HEAD.replace("@HOME@", pin) + "".join(lines) + _REPO_CONFIG_TAIL
 

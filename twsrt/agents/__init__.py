@@ -1,13 +1,80 @@
-"""The agent registry: the one place that lists every target twsrt compiles to."""
+"""The agent registry: the one list of agents twsrt compiles to. Everything else that names
+agents or their ``[targets]`` keys derives from it and from each agent's declaration (its
+module's ``AGENT_SPEC``, an ``AgentSpec``): the CLI's choices, the config schema's ``targets``,
+the pre-commit hook's ``files`` pattern, the placement checks, the home lint and ``init``.
+
+Adding an agent is a new module that defines ``AGENT`` (with its ``spec``) plus one line here;
+``python -m twsrt.registry --write`` then regenerates the files that cannot import Python.
+
+Import-free: a module is loaded the first time its agent is looked up, so the CLI reads the
+names without importing any translator.
+"""
 
 from __future__ import annotations
 
-from twsrt.agents import claude, codex, copilot, deepcode
-from twsrt.agents.base import Agent
+from collections.abc import Iterator, Mapping
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-AGENTS: dict[str, Agent] = {
-    claude.AGENT.name: claude.AGENT,
-    codex.AGENT.name: codex.AGENT,
-    copilot.AGENT.name: copilot.AGENT,
-    deepcode.AGENT.name: deepcode.AGENT,
+if TYPE_CHECKING:
+    from twsrt.agents.base import Agent, AgentSpec, TargetSpec
+
+# agent name -> the module that defines ``AGENT``; the order is the order of every report
+REGISTRY: dict[str, str] = {
+    "claude": "twsrt.agents.claude",
+    "codex": "twsrt.agents.codex",
+    "copilot": "twsrt.agents.copilot",
+    "deepcode": "twsrt.agents.deepcode",
 }
+
+
+class _Agents(Mapping[str, "Agent"]):
+    """``REGISTRY`` with each agent loaded on first use; names alone cost no import."""
+
+    def __getitem__(self, name: str) -> Agent:
+        agent: Agent = import_module(REGISTRY[name]).AGENT
+        return agent
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(REGISTRY))
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+
+AGENTS: Mapping[str, Agent] = _Agents()
+
+
+def specs() -> list[AgentSpec]:
+    """Every agent's declaration, in registry order."""
+    return [AGENTS[name].spec for name in REGISTRY]
+
+
+def target_specs() -> list[TargetSpec]:
+    """Every ``[targets]`` key's declaration, agent by agent in registry order."""
+    return [target for spec in specs() for target in spec.targets]
+
+
+def agent_of(key: str) -> str | None:
+    """The agent a ``[targets]`` key belongs to."""
+    return next((spec.name for spec in specs() if key in spec.keys), None)
+
+
+def label(name: str) -> str:
+    """How messages name an agent (its name when it is not registered)."""
+    return AGENTS[name].spec.label if name in REGISTRY else name
+
+
+def primary_key(name: str) -> str:
+    """The key an error names when an agent has no target configured."""
+    return AGENTS[name].spec.targets[0].key if name in REGISTRY else name
+
+
+def yolo_keys() -> dict[str, str]:
+    """A target key -> the explicit yolo key that replaces its derived yolo file."""
+    return {t.yolo_of: t.key for t in target_specs() if t.yolo_of is not None}
+
+
+def home_dependent_keys() -> tuple[str, ...]:
+    """The keys whose files hold absolute paths, so their bytes depend on the home directory."""
+    return tuple(t.key for t in target_specs() if t.home_dependent)

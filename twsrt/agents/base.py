@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
 from twsrt.diffs import View, opaque
@@ -99,7 +99,47 @@ class Result:
     stdout: str = ""
 
 
+# What a target file is, as twsrt edits it: a JSON settings file it merges into, a TOML config
+# it merges into, a rules file or a flags snippet it owns whole.
+TargetKind = Literal["json-settings", "toml-config", "exec-rules", "flags-text"]
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """One ``[targets]`` key of an agent, declared once: the config schema, the pre-commit hook
+    pattern, ``init`` and the placement checks all read it from here."""
+
+    key: str
+    kind: TargetKind
+    description: str  # the config schema's description of the key
+    default: str  # where the agent reads the file, under ~ (``init --repo`` puts it under home/)
+    hook_pattern: str  # a regex matching the file's path, for the pre-commit hook's `files`
+    yolo_of: str | None = None  # this key names the yolo file of that key (derived when unset)
+    home_dependent: bool = False  # the file holds absolute paths: ~ expands with the home
+    scaffold: bool = True  # ``init --repo`` writes the key into a new repository's config
+    examples: tuple[str, ...] = ()  # the config schema's examples
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """What an agent is, declared in its module: everything outside the module derives from it."""
+
+    name: str  # the CLI's and the findings' name of the agent
+    label: str  # how messages name it
+    targets: tuple[TargetSpec, ...]  # the first is the one an error names when none is set
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(target.key for target in self.targets)
+
+    @property
+    def home_dependent(self) -> bool:
+        """Its files need absolute paths, so a repository that manages them pins ``home``."""
+        return any(target.home_dependent for target in self.targets)
+
+
 class Agent(Protocol):
+    spec: AgentSpec
     name: str
     target_keys: tuple[str, ...]
 

@@ -15,25 +15,52 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import (
+    AgentSpec,
     Context,
     Drift,
     DriftItem,
     Result,
+    TargetSpec,
     merge_sections,
     read_target,
     splice_settings,
     yolo_variant,
 )
 from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.bashrules import bash_rules
 from twsrt.config import display_path
 from twsrt.diffs import Spec, json_view
-from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.domains import split_port
+from twsrt.findings import Finding, fail, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.writes import Change, FileWrite, SymlinkWrite
 
 NAME = "claude"
+AGENT_SPEC = AgentSpec(
+    NAME,
+    "Claude",
+    (
+        TargetSpec(
+            "claude_settings",
+            "json-settings",
+            "Claude Code settings written in full mode, e.g. ~/.claude/settings.full.json.",
+            "~/.claude/settings.full.json",
+            r"\.claude/settings[^/]*\.json",
+            examples=("home/.claude/settings.full.json",),
+        ),
+        TargetSpec(
+            "claude_settings_yolo",
+            "json-settings",
+            "Claude Code settings written in yolo mode (default: .yolo inserted before the "
+            "extension).",
+            "~/.claude/settings.yolo.json",
+            r"\.claude/settings[^/]*\.json",
+            yolo_of="claude_settings",
+        ),
+    ),
+)
 LINK_NAME = "settings.json"
 WEBFETCH_PREFIX = "WebFetch(domain:"
 WEB_PORTS = ("80", "443")
@@ -149,17 +176,6 @@ def path_patterns(rule: PathRule) -> list[str]:
     return [spelled, f"{spelled}/**"]
 
 
-def split_port(domain: str) -> tuple[str, str | None]:
-    if domain.startswith("["):
-        host, _, rest = domain.partition("]")
-        host += "]"
-        return host, rest[1:] if rest.startswith(":") else None
-    if domain.count(":") == 1:
-        host, port = domain.split(":")
-        return host, port
-    return domain, None
-
-
 def translate(
     policy: Policy,
     yolo: bool,
@@ -207,14 +223,14 @@ def translate(
         deny.append(f"WebFetch(domain:{host})")
         _note_origins(managed, [deny[-1], entry.value], entry.origin)
     for entry in policy.bash_deny:
-        emitted = bash_rules(entry.value, entry.origin)
+        emitted = bash_rules(entry.value, entry.origin, NAME)
         deny += emitted
         _note_origins(managed, emitted, entry.origin)
     managed.deny = _unique(deny)
     if not yolo:
         ask: list[str] = []
         for entry in policy.bash_ask:
-            emitted = bash_rules(entry.value, entry.origin)
+            emitted = bash_rules(entry.value, entry.origin, NAME)
             ask += emitted
             _note_origins(managed, emitted, entry.origin)
         managed.ask = _unique(ask)
@@ -366,23 +382,6 @@ def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
                 agent=NAME,
             )
         )
-
-
-def bash_rules(command: str, origin: Location, agent: str = NAME) -> list[str]:
-    """``Bash(cmd)`` and ``Bash(cmd *)``: the command alone and with arguments (Claude Code and
-    DeepCode share this rule grammar)."""
-    if ")" in command:
-        label = {"claude": "Claude", "deepcode": "DeepCode"}.get(agent, agent)
-        raise TwsrtError(
-            finding(
-                "unexpressible-command",
-                f"command '{command}' contains ')', which {label}'s Bash(...) rule syntax cannot "
-                "hold; rewrite the rule without it",
-                origin,
-                agent=agent,
-            )
-        )
-    return [f"Bash({command})", f"Bash({command} *)"]
 
 
 def _paths(items: list[Any]) -> list[str]:
@@ -709,8 +708,9 @@ def target_path(ctx: Context) -> Path | None:
 
 
 class ClaudeAgent:
-    name = NAME
-    target_keys = ("claude_settings", "claude_settings_yolo")
+    spec = AGENT_SPEC
+    name = AGENT_SPEC.name
+    target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
         overrides = ctx.config.overrides.get(ctx.mode, {})

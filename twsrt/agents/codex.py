@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from twsrt.agents.base import Context, Drift, DriftItem, Result, read_target
+from twsrt.agents.base import (
+    AgentSpec,
+    Context,
+    Drift,
+    DriftItem,
+    Result,
+    TargetSpec,
+    read_target,
+)
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.config import display_path
 from twsrt.diffs import Spec, View, toml_key, toml_view, whole
@@ -24,6 +32,28 @@ from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
 from twsrt.writes import Change, FileWrite
 
 NAME = "codex"
+AGENT_SPEC = AgentSpec(
+    NAME,
+    "Codex",
+    (
+        TargetSpec(
+            "codex_config",
+            "toml-config",
+            "Codex config.toml: twsrt manages its permission profile and sandbox keys, the rest "
+            "stays yours.",
+            "~/.codex/config.toml",
+            r"\.codex/config\.toml",
+            examples=("home/.codex/config.toml",),
+        ),
+        TargetSpec(
+            "codex_rules",
+            "exec-rules",
+            "Codex exec-policy rules file; omit to skip escalation rules.",
+            "~/.codex/rules/twsrt.rules",
+            r"\.codex/rules/[^/]+\.rules",
+        ),
+    ),
+)
 PROFILE = "twsrt"
 # Pinned approval invariants: escalations are asked of the user, never auto-reviewed, and the
 # shell does not source login profiles that could undo the sandbox environment.
@@ -267,7 +297,7 @@ def _deny_index(denies: list[PathRule]) -> Any:
 
 
 def _host(domain: str) -> tuple[str, str | None]:
-    from twsrt.agents.claude import split_port
+    from twsrt.domains import split_port
 
     return split_port(domain)
 
@@ -772,8 +802,9 @@ def _rules_view(text: str) -> dict[str, Any]:
 
 
 class CodexAgent:
-    name = NAME
-    target_keys = ("codex_config", "codex_rules")
+    spec = AGENT_SPEC
+    name = AGENT_SPEC.name
+    target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
         compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)

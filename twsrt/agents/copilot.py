@@ -36,18 +36,20 @@ from twsrt.agents.abspaths import (
     unpinned_home,
 )
 from twsrt.agents.base import (
+    AgentSpec,
     Context,
     Drift,
     DriftItem,
     Result,
+    TargetSpec,
     read_target,
     splice_settings,
     yolo_variant,
 )
-from twsrt.agents.claude import split_port
 from twsrt.agents.srtkeys import is_set, unhandled_key_findings
 from twsrt.config import display_path
 from twsrt.diffs import Spec, json_view, whole
+from twsrt.domains import split_port
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
@@ -59,6 +61,38 @@ FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = (
     "copilot_output",
     "copilot_output_yolo",
     "copilot_settings",
+)
+AGENT_SPEC = AgentSpec(
+    NAME,
+    "Copilot",
+    (
+        TargetSpec(
+            FLAGS_KEY,
+            "flags-text",
+            "Copilot CLI flag snippet (stdout when omitted).",
+            "~/.config/twsrt/copilot-flags.txt",
+            r"copilot-flags[^/]*\.txt",
+        ),
+        TargetSpec(
+            FLAGS_YOLO_KEY,
+            "flags-text",
+            "Copilot CLI flag snippet for yolo mode (default: .yolo inserted before the "
+            "extension).",
+            "~/.config/twsrt/copilot-flags.yolo.txt",
+            r"copilot-flags[^/]*\.txt",
+            yolo_of=FLAGS_KEY,
+            scaffold=False,
+        ),
+        TargetSpec(
+            SETTINGS_KEY,
+            "json-settings",
+            "Copilot CLI settings.json whose sandbox object (and allowedUrls/deniedUrls) twsrt "
+            "manages, e.g. ~/.copilot/settings.json. ~ in paths expands with the pinned home.",
+            "~/.copilot/settings.json",
+            r"\.copilot/settings\.json",
+            home_dependent=True,
+        ),
+    ),
 )
 # The seed's full-mode grant when anything is writable. Copilot 1.0.102 has no `edit` kind (the
 # pattern names an MCP server and approves nothing); it stays for seed compatibility.
@@ -601,8 +635,9 @@ def _written(path: Path) -> Path:
 
 
 class CopilotAgent:
-    name = NAME
-    target_keys = (FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY)
+    spec = AGENT_SPEC
+    name = AGENT_SPEC.name
+    target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
         settings_path = ctx.config.targets.get(SETTINGS_KEY)

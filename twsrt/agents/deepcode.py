@@ -40,19 +40,22 @@ from twsrt.agents.abspaths import (
     unpinned_home,
 )
 from twsrt.agents.base import (
+    AgentSpec,
     Context,
     Drift,
     DriftItem,
     Result,
+    TargetSpec,
     merge_sections,
     read_target,
     splice_settings,
     yolo_variant,
 )
-from twsrt.agents.claude import bash_rules, split_port
 from twsrt.agents.srtkeys import is_set, unhandled_key_findings
+from twsrt.bashrules import bash_rules
 from twsrt.config import display_path
 from twsrt.diffs import Spec, json_view
+from twsrt.domains import split_port
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
@@ -62,6 +65,33 @@ from twsrt.writes import FileWrite
 NAME = "deepcode"
 LABEL = "DeepCode"
 SETTINGS_KEY, YOLO_KEY = "deepcode_settings", "deepcode_settings_yolo"
+AGENT_SPEC = AgentSpec(
+    NAME,
+    LABEL,
+    (
+        TargetSpec(
+            SETTINGS_KEY,
+            "json-settings",
+            "DeepCode settings.json whose permissions.deny/ask and sandbox twsrt manages, e.g. "
+            "~/.deepcode/settings.json (creating it ends DeepCode's fallback to "
+            "~/.claude/settings.json).",
+            "~/.deepcode/settings.json",
+            r"\.deepcode/settings[^/]*\.json",
+            home_dependent=True,
+        ),
+        TargetSpec(
+            YOLO_KEY,
+            "json-settings",
+            "DeepCode settings for yolo mode, passed with `deepcode --settings` (default: .yolo "
+            "inserted before the extension).",
+            "~/.deepcode/settings.yolo.json",
+            r"\.deepcode/settings[^/]*\.json",
+            yolo_of=SETTINGS_KEY,
+            home_dependent=True,
+            scaffold=False,
+        ),
+    ),
+)
 # DeepCode's user settings file; while it is missing DeepCode reads ~/.claude/settings.json
 USER_DIR, USER_FILE = ".deepcode", "settings.json"
 
@@ -539,8 +569,9 @@ def _written(path: Path) -> Path:
 
 
 class DeepCodeAgent:
-    name = NAME
-    target_keys = (SETTINGS_KEY, YOLO_KEY)
+    spec = AGENT_SPEC
+    name = AGENT_SPEC.name
+    target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
         managed, findings = translate(

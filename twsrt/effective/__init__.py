@@ -234,7 +234,7 @@ def inside(path: str, root: str) -> bool:
 
 def domain_matches(host: str, pattern: str) -> bool:
     """Does a policy domain entry (``*.x``, ``*``, ``host:port``) cover ``host``?"""
-    from twsrt.agents.claude import split_port
+    from twsrt.domains import split_port
 
     pattern_host, port = split_port(pattern)
     if port is not None:

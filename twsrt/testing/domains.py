@@ -21,7 +21,7 @@ OTHER_PORTS = (443, 8080)
 
 
 def split_domain(entry: str) -> tuple[str, int | None]:
-    from twsrt.agents.claude import split_port
+    from twsrt.domains import split_port
 
     host, port = split_port(entry)
     return host.lower(), int(port) if port and port.isdigit() else None

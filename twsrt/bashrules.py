@@ -1,0 +1,24 @@
+"""The ``Bash(...)`` permission-rule grammar that Claude Code and DeepCode share."""
+
+from __future__ import annotations
+
+from twsrt.findings import TwsrtError, finding
+from twsrt.locations import Location
+
+
+def bash_rules(command: str, origin: Location, agent: str) -> list[str]:
+    """``Bash(cmd)`` and ``Bash(cmd *)``: the command alone and with arguments. A ``)`` cannot
+    be held by the grammar, so such a command is refused at its source rule."""
+    if ")" in command:
+        from twsrt.agents import label
+
+        raise TwsrtError(
+            finding(
+                "unexpressible-command",
+                f"command '{command}' contains ')', which {label(agent)}'s Bash(...) rule "
+                "syntax cannot hold; rewrite the rule without it",
+                origin,
+                agent=agent,
+            )
+        )
+    return [f"Bash({command})", f"Bash({command} *)"]
