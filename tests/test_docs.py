@@ -226,7 +226,7 @@ def test_local_recipe_is_what_init_writes() -> None:
     every setting."""
     from twsrt import templates
 
-    assert yaml.safe_load(templates.PRE_COMMIT_CONFIG) == local_recipe()
+    assert yaml.safe_load(templates.pre_commit_config()) == local_recipe()
 
 
 def test_remote_recipe_pins_a_commit() -> None:

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
 import sys
 from importlib import import_module
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 
 from twsrt import agents
 from twsrt.agents import AGENTS, REGISTRY
+
+if TYPE_CHECKING:
+    from click.testing import Result
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,3 +99,223 @@ def test_declared_defaults_are_where_init_puts_them(name: str) -> None:
         assert target.default.startswith("~/")
         if target.scaffold:
             assert scaffolded[target.key] == "home/" + target.default[2:]
+
+
+def test_registry_schema_hook_and_cli_agree() -> None:
+    """The shipped config schema lists exactly the declared keys, the published hook's pattern
+    matches every declared target file (where the agent reads it and where ``init --repo``
+    puts it), and the CLI offers exactly the registered agents."""
+    import re
+
+    import yaml
+
+    from twsrt.cli import cli
+
+    schema = json.loads((REPO_ROOT / "schemas/config.schema.json").read_text("utf-8"))
+    declared = [target.key for target in agents.target_specs()]
+    assert list(schema["properties"]["targets"]["properties"]) == declared
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    for hook in hooks:
+        for target in agents.target_specs():
+            for path in (target.default[2:], "dots/home/" + target.default[2:]):
+                assert re.search(hook["files"], path), (hook["id"], path)
+        assert not re.search(hook["files"], "home/.claude/notes.txt")
+    for command in ("generate", "diff", "check"):
+        (agent,) = [p for p in cli.commands[command].params if p.name == "agent"]
+        assert agent.type.choices == tuple(REGISTRY)
+
+
+def test_generated_files_are_fresh() -> None:
+    """schemas/config.schema.json, .pre-commit-hooks.yaml and docs/pre-commit.md hold what
+    ``python -m twsrt.registry --write`` gives them."""
+    from twsrt.registry import stale
+
+    assert stale(REPO_ROOT) == []
+
+
+def test_staleness_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy of the generated files with one target left out, and the agent list shortened,
+    is reported stale file by file, and ``--write`` puts the registry's text back."""
+    from twsrt import registry
+
+    for name in (registry.CONFIG_SCHEMA, *registry.HOOK_FILES):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        text = (REPO_ROOT / name).read_text("utf-8")
+        edited = text.replace("      | \\.codex/config\\.toml\n", "", 1)
+        edited = edited.replace("            | \\.codex/config\\.toml\n", "", 1)
+        edited = edited.replace('"codex_rules": {', '"codex_rulez": {', 1)
+        edited = edited.replace("deepcode, srt).", "srt).", 1)
+        assert edited != text, name
+        (tmp_path / name).write_text(edited, "utf-8")
+    assert registry.stale(tmp_path) == [registry.CONFIG_SCHEMA, *registry.HOOK_FILES]
+    monkeypatch.setattr(registry, "__file__", str(tmp_path / "twsrt" / "registry.py"))
+    assert registry.main([]) == 1
+    assert registry.main(["--write"]) == 0
+    assert registry.stale(tmp_path) == []
+    for name in (registry.CONFIG_SCHEMA, *registry.HOOK_FILES):
+        assert (tmp_path / name).read_text("utf-8") == (REPO_ROOT / name).read_text("utf-8")
+
+
+# --------------------------------------------------------------------------- a new agent
+
+
+FAKE_KEY = "fake_output"
+FAKE_DEFAULT = "~/.fake/fake-policy.txt"
+
+
+def fake_agent_module() -> ModuleType:
+    """The smallest agent there is: one target, a text file with one line per denied path and
+    command, drift as missing and extra lines. Built only from what an agent module may use."""
+    from twsrt.agents.base import (
+        AgentSpec,
+        Context,
+        Drift,
+        DriftItem,
+        Result,
+        TargetSpec,
+        read_target,
+    )
+    from twsrt.config import display_path
+    from twsrt.writes import FileWrite
+
+    spec = AgentSpec(
+        "fake",
+        "Fake",
+        (
+            TargetSpec(
+                FAKE_KEY,
+                "flags-text",
+                "The fake agent's policy file.",
+                FAKE_DEFAULT,
+                r"\.fake/fake-policy\.txt",
+            ),
+        ),
+    )
+
+    class FakeAgent:
+        name = spec.name
+        target_keys = spec.keys
+
+        def __init__(self) -> None:
+            self.spec = spec
+
+        def compile(self, ctx: Context) -> Result:
+            lines = [f"deny-read {rule.path}" for rule in ctx.policy.deny_read]
+            lines += [f"deny {entry.value}" for entry in ctx.policy.bash_deny]
+            text = "".join(f"{line}\n" for line in lines)
+            path = ctx.config.targets.get(FAKE_KEY)
+            if path is None:
+                return Result(self.name, text, target_configured=False)
+            display = display_path(path)
+            disk = read_target(path, display)
+            drift = Drift(display, target_key=FAKE_KEY, old_text=disk, new_text=text)
+            if disk is None:
+                drift.missing_file = True
+            else:
+                drift.missing = [DriftItem("line", v) for v in lines if v not in disk.splitlines()]
+                drift.extra = [DriftItem("line", v) for v in disk.splitlines() if v not in lines]
+            change = FileWrite(path, display, text, disk, new_mode=0o600)
+            return Result(self.name, text, changes=[change], drift=[drift])
+
+    module = ModuleType("twsrt_test_fake_agent")
+    module.AGENT = FakeAgent()  # type: ignore[attr-defined]
+    return module
+
+
+@pytest.fixture
+def fake_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register the fake agent: one entry in the registry, nothing else."""
+    module = fake_agent_module()
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(REGISTRY, "fake", module.__name__)
+
+
+@pytest.fixture
+def fake_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "home").mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "srt.json").write_text(
+        '{"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."]},\n'
+        ' "network": {"allowedDomains": ["github.com"]}}\n'
+    )
+    (repo / "bash.json").write_text('{"deny": ["sudo"]}\n')
+    (repo / "twsrt.toml").write_text(
+        'home = "/home/user"\n[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
+        f'[targets]\n{FAKE_KEY} = "out/fake-policy.txt"\n'
+    )
+    monkeypatch.chdir(repo)
+    for name in [n for n in os.environ if n.startswith("TWSRT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TWSRT_NO_CACHE", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    return repo
+
+
+def twsrt(*args: str) -> Result:
+    from click.testing import CliRunner
+
+    from twsrt.cli import cli
+
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_an_unregistered_agent_key_is_refused(fake_repo: Path) -> None:
+    """Without the registry entry the fake agent's key is unknown: what accepts it below is
+    the registry and nothing else."""
+    result = twsrt("check")
+    assert result.exit_code == 2, result.output
+    assert f"unknown key '{FAKE_KEY}'" in result.output
+    assert twsrt("diff", "fake").exit_code == 2  # not a choice
+
+
+def test_a_registered_agent_flows_through_generate_diff_and_check(
+    fake_agent: None, fake_repo: Path
+) -> None:
+    target = fake_repo / "out" / "fake-policy.txt"
+    assert twsrt("diff").exit_code == 2  # the target is missing
+
+    result = twsrt("generate", "-w", "fake")
+    assert result.exit_code == 0, result.output
+    assert target.read_text() == "deny-read ~/.ssh\ndeny sudo\n"
+    assert target.stat().st_mode & 0o777 == 0o600
+
+    result = twsrt("diff")
+    assert (result.exit_code, result.stdout) == (0, "fake: out/fake-policy.txt: no drift\n")
+    result = twsrt("check", "--agent", "fake", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert {"path": "out/fake-policy.txt", "kind": "target", "agent": "fake"} in [
+        {k: f[k] for k in ("path", "kind", "agent")} for f in report["checked"]
+    ]
+
+    target.write_text("deny-read ~/.ssh\ndeny curl\n")
+    result = twsrt("diff", "fake")
+    assert result.exit_code == 1
+    assert "+ line: deny sudo" in result.output and "- line: deny curl" in result.output
+    result = twsrt("check", "--format", "json")
+    assert result.exit_code == 1
+    drift = [f for f in json.loads(result.stdout)["findings"] if f["agent"] == "fake"]
+    assert drift and {f["location"]["path"] for f in drift} == {"out/fake-policy.txt"}
+
+    assert twsrt("generate", "-w").exit_code == 0
+    assert twsrt("check").exit_code == 0
+    assert target.read_text() == "deny-read ~/.ssh\ndeny sudo\n"
+
+
+def test_a_registered_agent_reaches_the_generated_lists(fake_agent: None) -> None:
+    """The schema, the hook pattern and ``init --repo``'s layout take the new agent."""
+    import re
+
+    from twsrt import templates
+    from twsrt.init import default_repo_agents
+    from twsrt.registry import hook_files_regex
+    from twsrt.schemas import load_schema
+
+    assert FAKE_KEY in load_schema("config")["properties"]["targets"]["properties"]
+    assert re.search(hook_files_regex(), "home/.fake/fake-policy.txt")
+    assert templates.repo_targets()["fake"] == [(FAKE_KEY, "home/.fake/fake-policy.txt")]
+    assert default_repo_agents()[-1] == "fake"
+    assert "fake" in [agents.agent_of(FAKE_KEY), *agents.AGENTS]

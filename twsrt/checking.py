@@ -176,7 +176,7 @@ def _check(
         module = AGENTS[name]
         modes = [True] if yolo else [False]
         if not yolo and any(
-            k.endswith("_yolo") and k in config.targets for k in module.target_keys
+            t.yolo_of is not None and t.key in config.targets for t in module.spec.targets
         ):
             modes.append(True)
         for mode in modes:

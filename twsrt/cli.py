@@ -599,8 +599,9 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
     "agents",
     metavar="AGENTS",
     callback=_agent_list,
-    help="With --repo: comma-separated agents to configure, or 'all' (claude, codex, copilot, "
-    "deepcode). Default: claude,codex plus any agent whose file already exists under home/.",
+    help="With --repo: comma-separated agents to configure, or 'all' "
+    f"({', '.join(AGENTS)}). Default: claude,codex plus any agent whose file already exists "
+    "under home/.",
 )
 @_report_errors
 def init(force: bool, directory: Path | None, repo: Path | None, agents: list[str] | None) -> None:

@@ -47,7 +47,7 @@ def plan_repo(
         base / "twsrt.toml": templates.repo_config(agents, home_dir()),
         base / "policy" / "srt-settings.json": templates.SRT_SETTINGS,
         base / "policy" / "bash-rules.json": templates.BASH_RULES,
-        base / ".pre-commit-config.yaml": templates.PRE_COMMIT_CONFIG,
+        base / ".pre-commit-config.yaml": templates.pre_commit_config(),
     }
     return _plan(files, force)
 

@@ -43,13 +43,31 @@ def schema_text(name: str) -> str:
     )
 
 
-@cache
+def _registry_state(name: str) -> tuple[tuple[str, str], ...]:
+    """What the config schema's ``targets`` derive from (the agent registry); a cache key."""
+    from twsrt.agents import REGISTRY
+
+    return tuple(REGISTRY.items()) if name == "config" else ()
+
+
 def load_schema(name: str) -> dict[str, Any]:
-    return json.loads(schema_text(name))
+    """A shipped schema as validation uses it: the config's ``targets`` come from the agent
+    registry (the shipped file is generated from it and kept equal by a test)."""
+    return _load_schema(name, _registry_state(name))
 
 
 @cache
-def _validator(name: str) -> Any:
+def _load_schema(name: str, _registry: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(schema_text(name))
+    if name == "config":
+        from twsrt.registry import apply_to_schema
+
+        apply_to_schema(schema)
+    return schema
+
+
+@cache
+def _validator(name: str, _registry: tuple[tuple[str, str], ...]) -> Any:
     from jsonschema import Draft202012Validator  # heavy: only when validating
 
     return Draft202012Validator(load_schema(name))
@@ -66,7 +84,9 @@ def _cache_marker(name: str, instance: Any) -> Path | None:
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     digest = hashlib.sha256()
-    for part in (__version__, name, schema_text(name), json.dumps(instance, sort_keys=True)):
+    registry = repr(_registry_state(name))  # the config's targets come from the registry
+    instance_text = json.dumps(instance, sort_keys=True)
+    for part in (__version__, name, schema_text(name), registry, instance_text):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")
     return Path(base) / "twsrt" / "valid" / digest.hexdigest()
@@ -121,8 +141,9 @@ def remember_valid() -> None:
 
 def _validate(name: str, instance: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     out: list[Finding] = []
+    validator = _validator(name, _registry_state(name))
     errors = sorted(
-        _validator(name).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+        validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
     )
     for error in errors:
         out.extend(_to_findings(error, path, positions))

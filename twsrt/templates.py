@@ -128,8 +128,8 @@ def repo_config(agents: Sequence[str], home: Path) -> str:
 
 # A local hook runs the twsrt installed in the environment that commits: it works before any
 # release exists and offline (a `repo: <url>` hook would clone and pip-install twsrt). `files` is
-# the pattern of the twsrt-check hook in .pre-commit-hooks.yaml (a test keeps them equal).
-PRE_COMMIT_CONFIG = """\
+# the pattern of the twsrt-check hook in .pre-commit-hooks.yaml: both come from the registry.
+_PRE_COMMIT_CONFIG = """\
 # Runs `twsrt check` on every commit that touches the policy or a generated file. The hook runs
 # the twsrt installed where you commit (activate its virtual environment, or use pipx); a
 # released twsrt can instead be pinned by URL and rev (see docs/init.md).
@@ -144,19 +144,15 @@ repos:
         require_serial: true
         types_or: [file, symlink]
         files: |
-          (?x)(^|/)(
-              \\.?twsrt\\.toml
-            | twsrt/config\\.toml
-            | \\.?srt-settings\\.json
-            | bash-rules\\.json
-            | \\.claude/settings[^/]*\\.json
-            | \\.codex/config\\.toml
-            | \\.codex/rules/[^/]+\\.rules
-            | \\.copilot/settings\\.json
-            | copilot-flags[^/]*\\.txt
-            | \\.deepcode/settings[^/]*\\.json
-          )$
 """
+
+
+def pre_commit_config() -> str:
+    """The ``.pre-commit-config.yaml`` of ``init --repo``."""
+    from twsrt.registry import hook_files_regex, indented
+
+    return _PRE_COMMIT_CONFIG + indented(hook_files_regex(), " " * 10)
+
 
 NEXT_STEPS = """\
 Next steps:
