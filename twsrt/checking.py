@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Drift, DriftItem, Result
@@ -25,6 +26,7 @@ from twsrt.effective import effective_findings
 from twsrt.findings import Finding, Level, TwsrtError, fail, finding
 from twsrt.lints import lint_policy
 from twsrt.locations import Location
+from twsrt.outcome import Outcome
 from twsrt.redact import redact_item
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.run import (
@@ -36,6 +38,11 @@ from twsrt.run import (
     unpinned_home_advice,
 )
 from twsrt.sources import build_policy, read_json_source
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from twsrt.reports import RenderOptions
 
 
 def run_check(
@@ -68,6 +75,28 @@ def run_check(
         return aborted_report(exc, fail_on, root)
     finally:
         DISPLAY_BASE.reset(token)
+
+
+def check_outcome(
+    report: CheckReport, output_format: str, options: RenderOptions, files: Mapping[str, str]
+) -> Outcome:
+    """What ``check`` prints and writes: the report on stdout in ``output_format``, each file of
+    ``files`` (format name -> path), and the report's exit code, whatever the format."""
+    from twsrt.reports import REPORTERS, render, write_reports
+
+    outcome = Outcome()
+    with outcome.stopping() as out:
+        reporter = REPORTERS[output_format]
+        out.out(
+            render(output_format, report, options),
+            colour=options.colour if reporter.coloured else None,  # FORCE_COLOR off a pipe too
+        )
+        if report.aborted and reporter.for_programs:  # stdout is for a program: tell the person
+            for item in report.findings:
+                out.err(item.render())
+        write_reports(report, files)
+        out.exit_code = report.exit_code
+    return outcome
 
 
 def aborted_report(error: TwsrtError, fail_on: Level | None, root: Path) -> CheckReport:

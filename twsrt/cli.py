@@ -15,9 +15,10 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
+from twsrt.outcome import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Outcome
+from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
 EXIT_CLOSED_PIPE = 141
 # kept in step with twsrt.config.SANDBOX_MODES by a test
@@ -126,6 +127,21 @@ sandbox_option = click.option(
 )
 
 
+def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A `--<format> FILE` option for every reporter that writes files, in registry order; the
+    command receives them as ``<format>_file`` keyword arguments."""
+    for reporter in reversed(REPORTERS.values()):
+        if reporter.file_help:
+            option = click.option(
+                f"--{reporter.name}",
+                f"{reporter.name}_file",
+                type=click.Path(dir_okay=False),
+                help=reporter.file_help,
+            )
+            func = option(func)
+    return func
+
+
 class _Group(click.Group):
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:  # `twsrt --help | head -1`: click alone would exit 1
@@ -169,51 +185,13 @@ def _verbose(ctx: click.Context, verbose: bool) -> bool:
     return verbose or bool((ctx.obj or {}).get("verbose"))
 
 
-def _print_findings(findings: list[Any], verbose: bool) -> None:
-    from twsrt.findings import Level
-
-    for item in findings:
-        if verbose or item.level is not Level.NOTE:
-            click.echo(item.render(), err=True)
-
-
-def _effective(compiled: Any, results: list[Any]) -> list[Any]:
-    """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
-    them but keeps its drift exit code."""
-    from twsrt.checking import unsuppressed
-    from twsrt.effective import effective_findings
-
-    found = [f for r in results for f in effective_findings(compiled.context, r.agent)]
-    return unsuppressed(compiled.config, list(dict.fromkeys(found)))[0]
-
-
-def _echo_last(line: str) -> None:
-    if line:
-        click.echo(line, err=True)
-
-
-def _report_translation(compiled: Any, verbose: bool) -> str:
-    """generate's findings: the list only with -v (check lists them), and the count line it
-    returns for the end of the run, when it has a warning or an error to count (notes alone
-    stay quiet, as in check) or with -v. Errors, and a danger-full-access sandbox (as in diff),
-    are printed on every run."""
-    from twsrt.checking import unsuppressed
-    from twsrt.findings import Level, rule_by_name
-    from twsrt.reports.text import count_line
-
-    active, suppressed = unsuppressed(compiled.config, compiled.findings)
-    full_access = rule_by_name("danger-full-access").id
-    loud = [f for f in active if verbose or f.level is Level.ERROR or f.rule_id == full_access]
-    _print_findings(loud, True)
-    if verbose or any(f.level is not Level.NOTE for f in active):
-        return count_line("generate", active, suppressed, listed=verbose)
-    return ""
-
-
-def _print_notices(results: list[Any]) -> None:
-    for result in results:
-        for notice in result.notices:
-            click.echo(notice, err=True)
+def _finish(outcome: Outcome) -> NoReturn:
+    """Print what a stage function returned, in order; then its error, else its exit code."""
+    for line in outcome.lines:
+        click.echo(line.text, nl=False, err=line.err, color=line.colour)
+    if outcome.error is not None:
+        raise outcome.error
+    sys.exit(outcome.exit_code)
 
 
 @cli.command()
@@ -248,44 +226,9 @@ def generate(
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
     from twsrt import run
 
-    verbose = _verbose(ctx, verbose)
     run.name_from_repository(_config(ctx, config))
-    compiled = run.compile_agents(
-        _config(ctx, config), agent, yolo, companions=write, sandbox=sandbox
-    )
-    if not write or dry_run:  # previews name the pair they were compiled for
-        click.echo(compiled.mode_line, err=True)
-    counted = _report_translation(compiled, verbose)  # printed last
-    _print_notices(compiled.results)
-    if not write:
-        many = len(compiled.results) > 1
-        for result in compiled.results:
-            if many:
-                click.echo(f"# {result.agent}")
-            click.echo(result.preview, nl=False)
-        _echo_last(counted)
-        return
-    results = run.require_targets(compiled, agent, printed=True)
-    for result in compiled.results:
-        if not result.target_configured and not result.stdout:
-            click.echo(f"twsrt: {result.agent}: no target configured, skipped", err=True)
-    changes = run.write_plan(results, compiled.companions)
-    if dry_run:
-        click.echo(run.dry_run_report(changes, compiled.views), nl=False)
-        _echo_last(counted)
-        return
-    done = run.write(changes)
-    for change in changes:
-        verb = "wrote" if change in done else "unchanged"
-        from twsrt.writes import SymlinkWrite
-
-        label = run.symlink_display(change) if isinstance(change, SymlinkWrite) else change.display
-        click.echo(f"twsrt: {verb} {label}", err=True)
-    for result in compiled.results:  # only once every file is written: a refused run prints none
-        click.echo(result.stdout, nl=False)
-    _echo_last(counted)
-    if exit_code and done:
-        sys.exit(EXIT_FINDINGS)
+    options = run.GenerateOptions(write, dry_run, _verbose(ctx, verbose), exit_code)
+    _finish(run.generate(_config(ctx, config), agent, yolo, sandbox, options))
 
 
 @cli.command()
@@ -303,28 +246,9 @@ def diff(
     Exit 0: no drift, 1: drift detected, 2: a target file is missing.
     """
     from twsrt import run
-    from twsrt.findings import rule_by_name
 
     run.name_from_repository(_config(ctx, config))
-    compiled = run.compile_agents(_config(ctx, config), agent, yolo, sandbox=sandbox)
-    results = run.require_targets(compiled, agent)
-    click.echo(compiled.mode_line, err=True)
-    # danger-full-access is loud on every run, diff included
-    full_access = rule_by_name("danger-full-access").id
-    _print_findings([f for f in compiled.findings if f.rule_id == full_access], False)
-    _print_findings(_effective(compiled, results), False)
-    _print_notices(compiled.results)
-    code = EXIT_OK
-    fix = run.fix_command(compiled.context) if compiled.context else "twsrt generate -w"
-    for result in results:
-        for drift in result.drift:
-            report = run.drift_report(drift, compiled.config, fix)
-            click.echo(f"{result.agent}: {report}", nl=False)
-            if drift.missing_file:
-                code = EXIT_USAGE
-            elif drift.drifted and code == EXIT_OK:
-                code = EXIT_FINDINGS
-    sys.exit(code)
+    _finish(run.diff(_config(ctx, config), agent, yolo, sandbox))
 
 
 @cli.command()
@@ -338,19 +262,12 @@ def diff(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(("text", "json", "github")),
+    type=click.Choice(tuple(REPORTERS)),
     default="text",
     show_default=True,
     help="Report on stdout.",
 )
-@click.option("--sarif", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
-@click.option("--junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report.")
-@click.option(
-    "--json",
-    "json_file",
-    type=click.Path(dir_okay=False),
-    help="Also write the JSON report here (for CI summaries).",
-)
+@_report_file_options
 @click.option("--no-ignores", is_flag=True, help="Report suppressed findings too.")
 @click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
@@ -364,21 +281,19 @@ def check(
     yolo: bool,
     fail_on: str | None,
     output_format: str,
-    sarif: str | None,
-    junit: str | None,
-    json_file: str | None,
     no_ignores: bool,
     quiet: bool,
     verbose: bool,
     sandbox: str | None,
     config: str | None,
+    **report_files: str | None,
 ) -> None:
     """Validate the sources, recompile every target in memory, report findings (read-only).
 
     Exit 0: nothing at or above --fail-on; 1: findings at or above it; 2: no usable config or
     bad usage; 3: internal error. The output format never changes the exit code.
     """
-    from twsrt.checking import run_check
+    from twsrt.checking import check_outcome, run_check
     from twsrt.findings import Level
 
     verbose = _verbose(ctx, verbose)
@@ -392,40 +307,14 @@ def check(
         no_ignores,
         sandbox,
     )
-    if output_format == "json":
-        from twsrt.reports.json_report import render_json
-
-        click.echo(render_json(report), nl=False)
-        if report.aborted:  # stdout is for a program: say why on stderr for the person too
-            for item in report.findings:
-                _error_line(item.render(), False)
-    elif output_format == "github":
-        from twsrt.reports.github import render_github
-        from twsrt.reports.text import render_text
-
-        # annotations first (GitHub shows 10 per level), then the full text report, inert
-        text = render_text(report, verbose=verbose, quiet=False, colour=False)
-        click.echo(render_github(report, text), nl=False)
-    else:
-        from twsrt.reports.text import render_text, use_colour
+    colour = False
+    if REPORTERS[output_format].coloured:
+        from twsrt.reports.text import use_colour
 
         colour = use_colour(sys.stdout)
-        text = render_text(report, verbose=verbose, quiet=quiet, colour=colour)
-        click.echo(text, nl=False, color=colour)  # FORCE_COLOR: click would strip it off a pipe
-    if sarif:
-        from twsrt.reports.sarif import write_sarif
-
-        write_sarif(report, Path(sarif))
-    if junit:
-        from twsrt.reports.junit import write_junit
-
-        write_junit(report, Path(junit))
-    if json_file:
-        from twsrt.reports.json_report import render_json
-        from twsrt.writes import atomic_write
-
-        atomic_write(Path(json_file), render_json(report))
-    sys.exit(report.exit_code)
+    files = {name.removesuffix("_file"): path for name, path in report_files.items() if path}
+    options = RenderOptions(verbose=verbose, quiet=quiet, colour=colour)
+    _finish(check_outcome(report, output_format, options, files))
 
 
 @cli.command()
@@ -524,54 +413,18 @@ def test_command(
 def _agent_list(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> list[str] | None:
-    if value is None:
-        return None
-    names = [name.strip() for name in value.split(",") if name.strip()]
-    if names == ["all"]:
-        return list(AGENTS)
-    unknown = [name for name in names if name not in AGENTS]
-    if unknown or not names:
-        raise click.BadParameter(
-            f"unknown agent {', '.join(map(repr, unknown)) or '(none)'}; choose from "
-            f"{', '.join(AGENTS)} or all"
-        )
-    return names
+    from twsrt.init import parse_agents
 
-
-def _scaffold(repo: Path, writes: list[Any]) -> list[str]:
-    """Write the scaffold, then generate every agent file from it in one run (the full mode
-    with its companion, so a user's existing settings.json reaches both the full and the yolo
-    file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
-    Returns what was written, for the report."""
-    from twsrt import run
-    from twsrt.init import missing_directories, undo
-    from twsrt.writes import SymlinkWrite, apply
-
-    created = missing_directories(writes)
-    apply(writes)
     try:
-        compiled = run.compile_agents(str(repo / "twsrt.toml"), None, False, companions=True)
-        results = run.require_targets(compiled, None)
-        generated = run.write(run.write_plan(results, compiled.companions))
-    except BaseException:
-        undo(writes, created)
-        raise
-    return [w.display for w in writes] + [
-        run.symlink_display(c) if isinstance(c, SymlinkWrite) else c.display for c in generated
-    ]
+        return None if value is None else parse_agents(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
-    """A quoted `--dir '~/x'` reaches us unexpanded: expand it as the shell would have,
-    never create a directory named `~`."""
-    if value is None:
-        return None
-    from twsrt.config import home_dir
+    from twsrt.init import expand_home
 
-    text = str(value)
-    if text == "~" or text.startswith("~/"):
-        return home_dir() / text[2:]
-    return Path(os.path.expanduser(text))  # ~user/x
+    return None if value is None else expand_home(value)
 
 
 @cli.command()
@@ -606,29 +459,13 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
 @_report_errors
 def init(force: bool, directory: Path | None, repo: Path | None, agents: list[str] | None) -> None:
     """Write a commented starter config and example sources."""
-    from twsrt.init import plan_init, plan_repo, repo_agents
-    from twsrt.writes import apply
+    from twsrt.init import initialise
 
     if repo is not None and directory is not None:
         raise click.UsageError("--dir and --repo exclude each other")
     if agents is not None and repo is None:
         raise click.UsageError("--agents needs --repo")
-    if repo is None:
-        writes, kept = plan_init(directory, force)
-    else:
-        agents = repo_agents(repo, agents)
-        writes, kept = plan_repo(repo, force, agents)
-    for display in kept:
-        click.echo(f"twsrt: {display} exists, kept (use --force to overwrite)", err=True)
-    if repo is None:
-        apply(writes)
-    written = [w.display for w in writes] if repo is None else _scaffold(repo, writes)
-    for display in written:
-        click.echo(f"twsrt: wrote {display}", err=True)
-    if repo is not None:
-        from twsrt.init import next_steps
-
-        click.echo(next_steps(repo, agents or []), nl=False)
+    _finish(initialise(directory, repo, force, agents))
 
 
 @cli.command()
@@ -645,32 +482,24 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
     import subprocess
 
     from twsrt import run
-    from twsrt.config import display_path
 
     run.name_from_repository(_config(ctx, config))
     cfg = run.find_config(_config(ctx, config))
-    paths = {"srt": cfg.srt, "bash": cfg.bash_rules}
     if source is None:
-        for name, path in paths.items():
-            state = "" if path.exists() else "  (missing)"
-            click.echo(f"{name:5} {display_path(path)}{state}")
+        click.echo(run.sources_listing(cfg), nl=False)
         return
     try:
         editor = shlex.split(run.editor_command()) or ["vi"]
     except ValueError as exc:
         raise click.ClickException(f"cannot parse $VISUAL/$EDITOR: {exc}") from None
-    command = [*editor, str(paths[source])]
+    command = [*editor, str(run.source_paths(cfg)[source])]
     try:
         code = subprocess.call(command)
     except OSError as exc:
         raise click.ClickException(f"cannot start editor {command[0]!r}: {exc.strerror}") from None
     if code != EXIT_OK:  # the editor's own failure (or `:cq`): its exit code, nothing to check
         sys.exit(code)
-    from twsrt.findings import Level
-
-    findings = run.validate_source(cfg, source)  # a file that does not parse raises: exit 2
-    _print_findings(findings, True)
-    sys.exit(EXIT_FINDINGS if any(f.level is Level.ERROR for f in findings) else EXIT_OK)
+    _finish(run.edited(cfg, source))
 
 
 @cli.command()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from twsrt import templates
 from twsrt.config import display_path, home_dir
+from twsrt.outcome import Outcome
 from twsrt.writes import FileWrite, on_disk
 
 
@@ -19,6 +21,78 @@ def default_repo_agents() -> list[str]:
     from twsrt.agents import specs
 
     return [spec.name for spec in specs() if not spec.home_dependent]
+
+
+def parse_agents(value: str) -> list[str]:
+    """``--agents``: comma-separated agent names, or ``all``; a ValueError names the unknown."""
+    from twsrt.agents import AGENTS
+
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    if names == ["all"]:
+        return list(AGENTS)
+    unknown = [name for name in names if name not in AGENTS]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown agent {', '.join(map(repr, unknown)) or '(none)'}; choose from "
+            f"{', '.join(AGENTS)} or all"
+        )
+    return names
+
+
+def expand_home(path: Path) -> Path:
+    """A quoted `--dir '~/x'` reaches us unexpanded: expand it as the shell would have,
+    never create a directory named `~`."""
+    text = str(path)
+    if text == "~" or text.startswith("~/"):
+        return home_dir() / text[2:]
+    return Path(os.path.expanduser(text))  # ~user/x
+
+
+def initialise(
+    directory: Path | None, repo: Path | None, force: bool, agents: Sequence[str] | None
+) -> Outcome:
+    """``twsrt init``: the starter files in ``directory`` (None: ~/.config/twsrt), or with
+    ``repo`` a scaffolded dotfiles repository and its generated agent files; each file kept
+    or written named on stderr, and after a scaffold the next steps on stdout."""
+    outcome = Outcome()
+    with outcome.stopping() as out:
+        if repo is None:
+            writes, kept = plan_init(directory, force)
+        else:
+            agents = repo_agents(repo, agents)
+            writes, kept = plan_repo(repo, force, agents)
+        for display in kept:
+            out.err(f"twsrt: {display} exists, kept (use --force to overwrite)")
+        if repo is None:
+            from twsrt.writes import apply
+
+            apply(writes)
+        written = [w.display for w in writes] if repo is None else scaffold(repo, writes)
+        for display in written:
+            out.err(f"twsrt: wrote {display}")
+        if repo is not None:
+            out.out(next_steps(repo, agents or []))
+    return outcome
+
+
+def scaffold(repo: Path, writes: list[FileWrite]) -> list[str]:
+    """Write the scaffold, then generate every agent file from it in one run (the full mode
+    with its companion, so a user's existing settings.json reaches both the full and the yolo
+    file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
+    Returns what was written, for the report."""
+    from twsrt import run
+    from twsrt.writes import apply
+
+    created = missing_directories(writes)
+    apply(writes)
+    try:
+        compiled = run.compile_agents(str(repo / "twsrt.toml"), None, False, companions=True)
+        results = run.require_targets(compiled, None)
+        generated = run.write(run.write_plan(results, compiled.companions))
+    except BaseException:
+        undo(writes, created)
+        raise
+    return [w.display for w in writes] + [run.change_display(c) for c in generated]
 
 
 def repo_agents(directory: Path, requested: Sequence[str] | None) -> list[str]:

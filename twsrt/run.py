@@ -24,6 +24,7 @@ from twsrt.config import (
 from twsrt.diffs import View, opaque, render_diff
 from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
+from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.policy import Policy
 from twsrt.redact import redact_item
 from twsrt.sources import load_policy
@@ -286,6 +287,169 @@ def drift_report(drift: Drift, config: Config, fix: str = "twsrt generate -w") -
 
 def symlink_display(change: SymlinkWrite) -> str:
     return f"{change.display} -> {change.target}"
+
+
+def change_display(change: Change) -> str:
+    """A change as the run reports it: a symlink with its target, a file by its name."""
+    return symlink_display(change) if isinstance(change, SymlinkWrite) else change.display
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    write: bool = False  # write the targets, else print previews
+    dry_run: bool = False  # with write: show what would change, write nothing
+    verbose: bool = False  # list every finding, not only the count line
+    exit_code: bool = False  # with write: exit 1 when a file was changed (the pre-commit hook)
+
+
+def generate(
+    explicit_config: str | None,
+    agent: str | None,
+    yolo: bool,
+    sandbox: str | None,
+    options: GenerateOptions,
+) -> Outcome:
+    """``twsrt generate``: previews on stdout, or the writes (all or nothing) and what each did
+    on stderr; findings and notices on stderr, the count line last."""
+    outcome = Outcome()
+    with outcome.stopping():
+        compiled = compile_agents(
+            explicit_config, agent, yolo, companions=options.write, sandbox=sandbox
+        )
+        _generate(compiled, agent, options, outcome)
+    return outcome
+
+
+def _generate(
+    compiled: Compiled, agent: str | None, options: GenerateOptions, out: Outcome
+) -> None:
+    if not options.write or options.dry_run:  # previews name the pair they were compiled for
+        out.err(compiled.mode_line)
+    counted = _translation_findings(compiled, options.verbose, out)
+    _notices(compiled.results, out)
+    if not options.write:
+        many = len(compiled.results) > 1
+        for result in compiled.results:
+            if many:
+                out.out(f"# {result.agent}\n")
+            out.out(result.preview)
+    else:
+        _write_targets(compiled, agent, options, out)
+    if counted:
+        out.err(counted)
+
+
+def _write_targets(
+    compiled: Compiled, agent: str | None, options: GenerateOptions, out: Outcome
+) -> None:
+    results = require_targets(compiled, agent, printed=True)
+    for result in compiled.results:
+        if not result.target_configured and not result.stdout:
+            out.err(f"twsrt: {result.agent}: no target configured, skipped")
+    changes = write_plan(results, compiled.companions)
+    if options.dry_run:
+        out.out(dry_run_report(changes, compiled.views))
+        return
+    done = write(changes)
+    for change in changes:
+        out.err(f"twsrt: {'wrote' if change in done else 'unchanged'} {change_display(change)}")
+    for result in compiled.results:  # only once every file is written: a refused run prints none
+        out.out(result.stdout)
+    if options.exit_code and done:
+        out.exit_code = EXIT_FINDINGS
+
+
+def _translation_findings(compiled: Compiled, verbose: bool, out: Outcome) -> str:
+    """generate's findings: the list only with -v (check lists them), and the count line it
+    returns for the end of the run, when it has a warning or an error to count (notes alone
+    stay quiet, as in check) or with -v. Errors, and a danger-full-access sandbox (as in diff),
+    are printed on every run."""
+    from twsrt.checking import unsuppressed
+    from twsrt.findings import Level, rule_by_name
+    from twsrt.reports.text import count_line
+
+    active, suppressed = unsuppressed(compiled.config, compiled.findings)
+    full_access = rule_by_name("danger-full-access").id
+    loud = [f for f in active if verbose or f.level is Level.ERROR or f.rule_id == full_access]
+    out.findings(loud, True)
+    if verbose or any(f.level is not Level.NOTE for f in active):
+        return count_line("generate", active, suppressed, listed=verbose)
+    return ""
+
+
+def _notices(results: list[Result], out: Outcome) -> None:
+    for result in results:
+        for notice in result.notices:
+            out.err(notice)
+
+
+def diff(
+    explicit_config: str | None, agent: str | None, yolo: bool, sandbox: str | None
+) -> Outcome:
+    """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``."""
+    from twsrt.findings import rule_by_name
+
+    outcome = Outcome()
+    with outcome.stopping() as out:
+        compiled = compile_agents(explicit_config, agent, yolo, sandbox=sandbox)
+        results = require_targets(compiled, agent)
+        out.err(compiled.mode_line)
+        # danger-full-access is loud on every run, diff included
+        full_access = rule_by_name("danger-full-access").id
+        out.findings([f for f in compiled.findings if f.rule_id == full_access], False)
+        out.findings(_effective(compiled, results), False)
+        _notices(compiled.results, out)
+        fix = fix_command(compiled.context) if compiled.context else "twsrt generate -w"
+        for result in results:
+            for drift in result.drift:
+                out.out(f"{result.agent}: {drift_report(drift, compiled.config, fix)}")
+        out.exit_code = diff_exit_code([d for r in results for d in r.drift])
+    return outcome
+
+
+def diff_exit_code(drifts: list[Drift]) -> int:
+    """0: no drift, 1: drift, 2: a target file is missing (wins over drift)."""
+    if any(d.missing_file for d in drifts):
+        return EXIT_USAGE
+    return EXIT_FINDINGS if any(d.drifted for d in drifts) else EXIT_OK
+
+
+def _effective(compiled: Compiled, results: list[Result]) -> list[Finding]:
+    """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
+    them but keeps its drift exit code."""
+    from twsrt.checking import unsuppressed
+    from twsrt.effective import effective_findings
+
+    assert compiled.context is not None  # compile_agents always sets it
+    found = [f for r in results for f in effective_findings(compiled.context, r.agent)]
+    return unsuppressed(compiled.config, list(dict.fromkeys(found)))[0]
+
+
+def source_paths(config: Config) -> dict[str, Path]:
+    """The canonical sources by the name ``edit`` takes."""
+    return {"srt": config.srt, "bash": config.bash_rules}
+
+
+def sources_listing(config: Config) -> str:
+    """``edit`` without a source: each one's path, and whether it is missing."""
+    lines = []
+    for name, path in source_paths(config).items():
+        state = "" if path.exists() else "  (missing)"
+        lines.append(f"{name:5} {display_path(path)}{state}\n")
+    return "".join(lines)
+
+
+def edited(config: Config, name: str) -> Outcome:
+    """After ``edit``: the source's findings on stderr, exit 1 when one is an error; a source
+    that does not parse is the outcome's error (exit 2)."""
+    from twsrt.findings import Level
+
+    outcome = Outcome()
+    with outcome.stopping() as out:
+        findings = validate_source(config, name)
+        out.findings(findings, True)
+        out.exit_code = EXIT_FINDINGS if any(f.level is Level.ERROR for f in findings) else EXIT_OK
+    return outcome
 
 
 def validate_source(config: Config, name: str) -> list[Finding]:

@@ -1,1 +1,69 @@
-"""Reports of ``twsrt check``: text, JSON, GitHub workflow commands, SARIF 2.1.0 and JUnit XML."""
+"""Reports of ``twsrt check``: text, JSON, GitHub workflow commands, SARIF 2.1.0 and JUnit XML.
+
+``REPORTERS`` is the one list of output formats: ``check --format`` offers each of them on
+stdout, and each with ``file_help`` is also a ``check --<name> FILE`` option. A reporter is a
+module of this package with ``render(report, options) -> str``, imported only when used (the
+pre-commit hook must start fast), so this module imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twsrt.report import CheckReport
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """What the command line says about the look of a report; formats for programs ignore it."""
+
+    verbose: bool = False  # notes and suppressed findings too
+    quiet: bool = False  # only failing findings, no summary
+    colour: bool = False  # ANSI colours (text on a terminal, FORCE_COLOR)
+
+
+@dataclass(frozen=True)
+class Reporter:
+    name: str  # the --format value
+    module: str  # twsrt.reports.<module>.render(report, options) renders it
+    file_help: str = ""  # set: also a `--<name> FILE` option of check, with this help
+    for_programs: bool = False  # on stdout, an aborted run also says why on stderr, for a person
+    coloured: bool = False  # follows the terminal (NO_COLOR, FORCE_COLOR)
+
+
+REPORTERS: dict[str, Reporter] = {
+    reporter.name: reporter
+    for reporter in (
+        Reporter("text", "text", coloured=True),
+        Reporter(
+            "json",
+            "json_report",
+            file_help="Also write the JSON report here (for CI summaries).",
+            for_programs=True,
+        ),
+        Reporter("github", "github"),
+        Reporter("sarif", "sarif", file_help="Also write SARIF 2.1.0 here.", for_programs=True),
+        Reporter("junit", "junit", file_help="Also write a JUnit XML report.", for_programs=True),
+    )
+}
+
+
+def render(name: str, report: CheckReport, options: RenderOptions) -> str:
+    """The report in the format ``name`` (a key of ``REPORTERS``)."""
+    module = importlib.import_module(f"{__name__}.{REPORTERS[name].module}")
+    text: str = module.render(report, options)
+    return text
+
+
+def write_reports(report: CheckReport, files: Mapping[str, str]) -> None:
+    """Write the report to each file (format name -> path), atomically, in registry order."""
+    from twsrt.writes import atomic_write
+
+    for name in REPORTERS:
+        if files.get(name):
+            atomic_write(Path(files[name]), render(name, report, RenderOptions()))

@@ -19,9 +19,13 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from twsrt.findings import Finding, Level
 from twsrt.report import CheckReport
+
+if TYPE_CHECKING:
+    from twsrt.reports import RenderOptions
 
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
 # Every control character but newline and tab, the Unicode line separators, lone surrogates.
@@ -81,6 +85,15 @@ def stop_commands(text: str) -> str:
         body += "\n"
     token = "twsrt-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
     return f"::stop-commands::{token}\n{body}::{token}::\n"
+
+
+def render(report: CheckReport, options: RenderOptions) -> str:
+    """``--format github``: the annotations, then the full text report (never coloured, never
+    shortened by -q: the log is its only reader), inert."""
+    from twsrt.reports.text import render_text
+
+    text = render_text(report, verbose=options.verbose, quiet=False, colour=False)
+    return render_github(report, text)
 
 
 def render_github(report: CheckReport, text: str = "") -> str:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twsrt import __version__
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.report import REPORT_VERSION, CheckReport
+
+if TYPE_CHECKING:
+    from twsrt.reports import RenderOptions
 
 
 def location_json(location: Location) -> dict[str, Any]:
@@ -45,6 +48,10 @@ def header(version: int) -> dict[str, Any]:
 def dump(document: dict[str, Any]) -> str:
     """A JSON report's text: indented, UTF-8 as it is, one final newline."""
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(report: CheckReport, _options: RenderOptions) -> str:
+    return render_json(report)
 
 
 def render_json(report: CheckReport) -> str:

@@ -8,10 +8,13 @@ code is, otherwise passing with the finding in its system-out.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twsrt.findings import LEVEL_ORDER, Finding
 from twsrt.report import CheckedFile, CheckReport
+
+if TYPE_CHECKING:
+    from twsrt.reports import RenderOptions
 
 SUITE_NAME = "twsrt check"
 
@@ -49,10 +52,14 @@ def xml_text(suites: list[Any]) -> str:
     return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
 
 
-def write_junit(report: CheckReport, path: Path) -> None:
-    from twsrt.writes import atomic_write
+def render(report: CheckReport, _options: RenderOptions) -> str:
+    return junit_xml(report)
 
-    atomic_write(path, junit_xml(report))
+
+def write_junit(report: CheckReport, path: Path) -> None:
+    from twsrt.reports import write_reports
+
+    write_reports(report, {"junit": str(path)})
 
 
 def _file_class(checked: CheckedFile) -> str:

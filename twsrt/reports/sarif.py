@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.report import CheckReport
 from twsrt.rules import CATALOG, Rule
+
+if TYPE_CHECKING:
+    from twsrt.reports import RenderOptions
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -70,10 +73,14 @@ def sarif_text(report: CheckReport) -> str:
     return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
 
 
-def write_sarif(report: CheckReport, path: Path) -> None:
-    from twsrt.writes import atomic_write
+def render(report: CheckReport, _options: RenderOptions) -> str:
+    return sarif_text(report)
 
-    atomic_write(path, sarif_text(report))
+
+def write_sarif(report: CheckReport, path: Path) -> None:
+    from twsrt.reports import write_reports
+
+    write_reports(report, {"sarif": str(path)})
 
 
 def _descriptor(om: Any, rule: Rule) -> Any:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 from itertools import groupby
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from twsrt.findings import Finding, Level
 from twsrt.report import CheckReport
+
+if TYPE_CHECKING:
+    from twsrt.reports import RenderOptions
 
 _COLOURS = {Level.ERROR: "31", Level.WARNING: "33", Level.NOTE: "36"}
 
@@ -29,6 +32,11 @@ def use_colour(stream: TextIO) -> bool:
 def paint(text: str, code: str, colour: bool) -> str:
     """``text`` in the ANSI colour ``code`` when ``colour``, else as it is."""
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+
+def render(report: CheckReport, options: RenderOptions) -> str:
+    """``--format text``: the report a person reads."""
+    return render_text(report, verbose=options.verbose, quiet=options.quiet, colour=options.colour)
 
 
 def render_text(report: CheckReport, *, verbose: bool, quiet: bool, colour: bool) -> str:

@@ -1,0 +1,66 @@
+"""What a command prints and its exit code, as a value: a stage function returns an ``Outcome``,
+the CLI prints it. Imports nothing of twsrt at module level (the CLI loads it on every run)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twsrt.findings import Finding
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Line:
+    """Text as printed (its newline included), on stdout or stderr. ``colour``: keep the ANSI
+    colours (True), strip them (False), or leave it to the stream (None), as ``click.echo``."""
+
+    text: str
+    err: bool = False
+    colour: bool | None = None
+
+
+@dataclass
+class Outcome:
+    lines: list[Line] = field(default_factory=list)
+    exit_code: int = EXIT_OK
+    # The run stopped here: the lines before it are printed, then the error is raised as if
+    # the command had raised it (bad input: exit 2 with its findings; a bug: exit 3).
+    error: Exception | None = None
+
+    def out(self, text: str, colour: bool | None = None) -> None:
+        """Text for stdout, printed as it is (no newline added)."""
+        if text:
+            self.lines.append(Line(text, colour=colour))
+
+    def err(self, line: str) -> None:
+        """One line for stderr (its newline added)."""
+        self.lines.append(Line(line + "\n", err=True))
+
+    def findings(self, items: Sequence[Finding], verbose: bool) -> None:
+        """Each finding's line on stderr; notes only when ``verbose``."""
+        from twsrt.findings import Level
+
+        for item in items:
+            if verbose or item.level is not Level.NOTE:
+                self.err(item.render())
+
+    @contextlib.contextmanager
+    def stopping(self) -> Iterator[Outcome]:
+        """Run a stage's body: an exception ends it, kept in ``error`` after the lines so far."""
+        try:
+            yield self
+        except Exception as exc:  # noqa: BLE001 - replayed by the CLI, not swallowed
+            self.error = exc
+
+    @property
+    def stdout(self) -> str:
+        return "".join(line.text for line in self.lines if not line.err)
+
+    @property
+    def stderr(self) -> str:
+        return "".join(line.text for line in self.lines if line.err)
