@@ -7,10 +7,10 @@ import json
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Drift, DriftItem, Result
+from twsrt.agents.base import Context, Drift, DriftItem, Result
 from twsrt.config import (
     DISPLAY_BASE,
     Config,
@@ -27,6 +27,7 @@ from twsrt.findings import Finding, Level, TwsrtError, fail, finding
 from twsrt.lints import lint_policy
 from twsrt.locations import Location
 from twsrt.outcome import Outcome
+from twsrt.policy import Policy
 from twsrt.redact import redact_item
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.run import (
@@ -165,11 +166,30 @@ def _check(
     neither read nor compiled."""
     from twsrt.placement import blocked_agents, sources_blocked
 
-    findings: list[Finding] = []
     if sources_blocked(placement):
-        return findings
+        return []
+    parsed, findings = _read_sources(config, report)
+    if len(parsed) < 2 or any(f.level is Level.ERROR for f in findings):
+        return findings  # an invalid source cannot be compiled safely
+    policy = build_policy(
+        parsed["srt"], display_path(config.srt), parsed["bash"], display_path(config.bash_rules)
+    )
+    findings += _policy_findings(policy, config, agent)
+    ctx = context(config, policy, yolo, sandbox)
+    report.sandbox_mode = ctx.sandbox_mode
     blocked = blocked_agents(placement)
-    parsed = {}
+    for name in select_agents(agent, config):
+        if name not in blocked:
+            findings += _agent_findings(name, ctx, config, report)
+    report.checked = list(dict.fromkeys(report.checked))
+    return findings
+
+
+def _read_sources(config: Config, report: CheckReport) -> tuple[dict[str, Any], list[Finding]]:
+    """Both sources parsed and schema-checked (by name: srt, bash); one that cannot be read is
+    left out, with its findings."""
+    parsed: dict[str, Any] = {}
+    findings: list[Finding] = []
     for name, path, schema in (("srt", config.srt, "srt"), ("bash", config.bash_rules, "bash")):
         display = display_path(path)
         report.checked.append(CheckedFile(display, "source"))
@@ -179,12 +199,12 @@ def _check(
             findings += exc.findings
             continue
         findings += found
-    if len(parsed) < 2 or any(f.level is Level.ERROR for f in findings):
-        return findings  # an invalid source cannot be compiled safely
-    policy = build_policy(
-        parsed["srt"], display_path(config.srt), parsed["bash"], display_path(config.bash_rules)
-    )
-    findings += lint_policy(policy, config)
+    return parsed, findings
+
+
+def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[Finding]:
+    """The policy's own mistakes, this machine's paths, and the engines' known gaps."""
+    findings = lint_policy(policy, config)
     from twsrt.hostchecks import file_root_findings, symlink_findings
 
     # about this machine's paths, so the running user's home, not the pinned one
@@ -197,33 +217,34 @@ def _check(
     # so the report is host-independent.
     if agent is None:
         findings += static_gaps(policy, "linux")
-    ctx = context(config, policy, yolo, sandbox)
-    report.sandbox_mode = ctx.sandbox_mode
-    for name in select_agents(agent, config):
-        if name in blocked:
+    return findings
+
+
+def _agent_findings(name: str, ctx: Context, config: Config, report: CheckReport) -> list[Finding]:
+    """One agent: each mode compiled and compared with its files (the requested mode, plus yolo
+    when a yolo target is configured), then the effective configuration it loads."""
+    module = AGENTS[name]
+    modes = [True] if ctx.yolo else [False]
+    if not ctx.yolo and any(
+        t.yolo_of is not None and t.key in config.targets for t in module.spec.targets
+    ):
+        modes.append(True)
+    findings: list[Finding] = []
+    for mode in modes:
+        try:
+            result = module.compile(replace(ctx, yolo=mode))
+        except TwsrtError as exc:
+            findings += [_with_agent(item, name) for item in exc.findings]
             continue
-        module = AGENTS[name]
-        modes = [True] if yolo else [False]
-        if not yolo and any(
-            t.yolo_of is not None and t.key in config.targets for t in module.spec.targets
-        ):
-            modes.append(True)
-        for mode in modes:
-            try:
-                result = module.compile(replace(ctx, yolo=mode))
-            except TwsrtError as exc:
-                findings += [_with_agent(item, name) for item in exc.findings]
-                continue
-            findings += result.findings
-            if not result.target_configured:
-                continue
-            for drift in result.drift:
-                report.checked.append(CheckedFile(drift.display, "target", name))
-                findings += drift_findings(drift, result, config, fix_command(ctx))
-        if any(key in config.targets for key in module.target_keys):
-            # user keys and other config layers the agent loads (one pass over every mode's files)
-            findings += effective_findings(ctx, name)
-    report.checked = list(dict.fromkeys(report.checked))
+        findings += result.findings
+        if not result.target_configured:
+            continue
+        for drift in result.drift:
+            report.checked.append(CheckedFile(drift.display, "target", name))
+            findings += drift_findings(drift, result, config, fix_command(ctx))
+    if any(key in config.targets for key in module.target_keys):
+        # user keys and other config layers the agent loads (one pass over every mode's files)
+        findings += effective_findings(ctx, name)
     return findings
 
 
