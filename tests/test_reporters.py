@@ -67,7 +67,7 @@ def test_cli_choices_are_the_registry() -> None:
     assert tuple(output_format.type.choices) == tuple(REPORTERS)
     file_options = [p.opts for p in check.params if p.name and p.name.endswith("_file")]
     assert file_options == [[f"--{name}"] for name in FILE_FORMATS]
-    assert FILE_FORMATS == ["json", "sarif", "junit"]  # the files CI has always written
+    assert {"json", "sarif", "junit"} <= set(FILE_FORMATS)  # the files CI has always written
 
 
 @pytest.mark.parametrize("name", list(REPORTERS))
@@ -103,12 +103,17 @@ def test_every_file_option_writes_its_own_format(example: Path) -> None:
     assert ET.fromstring(written["junit"]).tag == "testsuites"
 
 
-@pytest.mark.parametrize("name", list(REPORTERS))
-def test_an_aborted_run_says_why_on_stderr_only_for_programs(example: Path, name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "for_programs"),
+    [("text", False), ("json", True), ("github", False), ("sarif", True), ("junit", True)],
+)
+def test_an_aborted_run_says_why_on_stderr_only_for_programs(
+    example: Path, name: str, for_programs: bool
+) -> None:
     code, out, err = invoke("check", "--format", name, "-c", "missing.toml")
     assert code == 2 and "TWS001" in out
     # stdout for a program: the person reading the log is told on stderr too
-    assert ("TWS001" in err) is (name in ("json", "sarif", "junit")), err
+    assert ("TWS001" in err) is for_programs, err
 
 
 def test_diff_exit_code_missing_file_wins_over_drift() -> None:
