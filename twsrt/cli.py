@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import functools
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,12 +11,11 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
-from twsrt.outcome import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Outcome
+from twsrt.exits import closed_pipe, github_format, report_errors
+from twsrt.outcome import EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 
-# 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
-EXIT_CLOSED_PIPE = 141
 # kept in step with twsrt.config.SANDBOX_MODES by a test
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 
@@ -39,73 +34,6 @@ class AgentChoice(click.Choice):  # type: ignore[type-arg]
     @choices.setter
     def choices(self, _value: tuple[str, ...]) -> None:
         pass  # click.Choice.__init__ stores its argument; the registry is the one list
-
-
-def _report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Bad input becomes findings on stderr and exit 2; a bug becomes exit 3, no traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from twsrt.findings import TwsrtError
-
-        github = kwargs.get("output_format") == "github"
-        try:
-            # a context of its own: what a command sets (the display base) ends with it
-            result = contextvars.copy_context().run(func, *args, **kwargs)
-        except SystemExit as exc:
-            if exc.code in (None, EXIT_OK, EXIT_FINDINGS):
-                _remember_valid()
-            raise
-        except TwsrtError as exc:
-            for item in exc.findings:
-                _error_line(item.render(), github)
-            sys.exit(EXIT_USAGE)
-        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
-            raise
-        except BrokenPipeError:
-            _closed_pipe()
-        except Exception as exc:  # noqa: BLE001 - last resort, reported without a traceback
-            if os.environ.get("TWSRT_DEBUG"):
-                raise
-            _error_line(f"twsrt: internal error: {type(exc).__name__}: {exc}", github)
-            click.echo("twsrt: set TWSRT_DEBUG=1 for a traceback and please report it", err=True)
-            sys.exit(EXIT_INTERNAL)
-        _remember_valid()
-        return result
-
-    return wrapper
-
-
-def _closed_pipe() -> NoReturn:
-    """The reader of our output went away (``twsrt check | head -1``): stop quietly, as a Unix
-    tool stopped by SIGPIPE does. Whatever is still buffered goes to /dev/null, so the
-    interpreter's last flush cannot fail again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(devnull, stream.fileno())
-    os.close(devnull)
-    sys.exit(EXIT_CLOSED_PIPE)
-
-
-def _error_line(text: str, github: bool) -> None:
-    """A line on stderr; under --format github the runner must not read it as a command."""
-    if github:
-        from twsrt.reports.github import defuse
-
-        text = defuse(text)
-    click.echo(text, err=True)
-
-
-def _github_format(args: list[str]) -> bool:
-    return "--format=github" in args or any(
-        a == "--format" and b == "github" for a, b in zip(args, args[1:], strict=False)
-    )
-
-
-def _remember_valid() -> None:
-    if "twsrt.schemas" in sys.modules:
-        sys.modules["twsrt.schemas"].remember_valid()
 
 
 config_option = click.option(
@@ -147,14 +75,14 @@ class _Group(click.Group):
         try:  # `twsrt --help | head -1`: click alone would exit 1
             return super().make_context(*args, **kwargs)
         except BrokenPipeError:
-            _closed_pipe()
+            closed_pipe()
 
     def invoke(self, ctx: click.Context) -> Any:
-        github = _github_format(list(ctx.args))  # before the subcommand consumes them
+        github = github_format(list(ctx.args))  # before the subcommand consumes them
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
-            _closed_pipe()
+            closed_pipe()
         except click.UsageError as exc:
             if github:
                 from twsrt.reports.github import defuse
@@ -185,6 +113,13 @@ def _verbose(ctx: click.Context, verbose: bool) -> bool:
     return verbose or bool((ctx.obj or {}).get("verbose"))
 
 
+def _colour() -> bool:
+    """Whether stdout gets ANSI colours (a terminal, NO_COLOR, FORCE_COLOR)."""
+    from twsrt.reports.text import use_colour
+
+    return use_colour(sys.stdout)
+
+
 def _finish(outcome: Outcome) -> NoReturn:
     """Print what a stage function returned, in order; then its error, else its exit code."""
     for line in outcome.lines:
@@ -211,7 +146,7 @@ def _finish(outcome: Outcome) -> NoReturn:
 @sandbox_option
 @config_option
 @click.pass_context
-@_report_errors
+@report_errors
 def generate(
     ctx: click.Context,
     agent: str | None,
@@ -224,11 +159,12 @@ def generate(
     config: str | None,
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
-    from twsrt import run
+    from twsrt.generating import GenerateOptions, generate
+    from twsrt.run import name_from_repository
 
-    run.name_from_repository(_config(ctx, config))
-    options = run.GenerateOptions(write, dry_run, _verbose(ctx, verbose), exit_code)
-    _finish(run.generate(_config(ctx, config), agent, yolo, sandbox, options))
+    name_from_repository(_config(ctx, config))
+    options = GenerateOptions(write, dry_run, _verbose(ctx, verbose), exit_code)
+    _finish(generate(_config(ctx, config), agent, yolo, sandbox, options))
 
 
 @cli.command()
@@ -237,7 +173,7 @@ def generate(
 @sandbox_option
 @config_option
 @click.pass_context
-@_report_errors
+@report_errors
 def diff(
     ctx: click.Context, agent: str | None, yolo: bool, sandbox: str | None, config: str | None
 ) -> None:
@@ -274,7 +210,7 @@ def diff(
 @sandbox_option
 @config_option
 @click.pass_context
-@_report_errors
+@report_errors
 def check(
     ctx: click.Context,
     agent: str | None,
@@ -299,19 +235,9 @@ def check(
     verbose = _verbose(ctx, verbose)
     if quiet and verbose:
         raise click.UsageError("-q/--quiet and -v/--verbose exclude each other", ctx=ctx)
-    report = run_check(
-        _config(ctx, config),
-        agent,
-        yolo,
-        Level(fail_on) if fail_on else None,
-        no_ignores,
-        sandbox,
-    )
-    colour = False
-    if REPORTERS[output_format].coloured:
-        from twsrt.reports.text import use_colour
-
-        colour = use_colour(sys.stdout)
+    threshold = Level(fail_on) if fail_on else None
+    report = run_check(_config(ctx, config), agent, yolo, threshold, no_ignores, sandbox)
+    colour = REPORTERS[output_format].coloured and _colour()
     files = {name.removesuffix("_file"): path for name, path in report_files.items() if path}
     options = RenderOptions(verbose=verbose, quiet=quiet, colour=colour)
     _finish(check_outcome(report, output_format, options, files))
@@ -319,7 +245,7 @@ def check(
 
 @cli.command()
 @click.argument("rule_id", metavar="RULE")
-@_report_errors
+@report_errors
 def explain(rule_id: str) -> None:
     """Print the help of a rule (id such as TWS101, or name such as schema-unknown-key)."""
     from twsrt.rules import explain_text
@@ -357,7 +283,7 @@ def explain(rule_id: str) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
 @config_option
 @click.pass_context
-@_report_errors
+@report_errors
 def test_command(
     ctx: click.Context,
     engine: str | None,
@@ -378,36 +304,25 @@ def test_command(
     danger-full-access); 1: a FAIL, INVALID or ERROR (or a GAP/UNENFORCED with --strict);
     2: no engine can run here, an engine named with --engine cannot, or no usable config.
     """
-    from twsrt.testing.engines import EngineUnavailable
-    from twsrt.testing.run import test_policy
-
-    verbose = _verbose(ctx, verbose)
     from twsrt.run import name_from_repository
+    from twsrt.testing.run import probe_outcome
 
     name_from_repository(_config(ctx, config))
-    try:
-        report = test_policy(
-            _config(ctx, config), engine, keyword, timeout, strict, sandbox=sandbox, yolo=yolo
+    options = RenderOptions(verbose=_verbose(ctx, verbose), colour=not as_json and _colour())
+    _finish(
+        probe_outcome(
+            _config(ctx, config),
+            engine,
+            keyword,
+            timeout,
+            strict,
+            sandbox=sandbox,
+            yolo=yolo,
+            as_json=as_json,
+            junit=junit,
+            options=options,
         )
-    except EngineUnavailable as exc:
-        click.echo(f"twsrt test: {exc.engine} cannot run here: {exc.problem}", err=True)
-        if exc.hint:
-            click.echo(f"twsrt test: {exc.hint}", err=True)
-        sys.exit(EXIT_USAGE)
-    from twsrt.reports.probes import junit_xml, render_json, render_text
-
-    if as_json:
-        click.echo(render_json(report), nl=False)
-    else:
-        from twsrt.reports.text import use_colour
-
-        colour = use_colour(sys.stdout)
-        click.echo(render_text(report, colour=colour, verbose=verbose), nl=False, color=colour)
-    if junit:
-        from twsrt.writes import atomic_write
-
-        atomic_write(Path(junit), junit_xml(report))
-    sys.exit(report.exit_code)
+    )
 
 
 def _agent_list(
@@ -456,7 +371,7 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
     f"({', '.join(AGENTS)}). Default: claude,codex plus any agent whose file already exists "
     "under home/.",
 )
-@_report_errors
+@report_errors
 def init(force: bool, directory: Path | None, repo: Path | None, agents: list[str] | None) -> None:
     """Write a commented starter config and example sources."""
     from twsrt.init import initialise
@@ -472,7 +387,7 @@ def init(force: bool, directory: Path | None, repo: Path | None, agents: list[st
 @click.argument("source", required=False, type=click.Choice(("srt", "bash")))
 @config_option
 @click.pass_context
-@_report_errors
+@report_errors
 def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
     """Open a canonical source in $EDITOR, then validate it (without SOURCE: list the sources).
 
@@ -504,7 +419,7 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
 
 @cli.command()
 @click.argument("name", required=False, type=click.Choice(("srt", "bash", "config")))
-@_report_errors
+@report_errors
 def schema(name: str | None) -> None:
     """Print a JSON Schema (srt, bash or config) for editors and CI."""
     from twsrt.schemas import SCHEMA_FILES, schema_text
@@ -518,7 +433,7 @@ def schema(name: str | None) -> None:
 
 @cli.command()
 @click.argument("shell", type=click.Choice(("bash", "zsh", "fish")))
-@_report_errors
+@report_errors
 def completion(shell: str) -> None:
     """Print a shell completion script, e.g. `eval "$(twsrt completion bash)"` in ~/.bashrc."""
     from click.shell_completion import get_completion_class
@@ -535,7 +450,7 @@ def main() -> NoReturn:
         # output still buffered meets a closed pipe here, not in the interpreter's last flush
         sys.stdout.flush()
     except BrokenPipeError:
-        _closed_pipe()
+        closed_pipe()
     sys.exit(code)
 
 

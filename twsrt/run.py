@@ -294,90 +294,7 @@ def change_display(change: Change) -> str:
     return symlink_display(change) if isinstance(change, SymlinkWrite) else change.display
 
 
-@dataclass(frozen=True)
-class GenerateOptions:
-    write: bool = False  # write the targets, else print previews
-    dry_run: bool = False  # with write: show what would change, write nothing
-    verbose: bool = False  # list every finding, not only the count line
-    exit_code: bool = False  # with write: exit 1 when a file was changed (the pre-commit hook)
-
-
-def generate(
-    explicit_config: str | None,
-    agent: str | None,
-    yolo: bool,
-    sandbox: str | None,
-    options: GenerateOptions,
-) -> Outcome:
-    """``twsrt generate``: previews on stdout, or the writes (all or nothing) and what each did
-    on stderr; findings and notices on stderr, the count line last."""
-    outcome = Outcome()
-    with outcome.stopping():
-        compiled = compile_agents(
-            explicit_config, agent, yolo, companions=options.write, sandbox=sandbox
-        )
-        _generate(compiled, agent, options, outcome)
-    return outcome
-
-
-def _generate(
-    compiled: Compiled, agent: str | None, options: GenerateOptions, out: Outcome
-) -> None:
-    if not options.write or options.dry_run:  # previews name the pair they were compiled for
-        out.err(compiled.mode_line)
-    counted = _translation_findings(compiled, options.verbose, out)
-    _notices(compiled.results, out)
-    if not options.write:
-        many = len(compiled.results) > 1
-        for result in compiled.results:
-            if many:
-                out.out(f"# {result.agent}\n")
-            out.out(result.preview)
-    else:
-        _write_targets(compiled, agent, options, out)
-    if counted:
-        out.err(counted)
-
-
-def _write_targets(
-    compiled: Compiled, agent: str | None, options: GenerateOptions, out: Outcome
-) -> None:
-    results = require_targets(compiled, agent, printed=True)
-    for result in compiled.results:
-        if not result.target_configured and not result.stdout:
-            out.err(f"twsrt: {result.agent}: no target configured, skipped")
-    changes = write_plan(results, compiled.companions)
-    if options.dry_run:
-        out.out(dry_run_report(changes, compiled.views))
-        return
-    done = write(changes)
-    for change in changes:
-        out.err(f"twsrt: {'wrote' if change in done else 'unchanged'} {change_display(change)}")
-    for result in compiled.results:  # only once every file is written: a refused run prints none
-        out.out(result.stdout)
-    if options.exit_code and done:
-        out.exit_code = EXIT_FINDINGS
-
-
-def _translation_findings(compiled: Compiled, verbose: bool, out: Outcome) -> str:
-    """generate's findings: the list only with -v (check lists them), and the count line it
-    returns for the end of the run, when it has a warning or an error to count (notes alone
-    stay quiet, as in check) or with -v. Errors, and a danger-full-access sandbox (as in diff),
-    are printed on every run."""
-    from twsrt.checking import unsuppressed
-    from twsrt.findings import Level, rule_by_name
-    from twsrt.reports.text import count_line
-
-    active, suppressed = unsuppressed(compiled.config, compiled.findings)
-    full_access = rule_by_name("danger-full-access").id
-    loud = [f for f in active if verbose or f.level is Level.ERROR or f.rule_id == full_access]
-    out.findings(loud, True)
-    if verbose or any(f.level is not Level.NOTE for f in active):
-        return count_line("generate", active, suppressed, listed=verbose)
-    return ""
-
-
-def _notices(results: list[Result], out: Outcome) -> None:
+def notices(results: list[Result], out: Outcome) -> None:
     for result in results:
         for notice in result.notices:
             out.err(notice)
@@ -398,7 +315,7 @@ def diff(
         full_access = rule_by_name("danger-full-access").id
         out.findings([f for f in compiled.findings if f.rule_id == full_access], False)
         out.findings(_effective(compiled, results), False)
-        _notices(compiled.results, out)
+        notices(compiled.results, out)
         fix = fix_command(compiled.context) if compiled.context else "twsrt generate -w"
         for result in results:
             for drift in result.drift:

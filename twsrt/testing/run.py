@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, cast
 
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
+from twsrt.outcome import EXIT_USAGE
+from twsrt.outcome import Outcome as CommandOutcome
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.commands import command, observe
 from twsrt.testing.derive import select
@@ -53,6 +55,7 @@ from twsrt.testing.verdicts import explain_gap, judge
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.reports import RenderOptions
 
 Factory = Callable[[str], Engine]
 # Agents that have no engine, and why (named as skipped when the config targets them).
@@ -420,3 +423,45 @@ def test_policy(
     with confined(guard(config, yolo)):
         ctx = context(config, load_policy(config), yolo, sandbox)
         return run_tests(ctx, engine, keyword, timeout, strict)
+
+
+def probe_outcome(
+    explicit_config: str | None,
+    engine: str | None,
+    keyword: str | None,
+    timeout: float,
+    strict: bool,
+    *,
+    sandbox: str | None,
+    yolo: bool,
+    as_json: bool,
+    junit: str | None,
+    options: RenderOptions,
+) -> CommandOutcome:
+    """What ``twsrt test`` prints: the report (text or JSON) on stdout, the JUnit file, the
+    report's exit code; an engine that cannot run here is named on stderr, exit 2."""
+    from twsrt.reports.probes import junit_xml, render_json, render_text
+
+    outcome = CommandOutcome()
+    with outcome.stopping() as out:
+        try:
+            report = test_policy(
+                explicit_config, engine, keyword, timeout, strict, sandbox=sandbox, yolo=yolo
+            )
+        except EngineUnavailable as exc:
+            out.err(f"twsrt test: {exc.engine} cannot run here: {exc.problem}")
+            if exc.hint:
+                out.err(f"twsrt test: {exc.hint}")
+            out.exit_code = EXIT_USAGE
+            return outcome
+        if as_json:
+            out.out(render_json(report))
+        else:
+            text = render_text(report, colour=options.colour, verbose=options.verbose)
+            out.out(text, colour=options.colour)
+        if junit:
+            from twsrt.writes import atomic_write
+
+            atomic_write(Path(junit), junit_xml(report))
+        out.exit_code = report.exit_code
+    return outcome

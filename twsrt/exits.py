@@ -1,0 +1,89 @@
+"""How a command ends: bad input as findings on stderr (exit 2), a bug as one line without a
+traceback (exit 3), a closed pipe quietly (141); the source validity cache kept only for runs
+that read their sources without an error."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from twsrt.outcome import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+
+# 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
+EXIT_CLOSED_PIPE = 141
+
+
+def report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input becomes findings on stderr and exit 2; a bug becomes exit 3, no traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from twsrt.findings import TwsrtError
+
+        github = kwargs.get("output_format") == "github"
+        try:
+            # a context of its own: what a command sets (the display base) ends with it
+            result = contextvars.copy_context().run(func, *args, **kwargs)
+        except SystemExit as exc:
+            if exc.code in (None, EXIT_OK, EXIT_FINDINGS):
+                remember_valid()
+            raise
+        except TwsrtError as exc:
+            for item in exc.findings:
+                error_line(item.render(), github)
+            sys.exit(EXIT_USAGE)
+        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:
+            closed_pipe()
+        except Exception as exc:  # noqa: BLE001 - last resort, reported without a traceback
+            if os.environ.get("TWSRT_DEBUG"):
+                raise
+            error_line(f"twsrt: internal error: {type(exc).__name__}: {exc}", github)
+            click.echo("twsrt: set TWSRT_DEBUG=1 for a traceback and please report it", err=True)
+            sys.exit(EXIT_INTERNAL)
+        remember_valid()
+        return result
+
+    return wrapper
+
+
+def closed_pipe() -> NoReturn:
+    """The reader of our output went away (``twsrt check | head -1``): stop quietly, as a Unix
+    tool stopped by SIGPIPE does. Whatever is still buffered goes to /dev/null, so the
+    interpreter's last flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+    sys.exit(EXIT_CLOSED_PIPE)
+
+
+def error_line(text: str, github: bool) -> None:
+    """A line on stderr; under --format github the runner must not read it as a command."""
+    if github:
+        from twsrt.reports.github import defuse
+
+        text = defuse(text)
+    click.echo(text, err=True)
+
+
+def github_format(args: list[str]) -> bool:
+    """Whether a command line asks for ``--format github`` (before click has parsed it)."""
+    return "--format=github" in args or any(
+        a == "--format" and b == "github" for a, b in zip(args, args[1:], strict=False)
+    )
+
+
+def remember_valid() -> None:
+    """Keep the sources' validity cache, when this run imported the schema module."""
+    if "twsrt.schemas" in sys.modules:
+        sys.modules["twsrt.schemas"].remember_valid()
