@@ -295,6 +295,7 @@ def change_display(change: Change) -> str:
 
 
 def notices(results: list[Result], out: Outcome) -> None:
+    """Each result's notices (what the user must know about an agent) on stderr."""
     for result in results:
         for notice in result.notices:
             out.err(notice)
