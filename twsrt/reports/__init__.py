@@ -3,7 +3,8 @@
 ``REPORTERS`` is the one list of output formats: ``check --format`` offers each of them on
 stdout, and each with ``file_help`` is also a ``check --<name> FILE`` option. A reporter is a
 module of this package with ``render(report, options) -> str``, imported only when used (the
-pre-commit hook must start fast), so this module imports nothing heavy.
+pre-commit hook must start fast), so this module imports nothing heavy. ``probes`` renders
+``twsrt test``'s ProbeReport (not a ``check`` format, so not listed) with the same helpers.
 """
 
 from __future__ import annotations
