@@ -8,7 +8,6 @@ managed members into the user's file; file placement handles the full/yolo files
 from __future__ import annotations
 
 import json
-import os
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,24 +17,31 @@ from twsrt.agents.base import (
     AgentSpec,
     Context,
     Drift,
-    DriftItem,
     Result,
     TargetSpec,
     merge_sections,
     read_target,
     splice_settings,
-    yolo_variant,
 )
 from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.agents.targets import (
+    Members,
+    compare,
+    mode_files,
+    mode_target,
+    plan_link,
+    target_write,
+    unique,
+)
 from twsrt.bashrules import bash_rules
 from twsrt.config import display_path
-from twsrt.diffs import Spec, json_view
+from twsrt.diffs import Spec
 from twsrt.domains import split_port
-from twsrt.findings import Finding, fail, finding
+from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
-from twsrt.writes import Change, FileWrite, SymlinkWrite
+from twsrt.writes import Change
 
 NAME = "claude"
 AGENT_SPEC = AgentSpec(
@@ -61,6 +67,8 @@ AGENT_SPEC = AgentSpec(
         ),
     ),
 )
+PRODUCT = "Claude Code"  # how the settings-link findings name the program
+FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets)
 LINK_NAME = "settings.json"
 WEBFETCH_PREFIX = "WebFetch(domain:"
 WEB_PORTS = ("80", "443")
@@ -155,10 +163,6 @@ class Managed:
         return {"permissions": permissions, "sandbox": self.sandbox}
 
 
-def _unique(items: list[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
 def rule_path(path: str) -> str:
     """A path as Claude permission rules spell it: ``/abs`` would anchor at ``~/.claude``."""
     if path.startswith("/") and not path.startswith("//"):
@@ -226,14 +230,14 @@ def translate(
         emitted = bash_rules(entry.value, entry.origin, NAME)
         deny += emitted
         _note_origins(managed, emitted, entry.origin)
-    managed.deny = _unique(deny)
+    managed.deny = unique(deny)
     if not yolo:
         ask: list[str] = []
         for entry in policy.bash_ask:
             emitted = bash_rules(entry.value, entry.origin, NAME)
             ask += emitted
             _note_origins(managed, emitted, entry.origin)
-        managed.ask = _unique(ask)
+        managed.ask = unique(ask)
     allow = []
     for entry in policy.allowed_domains:
         host, port = split_port(entry.value)
@@ -250,7 +254,7 @@ def translate(
             continue
         allow.append(f"{WEBFETCH_PREFIX}{host})")
         _note_origins(managed, [allow[-1], entry.value], entry.origin)
-    managed.webfetch_allow = _unique(allow)
+    managed.webfetch_allow = unique(allow)
     managed.sandbox = _sandbox(policy, findings)
     mode_overrides = {k: v for k, v in overrides.items()}
     managed.sandbox.update(deepcopy(mode_overrides))
@@ -274,7 +278,7 @@ def _apply_sandbox_mode(managed: Managed, sandbox_mode: str) -> None:
     """read-only: no write grant and no edits; danger-full-access: the sandbox off. The
     permission denies stay in every mode."""
     if sandbox_mode == "read-only":
-        managed.deny = _unique([*managed.deny, READ_ONLY_DENY])
+        managed.deny = unique([*managed.deny, READ_ONLY_DENY])
         filesystem = managed.sandbox.get("filesystem")
         if filesystem is not None:
             filesystem.pop("allowWrite", None)
@@ -557,13 +561,13 @@ def _sandbox_paths(
                 )
             )
         out.append(text)
-    return _unique(out)
+    return unique(out)
 
 
 def _dedupe(value: Any) -> Any:
     """Lists lose exact repeats (Claude's schema wants unique items); other values pass."""
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return _unique(value)
+        return unique(value)
     return value
 
 
@@ -614,43 +618,10 @@ def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
 # ---------------------------------------------------------------- drift
 
 
-def managed_items(document: dict[str, Any], override_keys: tuple[str, ...]) -> list[DriftItem]:
-    """The managed content of a settings document as comparable items."""
-    items: list[DriftItem] = []
-    permissions = document.get("permissions", {}) if isinstance(document, dict) else {}
-    if not isinstance(permissions, dict):
-        permissions = {}
-    for key in ("deny", "ask"):
-        for rule in permissions.get(key, []) or []:
-            items.append(DriftItem(f"permissions.{key}", str(rule)))
-    for rule in permissions.get("allow", []) or []:
-        if _is_webfetch(rule):
-            items.append(DriftItem("permissions.allow", rule))
-    sandbox = document.get("sandbox", {}) if isinstance(document, dict) else {}
-    if not isinstance(sandbox, dict):
-        return items
-
-    def add(name: str, value: Any) -> None:
-        if isinstance(value, list):
-            items.extend(DriftItem(name, json.dumps(v, ensure_ascii=False)) for v in value)
-        else:
-            items.append(DriftItem(name, json.dumps(value, ensure_ascii=False, sort_keys=True)))
-
-    for key in (*TOP_KEYS, *override_keys):
-        if key in sandbox:
-            add(f"sandbox.{key}", sandbox[key])
-    for section, keys in (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)):
-        part = sandbox.get(section, {})
-        if isinstance(part, dict):
-            for key in keys:
-                if key in part:
-                    add(f"sandbox.{section}.{key}", part[key])
-    return items
-
-
 def managed_spec(sandbox_keys: tuple[str, ...]) -> Spec:
-    """The members ``managed_items`` compares, for reports (diffs.py): everything else is the
-    user's (``env``, ``apiKeyHelper``, hooks, MCP servers, their own allow rules)."""
+    """The members twsrt owns in a settings file (drift items and the report view derive from
+    it): everything else is the user's (``env``, ``apiKeyHelper``, hooks, MCP servers, their
+    own allow rules)."""
     return {
         "permissions": {"deny": True, "ask": True, "allow": _is_webfetch},
         "sandbox": {
@@ -665,46 +636,26 @@ def _is_webfetch(rule: Any) -> bool:
     return isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX)
 
 
+def settings_members(sandbox_keys: tuple[str, ...]) -> Members:
+    """The managed members of a settings file, for drift and reports: the permission rules are
+    items as written."""
+    rules = ("permissions.deny", "permissions.ask", "permissions.allow")
+    return Members(managed_spec(sandbox_keys), rule_lists=rules)
+
+
 def drift(
     display: str, disk_text: str | None, new_text: str, managed: Managed, key: str = ""
 ) -> Drift:
-    view = json_view(managed_spec(managed.sandbox_keys))
-    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text, view=view)
-    if disk_text is None:
-        result.missing_file = True
-        return result
-    try:
-        on_disk = json.loads(disk_text)
-    except json.JSONDecodeError:
-        on_disk = {}
-    wanted = json.loads(new_text)
-    disk_items = managed_items(on_disk, managed.sandbox_keys)
-    new_items = managed_items(wanted, managed.sandbox_keys)
-    old_set, new_set = set(disk_items), set(new_items)  # sets: large policies stay linear
-    result.missing = [item for item in new_items if item not in old_set]
-    result.extra = [item for item in disk_items if item not in new_set]
-    if not result.missing and not result.extra:
-        result.reordered = disk_items != new_items
-    return result
+    members = settings_members(managed.sandbox_keys)
+    return compare(display, key, disk_text, new_text, members.text_items, members.view)
 
 
 # ---------------------------------------------------------------- files
 
 
-def target_key(ctx: Context) -> str:
-    if ctx.yolo and "claude_settings_yolo" in ctx.config.targets:
-        return "claude_settings_yolo"
-    return "claude_settings"
-
-
 def target_path(ctx: Context) -> Path | None:
-    targets = ctx.config.targets
-    full = targets.get("claude_settings")
-    if not ctx.yolo:
-        return full
-    if "claude_settings_yolo" in targets:
-        return targets["claude_settings_yolo"]
-    return yolo_variant(full) if full else None
+    located = mode_target(ctx.config.targets, FULL_KEY, YOLO_KEY, ctx.yolo)
+    return None if located is None else located[1]
 
 
 class ClaudeAgent:
@@ -718,122 +669,38 @@ class ClaudeAgent:
         findings += mode_findings(ctx)
         findings += unhandled_key_findings(ctx.policy, NAME, HANDLED_SRT_KEYS, REASONS)
         preview = dump(managed.fragment(), "  ") + "\n"
-        target = target_path(ctx)
-        if target is None:
+        targets = ctx.config.targets
+        located = mode_target(targets, FULL_KEY, YOLO_KEY, ctx.yolo)
+        if located is None:
             return Result(NAME, preview, findings=findings, target_configured=False)
+        key, target = located
         display = display_path(target)
         disk_text = read_target(target, display)
-        write_path = target.resolve() if target.is_symlink() else target
-        changes: list[Change] = []
-        base_text = disk_text
-        base_display = display
-        base_file: Path | None = None  # the file a new target's content comes from
-        link_drift: list[Drift] = []
-        link = link_path(ctx.config.targets) or target.parent / LINK_NAME
-        link_display = display_path(link)
-        if target.name != LINK_NAME and link != target:
-            if link.is_dir() and not link.is_symlink():
-                raise fail(
-                    "target-unusable",
-                    "is a directory, expected a settings file or symlink",
-                    Location(link_display),
-                )
-            link_is_file = link.exists() and not link.is_symlink()
-            if link_is_file and disk_text is not None:
-                raise fail(
-                    "target-unusable",
-                    f"is a regular file while {display} also exists; twsrt will not overwrite "
-                    f"either — merge them by hand and remove {LINK_NAME}",
-                    Location(link_display),
-                )
-            if link_is_file:
-                base_text = read_target(link, link_display)  # first run: migrate the user's file
-                base_display, base_file = link_display, link
-            elif disk_text is None and ctx.yolo:
-                base_display, base_text = _seed_from_full(ctx)
-                base_file = ctx.config.targets.get("claude_settings")
-            if link.is_symlink() and not link.exists():
-                findings.append(
-                    finding(
-                        "broken-symlink",
-                        f"{LINK_NAME} points to {os.readlink(link)}, which does not exist: Claude "
-                        "Code runs without the generated settings",
-                        Location(link_display),
-                        agent=NAME,
-                    )
-                )
-            changes_link = SymlinkWrite(
-                link, link_display, link_value(link, target), _mode_files(ctx)
-            )
-            if changes_link.foreign:
-                findings.append(foreign_link_finding(changes_link))
-                link_drift.append(foreign_link_drift(changes_link, target_key(ctx)))
-        new_text = merged_text(base_text, base_display, managed)
+        seed = targets.get(FULL_KEY) if ctx.yolo else None  # a new yolo file starts as the full
+        ours = mode_files(targets, FULL_KEY, YOLO_KEY)
+        plan = plan_link(link_path(targets, target), located, disk_text, ours, seed, NAME, PRODUCT)
+        findings += plan.findings
+        new_text = merged_text(plan.base_text, plan.base_display, managed)
         # a new settings file is private (hooks, apiKeyHelper); one made from another file
         # (migration, yolo seed) takes that file's mode and owner
-        changes.append(FileWrite(write_path, display, new_text, disk_text, 0o600, base_file))
-        if target.name != LINK_NAME and link != target:
-            changes.append(changes_link)
+        changes: list[Change] = [target_write(target, display, new_text, disk_text, plan.base_file)]
+        if plan.change is not None:
+            changes.append(plan.change)
         return Result(
             NAME,
             preview,
             changes=changes,
             findings=findings,
-            drift=[drift(display, disk_text, new_text, managed, target_key(ctx)), *link_drift],
+            drift=[drift(display, disk_text, new_text, managed, key), *plan.drift],
             origins=managed.origins,
         )
 
 
-def link_path(targets: dict[str, Path]) -> Path | None:
+def link_path(targets: dict[str, Path], target: Path) -> Path:
     """Where twsrt's settings.json link lives: beside the full settings (Claude Code reads
     it there), also when the yolo file is configured in another directory."""
-    anchor = targets.get("claude_settings") or targets.get("claude_settings_yolo")
-    return None if anchor is None else anchor.parent / LINK_NAME
-
-
-def link_value(link: Path, target: Path) -> str:
-    """The relative value that makes ``link`` reach ``target``: a bare name in one directory,
-    else a path between the real directories (the kernel reads it from where the link really
-    lives, so a symlinked directory on the way must not throw it off)."""
-    if link.parent == target.parent:
-        return target.name
-    here = os.path.realpath(link.parent)
-    return os.path.relpath(os.path.join(os.path.realpath(target.parent), target.name), here)
-
-
-def _mode_files(ctx: Context) -> tuple[Path, ...]:
-    """The files twsrt's own settings.json link points to: the full and the yolo settings."""
-    full = ctx.config.targets.get("claude_settings")
-    yolo = ctx.config.targets.get("claude_settings_yolo") or (yolo_variant(full) if full else None)
-    return tuple(path for path in (full, yolo) if path is not None)
-
-
-def foreign_link_finding(change: SymlinkWrite) -> Finding:
-    return finding(
-        "settings-link-foreign",
-        f"{LINK_NAME} points to {change.before.value}, not to a settings file twsrt generates "
-        f"({change.target}): Claude Code loads that file instead of the generated one",
-        Location(change.display),
-        agent=NAME,
-    )
-
-
-def foreign_link_drift(change: SymlinkWrite, key: str) -> Drift:
-    """For ``diff``: the link is drift (no text, so ``check`` reports it once, as TWS010)."""
-    return Drift(
-        change.display,
-        missing=[DriftItem(LINK_NAME, f"-> {change.target}")],
-        extra=[DriftItem(LINK_NAME, f"-> {change.before.value}")],
-        target_key=key,
-    )
-
-
-def _seed_from_full(ctx: Context) -> tuple[str, str | None]:
-    full = ctx.config.targets.get("claude_settings")
-    if full is None or not full.is_file():
-        return "", None
-    display = display_path(full)
-    return display, read_target(full, display)
+    anchor = targets.get(FULL_KEY) or targets.get(YOLO_KEY) or target
+    return anchor.parent / LINK_NAME
 
 
 AGENT = ClaudeAgent()

@@ -14,22 +14,22 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from twsrt.agents.base import (
-    AgentSpec,
-    Context,
-    Drift,
-    DriftItem,
-    Result,
-    TargetSpec,
-    read_target,
-)
+from twsrt.agents.base import AgentSpec, Context, DriftItem, Result, TargetSpec, read_target
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
+from twsrt.agents.targets import (
+    Members,
+    agent_finding,
+    compare,
+    disabled_sandbox,
+    project,
+    target_write,
+)
 from twsrt.config import display_path
-from twsrt.diffs import Spec, View, toml_key, toml_view, whole
+from twsrt.diffs import toml_key
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
-from twsrt.writes import Change, FileWrite
+from twsrt.writes import Change
 
 NAME = "codex"
 AGENT_SPEC = AgentSpec(
@@ -115,8 +115,7 @@ class Compiled:
     origins: dict[str, Location] = field(default_factory=dict)
 
 
-def _lossy(name: str, message: str, origin: Location) -> Finding:
-    return finding(name, message, origin, agent=NAME)
+_lossy = agent_finding(NAME)
 
 
 def _split_glob(path: str) -> tuple[str, str]:
@@ -321,64 +320,14 @@ def translate(
             out.origins.setdefault(entry.value, entry.origin)
         return out, findings
     if not policy.enabled:
-        raise TwsrtError(
-            _lossy(
-                "disabled-sandbox",
-                "the canonical sandbox is disabled (enabled = false); refusing to generate a Codex "
-                "profile that would pretend to enforce it",
-                policy.srt_location("/enabled"),
-            )
-        )
+        raise disabled_sandbox(policy, NAME, "generate a Codex profile")
     out = Compiled(top=dict(OWNED_TOP))
     filesystem: dict[str, dict[str, str]] = {}
-    needs_depth = False
-    concrete: list[PathRule] = []  # the denies Codex mounts as they are: their parents get pins
-    for rule in policy.deny_read:
-        rule = _tree(_literal_glob(rule, findings))
-        key, sub = _anchor(rule)
-        _set_access(filesystem, key, sub, "deny")
-        out.origins.setdefault(key if sub == "." else sub, rule.origin)
-        needs_depth |= _snapshot_glob(rule, findings, write=False)
-        concrete += [] if rule.glob else [rule]
-    for rule in _credential_denies(policy, findings):
-        rule = _tree(rule)
-        key, sub = _anchor(rule)
-        _set_access(filesystem, key, sub, "deny")
-        out.origins.setdefault(key if sub == "." else sub, rule.origin)
-        needs_depth |= _snapshot_glob(rule, findings, write=False)
-        concrete += [] if rule.glob else [rule]
-    for rule in policy.deny_write:
-        rule = _tree(_literal_glob(rule, findings))
-        key, sub = _anchor(rule)
-        needs_depth |= _snapshot_glob(rule, findings, write=True)
-        out.origins.setdefault(key if sub == "." else sub, rule.origin)
-        if rule.glob:
-            findings.append(
-                _lossy(
-                    "lossy-stricter-glob",
-                    f"Codex cannot make glob '{rule.path}' read-only; it is denied outright "
-                    "(reads too)",
-                    rule.origin,
-                )
-            )
-        _set_access(filesystem, key, sub, "deny" if rule.glob else "read")
-        concrete += [] if rule.glob else [rule]
+    # the denies Codex mounts as they are: their parents get pins
+    concrete, needs_depth = _deny_access(policy, filesystem, findings, out)
     covered_by_deny = _deny_index([_tree(r) for r in [*policy.deny_read, *policy.deny_write]])
     roots = [] if sandbox_mode == "read-only" else _write_roots(policy, covered_by_deny, findings)
-    for root in roots:
-        key, sub = (WORKSPACE, root.path) if _relative(root.path) else (root.path, ".")
-        _set_access(filesystem, key, sub, "write")
-        out.origins.setdefault(root.path, root.origin)
-    # Codex mounts each deny where it is; a writable directory between a write root and the
-    # deny could be renamed away and re-created empty and writable. A write entry of its own
-    # makes it a mount point, which the kernel refuses to rename or remove (as srt pins it).
-    for deny in concrete:
-        path = deny.path.removeprefix("./")
-        for root in roots:
-            for parent in _ancestors(path, root.path):
-                if covered_by_deny(parent) is None:
-                    key, sub = (WORKSPACE, parent) if _relative(parent) else (parent, ".")
-                    _set_access(filesystem, key, sub, "write")
+    _write_access(filesystem, roots, concrete, covered_by_deny, out)
     if home is not None:
         findings += _mixed_spellings(concrete, roots, home)
     # :read-only plus explicit write entries: only the policy's roots are writable, not the
@@ -403,6 +352,70 @@ def translate(
     for entry in policy.bash_deny:
         out.origins.setdefault(entry.value, entry.origin)
     return out, findings
+
+
+def _deny_access(
+    policy: Policy,
+    filesystem: dict[str, dict[str, str]],
+    findings: list[Finding],
+    out: Compiled,
+) -> tuple[list[PathRule], bool]:
+    """The read and write denies (credential files are read denies) set in ``filesystem``;
+    returns the concrete ones (not globs) and whether a glob needs a scan depth."""
+    concrete: list[PathRule] = []
+    needs_depth = False
+
+    def deny(rule: PathRule, access: str, write: bool) -> None:
+        nonlocal needs_depth
+        key, sub = _anchor(rule)
+        needs_depth |= _snapshot_glob(rule, findings, write)
+        out.origins.setdefault(key if sub == "." else sub, rule.origin)
+        _set_access(filesystem, key, sub, access)
+        concrete.extend([] if rule.glob else [rule])
+
+    for rule in policy.deny_read:
+        deny(_tree(_literal_glob(rule, findings)), "deny", write=False)
+    for rule in _credential_denies(policy, findings):
+        deny(_tree(rule), "deny", write=False)
+    for rule in policy.deny_write:
+        rule = _tree(_literal_glob(rule, findings))
+        deny(rule, "deny" if rule.glob else "read", write=True)
+        if rule.glob:
+            findings.append(
+                _lossy(
+                    "lossy-stricter-glob",
+                    f"Codex cannot make glob '{rule.path}' read-only; it is denied outright "
+                    "(reads too)",
+                    rule.origin,
+                )
+            )
+    return concrete, needs_depth
+
+
+def _write_access(
+    filesystem: dict[str, dict[str, str]],
+    roots: list[PathRule],
+    concrete: list[PathRule],
+    covered_by_deny: Any,
+    out: Compiled,
+) -> None:
+    """The write roots set in ``filesystem``, and the pins between each root and a deny below
+    it.
+
+    Codex mounts each deny where it is; a writable directory between a write root and the deny
+    could be renamed away and re-created empty and writable. A write entry of its own makes it
+    a mount point, which the kernel refuses to rename or remove (as srt pins it)."""
+    for root in roots:
+        key, sub = (WORKSPACE, root.path) if _relative(root.path) else (root.path, ".")
+        _set_access(filesystem, key, sub, "write")
+        out.origins.setdefault(root.path, root.origin)
+    for deny in concrete:
+        path = deny.path.removeprefix("./")
+        for root in roots:
+            for parent in _ancestors(path, root.path):
+                if covered_by_deny(parent) is None:
+                    key, sub = (WORKSPACE, parent) if _relative(parent) else (parent, ".")
+                    _set_access(filesystem, key, sub, "write")
 
 
 def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -> list[Finding]:
@@ -725,69 +738,37 @@ def _merged_or_refused(disk: str | None, compiled: Compiled, display: str) -> st
         raise fail("target-unusable", f"invalid TOML: {message}", where) from None
 
 
-def managed_view(document: dict[str, Any]) -> dict[str, Any]:
-    """Only what twsrt owns in a parsed config.toml (safe to print: no user secrets)."""
-    view: dict[str, Any] = {key: document[key] for key in OWNED_TOP if key in document}
-    features = document.get("features", {})
-    if isinstance(features, dict) and "network_proxy" in features:
-        view["features"] = {"network_proxy": features["network_proxy"]}
-    profile = (
-        document.get("permissions", {}).get(PROFILE)
-        if isinstance(document.get("permissions"), dict)
-        else None
-    )
-    if profile is not None:
-        view["permissions"] = {PROFILE: profile}
-    return view
-
-
-def _flatten(value: Any, prefix: str) -> list[DriftItem]:
-    if isinstance(value, dict):
-        items: list[DriftItem] = []
-        for key, item in value.items():
-            items += _flatten(item, f"{prefix}.{key}" if prefix else str(key))
-        return items
-    return [DriftItem(prefix, json.dumps(value, ensure_ascii=False))]
-
-
 def preview_toml(compiled: Compiled) -> str:
     return merged_config(None, compiled)
 
 
-# What ``managed_view`` keeps, for reports (diffs.py): the user's model providers, MCP servers
-# (bearer tokens, http_headers, env) and every other key are elided.
-CONFIG_SPEC: Spec = {
-    **dict.fromkeys(OWNED_TOP, True),
-    "features": {"network_proxy": True},
-    "permissions": {PROFILE: True},
-}
+# What twsrt owns in config.toml, for drift and reports (diffs.py): the user's model providers,
+# MCP servers (bearer tokens, http_headers, env) and every other key are elided.
+CONFIG = Members(
+    {
+        **dict.fromkeys(OWNED_TOP, True),
+        "features": {"network_proxy": True},
+        "permissions": {PROFILE: True},
+    },
+    kind="toml",
+)
+CONFIG_SPEC = CONFIG.spec
+# The rules file is generated whole; its items are the rules (``_rules_view``).
+RULES = Members({"rules": True}, kind="toml")
 
 
-def _drift(
-    display: str, disk: str | None, new: str, parse: Any, key: str, view: View = whole
-) -> Drift:
-    result = Drift(display, target_key=key, old_text=disk, new_text=new, view=view)
-    if disk is None:
-        result.missing_file = True
-        return result
-    old_items = _flatten(parse(disk), "")
-    new_items = _flatten(parse(new), "")
-    old_set, new_set = set(old_items), set(new_items)  # sets: large policies stay linear
-    result.missing = [i for i in new_items if i not in old_set]
-    result.extra = [i for i in old_items if i not in new_set]
-    result.reordered = not result.missing and not result.extra and old_items != new_items
-    return result
-
-
-def _config_view(text: str) -> dict[str, Any]:
-    import tomllib
-
-    return managed_view(tomllib.loads(text))
+def managed_view(document: dict[str, Any]) -> dict[str, Any]:
+    """Only what twsrt owns in a parsed config.toml (safe to print: no user secrets)."""
+    return project(document, CONFIG_SPEC)
 
 
 _RULE_BLOCK = re.compile(r"prefix_rule\((.*?)\n\)", re.S)
 _PATTERN = re.compile(r"pattern\s*=\s*(\[.*?\])\s*,", re.S)
 _DECISION = re.compile(r'decision\s*=\s*"(\w+)"')
+
+
+def _rule_items(text: str) -> list[DriftItem]:
+    return RULES.items(_rules_view(text))
 
 
 def _rules_view(text: str) -> dict[str, Any]:
@@ -837,20 +818,14 @@ class CodexAgent:
             if legacy:
                 raise TwsrtError(legacy)
         new_text = _merged_or_refused(disk, compiled, display)
-        write_path = config_path.resolve() if config_path.is_symlink() else config_path
-        changes: list[Change] = [FileWrite(write_path, display, new_text, disk, new_mode=0o600)]
-        config_view = toml_view(CONFIG_SPEC)
-        drift = [_drift(display, disk, new_text, _config_view, "codex_config", config_view)]
+        changes: list[Change] = [target_write(config_path, display, new_text, disk)]
+        drift = [compare(display, "codex_config", disk, new_text, CONFIG.text_items, CONFIG.view)]
         if rules_path is not None:
             rules_display = display_path(rules_path)
             rules_disk = read_target(rules_path, rules_display)
-            rules_write = rules_path.resolve() if rules_path.is_symlink() else rules_path
-            changes.append(
-                FileWrite(rules_write, rules_display, compiled.rules, rules_disk, new_mode=0o600)
-            )
-            drift.append(
-                _drift(rules_display, rules_disk, compiled.rules, _rules_view, "codex_rules")
-            )
+            changes.append(target_write(rules_path, rules_display, compiled.rules, rules_disk))
+            rules = compiled.rules
+            drift.append(compare(rules_display, "codex_rules", rules_disk, rules, _rule_items))
         return Result(
             NAME,
             preview,

@@ -19,9 +19,9 @@ Facts pinned by the real-client tests against Copilot CLI 1.0.102:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
+from collections.abc import Iterator
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,17 +44,25 @@ from twsrt.agents.base import (
     TargetSpec,
     read_target,
     splice_settings,
-    yolo_variant,
 )
-from twsrt.agents.srtkeys import is_set, unhandled_key_findings
+from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.agents.targets import (
+    Members,
+    agent_finding,
+    compare,
+    disabled_sandbox,
+    mode_target,
+    strict_allowlist_note,
+    target_write,
+    unique,
+)
 from twsrt.config import display_path
-from twsrt.diffs import Spec, json_view, whole
 from twsrt.domains import split_port
-from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.findings import Finding, TwsrtError
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
-from twsrt.policy import Policy
-from twsrt.writes import Change, FileWrite
+from twsrt.policy import PathRule, Policy
+from twsrt.writes import Change
 
 NAME = "copilot"
 FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = (
@@ -174,8 +182,7 @@ class Compiled:
         return {"sandbox": self.sandbox, **{k: v for k, v in self.urls.items() if v}}
 
 
-def _lossy(name: str, message: str, origin: Location) -> Finding:
-    return finding(name, message, origin, agent=NAME)
+_lossy = agent_finding(NAME)
 
 
 # ---------------------------------------------------------------- flags
@@ -245,28 +252,34 @@ def compile_flags(
 ) -> tuple[list[str], list[Finding]]:
     """The argv of the launch flags: grants (full mode only), then denies, then URLs."""
     findings: list[Finding] = []
-    pairs: list[tuple[str, str]] = []
-
-    def add(flag: str, value: str, origin: Location | None = None) -> None:
-        if (flag, value) not in pairs:
-            pairs.append((flag, value))
-        if origin is not None:
-            origins.setdefault(value, origin)
-
     for entry in [*policy.allowed_domains, *policy.denied_domains]:
         _domain(entry)  # refused in every mode, so full and yolo agree on bad input
-    read_only = sandbox_mode == "read-only"
+    pairs: dict[tuple[str, str], None] = {}
+    for flag, value, origin in _flags(policy, yolo, sandbox_mode == "read-only", findings):
+        pairs.setdefault((flag, value))
+        if origin is not None:
+            origins.setdefault(value, origin)
+    argv = ["--yolo"] if yolo else []
+    for flag, value in pairs:
+        argv += [flag, value]
+    return argv, findings
+
+
+def _flags(
+    policy: Policy, yolo: bool, read_only: bool, findings: list[Finding]
+) -> Iterator[tuple[str, str, Location | None]]:
+    """Every flag with its value and the source rule behind it, in order, repeats included."""
     if not yolo and policy.allow_write:
         for tool in ALLOW_TOOLS:
             if not (read_only and tool in WRITE_TOOLS):
-                add("--allow-tool", tool)
+                yield "--allow-tool", tool, None
     if read_only:
-        add("--deny-tool", READ_ONLY_DENY_TOOL)
+        yield "--deny-tool", READ_ONLY_DENY_TOOL, None
     for entry in policy.bash_deny:
-        add("--deny-tool", _shell(entry), entry.origin)
+        yield "--deny-tool", _shell(entry), entry.origin
     if not yolo:  # yolo skips ask rules, as for every agent
         for entry in policy.bash_ask:
-            add("--deny-tool", _shell(entry), entry.origin)
+            yield "--deny-tool", _shell(entry), entry.origin
             findings.append(
                 _lossy(
                     "lossy-ask-as-deny",
@@ -275,16 +288,12 @@ def compile_flags(
                 )
             )
         for entry in policy.allowed_domains:
-            add("--allow-url", entry.value, entry.origin)
+            yield "--allow-url", entry.value, entry.origin
     for entry in policy.denied_domains:
         # a pattern without a scheme means https:// only; deny http:// too, or --yolo
         # (which allows every URL) would still reach the denied host over plain http
-        add("--deny-url", entry.value, entry.origin)
-        add("--deny-url", f"http://{entry.value}", entry.origin)
-    argv = ["--yolo"] if yolo else []
-    for flag, value in pairs:
-        argv += [flag, value]
-    return argv, findings
+        yield "--deny-url", entry.value, entry.origin
+        yield "--deny-url", f"http://{entry.value}", entry.origin
 
 
 # ---------------------------------------------------------------- sandbox settings
@@ -303,29 +312,9 @@ def compile_sandbox(
     findings: list[Finding] = []
     read_only = sandbox_mode == "read-only"
     if not policy.enabled and sandbox_mode != "danger-full-access":
-        raise TwsrtError(
-            _lossy(
-                "disabled-sandbox",
-                "the canonical sandbox is disabled (enabled = false); refusing to write a Copilot "
-                "sandbox that would pretend to enforce it",
-                policy.srt_location("/enabled"),
-            )
-        )
+        raise disabled_sandbox(policy, NAME, "write a Copilot sandbox")
     paths = HomePaths(home)
-    denied: list[str] = []
-    for rule in policy.deny_read:
-        path = deny_path(rule, "denyRead", paths, findings, PATHS)
-        if path is not None and path not in denied:
-            denied.append(path)
-            origins.setdefault(path, rule.origin)
-    write_denied: list[str] = []
-    for rule in policy.deny_write:
-        path = deny_path(rule, "denyWrite", paths, findings, PATHS)
-        # read-only inside a denied path would re-open reads there: the deny already covers it
-        if path is None or any(inside(path, d) for d in denied) or path in write_denied:
-            continue
-        write_denied.append(path)
-        origins.setdefault(path, rule.origin)
+    denied, write_denied = _denied_paths(policy, paths, findings, origins)
     read_grants: list[tuple[str, Location]] = []
     for rule in policy.allow_read:
         path = grant_path(rule, "allowRead", paths, findings, PATHS)
@@ -333,30 +322,9 @@ def compile_sandbox(
         # Copilot's more specific grant; an equal path stays denied (the stricter reading)
         if path is not None and path not in denied:
             read_grants.append((path, rule.origin))
-    readwrite: list[str] = []
-    cwd_writable = False
     blockers = [(d, "denied") for d in denied] + [(w, "read-only") for w in write_denied]
-    for rule in [] if read_only else policy.allow_write:  # read-only: nothing writable
-        if rule.path == "." and not rule.literal:
-            cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
-            continue
-        path = grant_path(rule, "allowWrite", paths, findings, PATHS)
-        if path is None or path in readwrite:
-            continue
-        blocker = next(((b, kind) for b, kind in blockers if inside(path, b)), None)
-        if blocker is not None:
-            # Copilot lets the more specific grant win; srt lets the deny win
-            findings.append(
-                _lossy(
-                    "lossy-write-root",
-                    f"allowWrite '{rule.path}' lies inside {blocker[1]} path '{blocker[0]}'; "
-                    "Copilot would let the more specific grant override it, so it is not granted",
-                    rule.origin,
-                )
-            )
-            continue
-        readwrite.append(path)
-        origins.setdefault(path, rule.origin)
+    grants = [] if read_only else policy.allow_write  # read-only: nothing writable
+    readwrite, cwd_writable = _writable(grants, paths, blockers, findings, origins)
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
         cwd_writable = False
     readonly = list(write_denied)
@@ -392,12 +360,67 @@ def compile_sandbox(
         },
     }
     urls = {
-        "allowedUrls": _unique([e.value for e in policy.allowed_domains]),
-        "deniedUrls": _unique(
+        "allowedUrls": unique([e.value for e in policy.allowed_domains]),
+        "deniedUrls": unique(
             [v for e in policy.denied_domains for v in (e.value, f"http://{e.value}")]
         ),
     }
     return sandbox, urls, paths.used, findings
+
+
+def _denied_paths(
+    policy: Policy, paths: HomePaths, findings: list[Finding], origins: dict[str, Location]
+) -> tuple[list[str], list[str]]:
+    """The denied paths and the read-only ones (denyWrite), each once."""
+    denied: list[str] = []
+    for rule in policy.deny_read:
+        path = deny_path(rule, "denyRead", paths, findings, PATHS)
+        if path is not None and path not in denied:
+            denied.append(path)
+            origins.setdefault(path, rule.origin)
+    write_denied: list[str] = []
+    for rule in policy.deny_write:
+        path = deny_path(rule, "denyWrite", paths, findings, PATHS)
+        # read-only inside a denied path would re-open reads there: the deny already covers it
+        if path is None or any(inside(path, d) for d in denied) or path in write_denied:
+            continue
+        write_denied.append(path)
+        origins.setdefault(path, rule.origin)
+    return denied, write_denied
+
+
+def _writable(
+    grants: list[PathRule],
+    paths: HomePaths,
+    blockers: list[tuple[str, str]],
+    findings: list[Finding],
+    origins: dict[str, Location],
+) -> tuple[list[str], bool]:
+    """The read-write paths, and whether the working directory is writable (``.``)."""
+    readwrite: list[str] = []
+    cwd_writable = False
+    for rule in grants:
+        if rule.path == "." and not rule.literal:
+            cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
+            continue
+        path = grant_path(rule, "allowWrite", paths, findings, PATHS)
+        if path is None or path in readwrite:
+            continue
+        blocker = next(((b, kind) for b, kind in blockers if inside(path, b)), None)
+        if blocker is not None:
+            # Copilot lets the more specific grant win; srt lets the deny win
+            findings.append(
+                _lossy(
+                    "lossy-write-root",
+                    f"allowWrite '{rule.path}' lies inside {blocker[1]} path '{blocker[0]}'; "
+                    "Copilot would let the more specific grant override it, so it is not granted",
+                    rule.origin,
+                )
+            )
+            continue
+        readwrite.append(path)
+        origins.setdefault(path, rule.origin)
+    return readwrite, cwd_writable
 
 
 def _hosts(
@@ -436,10 +459,6 @@ def _hosts(
             blocked.append(host)
         origins.setdefault(host, entry.origin)
     return allowed, blocked
-
-
-def _unique(items: list[str]) -> list[str]:
-    return list(dict.fromkeys(items))
 
 
 def translate(
@@ -526,75 +545,22 @@ def _flag_items(text: str) -> list[DriftItem]:
     return items
 
 
-def settings_items(document: Any) -> list[DriftItem]:
-    """The managed content of a settings document as comparable items."""
-    items: list[DriftItem] = []
-    if not isinstance(document, dict):
-        return items
-
-    def add(name: str, value: Any) -> None:
-        if isinstance(value, list):
-            items.extend(DriftItem(name, json.dumps(v, ensure_ascii=False)) for v in value)
-        else:
-            items.append(DriftItem(name, json.dumps(value, ensure_ascii=False, sort_keys=True)))
-
-    sandbox = document.get("sandbox")
-    if isinstance(sandbox, dict):
-        for key in TOP_KEYS:
-            if key in sandbox:
-                add(f"sandbox.{key}", sandbox[key])
-        user_policy = sandbox.get("userPolicy")
-        for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
-            part = user_policy.get(section) if isinstance(user_policy, dict) else None
-            if isinstance(part, dict):
-                for key in keys:
-                    if key in part:
-                        add(f"sandbox.userPolicy.{section}.{key}", part[key])
-    for key in URL_KEYS:
-        if key in document:
-            add(key, document[key])
-    return items
-
-
-# The members ``settings_items`` compares, for reports (diffs.py); the user's other sandbox keys
-# (auth, credentials, proxy) and every other key are elided.
-SETTINGS_SPEC: Spec = {
-    "sandbox": {
-        **dict.fromkeys(TOP_KEYS, True),
-        "userPolicy": {
-            "filesystem": dict.fromkeys(FS_KEYS, True),
-            "network": dict.fromkeys(NET_KEYS, True),
+# The members twsrt owns in the settings file, for drift and reports (diffs.py); the user's
+# other sandbox keys (auth, credentials, proxy) and every other key are elided.
+SETTINGS = Members(
+    {
+        "sandbox": {
+            **dict.fromkeys(TOP_KEYS, True),
+            "userPolicy": {
+                "filesystem": dict.fromkeys(FS_KEYS, True),
+                "network": dict.fromkeys(NET_KEYS, True),
+            },
         },
-    },
-    **dict.fromkeys(URL_KEYS, True),
-}
-
-
-def _drift(display: str, key: str, disk: str | None, new: str, items: Any) -> Drift:
-    # a flags file is generated whole; the settings file is the user's beside twsrt's members
-    view = json_view(SETTINGS_SPEC) if key == SETTINGS_KEY else whole
-    result = Drift(display, target_key=key, old_text=disk, new_text=new, view=view)
-    if disk is None:
-        result.missing_file = True
-        return result
-    old_items, new_items = items(disk), items(new)
-    old_set, new_set = set(old_items), set(new_items)  # sets: large policies stay linear
-    result.missing = [i for i in new_items if i not in old_set]
-    result.extra = [i for i in old_items if i not in new_set]
-    # a fully generated flags file also drifts in form (a lost continuation breaks the paste)
-    result.reordered = (
-        not result.missing
-        and not result.extra
-        and (old_items != new_items or (key != SETTINGS_KEY and disk != new))
-    )
-    return result
-
-
-def _settings_view(text: str) -> list[DriftItem]:
-    try:
-        return settings_items(json.loads(text))
-    except json.JSONDecodeError:
-        return []
+        **dict.fromkeys(URL_KEYS, True),
+    }
+)
+SETTINGS_SPEC = SETTINGS.spec
+settings_items = SETTINGS.items
 
 
 # ---------------------------------------------------------------- files
@@ -606,32 +572,17 @@ def srt_key_findings(policy: Policy, with_settings: bool) -> list[Finding]:
     if not with_settings:
         reasons = {**REASONS, "/filesystem": NO_SETTINGS, "/network": NO_SETTINGS}
         return unhandled_key_findings(policy, NAME, FLAGS_ONLY_SRT_KEYS, reasons)
-    strict = "/network/strictAllowlist"
-    if is_set(policy.srt.get("network", {}).get("strictAllowlist"), strict):
-        findings.append(
-            _lossy(
-                "uncompiled-key-note",
-                "'network.strictAllowlist' needs no key in Copilot's sandbox: a non-empty "
-                "allowedHosts list already refuses every other host without asking",
-                policy.srt_location(strict, key=True),
-            )
-        )
+    findings += strict_allowlist_note(
+        policy,
+        NAME,
+        "Copilot's sandbox: a non-empty allowedHosts list already refuses every other host "
+        "without asking",
+    )
     return findings + unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
 
 
 def flags_target(ctx: Context) -> tuple[str, Path] | None:
-    targets = ctx.config.targets
-    if not ctx.yolo:
-        return (FLAGS_KEY, targets[FLAGS_KEY]) if FLAGS_KEY in targets else None
-    if FLAGS_YOLO_KEY in targets:
-        return FLAGS_YOLO_KEY, targets[FLAGS_YOLO_KEY]
-    if FLAGS_KEY in targets:
-        return FLAGS_KEY, yolo_variant(targets[FLAGS_KEY])
-    return None
-
-
-def _written(path: Path) -> Path:
-    return path.resolve() if path.is_symlink() else path
+    return mode_target(ctx.config.targets, FLAGS_KEY, FLAGS_YOLO_KEY, ctx.yolo)
 
 
 class CopilotAgent:
@@ -668,17 +619,17 @@ class CopilotAgent:
             key, path = flags
             display = display_path(path)
             disk = read_target(path, display)
-            changes.append(FileWrite(_written(path), display, snippet, disk))
-            drift.append(_drift(display, key, disk, snippet, _flag_items))
+            changes.append(target_write(path, display, snippet, disk))
+            # generated whole: a change of form drifts too (a lost continuation breaks the paste)
+            drift.append(compare(display, key, disk, snippet, _flag_items, form=True))
         if settings_path is not None:
             display = display_path(settings_path)
             disk = read_target(settings_path, display)
             new_text = merged_settings(disk, display, compiled)
-            # settings.json can hold proxy credentials: a new file is private
-            changes.append(
-                FileWrite(_written(settings_path), display, new_text, disk, new_mode=0o600)
+            changes.append(target_write(settings_path, display, new_text, disk))
+            drift.append(
+                compare(display, SETTINGS_KEY, disk, new_text, SETTINGS.text_items, SETTINGS.view)
             )
-            drift.append(_drift(display, SETTINGS_KEY, disk, new_text, _settings_view))
             fragment = dump(compiled.settings_fragment(), "  ")
             preview += f"\n# {display} (managed keys only)\n"
             preview += "".join(f"# {line}\n" for line in fragment.splitlines())

@@ -25,7 +25,6 @@ members into the user's file and keeps every other byte.
 
 from __future__ import annotations
 
-import json
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,24 +42,30 @@ from twsrt.agents.base import (
     AgentSpec,
     Context,
     Drift,
-    DriftItem,
     Result,
     TargetSpec,
     merge_sections,
     read_target,
     splice_settings,
-    yolo_variant,
 )
-from twsrt.agents.srtkeys import is_set, unhandled_key_findings
+from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.agents.targets import (
+    Members,
+    agent_finding,
+    compare,
+    disabled_sandbox,
+    mode_target,
+    strict_allowlist_note,
+    target_write,
+    unique,
+)
 from twsrt.bashrules import bash_rules
 from twsrt.config import display_path
-from twsrt.diffs import Spec, json_view
 from twsrt.domains import split_port
-from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.findings import Finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
 from twsrt.policy import Policy
-from twsrt.writes import FileWrite
 
 NAME = "deepcode"
 LABEL = "DeepCode"
@@ -158,12 +163,7 @@ class Managed:
         }
 
 
-def _unique(items: list[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
-def _lossy(name: str, message: str, origin: Location) -> Finding:
-    return finding(name, message, origin, agent=NAME)
+_lossy = agent_finding(NAME)
 
 
 def translate(
@@ -171,14 +171,11 @@ def translate(
 ) -> tuple[Managed, list[Finding]]:
     """Pure translation of the canonical policy into DeepCode's managed content."""
     if not policy.enabled and sandbox_mode != "danger-full-access":
-        raise TwsrtError(
-            _lossy(
-                "disabled-sandbox",
-                "the canonical sandbox is disabled (enabled = false); refusing to write a DeepCode "
-                f"sandbox in mode {sandbox_mode} that would pretend to enforce it (sandbox mode "
-                "danger-full-access says what the policy means)",
-                policy.srt_location("/enabled"),
-            )
+        raise disabled_sandbox(
+            policy,
+            NAME,
+            f"write a DeepCode sandbox in mode {sandbox_mode}",
+            " (sandbox mode danger-full-access says what the policy means)",
         )
     findings: list[Finding] = []
     managed = Managed(mode=sandbox_mode)
@@ -192,7 +189,7 @@ def translate(
         emitted = bash_rules(entry.value, entry.origin, NAME)
         deny += emitted
         note(emitted, entry.origin)
-    managed.deny = _unique(deny)
+    managed.deny = unique(deny)
     # yolo: an explicit [] — the --settings layer replaces the user's list with it
     ask: list[str] = []
     if not yolo:
@@ -200,21 +197,14 @@ def translate(
             emitted = bash_rules(entry.value, entry.origin, NAME)
             ask += emitted
             note(emitted, entry.origin)
-    managed.ask = _unique(ask)
+    managed.ask = unique(ask)
     paths = HomePaths(home)
     managed.filesystem = _filesystem(policy, sandbox_mode, paths, findings, managed.origins)
     managed.network = _network(policy, findings, managed.origins)
     managed.home_used = paths.used
-    strict = "/network/strictAllowlist"
-    if is_set(policy.srt.get("network", {}).get("strictAllowlist"), strict):
-        findings.append(
-            _lossy(
-                "uncompiled-key-note",
-                "'network.strictAllowlist' needs no key in DeepCode's sandbox: its allow-list "
-                "refuses every other host without asking",
-                policy.srt_location(strict, key=True),
-            )
-        )
+    findings += strict_allowlist_note(
+        policy, NAME, "DeepCode's sandbox: its allow-list refuses every other host without asking"
+    )
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return managed, findings
 
@@ -439,74 +429,27 @@ def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
 # ---------------------------------------------------------------- drift
 
 
-def managed_items(document: Any) -> list[DriftItem]:
-    """The managed content of a settings document as comparable items. An empty list is an
-    item of its own: ``[]`` and a missing key mean different things to DeepCode (no network
-    against every host; no ask rules against the user layer's)."""
-    items: list[DriftItem] = []
-    if not isinstance(document, dict):
-        return items
-
-    def add(name: str, value: Any, raw: bool = False) -> None:
-        if isinstance(value, list) and value:
-            for item in value:
-                text = (
-                    item if raw and isinstance(item, str) else json.dumps(item, ensure_ascii=False)
-                )
-                items.append(DriftItem(name, text))
-        else:
-            items.append(DriftItem(name, json.dumps(value, ensure_ascii=False, sort_keys=True)))
-
-    permissions = document.get("permissions")
-    if isinstance(permissions, dict):
-        for key in PERMISSION_KEYS:
-            if key in permissions:
-                add(f"permissions.{key}", permissions[key], raw=True)
-    sandbox = document.get("sandbox")
-    if not isinstance(sandbox, dict):
-        return items
-    for key in ("mode", *LEGACY_KEYS):
-        if key in sandbox:
-            add(f"sandbox.{key}", sandbox[key])
-    for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
-        part = sandbox.get(section)
-        if isinstance(part, dict):
-            for key in keys:
-                if key in part:
-                    add(f"sandbox.{section}.{key}", part[key])
-    return items
-
-
-# The members ``managed_items`` compares, for reports (diffs.py); hooks, MCP servers, env and
-# every other key are the user's and elided.
-SETTINGS_SPEC: Spec = {
-    "permissions": dict.fromkeys(PERMISSION_KEYS, True),
-    "sandbox": {
-        **dict.fromkeys(("mode", *LEGACY_KEYS), True),
-        "filesystem": dict.fromkeys(FS_KEYS, True),
-        "network": dict.fromkeys(NET_KEYS, True),
+# The members twsrt owns, for drift and for reports (diffs.py); hooks, MCP servers, env and
+# every other key are the user's and elided. An empty list is an item of its own: ``[]`` and a
+# missing key mean different things to DeepCode (no network against every host; no ask rules
+# against the user layer's).
+SETTINGS = Members(
+    {
+        "permissions": dict.fromkeys(PERMISSION_KEYS, True),
+        "sandbox": {
+            **dict.fromkeys(("mode", *LEGACY_KEYS), True),
+            "filesystem": dict.fromkeys(FS_KEYS, True),
+            "network": dict.fromkeys(NET_KEYS, True),
+        },
     },
-}
+    rule_lists=tuple(f"permissions.{key}" for key in PERMISSION_KEYS),
+    empty_list=True,
+)
+SETTINGS_SPEC = SETTINGS.spec
 
 
 def drift(display: str, disk_text: str | None, new_text: str, key: str) -> Drift:
-    view = json_view(SETTINGS_SPEC)
-    result = Drift(display, target_key=key, old_text=disk_text, new_text=new_text, view=view)
-    if disk_text is None:
-        result.missing_file = True
-        return result
-    try:
-        on_disk = json.loads(disk_text)
-    except json.JSONDecodeError:
-        on_disk = {}
-    disk_items = managed_items(on_disk)
-    new_items = managed_items(json.loads(new_text))
-    old_set, new_set = set(disk_items), set(new_items)  # sets: large policies stay linear
-    result.missing = [item for item in new_items if item not in old_set]
-    result.extra = [item for item in disk_items if item not in new_set]
-    if not result.missing and not result.extra:
-        result.reordered = disk_items != new_items
-    return result
+    return compare(display, key, disk_text, new_text, SETTINGS.text_items, SETTINGS.view)
 
 
 # ---------------------------------------------------------------- files
@@ -514,13 +457,7 @@ def drift(display: str, disk_text: str | None, new_text: str, key: str) -> Drift
 
 def target(ctx: Context) -> tuple[str, Path] | None:
     """The ``[targets]`` key and the file for this mode; None when nothing is configured."""
-    targets = ctx.config.targets
-    full = targets.get(SETTINGS_KEY)
-    if not ctx.yolo:
-        return (SETTINGS_KEY, full) if full is not None else None
-    if YOLO_KEY in targets:
-        return YOLO_KEY, targets[YOLO_KEY]
-    return (SETTINGS_KEY, yolo_variant(full)) if full is not None else None
+    return mode_target(ctx.config.targets, SETTINGS_KEY, YOLO_KEY, ctx.yolo)
 
 
 def _configured_key(ctx: Context) -> str:
@@ -564,10 +501,6 @@ def layer_findings(ctx: Context) -> list[Finding]:
     return findings
 
 
-def _written(path: Path) -> Path:
-    return path.resolve() if path.is_symlink() else path
-
-
 class DeepCodeAgent:
     spec = AGENT_SPEC
     name = AGENT_SPEC.name
@@ -597,8 +530,7 @@ class DeepCodeAgent:
         display = display_path(path)
         disk_text = read_target(path, display)
         new_text = merged_text(disk_text, display, managed)
-        # a settings file can hold hooks with secrets and MCP headers: a new file is private
-        change = FileWrite(_written(path), display, new_text, disk_text, new_mode=0o600)
+        change = target_write(path, display, new_text, disk_text)
         return Result(
             NAME,
             preview,
