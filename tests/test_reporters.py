@@ -1,5 +1,5 @@
 """The reporter registry (`twsrt/reports/__init__.py`) drives `check --format` and the report file
-options; the stage functions return an Outcome the CLI prints."""
+options."""
 
 from __future__ import annotations
 
@@ -12,15 +12,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from twsrt.agents.base import Drift
 from twsrt.checking import run_check
 from twsrt.cli import cli
-from twsrt.findings import Level, TwsrtError, fail
-from twsrt.locations import Location
-from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
+from twsrt.findings import Level
 from twsrt.report import CheckReport
 from twsrt.reports import REPORTERS, RenderOptions, render
-from twsrt.run import diff_exit_code
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles"
 FILE_FORMATS = [name for name, reporter in REPORTERS.items() if reporter.file_help]
@@ -114,26 +110,3 @@ def test_an_aborted_run_says_why_on_stderr_only_for_programs(
     assert code == 2 and "TWS001" in out
     # stdout for a program: the person reading the log is told on stderr too
     assert ("TWS001" in err) is for_programs, err
-
-
-def test_diff_exit_code_missing_file_wins_over_drift() -> None:
-    clean = Drift("a")
-    drifted = Drift("b", reordered=True)
-    missing = Drift("c", missing_file=True)
-    assert diff_exit_code([]) == EXIT_OK
-    assert diff_exit_code([clean]) == EXIT_OK
-    assert diff_exit_code([clean, drifted]) == EXIT_FINDINGS
-    assert diff_exit_code([missing, drifted]) == EXIT_USAGE
-    assert diff_exit_code([drifted, missing]) == EXIT_USAGE
-
-
-def test_an_outcome_keeps_the_lines_before_its_error() -> None:
-    outcome = Outcome()
-    error = fail("config-invalid", "broken", Location("twsrt.toml", 1, 1))
-    with outcome.stopping() as out:
-        out.err("twsrt: before")
-        out.out("preview\n")
-        raise error
-    assert outcome.error is error and isinstance(outcome.error, TwsrtError)
-    assert (outcome.stdout, outcome.stderr) == ("preview\n", "twsrt: before\n")
-    assert [line.err for line in outcome.lines] == [True, False]  # in the order printed

@@ -89,12 +89,14 @@ def _translation_findings(compiled: Compiled, verbose: bool, out: Outcome) -> st
     stay quiet, as in check) or with -v. Errors, and a danger-full-access sandbox (as in diff),
     are printed on every run."""
     from twsrt.checking import unsuppressed
-    from twsrt.findings import Level, rule_by_name
+    from twsrt.findings import Level
     from twsrt.reports.text import count_line
+    from twsrt.rules import DANGER_FULL_ACCESS
 
     active, suppressed = unsuppressed(compiled.config, compiled.findings)
-    full_access = rule_by_name("danger-full-access").id
-    loud = [f for f in active if verbose or f.level is Level.ERROR or f.rule_id == full_access]
+    loud = [
+        f for f in active if verbose or f.level is Level.ERROR or f.rule_id == DANGER_FULL_ACCESS.id
+    ]
     out.findings(loud, True)
     if verbose or any(f.level is not Level.NOTE for f in active):
         return count_line("generate", active, suppressed, listed=verbose)

@@ -305,7 +305,7 @@ def diff(
     explicit_config: str | None, agent: str | None, yolo: bool, sandbox: str | None
 ) -> Outcome:
     """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``."""
-    from twsrt.findings import rule_by_name
+    from twsrt.rules import DANGER_FULL_ACCESS
 
     outcome = Outcome()
     with outcome.stopping() as out:
@@ -313,8 +313,8 @@ def diff(
         results = require_targets(compiled, agent)
         out.err(compiled.mode_line)
         # danger-full-access is loud on every run, diff included
-        full_access = rule_by_name("danger-full-access").id
-        out.findings([f for f in compiled.findings if f.rule_id == full_access], False)
+        loud = [f for f in compiled.findings if f.rule_id == DANGER_FULL_ACCESS.id]
+        out.findings(loud, False)
         out.findings(_effective(compiled, results), False)
         notices(compiled.results, out)
         fix = fix_command(compiled.context) if compiled.context else "twsrt generate -w"
