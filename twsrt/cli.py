@@ -11,7 +11,7 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
-from twsrt.exits import closed_pipe, github_format, report_errors
+from twsrt.exits import Group, closed_pipe, report_errors
 from twsrt.outcome import EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
@@ -70,29 +70,7 @@ def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-class _Group(click.Group):
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:  # `twsrt --help | head -1`: click alone would exit 1
-            return super().make_context(*args, **kwargs)
-        except BrokenPipeError:
-            closed_pipe()
-
-    def invoke(self, ctx: click.Context) -> Any:
-        github = github_format(list(ctx.args))  # before the subcommand consumes them
-        try:
-            return super().invoke(ctx)
-        except BrokenPipeError:
-            closed_pipe()
-        except click.UsageError as exc:
-            if github:
-                from twsrt.reports.github import defuse
-
-                exc.message = defuse(exc.message)  # an argument echoed back is free text
-            exc.show()
-            sys.exit(EXIT_USAGE)
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="twsrt")
 @config_option
 @click.option(

@@ -1,6 +1,6 @@
-"""How a command ends: bad input as findings on stderr (exit 2), a bug as one line without a
-traceback (exit 3), a closed pipe quietly (141); the source validity cache kept only for runs
-that read their sources without an error."""
+"""How a command ends: bad input as findings on stderr and a bad command line as click's usage
+message (exit 2), a bug as one line without a traceback (exit 3), a closed pipe quietly (141);
+the source validity cache kept only for runs that read their sources without an error."""
 
 from __future__ import annotations
 
@@ -18,6 +18,31 @@ from twsrt.outcome import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 # 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
 EXIT_CLOSED_PIPE = 141
+
+
+class Group(click.Group):
+    """The command group: a closed pipe ends it quietly, a usage error exits 2 (defused under
+    ``--format github``)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:  # `twsrt --help | head -1`: click alone would exit 1
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            closed_pipe()
+
+    def invoke(self, ctx: click.Context) -> Any:
+        github = github_format(list(ctx.args))  # before the subcommand consumes them
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            closed_pipe()
+        except click.UsageError as exc:
+            if github:
+                from twsrt.reports.github import defuse
+
+                exc.message = defuse(exc.message)  # an argument echoed back is free text
+            exc.show()
+            sys.exit(EXIT_USAGE)
 
 
 def report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
