@@ -1,149 +1,18 @@
-"""Shared fixtures: a temporary HOME and dotfiles repo, and a runner for the installed CLI."""
+"""Fixtures and hooks only; shared helpers live in ``tests/support/``."""
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def twsrt_command() -> list[str]:
-    """The installed console script (end-to-end tests exercise what users run)."""
-    exe = shutil.which("twsrt")
-    return [exe] if exe else [sys.executable, "-m", "twsrt"]
-
-
-@dataclass
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@dataclass
-class Sandbox:
-    """A temporary HOME with a git repo ``repo/`` inside it."""
-
-    home: Path
-    repo: Path
-
-    def env(self, **extra: str) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR") and not k.startswith("TWSRT_")
-        }
-        env.update({"HOME": str(self.home), "NO_COLOR": "1", "LC_ALL": "C.UTF-8"})
-        # A stray .git above the temporary tree (Codex's sandbox can leave one in /tmp) must not
-        # make the tests' directories part of a repository.
-        env["GIT_CEILING_DIRECTORIES"] = str(self.home.parent)
-        env.update(extra)
-        return env
-
-    def run(self, *args: str, cwd: Path | None = None, **env: str) -> Run:
-        proc = subprocess.run(
-            [*twsrt_command(), *args],
-            cwd=cwd or self.repo,
-            env=self.env(**env),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        return Run(proc.returncode, proc.stdout, proc.stderr)
-
-    def write(self, relative: str, content: str | dict) -> Path:
-        path = self.repo / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = content if isinstance(content, str) else json.dumps(content, indent=2) + "\n"
-        path.write_text(text, encoding="utf-8")
-        return path
-
-
-DEFAULT_CONFIG = """\
-[sources]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[targets]
-claude_settings = "home/.claude/settings.full.json"
-"""
-
-DEFAULT_SRT = {
-    "filesystem": {
-        "denyRead": ["~/.aws", "~/.ssh"],
-        "denyWrite": ["**/.env"],
-        "allowWrite": [".", "/tmp"],
-    },
-    "network": {"allowedDomains": ["github.com", "*.github.com"], "deniedDomains": []},
-}
-
-DEFAULT_BASH = {"allow": ["gh pr view"], "deny": ["rm", "sudo"], "ask": ["git push"]}
+from support.sandbox import Sandbox, make_sandbox
 
 
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Sandbox:
-    home = tmp_path / "home"
-    repo = home / "dotfiles"
-    repo.mkdir(parents=True)
-    (repo / ".git").mkdir()
-    box = Sandbox(home, repo)
-    box.write("twsrt.toml", DEFAULT_CONFIG)
-    box.write(".srt-settings.json", DEFAULT_SRT)
-    box.write("bash-rules.json", DEFAULT_BASH)
-    return box
-
-
-def tree_snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
-    """Every file and symlink under ``root`` with its content or link target."""
-    out: dict[str, tuple[str, bytes | str]] = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
-        elif path.is_file():
-            out[rel] = ("file", path.read_bytes())
-        elif path.is_dir():
-            out[rel] = ("dir", b"")
-    return out
-
-
-# ---------------------------------------------------------------- golden files
-
-UPDATE_GOLDEN = os.environ.get("UPDATE_GOLDEN") == "1"
-
-
-def golden_name(sandbox_mode: str, name: str) -> str:
-    """Golden file names: the default sandbox mode keeps the plain name, the others a prefix."""
-    return name if sandbox_mode == "workspace-write" else f"{sandbox_mode}.{name}"
-
-
-def assert_golden(expected: Path, actual: str) -> None:
-    """``actual`` must equal the golden file; ``UPDATE_GOLDEN=1`` rewrites it first."""
-    if UPDATE_GOLDEN:
-        expected.write_text(actual, encoding="utf-8")
-    assert expected.exists(), f"missing golden file {expected}; run with UPDATE_GOLDEN=1"
-    assert actual == expected.read_text(encoding="utf-8")
-
-
-def unmanaged_members(text: str, managed: set[str]) -> dict[str, str]:
-    """The exact source text of every top-level JSON member not in ``managed``."""
-    from twsrt.jsonpos import parse_json
-
-    parsed = parse_json(text)
-    out = {}
-    for key in parsed.value:
-        if key not in managed:
-            start, end = parsed.spans["/" + key]
-            out[key] = text[start:end]
-    return out
+    """A temporary HOME with a dotfiles repo holding the default config and sources."""
+    return make_sandbox(tmp_path)
 
 
 @pytest.hookimpl(hookwrapper=True)

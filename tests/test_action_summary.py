@@ -151,7 +151,7 @@ def test_code_spans_hold_any_text(text: str) -> None:
 def test_an_input_error_starts_no_command(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_github_commands import runner_commands
+    from support.github import runner_commands
 
     monkeypatch.setenv("ANNOTATIONS", "true")
     monkeypatch.setenv("SARIF", "true")

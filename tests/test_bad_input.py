@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_CONFIG, Sandbox, tree_snapshot
+from support.sandbox import DEFAULT_CONFIG, Sandbox, tree_snapshot
 
 GEN_W = ("generate", "claude", "-w")
 GEN = ("generate", "claude")

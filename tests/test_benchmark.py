@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from support.sandbox import REPO_ROOT
 
 BENCHMARKS = REPO_ROOT / "benchmarks"
 ROWS = (

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, tree_snapshot
+from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.docs import render_rules_markdown
 from twsrt.rules import CATALOG

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, tree_snapshot
+from support.sandbox import Sandbox, tree_snapshot
 
 SCHEMASTORE = (
     Path(__file__).parent / "fixtures" / "schemastore" / "claude-code-settings.schema.json"

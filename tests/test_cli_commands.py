@@ -1,8 +1,9 @@
-"""End-to-end tests of the installed ``twsrt`` command: every subcommand, config discovery,
-dry runs, drift exit codes and file modes.
+"""The ``twsrt`` command: every subcommand, config discovery, dry runs, drift exit codes and
+file modes.
 
-Each test runs the real console script in a temporary HOME (fixture ``sandbox``) and checks the
-exact exit code, the stdout / stderr text and the files (with their modes) left behind.
+Each test runs the CLI in a temporary HOME (fixture ``sandbox``; in-process, held to the
+installed script by test_console_script) and checks the exact exit code, the stdout / stderr
+text and the files (with their modes) left behind.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import DEFAULT_BASH, DEFAULT_SRT, REPO_ROOT, Run, Sandbox, tree_snapshot
+from support.sandbox import DEFAULT_BASH, DEFAULT_SRT, REPO_ROOT, Run, Sandbox, tree_snapshot
 
 import twsrt
 from twsrt import templates

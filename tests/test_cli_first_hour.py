@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import Sandbox, tree_snapshot, twsrt_command
+from support.sandbox import Sandbox, tree_snapshot, twsrt_command
 
 from twsrt.cli import cli
 

@@ -8,9 +8,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, tree_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import codex
 from twsrt.findings import TwsrtError

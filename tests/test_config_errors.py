@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DEFAULT_CONFIG, Sandbox, tree_snapshot
-from test_reports_sarif_junit import parse_junit, validate_sarif
+from support.reports import parse_junit, validate_sarif
+from support.sandbox import DEFAULT_CONFIG, Sandbox, tree_snapshot
 
 from twsrt.rules import CATALOG
 

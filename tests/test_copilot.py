@@ -8,9 +8,9 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, tree_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import copilot
 from twsrt.agents.copilot import parse_snippet, render_snippet

@@ -7,9 +7,9 @@ import os
 import stat
 
 import pytest
-from conftest import Sandbox, tree_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import AGENTS, abspaths, deepcode
 from twsrt.agents.abspaths import HomePaths, PathTarget

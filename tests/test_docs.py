@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 import pytest
 import yaml
-from conftest import REPO_ROOT
-from test_precommit import EXAMPLE, MANIFEST, isolated_env
+from support.precommit import EXAMPLE, MANIFEST, isolated_env
+from support.sandbox import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 DOCS = sorted((REPO_ROOT / "docs").rglob("*.md"))

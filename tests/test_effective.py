@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from support.sandbox import Sandbox
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "effective"
 RULES = {f"TWS60{n}" for n in range(1, 10)} | {"TWS214", "TWS202"}

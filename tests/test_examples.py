@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import twsrt_command
+from support.sandbox import twsrt_command
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"

@@ -14,7 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_CONFIG, Sandbox, assert_golden, golden_name
+from support.golden import assert_golden, golden_name
+from support.sandbox import DEFAULT_CONFIG, Sandbox
 
 from twsrt.config import SANDBOX_MODES
 

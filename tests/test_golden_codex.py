@@ -12,7 +12,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, assert_golden, golden_name
+from support.golden import assert_golden, golden_name
+from support.sandbox import Sandbox
 
 from twsrt.config import SANDBOX_MODES
 

@@ -15,7 +15,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, assert_golden, golden_name, unmanaged_members
+from support.golden import assert_golden, golden_name
+from support.sandbox import Sandbox, unmanaged_members
 
 from twsrt.agents.copilot import parse_snippet
 from twsrt.config import SANDBOX_MODES

@@ -22,7 +22,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox, assert_golden, golden_name, unmanaged_members
+from support.golden import assert_golden, golden_name
+from support.sandbox import Sandbox, unmanaged_members
 
 from twsrt.config import SANDBOX_MODES
 from twsrt.jsonpos import parse_json

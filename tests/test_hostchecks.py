@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import Sandbox
+from support.sandbox import Sandbox
 
 from twsrt.findings import Finding, Level
 from twsrt.hostchecks import symlink_findings

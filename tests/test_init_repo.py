@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import yaml
-from conftest import Sandbox
-from test_precommit import schema_registry
+from support.precommit import schema_registry
+from support.sandbox import Sandbox
 
 
 def test_init_repo_scaffolds_a_clean_repository(sandbox: Sandbox) -> None:
@@ -214,7 +214,7 @@ def test_scaffolded_hook_runs_the_installed_twsrt_on_the_manifests_files(
 
 
 def test_init_repo_refused_by_a_user_file_writes_nothing(sandbox: Sandbox) -> None:
-    from conftest import tree_snapshot
+    from support.sandbox import tree_snapshot
 
     repo = sandbox.home / "dots"
     link = repo / "home/.claude/settings.json"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import Sandbox
+from support.sandbox import Sandbox
 
 from twsrt.agents import copilot, deepcode
 from twsrt.jsonpos import parse_json

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DEFAULT_CONFIG, Sandbox, tree_snapshot, twsrt_command
+from support.sandbox import DEFAULT_CONFIG, Sandbox, tree_snapshot, twsrt_command
 
 CANARY = "twsrt-canary-9f3e1c"  # a secret planted where a hostile config points
 

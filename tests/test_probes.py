@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
+from support.policies import fs, make_policy
+from support.sandbox import REPO_ROOT
 
 from twsrt.agents.base import Context
 from twsrt.config import Config
 from twsrt.findings import CATALOG, TwsrtError
-from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.reports.probes import junit_xml, render_json, render_text
-from twsrt.sources import build_policy
 from twsrt.testing.commands import classify_fetch, observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
@@ -45,12 +44,6 @@ from twsrt.testing.run import run_tests
 from twsrt.testing.verdicts import explain_gap, judge
 
 
-def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:
-    srt_text = json.dumps(srt, indent=2)
-    bash_text = json.dumps(bash or {"allow": [], "deny": [], "ask": []})
-    return build_policy(parse_json(srt_text), "srt.json", parse_json(bash_text), "bash.json")
-
-
 def ctx_of(policy: Any, sandbox_mode: str = "workspace-write", **targets: Path) -> Context:
     """A run context for a bare policy: no config file, only the targets named."""
     config = Config(
@@ -62,20 +55,6 @@ def ctx_of(policy: Any, sandbox_mode: str = "workspace-write", **targets: Path) 
         targets=dict(targets),
     )
     return Context(config, policy, sandbox_mode=sandbox_mode)
-
-
-def fs(deny_read=(), allow_read=(), deny_write=(), allow_write=(), **network: Any) -> Any:
-    return make_policy(
-        {
-            "filesystem": {
-                "denyRead": list(deny_read),
-                "allowRead": list(allow_read),
-                "denyWrite": list(deny_write),
-                "allowWrite": list(allow_write),
-            },
-            "network": {"allowedDomains": [], "deniedDomains": [], **network},
-        }
-    )
 
 
 def by_name(plan: Any) -> dict[str, Probe]:

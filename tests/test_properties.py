@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DEFAULT_CONFIG, Sandbox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import GLOB_CHARS, PATH_KEYS, bash_rules, srt_settings
+from support.sandbox import DEFAULT_CONFIG, Sandbox
+from support.strategies import GLOB_CHARS, PATH_KEYS, bash_rules, srt_settings
 
 from twsrt.agents.claude import CLAUDE_ONLY_KEYS, WEBFETCH_PREFIX, Managed, merged_text, translate
 from twsrt.findings import TwsrtError

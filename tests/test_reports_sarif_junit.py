@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-import jsonschema
 import pytest
+from support.reports import parse_junit, validate_sarif
 
 from twsrt.findings import CATALOG, Finding, Level, rule_by_name
 from twsrt.locations import Location
@@ -16,8 +15,6 @@ from twsrt.reports.junit import SUITE_NAME, junit_xml, write_junit
 from twsrt.reports.sarif import FINGERPRINT_KEY, _to_json, sarif_log, sarif_text, write_sarif
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SARIF_SCHEMA = FIXTURES / "sarif" / "sarif-schema-2.1.0.codeql-action.json"
-JUNIT_XSD = FIXTURES / "junit" / "junit-10-plus-file-line.xsd"
 
 DIFF = (
     "--- a/.claude/settings.json\n"
@@ -99,26 +96,6 @@ def make_report(root: Path, fail_on: Level = Level.ERROR) -> CheckReport:
 
 
 # --- SARIF ------------------------------------------------------------------------------------
-
-
-def validate_sarif(log: dict) -> None:
-    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    checker = jsonschema.Draft7Validator.FORMAT_CHECKER
-    jsonschema.Draft7Validator(schema, format_checker=checker).validate(log)
-    # The file declares draft 2020-12; it must pass under that dialect too.
-    jsonschema.validators.validator_for(schema)(schema).validate(log)
-    # Format "uri" is only checked when optional packages are present: check URIs by hand.
-    for uri in _artifact_uris(log):
-        assert re.fullmatch(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+", uri), uri
-
-
-def _artifact_uris(node: object) -> list[str]:
-    if isinstance(node, dict):
-        own = [node["uri"]] if isinstance(node.get("uri"), str) else []
-        return own + [u for value in node.values() for u in _artifact_uris(value)]
-    if isinstance(node, list):
-        return [u for value in node for u in _artifact_uris(value)]
-    return []
 
 
 def _results(log: dict) -> list[dict]:
@@ -290,16 +267,6 @@ def test_sarif_is_byte_identical_for_the_same_report(tmp_path: Path) -> None:
 
 
 # --- JUnit ------------------------------------------------------------------------------------
-
-
-def parse_junit(text: str):  # noqa: ANN201 (lxml element)
-    """Parse and validate against the vendored XSD (needs lxml, a test dependency)."""
-    from lxml import etree
-
-    schema = etree.XMLSchema(etree.parse(str(JUNIT_XSD)))
-    root = etree.fromstring(text.encode("utf-8"))
-    schema.assertValid(root)
-    return root
 
 
 def _cases(root) -> list:  # noqa: ANN001

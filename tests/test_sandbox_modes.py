@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Sandbox
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import bash_rules, srt_settings
+from support.sandbox import Sandbox
+from support.strategies import bash_rules, srt_settings
 
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import Sandbox
+from support.sandbox import Sandbox
 
 
 def test_cache_never_hides_a_new_error(sandbox: Sandbox) -> None:

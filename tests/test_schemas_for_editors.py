@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
+from support.sandbox import REPO_ROOT
 
 from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
 

@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from test_probes import fs
+from support.policies import fs
 
 from twsrt.locations import Location
 from twsrt.reports.probes import junit_xml, render_json, render_text

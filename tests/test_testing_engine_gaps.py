@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_probes import fs
+from support.policies import fs
 
 from twsrt.locations import Location
 from twsrt.testing.engine_deepcode import DeepcodeEngine, _throwaway_read_only

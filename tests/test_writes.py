@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DEFAULT_BASH, DEFAULT_CONFIG, Sandbox
+from support.sandbox import DEFAULT_BASH, DEFAULT_CONFIG, Sandbox
 
 from twsrt import run, writes
 from twsrt.agents.base import Result

@@ -28,7 +28,10 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +191,52 @@ def sandbox_run(
         argv = [codex, *selected, "sandbox", "--", "sh", "-c", shell_command]
         proc = _run(argv, _env(codex_home, tmpdir, home), cwd, timeout)
     return proc.returncode, proc.stdout
+
+
+# ------------------------------------------------------------ a local upstream for network probes
+
+UPSTREAM_BODY = "twsrt-upstream-ok"
+
+
+class _Upstream(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = UPSTREAM_BODY.encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve_upstream() -> Iterator[int]:
+    """An HTTP server on 127.0.0.1 (outside the sandbox); yields its port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+# Runs inside the sandbox: one GET through whatever proxy the environment names
+# (or none, with `direct`), printing one JSON line.
+FETCH_SCRIPT = r"""
+import json, sys, urllib.error, urllib.request
+url, mode = sys.argv[1], sys.argv[2]
+handlers = [urllib.request.ProxyHandler({})] if mode == "direct" else []
+res = {}
+try:
+    with urllib.request.build_opener(*handlers).open(url, timeout=20) as r:
+        res = {"status": r.status, "body": r.read().decode()}
+except urllib.error.HTTPError as e:
+    res = {"status": e.code, "xpe": e.headers.get("x-proxy-error"), "body": e.read().decode()}
+except OSError as e:
+    res = {"error": str(e)}
+print("FETCH " + json.dumps(res))
+"""

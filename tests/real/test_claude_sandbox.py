@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import twsrt_command
+from support.sandbox import twsrt_command
 
 from ._tools import locate_tool, require_tool
 from .claude_client import find_claude, run_bash

@@ -16,15 +16,14 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from .codex_client import (
+    FETCH_SCRIPT,
     NO_MATCH,
+    UPSTREAM_BODY,
     codex_bin,
     config_loads,
     execpolicy_check,
@@ -35,7 +34,6 @@ from .codex_client import (
 pytestmark = pytest.mark.real
 
 SECRET = "twsrt-secret-value"
-UPSTREAM_BODY = "twsrt-upstream-ok"
 
 PROFILE_HEAD = """\
 default_permissions = "twsrt"
@@ -469,52 +467,8 @@ def test_unbounded_glob_from_root_fails_sandbox_start(codex, home_and_work):
 # ------------------------------------------------------------ (d) network
 
 
-class _Upstream(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = UPSTREAM_BODY.encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def upstream() -> Iterator[int]:
-    """An HTTP server on 127.0.0.1 (outside the sandbox); yields its port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
-# Runs inside the sandbox: one GET through whatever proxy the environment names
-# (or none, with `direct`), printing one JSON line.
-_FETCH = r"""
-import json, sys, urllib.error, urllib.request
-url, mode = sys.argv[1], sys.argv[2]
-handlers = [urllib.request.ProxyHandler({})] if mode == "direct" else []
-res = {}
-try:
-    with urllib.request.build_opener(*handlers).open(url, timeout=20) as r:
-        res = {"status": r.status, "body": r.read().decode()}
-except urllib.error.HTTPError as e:
-    res = {"status": e.code, "xpe": e.headers.get("x-proxy-error"), "body": e.read().decode()}
-except OSError as e:
-    res = {"error": str(e)}
-print("FETCH " + json.dumps(res))
-"""
-
-
 def _fetch_cmd(url: str, mode: str = "proxy") -> str:
-    return " ".join(shlex.quote(a) for a in [sys.executable, "-c", _FETCH, url, mode])
+    return " ".join(shlex.quote(a) for a in [sys.executable, "-c", FETCH_SCRIPT, url, mode])
 
 
 def _fetch(codex: str, config: str, url: str, work: Path, home: Path, mode: str = "proxy") -> dict:

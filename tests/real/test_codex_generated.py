@@ -17,8 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from .codex_client import NO_MATCH, codex_bin, config_loads, execpolicy_decision, sandbox_run
-from .test_codex_client import _FETCH, upstream  # noqa: F401 - fixture reused
+from .codex_client import (
+    FETCH_SCRIPT,
+    NO_MATCH,
+    codex_bin,
+    config_loads,
+    execpolicy_decision,
+    sandbox_run,
+)
 
 pytestmark = pytest.mark.real
 
@@ -135,7 +141,7 @@ def test_danger_full_access_runs_unsandboxed(codex: str, tmp_path: Path) -> None
 
 
 def _fetch(codex: str, config: str, url: str, work: Path, home: Path) -> dict:
-    command = " ".join(shlex.quote(a) for a in [sys.executable, "-c", _FETCH, url, "proxy"])
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-c", FETCH_SCRIPT, url, "proxy"])
     rc, out = sandbox_run(codex, config, command, work, home)
     lines = [line for line in out.splitlines() if line.startswith("FETCH ")]
     assert rc == 0 and lines, out
@@ -145,7 +151,7 @@ def _fetch(codex: str, config: str, url: str, work: Path, home: Path) -> dict:
 def test_generated_allowlist_is_enforced_by_the_proxy(
     codex: str,
     tmp_path: Path,
-    upstream: int,  # noqa: F811
+    upstream: int,
 ) -> None:
     srt = {"network": {"allowedDomains": ["127.0.0.1", "github.com"], "deniedDomains": []}}
     home, work, config = _generate(tmp_path, srt, {})

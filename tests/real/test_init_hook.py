@@ -28,8 +28,8 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
-from test_precommit import isolated_env
+from support.precommit import isolated_env
+from support.sandbox import REPO_ROOT
 
 from ._tools import locate_tool, require_tool
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, assume, example, given, settings
-from strategies import Tree, bash_rules, materialize, tree_policy
+from support.strategies import Tree, bash_rules, materialize, tree_policy
 
 from twsrt.agents import AGENTS
 from twsrt.config import SANDBOX_MODES
@@ -45,10 +45,10 @@ from twsrt.findings import TwsrtError
 
 from . import adversarial
 from ._tools import locate_tool, require_tool
+from .claude_doctor import DEFAULT_BIN as CLAUDE_DEFAULT
+from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
-from .test_claude_client import DEFAULT_BIN as CLAUDE_DEFAULT
-from .test_claude_client import claude_accepts_settings
 
 pytestmark = pytest.mark.real
 

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_precommit import isolated_env, snapshot_this_repository
+from support.precommit import isolated_env, snapshot_this_repository
 
 from ._tools import locate_tool, require_tool
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
+from support.sandbox import REPO_ROOT
 
 from twsrt.policy import Policy
 from twsrt.run import find_config

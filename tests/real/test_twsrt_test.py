@@ -20,86 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, twsrt_command
+from support.sandbox import REPO_ROOT, twsrt_command
 
-from twsrt.agents.base import Context
-from twsrt.testing.engine_codex import CodexEngine
-from twsrt.testing.engine_srt import SrtEngine
-from twsrt.testing.engines import make_engine
 from twsrt.testing.model import Attack, ProbeReport, Verdict
 from twsrt.testing.run import run_tests
 
-from ._tools import locate_tool, require_tool
-from .codex_client import codex_bin as find_codex
+from .probing import both, drop_line, explain, generated, verdicts
 
 pytestmark = pytest.mark.real
 
 
-@pytest.fixture(scope="module")
-def srt() -> str:
-    path = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", "/opt/twsrt-tools/srt/bin/srt"))
-    for tool in ("bwrap", "socat", "rg"):
-        require_tool(tool, shutil.which(tool))
-    return path
-
-
-@pytest.fixture(scope="module")
-def codex() -> str:
-    return find_codex()
-
-
-@pytest.fixture(scope="module")
-def factory(srt: str, codex: str) -> Any:
-    def make(name: str) -> Any:
-        if name == "srt":
-            return SrtEngine(srt)
-        return CodexEngine(codex) if name == "codex" else make_engine(name)
-
-    return make
-
-
-CODEX_TARGETS = """\
-[targets]
-codex_config = "home/.codex/config.toml"
-codex_rules = "home/.codex/rules/twsrt.rules"
-"""
-
-
-def generated(tmp_path: Path, srt_settings: dict[str, Any], sandbox_mode: str = "") -> Context:
-    """A config with Codex targets, its files generated on disk as `twsrt generate -w` writes
-    them; the run context the probes read them with."""
-    from twsrt import run
-
-    (tmp_path / "srt.json").write_text(json.dumps(srt_settings, indent=2))
-    (tmp_path / "bash.json").write_text('{"allow": [], "deny": ["sudo"], "ask": []}')
-    mode = f'[sandbox]\nmode = "{sandbox_mode}"\n' if sandbox_mode else ""
-    config = tmp_path / "twsrt.toml"
-    config.write_text(
-        f'[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n{mode}{CODEX_TARGETS}'
-    )
-    compiled = run.compile_agents(str(config), None, False)
-    run.write(run.write_plan(compiled.results))
-    assert compiled.context is not None
-    return compiled.context
-
-
-def both(report: ProbeReport) -> ProbeReport:
-    assert report.engines == ["srt", "codex"], report.skipped
-    return report
-
-
-def verdicts(report: ProbeReport) -> dict[tuple[str, str], str]:
-    return {(r.engine, r.probe.name): r.verdict.value for r in report.results}
-
-
 def gaps(report: ProbeReport) -> dict[tuple[str, str], str]:
     return {(r.engine, r.probe.name): r.gap.rule_id for r in report.results if r.gap}
-
-
-def explain(report: ProbeReport) -> str:
-    from twsrt.reports.probes import render_text
-
-    return render_text(report, verbose=True)
 
 
 # ------------------------------------------------------------------ examples/dotfiles, via the CLI
@@ -324,14 +256,6 @@ def drop_from_srt(key: str, suffix: str) -> Any:
         path.write_text(json.dumps(settings))
 
     return tamper
-
-
-def drop_line(path: Path, line: str) -> None:
-    """Remove one line from a file on disk, by hand as a user would."""
-    lines = path.read_text().splitlines(keepends=True)
-    kept = [item for item in lines if item.strip() != line]
-    assert len(kept) == len(lines) - 1, path.read_text()
-    path.write_text("".join(kept))
 
 
 def test_denyread_removed_from_the_srt_input_fails(tmp_path, factory):

@@ -14,10 +14,9 @@ import pytest
 
 from twsrt.testing.run import run_tests
 
-from .test_twsrt_test import both, codex, explain, factory, generated, srt, verdicts
+from .probing import both, explain, generated, verdicts
 
 pytestmark = pytest.mark.real
-__all__ = ["codex", "factory", "srt"]  # fixtures, imported for pytest
 
 POLICY: dict[str, Any] = {
     "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
@@ -67,7 +66,7 @@ def test_codex_deny_removed_by_hand_fails_in_every_spelling(tmp_path: Path, fact
     """A deny entry removed from Codex's config on disk FAILs in every spelling (the probe is
     discriminating: the allow entry *.pkg.twsrt.test admits the host, and the request reaches
     the stub instead of stopping at Codex's DNS check)."""
-    from .test_twsrt_test import drop_line
+    from .probing import drop_line
 
     ctx = generated(tmp_path, POLICY)
     keyword = "deny-domain bad.pkg.twsrt.test"

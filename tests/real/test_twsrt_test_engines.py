@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
+from support.sandbox import REPO_ROOT
 
 from twsrt.testing.commands import command, observe
 from twsrt.testing.engine_claude import ClaudeEngine

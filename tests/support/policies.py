@@ -1,0 +1,29 @@
+"""Policies built straight from srt settings, without a config file or a sandbox."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from twsrt.jsonpos import parse_json
+from twsrt.sources import build_policy
+
+
+def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:
+    srt_text = json.dumps(srt, indent=2)
+    bash_text = json.dumps(bash or {"allow": [], "deny": [], "ask": []})
+    return build_policy(parse_json(srt_text), "srt.json", parse_json(bash_text), "bash.json")
+
+
+def fs(deny_read=(), allow_read=(), deny_write=(), allow_write=(), **network: Any) -> Any:
+    return make_policy(
+        {
+            "filesystem": {
+                "denyRead": list(deny_read),
+                "allowRead": list(allow_read),
+                "denyWrite": list(deny_write),
+                "allowWrite": list(allow_write),
+            },
+            "network": {"allowedDomains": [], "deniedDomains": [], **network},
+        }
+    )

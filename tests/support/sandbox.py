@@ -1,0 +1,125 @@
+"""A temporary HOME with a dotfiles repository, and the commands run in it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from support.cli import Run, run_cli
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+DEFAULT_CONFIG = """\
+[sources]
+srt = ".srt-settings.json"
+bash_rules = "bash-rules.json"
+
+[targets]
+claude_settings = "home/.claude/settings.full.json"
+"""
+
+DEFAULT_SRT = {
+    "filesystem": {
+        "denyRead": ["~/.aws", "~/.ssh"],
+        "denyWrite": ["**/.env"],
+        "allowWrite": [".", "/tmp"],
+    },
+    "network": {"allowedDomains": ["github.com", "*.github.com"], "deniedDomains": []},
+}
+
+DEFAULT_BASH = {"allow": ["gh pr view"], "deny": ["rm", "sudo"], "ask": ["git push"]}
+
+
+def twsrt_command() -> list[str]:
+    """The installed console script (end-to-end tests exercise what users run)."""
+    exe = shutil.which("twsrt")
+    return [exe] if exe else [sys.executable, "-m", "twsrt"]
+
+
+@dataclass
+class Sandbox:
+    """A temporary HOME with a git repo ``repo/`` inside it."""
+
+    home: Path
+    repo: Path
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR") and not k.startswith("TWSRT_")
+        }
+        env.update({"HOME": str(self.home), "NO_COLOR": "1", "LC_ALL": "C.UTF-8"})
+        # A stray .git above the temporary tree (Codex's sandbox can leave one in /tmp) must not
+        # make the tests' directories part of a repository.
+        env["GIT_CEILING_DIRECTORIES"] = str(self.home.parent)
+        env.update(extra)
+        return env
+
+    def run(self, *args: str, cwd: Path | None = None, stdin: str = "", **env: str) -> Run:
+        """``twsrt *args`` in this process (``support.cli``), from the repo unless ``cwd``."""
+        return run_cli(args, cwd=cwd or self.repo, env=self.env(**env), stdin=stdin)
+
+    def run_script(self, *args: str, cwd: Path | None = None, **env: str) -> Run:
+        """``twsrt *args`` as its own process through the installed console script."""
+        proc = subprocess.run(
+            [*twsrt_command(), *args],
+            cwd=cwd or self.repo,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    def write(self, relative: str, content: str | dict) -> Path:
+        path = self.repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = content if isinstance(content, str) else json.dumps(content, indent=2) + "\n"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+
+def make_sandbox(root: Path) -> Sandbox:
+    """A sandbox under ``root`` with the default config, srt settings and bash rules."""
+    home = root / "home"
+    repo = home / "dotfiles"
+    repo.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    box = Sandbox(home, repo)
+    box.write("twsrt.toml", DEFAULT_CONFIG)
+    box.write(".srt-settings.json", DEFAULT_SRT)
+    box.write("bash-rules.json", DEFAULT_BASH)
+    return box
+
+
+def tree_snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
+    """Every file and symlink under ``root`` with its content or link target."""
+    out: dict[str, tuple[str, bytes | str]] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            out[rel] = ("link", os.readlink(path))
+        elif path.is_file():
+            out[rel] = ("file", path.read_bytes())
+        elif path.is_dir():
+            out[rel] = ("dir", b"")
+    return out
+
+
+def unmanaged_members(text: str, managed: set[str]) -> dict[str, str]:
+    """The exact source text of every top-level JSON member not in ``managed``."""
+    from twsrt.jsonpos import parse_json
+
+    parsed = parse_json(text)
+    out = {}
+    for key in parsed.value:
+        if key not in managed:
+            start, end = parsed.spans["/" + key]
+            out[key] = text[start:end]
+    return out
