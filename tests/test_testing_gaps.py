@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO_ROOT
+from support.sandbox import REPO_ROOT
 
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
