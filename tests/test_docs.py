@@ -237,6 +237,7 @@ def test_remote_recipe_pins_a_commit() -> None:
     assert "pre-commit autoupdate --freeze" in text and "pre-commit install" in text
 
 
+@pytest.mark.tool
 def test_local_recipe_blocks_a_stale_commit_then_lets_the_fix_through(tmp_path: Path) -> None:
     """Real pre-commit, offline, with the recipe exactly as documented and the twsrt of this
     environment on PATH: a policy edit without `generate -w` is stopped, the fix commits."""

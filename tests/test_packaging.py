@@ -14,6 +14,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("jsonschema", "tomlkit", "sarif_om", "junit_xml")
 
+# one worker builds the module fixture once (tests/run.sh: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("wheel")
+
 
 def test_version_does_not_import_heavy_modules() -> None:
     code = (
@@ -53,6 +56,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(out.glob("twsrt_policy-*.whl"))
 
 
+@pytest.mark.tool
 def test_wheel_is_our_distribution_with_the_twsrt_command(wheel: Path) -> None:
     """`twsrt` on PyPI is an unrelated project: ours is published as `twsrt-policy`, and keeps
     the `twsrt` command and the `twsrt` import package."""
@@ -66,12 +70,14 @@ def test_wheel_is_our_distribution_with_the_twsrt_command(wheel: Path) -> None:
     assert {n.split("/")[0] for n in archive.namelist()} == {"twsrt", info[0]}
 
 
+@pytest.mark.tool
 def test_wheel_ships_schemas(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for schema in ("srt-settings", "bash-rules", "config"):
         assert f"twsrt/schemas/{schema}.schema.json" in names
 
 
+@pytest.mark.tool
 def test_wheel_ships_deepcode_sandbox_code(wheel: Path) -> None:
     """The deepcode engine of ``twsrt test`` runs DeepCode's own code: it ships with its MIT
     license beside it."""
@@ -80,6 +86,7 @@ def test_wheel_ships_deepcode_sandbox_code(wheel: Path) -> None:
         assert f"twsrt/testing/deepcode/{name}" in names
 
 
+@pytest.mark.tool
 def test_installed_wheel_works_without_the_repository(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(

@@ -48,6 +48,9 @@ LINK = "home/.claude/settings.json"
 CODEX_RULES = "home/.codex/rules/twsrt.rules"
 BASH_RULES = "policy/bash-rules.json"
 
+# one worker builds the module fixture once (tests/run.sh: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("precommit")
+
 
 @dataclass
 class Result:
@@ -161,6 +164,7 @@ def test_manifest_validates_against_the_schemastore_schema() -> None:
     jsonschema.Draft7Validator(hooks_schema, registry=registry).validate(load_manifest())
 
 
+@pytest.mark.tool
 def test_manifest_is_accepted_by_pre_commit_itself() -> None:
     from pre_commit.clientlib import load_manifest as pre_commit_load_manifest
 
@@ -284,6 +288,7 @@ def test_pre_commit_configs_validate_and_name_existing_hooks() -> None:
 # --------------------------------------------------------------------------- real pre-commit
 
 
+@pytest.mark.tool
 def test_try_repo_on_the_clean_example_passes(hooks: Hooks, dotfiles: Path) -> None:
     result = hooks.pre_commit(dotfiles, "try-repo", str(hooks.repo), "--all-files", timeout=600)
     assert result.returncode == 0, result.output
@@ -292,6 +297,7 @@ def test_try_repo_on_the_clean_example_passes(hooks: Hooks, dotfiles: Path) -> N
     assert hooks.changed(dotfiles) == set()
 
 
+@pytest.mark.tool
 def test_clean_example_passes_both_hooks(hooks: Hooks, dotfiles: Path) -> None:
     result = hooks.pre_commit(dotfiles, "run", "--all-files")
     assert result.returncode == 0, result.output
@@ -299,6 +305,7 @@ def test_clean_example_passes_both_hooks(hooks: Hooks, dotfiles: Path) -> None:
     assert hooks.changed(dotfiles) == set()
 
 
+@pytest.mark.tool
 def test_hand_edited_target_fails_check_with_a_diff(hooks: Hooks, dotfiles: Path) -> None:
     target = dotfiles / FULL
     edit_json_text(target, '"deny": [\n', '"deny": [\n      "Read(~/.kube)",\n')
@@ -316,6 +323,7 @@ def test_hand_edited_target_fails_check_with_a_diff(hooks: Hooks, dotfiles: Path
     assert hooks.changed(dotfiles) == {FULL}
 
 
+@pytest.mark.tool
 def test_policy_edit_generate_rewrites_and_fails_once_then_passes(
     hooks: Hooks, dotfiles: Path
 ) -> None:
@@ -335,6 +343,7 @@ def test_policy_edit_generate_rewrites_and_fails_once_then_passes(
     assert re.search(r"^twsrt generate .*\.Passed$", second.output, re.M), second.output
 
 
+@pytest.mark.tool
 def test_check_passes_after_generate_has_rewritten_the_targets(
     hooks: Hooks, dotfiles: Path
 ) -> None:
@@ -350,6 +359,7 @@ def test_check_passes_after_generate_has_rewritten_the_targets(
     assert '"Bash(dd)"' in (dotfiles / YOLO).read_text(encoding="utf-8")
 
 
+@pytest.mark.tool
 def test_commit_of_a_policy_edit_is_stopped_once_then_goes_through(
     hooks: Hooks, tmp_path: Path
 ) -> None:
@@ -378,6 +388,7 @@ def test_commit_of_a_policy_edit_is_stopped_once_then_goes_through(
     assert hooks.changed(repo) == set()
 
 
+@pytest.mark.tool
 def test_a_symlink_change_alone_triggers_check(hooks: Hooks, dotfiles: Path) -> None:
     # types_or: [file, symlink] — with pre-commit's default types: [file] this would be skipped
     link = dotfiles / LINK
@@ -390,6 +401,7 @@ def test_a_symlink_change_alone_triggers_check(hooks: Hooks, dotfiles: Path) -> 
     assert "settings.gone.json" in result.output
 
 
+@pytest.mark.tool
 def test_unrelated_files_do_not_trigger_the_hooks(hooks: Hooks, dotfiles: Path) -> None:
     (dotfiles / "notes.md").write_text("# notes\n", encoding="utf-8")
     (dotfiles / FULL).write_text("not json at all\n", encoding="utf-8")  # would fail if run

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ._tools import locate_tool, require_tool
+from support.tools import locate_tool, require_tool
 
 DEFAULT_BIN = "/opt/twsrt-tools/claude/bin/claude"
 TIMEOUT_S = 120

@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ._tools import locate_tool, require_tool
+from support.tools import locate_tool, require_tool
 
 CODEX_VERSION = "0.171.0"
 ENV_VAR = "TWSRT_CODEX_BIN"

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.tools import locate_tool, require_tool
 
 from twsrt.testing.engine_codex import CodexEngine
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import make_engine
 
-from ._tools import locate_tool, require_tool
 from .codex_client import codex_bin, serve_upstream
 
 

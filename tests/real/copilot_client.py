@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._tools import locate_tool, require_tool
+from support.tools import locate_tool, require_tool
 
 COPILOT_VERSION = "1.0.102"
 ENV_VAR = "TWSRT_COPILOT_BIN"

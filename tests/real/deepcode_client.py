@@ -42,10 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tools import REQUIRE_ENV, locate_tool, require_tool
 
 from twsrt.testing import engine_deepcode
-
-from ._tools import REQUIRE_ENV, locate_tool, require_tool
 
 NODE_ENV_VAR = engine_deepcode.NODE_ENV
 NODE_DEFAULT = engine_deepcode.NODE_DEFAULT  # .ci/install-srt.sh

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tools import locate_tool, require_tool
 
-from ._tools import locate_tool, require_tool
 from .claude_doctor import DEFAULT_BIN, claude_accepts_settings, settings_problems
 
 pytestmark = pytest.mark.real

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 from support.sandbox import twsrt_command
+from support.tools import locate_tool, require_tool
 
-from ._tools import locate_tool, require_tool
 from .claude_client import find_claude, run_bash
 
 pytestmark = pytest.mark.real

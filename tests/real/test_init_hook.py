@@ -30,8 +30,7 @@ from pathlib import Path
 import pytest
 from support.precommit import isolated_env
 from support.sandbox import REPO_ROOT
-
-from ._tools import locate_tool, require_tool
+from support.tools import locate_tool, require_tool
 
 pytestmark = pytest.mark.real
 

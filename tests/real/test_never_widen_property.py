@@ -38,13 +38,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from support.strategies import Tree, bash_rules, materialize, tree_policy
+from support.tools import locate_tool, require_tool
 
 from twsrt.agents import AGENTS
 from twsrt.config import SANDBOX_MODES
 from twsrt.findings import TwsrtError
 
 from . import adversarial
-from ._tools import locate_tool, require_tool
 from .claude_doctor import DEFAULT_BIN as CLAUDE_DEFAULT
 from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 from support.precommit import isolated_env, snapshot_this_repository
-
-from ._tools import locate_tool, require_tool
+from support.tools import locate_tool, require_tool
 
 pytestmark = pytest.mark.real
 

@@ -10,10 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.tools import locate_tool, require_tool
 
 from twsrt.domains import refused_entries
-
-from ._tools import locate_tool, require_tool
 
 pytestmark = pytest.mark.real
 

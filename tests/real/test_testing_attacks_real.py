@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from support.sandbox import REPO_ROOT
+from support.tools import locate_tool, require_tool
 
 from twsrt.policy import Policy
 from twsrt.run import find_config
@@ -27,7 +28,6 @@ from twsrt.testing.batches import observe_all
 from twsrt.testing.model import SRT_REQUIRED, Attack, Verdict
 from twsrt.testing.verdicts import explain_gap, judge
 
-from ._tools import locate_tool, require_tool
 from .codex_client import codex_bin, sandbox_run
 
 pytestmark = pytest.mark.real

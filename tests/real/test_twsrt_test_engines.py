@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from support.sandbox import REPO_ROOT
+from support.tools import locate_tool, require_tool
 
 from twsrt.testing.commands import command, observe
 from twsrt.testing.engine_claude import ClaudeEngine
@@ -29,7 +30,6 @@ from twsrt.testing.model import Action, Outcome, ProbeReport, Verdict
 from twsrt.testing.modes import plan_for_mode
 from twsrt.testing.run import run_tests
 
-from ._tools import locate_tool, require_tool
 from .claude_client import find_claude, run_bash
 from .deepcode_client import bwrap_bin, node_bin
 

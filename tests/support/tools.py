@@ -1,4 +1,5 @@
-"""Find real third-party tools for the tests in tests/real.
+"""Find the third-party tools of the real-tool tests (tests/real, mark `real`) and of the tests
+marked `tool` (pre-commit, zizmor, actionlint, shellcheck).
 
 A missing tool skips the test, unless TWSRT_REQUIRE_REAL_TOOLS=1 (as in CI),
 where it fails it instead.
