@@ -270,71 +270,69 @@ def _tokens(expression: str) -> list[tuple[str, str]]:
     return out
 
 
+def _truthy(value: Any) -> bool:
+    return value not in ("", None, False, 0)
+
+
+def _combine(op: str, left: Any, right: Any) -> Any:
+    """One binary operator, with GitHub's short-circuit values and case-insensitive equality."""
+    if op == "&&":
+        return right if _truthy(left) else left
+    if op == "||":
+        return left if _truthy(left) else right
+    same = str(left).lower() == str(right).lower()
+    return same if op == "==" else not same
+
+
+class _Parser:
+    """Recursive descent over the tokens, lowest precedence first: || then && then ==/!="""
+
+    def __init__(self, tokens: list[tuple[str, str]], lookup: Callable[[str], Any], failed: bool):
+        self.tokens, self.pos, self.lookup, self.failed = tokens, 0, lookup, failed
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        self.pos += 1
+        return self.tokens[self.pos - 1]
+
+    def binary(self, level: int) -> Any:
+        levels = (("||",), ("&&",), ("==", "!="))
+        if level == len(levels):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek() in [("op", op) for op in levels[level]]:
+            op = self.take()[1]
+            left = _combine(op, left, self.binary(level + 1))
+        return left
+
+    def unary(self) -> Any:
+        if self.peek() == ("op", "!"):
+            self.take()
+            return not _truthy(self.unary())
+        if self.peek() == ("op", "("):
+            self.take()
+            value = self.binary(0)
+            assert self.take() == ("op", ")")
+            return value
+        kind, text = self.take()
+        if kind == "str":
+            return text
+        if self.peek() == ("op", "("):
+            self.take()
+            assert self.take() == ("op", ")")
+            statuses = {"cancelled": False, "always": True}
+            return {**statuses, "success": not self.failed, "failure": self.failed}[text]
+        return self.lookup(text)
+
+
 def evaluate(expression: str, lookup: Callable[[str], Any], status: dict[str, bool]) -> Any:
     """`||`, `&&`, `==`/`!=` (case-insensitive, as GitHub compares strings), `!`, parentheses,
     string literals, context paths and the status functions."""
-    tokens = _tokens(expression)
-    pos = 0
-
-    def peek() -> tuple[str, str] | None:
-        return tokens[pos] if pos < len(tokens) else None
-
-    def take() -> tuple[str, str]:
-        nonlocal pos
-        pos += 1
-        return tokens[pos - 1]
-
-    def truthy(value: Any) -> bool:
-        return value not in ("", None, False, 0)
-
-    def binary(next_level: Callable[[], Any], ops: tuple[str, ...]) -> Any:
-        left = next_level()
-        while peek() in [("op", op) for op in ops]:
-            op = take()[1]
-            right = next_level()
-            if op == "&&":
-                left = right if truthy(left) else left
-            elif op == "||":
-                left = left if truthy(left) else right
-            else:
-                same = str(left).lower() == str(right).lower()
-                left = same if op == "==" else not same
-        return left
-
-    def unary() -> Any:
-        if peek() == ("op", "!"):
-            take()
-            return not truthy(unary())
-        if peek() == ("op", "("):
-            take()
-            value = disjunction()
-            assert take() == ("op", ")")
-            return value
-        kind, text = take()
-        if kind == "str":
-            return text
-        if peek() == ("op", "("):
-            take()
-            assert take() == ("op", ")")
-            return {
-                "cancelled": False,
-                "always": True,
-                "success": not status["failed"],
-                "failure": status["failed"],
-            }[text]
-        return lookup(text)
-
-    def equality() -> Any:
-        return binary(unary, ("==", "!="))
-
-    def conjunction() -> Any:
-        return binary(equality, ("&&",))
-
-    def disjunction() -> Any:
-        return binary(conjunction, ("||",))
-
-    value = disjunction()
-    assert pos == len(tokens), f"trailing tokens in {expression!r}"
+    parser = _Parser(_tokens(expression), lookup, status["failed"])
+    value = parser.binary(0)
+    assert parser.pos == len(parser.tokens), f"trailing tokens in {expression!r}"
     return value
 
 

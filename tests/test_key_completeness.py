@@ -86,6 +86,28 @@ SCHEMA = load_schema("srt")
 KEYS = dict(schema_keys(SCHEMA))
 
 
+def sample_string(name: str, schema: dict[str, Any]) -> str:
+    """A string for the key ``name``: by format, a known value, else a domain or a path."""
+    formats = {"uri": "http://proxy.a.example:3128", "uuid": "123e4567-e89b-12d3-a456-426614174000"}
+    if schema.get("format") in formats:
+        return formats[schema["format"]]
+    if name in STRINGS:
+        return STRINGS[name]
+    if any(part in name for part in DOMAINLIKE):
+        return "a.example"
+    return "~/x" if any(part in name for part in PATHLIKE) else "a.example"
+
+
+def sample_object(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """An object with its required keys (else its first one), or a map with one entry."""
+    properties = schema.get("properties")
+    if properties is None:  # a map
+        key = "*" if name == "ignoreViolations" else "a.example"
+        return {key: sample(name, schema["additionalProperties"])}
+    chosen = schema.get("required") or [next(iter(properties))]
+    return {key: sample(key, properties[key]) for key in chosen}
+
+
 def sample(name: str, schema: dict[str, Any]) -> Any:
     """A realistic value for the key ``name`` with ``schema``, valid against it."""
     if "anyOf" in schema:
@@ -98,26 +120,13 @@ def sample(name: str, schema: dict[str, Any]) -> Any:
     if kind == "integer":
         return max(schema.get("minimum", 1), min(schema.get("maximum", 65535), 8080))
     if kind == "string":
-        if schema.get("format") == "uri":
-            return "http://proxy.a.example:3128"
-        if schema.get("format") == "uuid":
-            return "123e4567-e89b-12d3-a456-426614174000"
-        if name in STRINGS:
-            return STRINGS[name]
-        if any(part in name for part in DOMAINLIKE):
-            return "a.example"
-        return "~/x" if any(part in name for part in PATHLIKE) else "a.example"
+        return sample_string(name, schema)
     if kind == "array":
         if "prefixItems" in schema:
             return [60080, 60089]
         return [sample(name, schema.get("items", {"type": "string"}))]
     if kind == "object":
-        properties = schema.get("properties")
-        if properties is None:  # a map
-            key = "*" if name == "ignoreViolations" else "a.example"
-            return {key: sample(name, schema["additionalProperties"])}
-        chosen = schema.get("required") or [next(iter(properties))]
-        return {key: sample(key, properties[key]) for key in chosen}
+        return sample_object(name, schema)
     raise AssertionError(f"no sample for {name}: {schema}")
 
 
