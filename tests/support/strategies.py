@@ -1,16 +1,20 @@
 """Hypothesis strategies for canonical policies, shared by the property tests.
 
 ``srt_settings`` / ``bash_rules`` draw any policy (the fast in-process properties of
-``test_properties.py``). ``tree_policy`` draws a policy whose every path stays inside one
-temporary tree, so the real sandboxes can run it (``tests/real/test_never_widen_property.py``):
-``~`` is the tree's HOME, a relative path is anchored at its launch directory, and an absolute
-path is written as ``/x`` here and re-rooted into the tree by ``materialize``.
+``test_properties.py``); ``compilable_srt_settings`` / ``compilable_bash_rules`` draw only
+policies that every agent compiles, so a property over compiled output checks every example
+instead of skipping the refused ones (``test_sandbox_modes.py``). ``tree_policy`` draws a
+policy whose every path stays inside one temporary tree, so the real sandboxes can run it
+(``tests/real/test_never_widen_property.py``): ``~`` is the tree's HOME, a relative path is
+anchored at its launch directory, and an absolute path is written as ``/x`` here and re-rooted
+into the tree by ``materialize``.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +90,63 @@ def srt_settings(draw: st.DrawFn) -> dict[str, Any]:
 def bash_rules(draw: st.DrawFn) -> dict[str, list[str]]:
     return {
         key: draw(st.lists(command, max_size=5))
+        for key in ("allow", "deny", "ask")
+        if draw(st.booleans())
+    }
+
+
+# ---------------------------------------------------------------- policies every agent compiles
+
+# Codex refuses a deny it cannot name (TWS411): the whole home directory, a glob anchored at the
+# filesystem root, a literal path with glob characters under a parent too broad to deny instead.
+# Deny paths are therefore anchored at least one directory below ~ and /.
+deny_base = st.one_of(segments.map(lambda s: "~/" + s), segments.map(lambda s: "/" + s), segments)
+one_segment_glob = st.sampled_from(["*.pem", "id_?", "[ab]c", "{x,y}.key", "*"])
+deny_raw_path = st.tuples(
+    st.one_of(
+        deny_base,
+        st.sampled_from([".", "./x", "/"]),
+        st.sampled_from(["**/*.pem", "**/.env", "**/secrets/**"]),
+        st.tuples(deny_base, glob_tail).map(lambda t: t[0] + "/" + t[1]),
+    ),
+    st.sampled_from(["", "", "/", "//"]),
+).map(lambda t: t[0] + t[1])
+deny_path_item = st.one_of(
+    deny_raw_path,
+    # literal: a concrete path, or one glob-like name right under a concrete directory
+    st.one_of(deny_base, st.tuples(deny_base, one_segment_glob).map("/".join)).map(
+        lambda p: {"path": p, "literal": True}
+    ),
+)
+DENY_KEYS = ("denyRead", "denyWrite")
+
+
+def _splits(text: str) -> bool:
+    try:
+        shlex.split(text)
+    except ValueError:  # an unbalanced quote: Codex's rules cannot split it (TWS406)
+        return False
+    return True
+
+
+compilable_command = command.filter(_splits)
+
+
+@st.composite
+def compilable_srt_settings(draw: st.DrawFn) -> dict[str, Any]:
+    """Like ``srt_settings``, with deny paths every agent can express."""
+    srt = draw(srt_settings())
+    for key in DENY_KEYS:
+        if key in srt.get("filesystem", {}):
+            srt["filesystem"][key] = draw(st.lists(deny_path_item, max_size=5))
+    return srt
+
+
+@st.composite
+def compilable_bash_rules(draw: st.DrawFn) -> dict[str, list[str]]:
+    """Like ``bash_rules``, with commands every agent can split into words."""
+    return {
+        key: draw(st.lists(compilable_command, max_size=5))
         for key in ("allow", "deny", "ask")
         if draw(st.booleans())
     }
