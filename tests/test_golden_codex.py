@@ -1,72 +1,64 @@
 """Golden files for the Codex target: profile, rules, merge, findings.
 
-Each directory under tests/golden/codex holds srt.json, bash.json, an optional existing
-config.toml (existing.toml) and expected outputs. A case with config-extra.toml runs without
-``codex_rules``. Regenerate with ``UPDATE_GOLDEN=1`` and review the diff.
+The case layout and ``UPDATE_GOLDEN=1`` are those of every agent (``support/golden.py``); the
+existing file is the user's config.toml (existing.toml). A case holds the preview
+(preview.txt), the written config (expected.config.toml), the findings ``generate -w -v``
+prints (stderr.txt) and, when its config names ``codex_rules``, the exec-policy rules
+(expected.twsrt.rules, the same in every sandbox mode).
 """
 
 from __future__ import annotations
 
-import shutil
 import stat
-from pathlib import Path
+import tomllib
 
 import pytest
-from support.golden import assert_golden, golden_name
+from support.golden import GoldenCase, case_names
 from support.sandbox import Sandbox
 
 from twsrt.config import SANDBOX_MODES
 
-GOLDEN = Path(__file__).parent / "golden" / "codex"
-CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+CASES = case_names("codex")
+CONFIG_FILE = "home/.codex/config.toml"
+RULES_FILE = "home/.codex/rules/twsrt.rules"
 SECRETS = ("ghp_SECRET_DO_NOT_PRINT", "SECRET_HEADER_VALUE", "SECRET_ENV_VALUE")
 
 
-def config_text(with_rules: bool) -> str:
-    # the home is pinned so that findings which expand ~ (TWS418) read the same everywhere
-    text = (
-        'home = "/home/user"\n\n'
-        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
-        '[targets]\ncodex_config = "home/.codex/config.toml"\n'
-    )
-    if with_rules:
-        text += 'codex_rules = "home/.codex/rules/twsrt.rules"\n'
-    return text
+# the home is pinned so that findings which expand ~ (TWS418) read the same everywhere
+CONFIG = f"""\
+home = "/home/user"
 
+[sources]
+srt = ".srt-settings.json"
+bash_rules = "bash-rules.json"
 
-def setup_case(sandbox: Sandbox, case: Path) -> tuple[Path, Path]:
-    shutil.copy(case / "srt.json", sandbox.repo / ".srt-settings.json")
-    shutil.copy(case / "bash.json", sandbox.repo / "bash-rules.json")
-    sandbox.write("twsrt.toml", config_text(not (case / "config-extra.toml").exists()))
-    config = sandbox.repo / "home" / ".codex" / "config.toml"
-    if (case / "existing.toml").exists():
-        config.parent.mkdir(parents=True)
-        shutil.copy(case / "existing.toml", config)
-    return config, config.parent / "rules" / "twsrt.rules"
+[targets]
+codex_config = "{CONFIG_FILE}"
+codex_rules = "{RULES_FILE}"
+"""
 
 
 @pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
 def test_codex_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
-    case = GOLDEN / name
-    config, rules = setup_case(sandbox, case)
+    case = GoldenCase("codex", name)
+    config = case.install(sandbox, CONFIG, CONFIG_FILE)
+    rules = sandbox.repo / RULES_FILE
     flag = ["--sandbox", sandbox_mode]
     preview = sandbox.run("generate", "codex", *flag)
     assert preview.returncode == 0, preview.stderr
-    assert_golden(case / golden_name(sandbox_mode, "preview.txt"), preview.stdout)
+    case.expect(sandbox, sandbox_mode, "preview.txt", preview.stdout)
     result = sandbox.run("generate", "codex", "-w", "-v", *flag)
     assert result.returncode == 0, result.stderr
-    assert_golden(
-        case / golden_name(sandbox_mode, "expected.config.toml"), config.read_text(encoding="utf-8")
-    )
-    assert_golden(case / golden_name(sandbox_mode, "stderr.txt"), result.stderr)
-    if (case / "config-extra.toml").exists():
-        assert not rules.exists()
-    else:
+    case.expect(sandbox, sandbox_mode, "expected.config.toml", config.read_text(encoding="utf-8"))
+    case.expect(sandbox, sandbox_mode, "stderr.txt", result.stderr)
+    if "codex_rules" in tomllib.loads(case.config(CONFIG))["targets"]:
         # the exec-policy rules are the same in every sandbox mode
-        assert_golden(case / "expected.twsrt.rules", rules.read_text(encoding="utf-8"))
+        case.expect(sandbox, None, "expected.twsrt.rules", rules.read_text(encoding="utf-8"))
         assert stat.S_IMODE(rules.stat().st_mode) == 0o600
-    if not (case / "existing.toml").exists():
+    else:
+        assert not rules.exists()
+    if case.existing() is None:
         assert stat.S_IMODE(config.stat().st_mode) == 0o600
     for output in (preview.stdout, preview.stderr, result.stdout, result.stderr):
         assert not any(secret in output for secret in SECRETS)

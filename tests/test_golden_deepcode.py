@@ -1,35 +1,30 @@
 """Golden files for the DeepCode target: the settings merge in every sandbox and approval mode.
 
-Each directory under tests/golden/deepcode holds the canonical sources (srt.json, bash.json), an
-optional user settings file from before the run (existing.json), optional lines appended to the
-config's [targets] table (config-extra.toml), and for each sandbox mode the expected bytes of
-the full and yolo files (expected.full.json / expected.yolo.json) plus the findings
-`generate -w -v` prints (stderr.full.txt); as for every agent, the default mode workspace-write
-has the plain names and the other modes prefix them (read-only.expected.full.json).
-The config pins home = "/home/user".
-Regenerate after an intended change with ``UPDATE_GOLDEN=1 pytest tests/test_golden_deepcode.py``
-and review the diff.
+The case layout and ``UPDATE_GOLDEN=1`` are those of every agent (``support/golden.py``); the
+existing file is the user's settings (existing.json), config-extra.toml adds lines to the
+config's [targets] table, and the config pins home = "/home/user". A case holds, for each
+sandbox mode, the full and yolo files (expected.full.json, expected.yolo.json) and the findings
+``generate -w -v`` prints (stderr.full.txt).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import shutil
 import stat
 import tomllib
 from functools import cache
 from pathlib import Path
 
 import pytest
-from support.golden import assert_golden, golden_name
+from support.golden import GOLDEN_ROOT, GoldenCase, case_names, golden_name
 from support.sandbox import Sandbox, unmanaged_members
 
 from twsrt.config import SANDBOX_MODES
 from twsrt.jsonpos import parse_json
 
-GOLDEN = Path(__file__).parent / "golden" / "deepcode"
-CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+GOLDEN = GOLDEN_ROOT / "deepcode"
+CASES = case_names("deepcode")
 SCHEMA = Path(__file__).parent / "fixtures" / "deepcode" / "settings.schema.json"
 SETTINGS = "home/.deepcode/settings.json"
 MANAGED = {"permissions", "sandbox"}
@@ -66,25 +61,9 @@ def schema_errors(text: str) -> list[str]:
     return [e.message for e in validator().iter_errors(json.loads(text))]
 
 
-def config_text(case: Path) -> str:
-    extra = case / "config-extra.toml"
-    return CONFIG + (extra.read_text(encoding="utf-8") if extra.exists() else "")
-
-
-def yolo_relative(case: Path) -> str:
-    targets = tomllib.loads(config_text(case))["targets"]
+def yolo_relative(case: GoldenCase) -> str:
+    targets = tomllib.loads(case.config(CONFIG))["targets"]
     return targets.get("deepcode_settings_yolo", "home/.deepcode/settings.yolo.json")
-
-
-def setup_case(sandbox: Sandbox, case: Path) -> None:
-    shutil.copy(case / "srt.json", sandbox.repo / ".srt-settings.json")
-    shutil.copy(case / "bash.json", sandbox.repo / "bash-rules.json")
-    sandbox.write("twsrt.toml", config_text(case))
-    if (case / "existing.json").exists():
-        target = sandbox.repo / SETTINGS
-        target.parent.mkdir(parents=True)
-        shutil.copy(case / "existing.json", target)
-        target.chmod(0o644)
 
 
 def read(sandbox: Sandbox, relative: str) -> str:
@@ -107,20 +86,20 @@ def assert_preview_is_managed_content(preview: str, written_text: str, mode: str
 @pytest.mark.parametrize("mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
 def test_deepcode_golden(sandbox: Sandbox, name: str, mode: str) -> None:
-    case = GOLDEN / name
-    setup_case(sandbox, case)
+    case = GoldenCase("deepcode", name)
+    case.install(sandbox, CONFIG, SETTINGS)
     yolo_file = yolo_relative(case)
     preview = sandbox.run("generate", "deepcode", "--sandbox", mode)
     assert preview.returncode == 0, preview.stderr
 
     full = sandbox.run("generate", "deepcode", "-w", "-v", "--sandbox", mode)
     assert full.returncode == 0, full.stderr
-    assert_golden(case / golden_name(mode, "expected.full.json"), read(sandbox, SETTINGS))
-    assert_golden(case / golden_name(mode, "stderr.full.txt"), full.stderr)
+    case.expect(sandbox, mode, "expected.full.json", read(sandbox, SETTINGS))
+    case.expect(sandbox, mode, "stderr.full.txt", full.stderr)
 
     yolo = sandbox.run("generate", "deepcode", "-w", "-v", "--yolo", "--sandbox", mode)
     assert yolo.returncode == 0, yolo.stderr
-    assert_golden(case / golden_name(mode, "expected.yolo.json"), read(sandbox, yolo_file))
+    case.expect(sandbox, mode, "expected.yolo.json", read(sandbox, yolo_file))
 
     assert_preview_is_managed_content(preview.stdout, read(sandbox, SETTINGS), mode)
     for relative in (SETTINGS, yolo_file):
@@ -130,7 +109,7 @@ def test_deepcode_golden(sandbox: Sandbox, name: str, mode: str) -> None:
     new_mode = stat.S_IMODE((sandbox.repo / yolo_file).stat().st_mode)
     assert new_mode == 0o600
     settings_mode = stat.S_IMODE((sandbox.repo / SETTINGS).stat().st_mode)
-    assert settings_mode == (0o644 if (case / "existing.json").exists() else 0o600)
+    assert settings_mode == (0o644 if case.existing() else 0o600)
 
     # generate -w then diff: no drift in either approval mode; a second write changes nothing
     for args in (("diff", "deepcode"), ("diff", "deepcode", "--yolo")):
@@ -145,14 +124,14 @@ def test_deepcode_golden(sandbox: Sandbox, name: str, mode: str) -> None:
     assert {p: read(sandbox, p) for p in before} == before
 
 
-EXISTING = [n for n in CASES if (GOLDEN / n / "existing.json").exists()]
+EXISTING = [n for n in CASES if GoldenCase("deepcode", n).existing()]
 
 
 @pytest.mark.parametrize("name", EXISTING)
 def test_user_members_survive_byte_for_byte(sandbox: Sandbox, name: str) -> None:
-    case = GOLDEN / name
-    setup_case(sandbox, case)
-    existing = (case / "existing.json").read_text(encoding="utf-8")
+    case = GoldenCase("deepcode", name)
+    case.install(sandbox, CONFIG, SETTINGS)
+    existing = case.read("existing.json")
     assert sandbox.run("generate", "deepcode", "-w").returncode == 0
     written = read(sandbox, SETTINGS)
     assert unmanaged_members(written, MANAGED) == unmanaged_members(existing, MANAGED)
