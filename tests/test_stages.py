@@ -4,7 +4,7 @@ error that stopped them) without click: generate, diff, init."""
 from __future__ import annotations
 
 import pytest
-from conftest import Sandbox
+from support.sandbox import Sandbox
 
 from twsrt.agents.base import Drift
 from twsrt.findings import TwsrtError, fail
