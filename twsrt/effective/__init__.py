@@ -27,21 +27,16 @@ from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.positions import PositionedDocument
 
-MODULES = {
-    "claude": "twsrt.effective.claude",
-    "codex": "twsrt.effective.codex",
-    "copilot": "twsrt.effective.copilot",
-    "deepcode": "twsrt.effective.deepcode",
-}
-
 
 def effective_findings(ctx: Context, agent: str) -> list[Finding]:
     """Every user-owned key or entry, in every file ``agent`` loads that twsrt can see, that
-    grants more than the policy (an agent without a module has nothing to report)."""
+    grants more than the policy. An agent's check is ``twsrt/effective/<agent>.py``; an agent
+    without one has nothing to report."""
     from importlib import import_module
+    from importlib.util import find_spec
 
-    name = MODULES.get(agent)
-    if name is None:
+    name = f"{__name__}.{agent}"
+    if not agent.isidentifier() or find_spec(name) is None:
         return []
     check: Callable[[Context], list[Finding]] = import_module(name).findings
     try:
