@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -17,7 +16,7 @@ from twsrt import agents
 from twsrt.agents import AGENTS, REGISTRY
 
 if TYPE_CHECKING:
-    from click.testing import Result
+    from support.sandbox import Sandbox
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -231,61 +230,43 @@ def fake_agent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fake_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "home").mkdir()
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "srt.json").write_text(
-        '{"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."]},\n'
-        ' "network": {"allowedDomains": ["github.com"]}}\n'
+def fake_repo(sandbox: Sandbox) -> Sandbox:
+    """A repository whose config names only the fake agent's target."""
+    sandbox.write("srt.json", {"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."]}})
+    sandbox.write("bash.json", {"deny": ["sudo"]})
+    sandbox.write(
+        "twsrt.toml",
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
+        f'[targets]\n{FAKE_KEY} = "out/fake-policy.txt"\n',
     )
-    (repo / "bash.json").write_text('{"deny": ["sudo"]}\n')
-    (repo / "twsrt.toml").write_text(
-        'home = "/home/user"\n[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
-        f'[targets]\n{FAKE_KEY} = "out/fake-policy.txt"\n'
-    )
-    monkeypatch.chdir(repo)
-    for name in [n for n in os.environ if n.startswith("TWSRT_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("TWSRT_NO_CACHE", "1")
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    return repo
+    return sandbox
 
 
-def twsrt(*args: str) -> Result:
-    from click.testing import CliRunner
-
-    from twsrt.cli import cli
-
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def test_an_unregistered_agent_key_is_refused(fake_repo: Path) -> None:
+def test_an_unregistered_agent_key_is_refused(fake_repo: Sandbox) -> None:
     """Without the registry entry the fake agent's key is unknown: what accepts it below is
     the registry and nothing else."""
-    result = twsrt("check")
-    assert result.exit_code == 2, result.output
-    assert f"unknown key '{FAKE_KEY}'" in result.output
-    assert twsrt("diff", "fake").exit_code == 2  # not a choice
+    result = fake_repo.run("check")
+    assert result.returncode == 2, result.stderr
+    assert f"unknown key '{FAKE_KEY}'" in result.stdout
+    assert fake_repo.run("diff", "fake").returncode == 2  # not a choice
 
 
 def test_a_registered_agent_flows_through_generate_diff_and_check(
-    fake_agent: None, fake_repo: Path
+    fake_agent: None, fake_repo: Sandbox
 ) -> None:
-    target = fake_repo / "out" / "fake-policy.txt"
-    assert twsrt("diff").exit_code == 2  # the target is missing
+    twsrt = fake_repo.run
+    target = fake_repo.repo / "out" / "fake-policy.txt"
+    assert twsrt("diff").returncode == 2  # the target is missing
 
     result = twsrt("generate", "-w", "fake")
-    assert result.exit_code == 0, result.output
+    assert result.returncode == 0, result.stdout
     assert target.read_text() == "deny-read ~/.ssh\ndeny sudo\n"
     assert target.stat().st_mode & 0o777 == 0o600
 
     result = twsrt("diff")
-    assert (result.exit_code, result.stdout) == (0, "fake: out/fake-policy.txt: no drift\n")
+    assert (result.returncode, result.stdout) == (0, "fake: out/fake-policy.txt: no drift\n")
     result = twsrt("check", "--agent", "fake", "--format", "json")
-    assert result.exit_code == 0, result.output
+    assert result.returncode == 0, result.stdout
     report = json.loads(result.stdout)
     assert {"path": "out/fake-policy.txt", "kind": "target", "agent": "fake"} in [
         {k: f[k] for k in ("path", "kind", "agent")} for f in report["checked"]
@@ -293,15 +274,15 @@ def test_a_registered_agent_flows_through_generate_diff_and_check(
 
     target.write_text("deny-read ~/.ssh\ndeny curl\n")
     result = twsrt("diff", "fake")
-    assert result.exit_code == 1
-    assert "+ line: deny sudo" in result.output and "- line: deny curl" in result.output
+    assert result.returncode == 1
+    assert "+ line: deny sudo" in result.stdout and "- line: deny curl" in result.stdout
     result = twsrt("check", "--format", "json")
-    assert result.exit_code == 1
+    assert result.returncode == 1
     drift = [f for f in json.loads(result.stdout)["findings"] if f["agent"] == "fake"]
     assert drift and {f["location"]["path"] for f in drift} == {"out/fake-policy.txt"}
 
-    assert twsrt("generate", "-w").exit_code == 0
-    assert twsrt("check").exit_code == 0
+    assert twsrt("generate", "-w").returncode == 0
+    assert twsrt("check").returncode == 0
     assert target.read_text() == "deny-read ~/.ssh\ndeny sudo\n"
 
 

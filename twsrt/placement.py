@@ -17,14 +17,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from twsrt.agents import agent_of, yolo_keys
+from twsrt.agents import agent_of, specs, yolo_keys
 from twsrt.agents.base import yolo_variant
 from twsrt.config import Config, display_path
 from twsrt.findings import Finding, finding
 from twsrt.safeio import real, within
-
-LINKED_KEYS = ("claude_settings", "claude_settings_yolo")  # a settings.json link sits beside
-LINK_NAME = "settings.json"
 
 
 @dataclass(frozen=True)
@@ -57,14 +54,21 @@ def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
         if yolo_key is not None and yolo_key not in config.targets:
             what = f"the yolo file of {key}"
             targets.append(Placed(f"/targets/{key}", yolo_variant(path), what, derived_yolo=True))
+    return sources, targets + _links(config)
+
+
+def _links(config: Config) -> list[Placed]:
+    """Per agent, one link beside its first configured linked target (the full settings, else
+    the yolo ones), whichever mode it points at."""
     links: list[Placed] = []
-    # one link, beside the full settings (else the yolo ones), whichever mode it points at
-    key = next((k for k in LINKED_KEYS if k in config.targets), None)
-    if key is not None and config.targets[key].name != LINK_NAME:
-        link = config.targets[key].parent / LINK_NAME
-        what = f"the {LINK_NAME} link beside {key}"
-        links.append(Placed(f"/targets/{key}", link, what, follow=False))
-    return sources, targets + links
+    for spec in specs():
+        first = next((t for t in spec.targets if t.link and t.key in config.targets), None)
+        if first is None or first.link is None or config.targets[first.key].name == first.link:
+            continue
+        path = config.targets[first.key].parent / first.link
+        what = f"the {first.link} link beside {first.key}"
+        links.append(Placed(f"/targets/{first.key}", path, what, follow=False))
+    return links
 
 
 def guard(config: Config, yolo: bool) -> Path | None:

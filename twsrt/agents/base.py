@@ -114,7 +114,10 @@ class TargetSpec:
     description: str  # the config schema's description of the key
     default: str  # where the agent reads the file, under ~ (``init --repo`` puts it under home/)
     hook_pattern: str  # a regex matching the file's path, for the pre-commit hook's `files`
-    yolo_of: str | None = None  # this key names the yolo file of that key (derived when unset)
+    # this key names the yolo file of that key (else the yolo file is derived from its path)
+    yolo_of: str | None = None
+    # a symlink of this name beside the file points at the file of the current approval mode
+    link: str | None = None
     home_dependent: bool = False  # the file holds absolute paths: ~ expands with the home
     scaffold: bool = True  # ``init --repo`` writes the key into a new repository's config
     examples: tuple[str, ...] = ()  # the config schema's examples

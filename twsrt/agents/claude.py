@@ -44,6 +44,7 @@ from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.writes import Change
 
 NAME = "claude"
+LINK_NAME = "settings.json"
 AGENT_SPEC = AgentSpec(
     NAME,
     "Claude",
@@ -54,6 +55,7 @@ AGENT_SPEC = AgentSpec(
             "Claude Code settings written in full mode, e.g. ~/.claude/settings.full.json.",
             "~/.claude/settings.full.json",
             r"\.claude/settings[^/]*\.json",
+            link=LINK_NAME,
             examples=("home/.claude/settings.full.json",),
         ),
         TargetSpec(
@@ -64,12 +66,12 @@ AGENT_SPEC = AgentSpec(
             "~/.claude/settings.yolo.json",
             r"\.claude/settings[^/]*\.json",
             yolo_of="claude_settings",
+            link=LINK_NAME,
         ),
     ),
 )
 PRODUCT = "Claude Code"  # how the settings-link findings name the program
 FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets)
-LINK_NAME = "settings.json"
 WEBFETCH_PREFIX = "WebFetch(domain:"
 WEB_PORTS = ("80", "443")
 

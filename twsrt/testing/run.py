@@ -300,8 +300,8 @@ def _agent(name: str, factory: Factory) -> str | None:
 def _no_target(engine: Engine) -> str:
     from twsrt.agents import AGENTS
 
-    keys = AGENTS[engine.agent].target_keys if engine.agent in AGENTS else ()
-    wanted = " or ".join(k for k in keys if not k.endswith("_yolo")) or "target"
+    targets = AGENTS[engine.agent].spec.targets if engine.agent in AGENTS else ()
+    wanted = " or ".join(t.key for t in targets if t.yolo_of is None) or "target"
     return f"the config names no {engine.agent} file to read ([targets] {wanted})"
 
 
