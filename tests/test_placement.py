@@ -158,6 +158,39 @@ def test_layers_beside_a_target_are_confined(
         assert f"{layer}: error[TWS005] resolves to ~/secret.toml, outside the repository" in out
 
 
+def test_naming_and_confinement_travel_with_the_config(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No hidden state: a library caller's config names files from the working directory and
+    reads anywhere; the CLI's (``repo_names``) names them from the repository root; only a
+    config ``confined`` to the repository refuses a read outside it. No call changes the next."""
+    from twsrt.findings import TwsrtError
+    from twsrt.run import find_config
+    from twsrt.sources import read_json_source
+
+    for key, value in sandbox.env().items():
+        monkeypatch.setenv(key, value)
+    (sandbox.home / "outside.json").write_text("{}", encoding="utf-8")
+    link = sandbox.repo / "sub" / "rules.json"
+    link.parent.mkdir()
+    link.symlink_to(sandbox.home / "outside.json")
+    monkeypatch.chdir(link.parent)
+    repo_named = find_config(None, repo_names=True)
+    assert (repo_named.display, repo_named.display_path(link)) == ("twsrt.toml", "sub/rules.json")
+    free = find_config(None)
+    assert (free.display, free.display_path(link)) == (
+        f"~/{sandbox.repo.name}/twsrt.toml",
+        "rules.json",
+    )
+    assert read_json_source(link, "sub/rules.json", "bash", free)[0].value == {}
+    with pytest.raises(TwsrtError) as caught:
+        read_json_source(link, "sub/rules.json", "bash", free.confined(sandbox.repo))
+    assert [f.render() for f in caught.value.findings] == [
+        "sub/rules.json: error[TWS005] resolves to ~/outside.json, outside the repository"
+    ]
+    assert read_json_source(link, "sub/rules.json", "bash", free)[0].value == {}
+
+
 def test_a_fifo_target_does_not_hang_check(sandbox: Sandbox) -> None:
     """Reading a FIFO blocks until a writer comes: ``check`` hung forever. A subprocess with a
     deadline, so the old behaviour fails the test instead of hanging the suite."""
@@ -256,19 +289,19 @@ def test_reader_names_each_kind_of_non_file(tmp_path: Path) -> None:
 
 
 def test_confinement_follows_symlinks_and_dotdot(tmp_path: Path) -> None:
-    from twsrt.safeio import FileProblem, confined, read_text
+    from twsrt.safeio import FileProblem, read_text, real
 
     repo = tmp_path / "repo"
     (repo / "home").mkdir(parents=True)
     (tmp_path / "secret").write_text(CANARY, encoding="utf-8")
     (repo / "home" / "ok.json").write_text("{}", encoding="utf-8")
     (repo / "home" / "link").symlink_to(tmp_path / "secret")
-    with confined(repo):
-        assert read_text(repo / "home" / "ok.json") == "{}"
-        for path in (repo / "home" / "link", repo / ".." / "secret", tmp_path / "secret"):
-            with pytest.raises(FileProblem) as caught:
-                read_text(path)
-            assert caught.value.kind == "outside"
+    confine = real(repo)
+    assert read_text(repo / "home" / "ok.json", confine=confine) == "{}"
+    for path in (repo / "home" / "link", repo / ".." / "secret", tmp_path / "secret"):
+        with pytest.raises(FileProblem) as caught:
+            read_text(path, confine=confine)
+        assert caught.value.kind == "outside"
     assert read_text(repo / "home" / "link") == CANARY  # outside repo mode: allowed
 
 

@@ -174,7 +174,6 @@ def fake_agent_module() -> ModuleType:
         TargetSpec,
         read_target,
     )
-    from twsrt.config import display_path
     from twsrt.writes import FileWrite
 
     spec = AgentSpec(
@@ -205,8 +204,8 @@ def fake_agent_module() -> ModuleType:
             path = ctx.config.targets.get(FAKE_KEY)
             if path is None:
                 return Result(self.name, text, target_configured=False)
-            display = display_path(path)
-            disk = read_target(path, display)
+            display = ctx.config.display_path(path)
+            disk = read_target(path, display, ctx.config)
             drift = Drift(display, target_key=FAKE_KEY, old_text=disk, new_text=text)
             if disk is None:
                 drift.missing_file = True

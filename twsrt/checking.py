@@ -12,10 +12,8 @@ from typing import TYPE_CHECKING, Any
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Drift, DriftItem, Result
 from twsrt.config import (
-    DISPLAY_BASE,
     Config,
     discover,
-    display_path,
     git_root,
     home_dir,
     load_config,
@@ -58,24 +56,21 @@ def run_check(
     invalid) does not raise: it becomes an aborted report (exit code 2) whose findings say why,
     so every requested output, CI's included, carries the reason."""
     cwd, home = Path.cwd(), home_dir()
-    root = repo_root(cwd)  # no config yet: name files relative to the working repository
-    token = DISPLAY_BASE.set(root)
+    # every file is named relative to the repository root, so that reports (SARIF, JUnit,
+    # annotations) carry repo-relative paths even when run from a subdirectory; before a
+    # config is found, the working repository's
+    root = repo_root(cwd)
     try:
-        path = discover(explicit_config, cwd, home)
+        path = discover(explicit_config, cwd, home, root)
         if path is None:
-            raise find_config_error(home, cwd)
+            raise find_config_error(home, cwd, root)
     except TwsrtError as exc:
         return aborted_report(exc, fail_on, root)
-    finally:
-        DISPLAY_BASE.reset(token)
     root = repo_root(path.resolve())
-    token = DISPLAY_BASE.set(root)
     try:
         return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox)
     except TwsrtError as exc:
         return aborted_report(exc, fail_on, root)
-    finally:
-        DISPLAY_BASE.reset(token)
 
 
 def check_outcome(
@@ -117,17 +112,16 @@ def _run_check(
     no_ignores: bool,
     sandbox: str | None,
 ) -> CheckReport:
-    config = load_config(path, home, cwd)
+    config = load_config(path, home, cwd, display_root=root)
     settings = config.check
     report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
     report.checked.append(CheckedFile(config.display, "config"))
     from twsrt.placement import placement_findings
-    from twsrt.safeio import confined
 
     git = git_root(path.resolve())
     placement = placement_findings(config, git, yolo)  # before anything is read
-    with confined(git):
-        findings = placement + _check(config, agent, yolo, report, sandbox, placement)
+    config = config.confined(git)
+    findings = placement + _check(config, agent, yolo, report, sandbox, placement)
     findings += ignore_findings(config)
     suppressions = [] if no_ignores else _suppressions(config)
     for item in _dedupe(findings):
@@ -172,7 +166,10 @@ def _check(
     if len(parsed) < 2 or any(f.level is Level.ERROR for f in findings):
         return findings  # an invalid source cannot be compiled safely
     policy = build_policy(
-        parsed["srt"], display_path(config.srt), parsed["bash"], display_path(config.bash_rules)
+        parsed["srt"],
+        config.display_path(config.srt),
+        parsed["bash"],
+        config.display_path(config.bash_rules),
     )
     findings += _policy_findings(policy, config, agent)
     ctx = context(config, policy, yolo, sandbox)
@@ -191,10 +188,10 @@ def _read_sources(config: Config, report: CheckReport) -> tuple[dict[str, Any], 
     parsed: dict[str, Any] = {}
     findings: list[Finding] = []
     for name, path, schema in (("srt", config.srt, "srt"), ("bash", config.bash_rules, "bash")):
-        display = display_path(path)
+        display = config.display_path(path)
         report.checked.append(CheckedFile(display, "source"))
         try:
-            parsed[name], found = read_json_source(path, display, schema)
+            parsed[name], found = read_json_source(path, display, schema, config)
         except TwsrtError as exc:
             findings += exc.findings
             continue

@@ -138,9 +138,7 @@ def generate(
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
     from twsrt.generating import GenerateOptions, generate
-    from twsrt.run import name_from_repository
 
-    name_from_repository(_config(ctx, config))
     options = GenerateOptions(write, dry_run, _verbose(ctx, verbose), exit_code)
     _finish(generate(_config(ctx, config), agent, yolo, sandbox, options))
 
@@ -161,7 +159,6 @@ def diff(
     """
     from twsrt import run
 
-    run.name_from_repository(_config(ctx, config))
     _finish(run.diff(_config(ctx, config), agent, yolo, sandbox))
 
 
@@ -282,10 +279,8 @@ def test_command(
     danger-full-access); 1: a FAIL, INVALID or ERROR (or a GAP/UNENFORCED with --strict);
     2: no engine can run here, an engine named with --engine cannot, or no usable config.
     """
-    from twsrt.run import name_from_repository
     from twsrt.testing.run import probe_outcome
 
-    name_from_repository(_config(ctx, config))
     options = RenderOptions(verbose=_verbose(ctx, verbose), colour=not as_json and _colour())
     _finish(
         probe_outcome(
@@ -376,8 +371,7 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
 
     from twsrt import run
 
-    run.name_from_repository(_config(ctx, config))
-    cfg = run.find_config(_config(ctx, config))
+    cfg = run.find_config(_config(ctx, config), repo_names=True)
     if source is None:
         click.echo(run.sources_listing(cfg), nl=False)
         return

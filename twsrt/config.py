@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +30,11 @@ def home_dir() -> Path:
     return Path(os.environ.get("HOME") or os.path.expanduser("~"))
 
 
-# ``check`` names every file relative to the repository root so that reports (SARIF, JUnit,
-# annotations) carry repo-relative paths even when run from a subdirectory.
-DISPLAY_BASE: ContextVar[Path | None] = ContextVar("DISPLAY_BASE", default=None)
-
-
-def display_path(path: Path, cwd: Path | None = None) -> str:
-    """How a file is named in messages: relative to the working directory when inside it."""
-    cwd = DISPLAY_BASE.get() or cwd or Path.cwd()
+def display_path(path: Path, base: Path | None = None) -> str:
+    """How a file is named in messages: relative to ``base`` (default: the working directory)
+    when inside it, else from ``~/``, else absolute."""
     try:
-        return path.relative_to(cwd).as_posix()
+        return path.relative_to(base or Path.cwd()).as_posix()
     except ValueError:
         pass
     try:
@@ -49,12 +43,15 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return path.as_posix()
 
 
-def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
+def discover(
+    explicit: str | None, cwd: Path, home: Path, display_root: Path | None = None
+) -> Path | None:
     """The config file to use, in the documented order; ``None`` when there is none.
 
     ``-c`` then ``$TWSRT_CONFIG`` (both must exist), then the nearest ``twsrt.toml`` or
     ``.twsrt.toml`` from ``cwd`` up to the git root (only ``cwd`` outside a repository), then
-    ``~/.config/twsrt/config.toml``.
+    ``~/.config/twsrt/config.toml``. A missing named file is reported relative to
+    ``display_root`` (default: ``cwd``).
     """
     named = explicit or os.environ.get("TWSRT_CONFIG") or None
     if named:
@@ -63,7 +60,7 @@ def discover(explicit: str | None, cwd: Path, home: Path) -> Path | None:
         origin = "-c/--config" if explicit else "$TWSRT_CONFIG"
         if not os.path.lexists(path) or path.is_dir():
             what = "is a directory" if path.is_dir() else "does not exist"
-            where = Location(display_path(path, cwd))
+            where = Location(display_path(path, display_root or cwd))
             raise fail("config-invalid", f"config file named by {origin} {what}", where)
         return path  # anything else (a FIFO, a loop) is refused with its reason when read
     for directory in _search_dirs(cwd):
@@ -123,6 +120,12 @@ class Config:
     pinned_home: str | None = None
     check: dict[str, Any] = field(default_factory=dict)  # the [check] table
     sandbox_mode: str | None = None  # [sandbox] mode, None when the config does not set it
+    # Where a run stands, passed down with the config instead of held in globals: files are
+    # named relative to ``display_root`` (the repository root when ``check`` or the CLI works
+    # in repo mode; None: the working directory), and reads stay inside ``confine_root`` (the
+    # real repository directory in repo mode, see ``safeio``; None: anywhere).
+    display_root: Path | None = None
+    confine_root: Path | None = None
 
     @property
     def output_home(self) -> str:
@@ -135,6 +138,14 @@ class Config:
 
     def resolve(self, raw: str) -> Path:
         return resolve_path(raw, self.path.parent, self.home)
+
+    def display_path(self, path: Path) -> str:
+        """How this run names ``path`` in messages and reports."""
+        return display_path(path, self.display_root)
+
+    def confined(self, root: Path | None) -> Config:
+        """This config with reads confined to the repository ``root`` (None: not confined)."""
+        return replace(self, confine_root=Path(os.path.realpath(root)) if root else None)
 
 
 def resolve_path(raw: str, base: Path, home: Path) -> Path:
@@ -149,11 +160,15 @@ def resolve_path(raw: str, base: Path, home: Path) -> Path:
     return Path(os.path.normpath(path))
 
 
-def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
+def load_config(
+    path: Path, home: Path, cwd: Path | None = None, display_root: Path | None = None
+) -> Config:
+    """The config at ``path``; ``display_root`` (default: ``cwd``) is where the run names
+    files from (see ``Config.display_root``)."""
     from twsrt.safeio import FileProblem, read_text
     from twsrt.schemas import validate
 
-    display = display_path(path, cwd)
+    display = display_path(path, display_root or cwd)
     try:
         text = read_text(path)
     except FileProblem as exc:
@@ -182,4 +197,5 @@ def load_config(path: Path, home: Path, cwd: Path | None = None) -> Config:
         pinned_home=data.get("home"),
         check=dict(data.get("check", {})),
         sandbox_mode=data.get("sandbox", {}).get("mode"),
+        display_root=display_root,
     )

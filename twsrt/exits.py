@@ -5,7 +5,6 @@ the source validity cache kept only for runs that read their sources without an 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import os
 import sys
@@ -54,8 +53,7 @@ def report_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
         github = kwargs.get("output_format") == "github"
         try:
-            # a context of its own: what a command sets (the display base) ends with it
-            result = contextvars.copy_context().run(func, *args, **kwargs)
+            result = func(*args, **kwargs)
         except SystemExit as exc:
             if exc.code in (None, EXIT_OK, EXIT_FINDINGS):
                 remember_valid()

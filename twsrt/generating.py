@@ -34,11 +34,17 @@ def generate(
     options: GenerateOptions,
 ) -> Outcome:
     """``twsrt generate``: previews on stdout, or the writes (all or nothing) and what each did
-    on stderr; findings and notices on stderr, the count line last."""
+    on stderr; findings and notices on stderr, the count line last; files named as ``check``
+    names them."""
     outcome = Outcome()
     with outcome.stopping():
         compiled = compile_agents(
-            explicit_config, agent, yolo, companions=options.write, sandbox=sandbox
+            explicit_config,
+            agent,
+            yolo,
+            companions=options.write,
+            sandbox=sandbox,
+            repo_names=True,
         )
         _generate(compiled, agent, options, outcome)
     return outcome

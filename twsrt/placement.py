@@ -8,7 +8,7 @@
   paths are the point of a user config and stay allowed.
 - Each target is its own file: not another target, not the config, not a source (TWS006).
 
-Reads of files found later (config layers beside a target) are confined by ``safeio``.
+Reads of files found later (config layers beside a target) stay inside ``Config.confine_root``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from twsrt.agents import agent_of, specs, yolo_keys
 from twsrt.agents.base import yolo_variant
-from twsrt.config import Config, display_path
+from twsrt.config import Config
 from twsrt.findings import Finding, finding
 from twsrt.safeio import real, within
 
@@ -96,7 +96,7 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
         problem = _name_problem(item.path)
         if problem:
             rule = "target-unusable" if item.pointer.startswith("/targets/") else "config-invalid"
-            message = f"{item.what} ({display_path(item.path)}): {problem}"
+            message = f"{item.what} ({config.display_path(item.path)}): {problem}"
             found.append(finding(rule, message, config.location(item.pointer)))
     if found:
         return found  # such a path fails every later check
@@ -107,8 +107,8 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
             if item.pointer not in reported and not within(item.path, root):
                 reported.add(item.pointer)
                 message = (
-                    f"{item.what} ({display_path(item.path)}) resolves to "
-                    f"{display_path(real(item.path))}, "
+                    f"{item.what} ({config.display_path(item.path)}) resolves to "
+                    f"{config.display_path(real(item.path))}, "
                     "outside the repository; in repo mode twsrt reads and writes only files "
                     "inside it"
                 )
@@ -134,8 +134,8 @@ def _collisions(config: Config, sources: list[Placed], targets: list[Placed]) ->
             continue  # the yolo files of two colliding keys collide too: said once
         pairs.add((item.pointer, other.pointer))
         message = (
-            f"{item.what} ({display_path(item.path)}) is the same file as {other.what}"
-            f" ({display_path(other.path)}); one write would overwrite the other"
+            f"{item.what} ({config.display_path(item.path)}) is the same file as {other.what}"
+            f" ({config.display_path(other.path)}); one write would overwrite the other"
         )
         related = (config.location(other.pointer),) if other.pointer else ()
         found.append(

@@ -11,7 +11,6 @@ from twsrt.agents.base import Context, Drift, Result
 from twsrt.config import (
     CONFIG_NAMES,
     DEFAULT_SANDBOX_MODE,
-    DISPLAY_BASE,
     Config,
     discover,
     display_path,
@@ -31,38 +30,31 @@ from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
 
-def find_config_error(home: Path, cwd: Path) -> TwsrtError:
+def find_config_error(home: Path, cwd: Path, display_root: Path | None = None) -> TwsrtError:
     """No config anywhere: located at the twsrt.toml the search would find first from every
     directory of the repository (its root; the working directory outside a repository), so
-    an annotation or SARIF result has a file to stand on."""
+    an annotation or SARIF result has a file to stand on; named from ``display_root``
+    (default: ``cwd``)."""
     return fail(
         "config-not-found",
         "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
-        f"then {display_path(user_config_path(home))}); run `twsrt init` to create one",
-        Location(display_path(repo_root(cwd) / CONFIG_NAMES[0], cwd)),
+        f"then {display_path(user_config_path(home), display_root)}); run `twsrt init` to "
+        "create one",
+        Location(display_path(repo_root(cwd) / CONFIG_NAMES[0], display_root or cwd)),
     )
 
 
-def find_config(explicit: str | None) -> Config:
+def find_config(explicit: str | None, *, repo_names: bool = False) -> Config:
+    """The config the search finds. With ``repo_names`` (the CLI's generate, diff, edit and
+    test), a config in a git repository names files as ``check`` does: relative to the
+    repository root; else relative to the working directory (a library caller's own)."""
     cwd = Path.cwd()
     home = home_dir()
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
-    return load_config(path, home, cwd)
-
-
-def name_from_repository(explicit: str | None) -> None:
-    """In repo mode, name files as check does: relative to the repository root. For the CLI's
-    generate, diff, edit and test, which run each command in a context of its own (so this
-    does not outlive the command); a missing config is left to the command to report."""
-    try:
-        path = discover(explicit, Path.cwd(), home_dir())
-    except TwsrtError:
-        return
-    root = git_root(path.resolve()) if path is not None else None
-    if root is not None:
-        DISPLAY_BASE.set(root)
+    root = git_root(path.resolve()) if repo_names else None
+    return load_config(path, home, cwd, display_root=root)
 
 
 def select_agents(agent: str | None, config: Config) -> list[str]:
@@ -122,16 +114,16 @@ def compile_agents(
     *,
     companions: bool = False,
     sandbox: str | None = None,
+    repo_names: bool = False,
 ) -> Compiled:
     """Compile the selected agents; with ``companions``, also the other mode's files of agents
     whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
-    (the ``settings.json`` symlink still follows the requested mode)."""
+    (the ``settings.json`` symlink still follows the requested mode); ``repo_names``: as for
+    ``find_config``."""
     from twsrt.placement import guard
-    from twsrt.safeio import confined
 
-    config = find_config(explicit_config)
-    with confined(guard(config, yolo)):
-        return _compile(config, agent, yolo, companions, sandbox)
+    config = find_config(explicit_config, repo_names=repo_names)
+    return _compile(config.confined(guard(config, yolo)), agent, yolo, companions, sandbox)
 
 
 def _compile(
@@ -304,12 +296,13 @@ def notices(results: list[Result], out: Outcome) -> None:
 def diff(
     explicit_config: str | None, agent: str | None, yolo: bool, sandbox: str | None
 ) -> Outcome:
-    """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``."""
+    """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``; files
+    named as ``check`` names them."""
     from twsrt.rules import DANGER_FULL_ACCESS
 
     outcome = Outcome()
     with outcome.stopping() as out:
-        compiled = compile_agents(explicit_config, agent, yolo, sandbox=sandbox)
+        compiled = compile_agents(explicit_config, agent, yolo, sandbox=sandbox, repo_names=True)
         results = require_targets(compiled, agent)
         out.err(compiled.mode_line)
         # danger-full-access is loud on every run, diff included
@@ -353,7 +346,7 @@ def sources_listing(config: Config) -> str:
     lines = []
     for name, path in source_paths(config).items():
         state = "" if path.exists() else "  (missing)"
-        lines.append(f"{name:5} {display_path(path)}{state}\n")
+        lines.append(f"{name:5} {config.display_path(path)}{state}\n")
     return "".join(lines)
 
 
@@ -373,18 +366,12 @@ def edited(config: Config, name: str) -> Outcome:
 def validate_source(config: Config, name: str) -> list[Finding]:
     """After ``edit``: parse and schema-check one canonical source ("srt" or "bash"), read and
     named as ``check`` reads and names it. A file that does not parse raises TwsrtError."""
-    from twsrt.config import DISPLAY_BASE, git_root, repo_root
-    from twsrt.safeio import confined
     from twsrt.sources import read_json_source
 
     path = config.srt if name == "srt" else config.bash_rules
     where = config.path.resolve()
-    token = DISPLAY_BASE.set(repo_root(where))
-    try:
-        with confined(git_root(where)):
-            return read_json_source(path, display_path(path), name)[1]
-    finally:
-        DISPLAY_BASE.reset(token)
+    confined = config.confined(git_root(where))
+    return read_json_source(path, display_path(path, repo_root(where)), name, confined)[1]
 
 
 def editor_command() -> str:

@@ -2,7 +2,8 @@
 
 Only regular files are read: a FIFO would block forever and ``/dev/zero`` never ends, so the
 file type is checked before opening and again on the open descriptor, and at most
-``MAX_BYTES`` are read. In repo mode (``confined``) a file whose real path, after every symlink
+``MAX_BYTES`` are read. In repo mode (``confine``: the real repository directory, which the
+caller passes from ``Config.confine_root``) a file whose real path, after every symlink
 and ``..``, lies outside the repository is never opened: a config in a pull request must not be
 able to pull ``/proc/self/environ`` or ``~/.aws/credentials`` into a report.
 """
@@ -12,9 +13,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,9 +24,6 @@ if TYPE_CHECKING:
 # config.toml with a large profile is similar). 32 MiB is ten times that, yet bounds what a
 # hostile file can make twsrt hold in memory (the text plus its parse) to a few hundred MB.
 MAX_BYTES = 32 * 1024 * 1024
-
-# The repository root while a run is confined to it (repo mode); None: any path may be read.
-CONFINE_ROOT: ContextVar[Path | None] = ContextVar("CONFINE_ROOT", default=None)
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
@@ -47,16 +42,6 @@ class FileProblem(Exception):
         self.kind = kind
 
 
-@contextmanager
-def confined(root: Path | None) -> Iterator[None]:
-    """Refuse reads outside ``root`` (the real repository directory) inside the block."""
-    token = CONFINE_ROOT.set(real(root) if root is not None else None)
-    try:
-        yield
-    finally:
-        CONFINE_ROOT.reset(token)
-
-
 def real(path: Path) -> Path:
     """``path`` with every symlink and ``..`` resolved (as far as it exists; loops stay)."""
     return Path(os.path.realpath(path))
@@ -67,19 +52,21 @@ def within(path: Path, root: Path) -> bool:
     return real(path).is_relative_to(root)
 
 
-def outside_reason(path: Path) -> str | None:
-    """Why ``path`` may not be touched in the current confinement, or None when it may."""
-    root = CONFINE_ROOT.get()
-    if root is None or within(path, root):
+def outside_reason(path: Path, confine: Path | None) -> str | None:
+    """Why ``path`` may not be read when reads are confined to the real directory ``confine``,
+    or None when it may."""
+    if confine is None or within(path, confine):
         return None
     from twsrt.config import display_path
 
-    return f"resolves to {display_path(real(path))}, outside the repository"
+    # named as the run names files: from the repository root, which a path outside it is not in
+    return f"resolves to {display_path(real(path), confine)}, outside the repository"
 
 
-def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of a regular file; every other case is a ``FileProblem`` with its reason."""
-    reason = outside_reason(path)
+def read_bytes(path: Path, limit: int = MAX_BYTES, *, confine: Path | None = None) -> bytes:
+    """The bytes of a regular file, refused outside the real directory ``confine`` when given;
+    every other case is a ``FileProblem`` with its reason."""
+    reason = outside_reason(path, confine)
     if reason is not None:
         raise FileProblem(reason, "outside")
     try:
@@ -105,10 +92,16 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-def read_text(path: Path, limit: int = MAX_BYTES, *, universal_newlines: bool = True) -> str:
-    """UTF-8 text, with universal newlines (as ``Path.read_text``) unless told to keep the
-    line endings, or a ``FileProblem``."""
-    data = read_bytes(path, limit)
+def read_text(
+    path: Path,
+    limit: int = MAX_BYTES,
+    *,
+    confine: Path | None = None,
+    universal_newlines: bool = True,
+) -> str:
+    """UTF-8 text (refused outside ``confine``, as ``read_bytes``), with universal newlines
+    (as ``Path.read_text``) unless told to keep the line endings, or a ``FileProblem``."""
+    data = read_bytes(path, limit, confine=confine)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

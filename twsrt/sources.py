@@ -6,19 +6,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-from twsrt.config import Config, display_path
+from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
 
 
-def read_json_source(path: Path, display: str, schema: str) -> tuple[PositionedJson, list[Finding]]:
-    """Parse and schema-check one JSON source; return it with every finding about it."""
+def read_json_source(
+    path: Path, display: str, schema: str, config: Config
+) -> tuple[PositionedJson, list[Finding]]:
+    """Parse and schema-check one JSON source (read within ``config``'s confinement); return
+    it with every finding about it."""
     from twsrt.safeio import FileProblem, problem_finding, read_text
 
     try:
-        text = read_text(path)
+        text = read_text(path, confine=config.confine_root)
     except FileProblem as exc:
         where = Location(display)
         missing = {
@@ -75,8 +78,8 @@ def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
 
 
 def load_policy(config: Config) -> Policy:
-    srt_display = display_path(config.srt)
-    bash_display = display_path(config.bash_rules)
+    srt_display = config.display_path(config.srt)
+    bash_display = config.display_path(config.bash_rules)
     errors: list[Finding] = []
     srt = bash = None
     for path, display, schema in (
@@ -84,7 +87,7 @@ def load_policy(config: Config) -> Policy:
         (config.bash_rules, bash_display, "bash"),
     ):
         try:
-            parsed, found = read_json_source(path, display, schema)
+            parsed, found = read_json_source(path, display, schema, config)
         except TwsrtError as exc:
             errors.extend(exc.findings)
             continue

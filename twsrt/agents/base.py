@@ -149,15 +149,16 @@ class Agent(Protocol):
     def compile(self, ctx: Context) -> Result: ...
 
 
-def read_target(path: Path, display: str) -> str | None:
-    """The text of a target file, None when it does not exist; unusable paths are errors."""
+def read_target(path: Path, display: str, config: Config) -> str | None:
+    """The text of a target file (read within ``config``'s confinement), None when it does
+    not exist; unusable paths are errors."""
     from twsrt.findings import TwsrtError, fail
     from twsrt.safeio import FileProblem, problem_finding, read_text
 
     try:
         # no newline translation: CRLF files stay CRLF, and the text is exactly what
         # writes.apply compares before it replaces the file
-        return read_text(path, universal_newlines=False)
+        return read_text(path, confine=config.confine_root, universal_newlines=False)
     except FileProblem as exc:
         if exc.kind == "missing":
             return None

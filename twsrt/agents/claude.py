@@ -34,7 +34,6 @@ from twsrt.agents.targets import (
     unique,
 )
 from twsrt.bashrules import bash_rules
-from twsrt.config import display_path
 from twsrt.diffs import Spec
 from twsrt.domains import split_port
 from twsrt.findings import Finding, finding
@@ -676,11 +675,13 @@ class ClaudeAgent:
         if located is None:
             return Result(NAME, preview, findings=findings, target_configured=False)
         key, target = located
-        display = display_path(target)
-        disk_text = read_target(target, display)
+        display = ctx.config.display_path(target)
+        disk_text = read_target(target, display, ctx.config)
         seed = targets.get(FULL_KEY) if ctx.yolo else None  # a new yolo file starts as the full
         ours = mode_files(targets, FULL_KEY, YOLO_KEY)
-        plan = plan_link(link_path(targets, target), located, disk_text, ours, seed, NAME, PRODUCT)
+        plan = plan_link(
+            link_path(targets, target), located, disk_text, ours, seed, NAME, PRODUCT, ctx.config
+        )
         findings += plan.findings
         new_text = merged_text(plan.base_text, plan.base_display, managed)
         # a new settings file is private (hooks, apiKeyHelper); one made from another file

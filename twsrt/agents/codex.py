@@ -24,7 +24,6 @@ from twsrt.agents.targets import (
     project,
     target_write,
 )
-from twsrt.config import display_path
 from twsrt.diffs import toml_key
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
@@ -811,8 +810,8 @@ class CodexAgent:
             return Result(
                 NAME, preview, findings=findings, target_configured=False, notices=notices
             )
-        display = display_path(config_path)
-        disk = read_target(config_path, display)
+        display = ctx.config.display_path(config_path)
+        disk = read_target(config_path, display, ctx.config)
         if disk is not None:
             legacy = _legacy_locations(disk, display)
             if legacy:
@@ -821,8 +820,8 @@ class CodexAgent:
         changes: list[Change] = [target_write(config_path, display, new_text, disk)]
         drift = [compare(display, "codex_config", disk, new_text, CONFIG.text_items, CONFIG.view)]
         if rules_path is not None:
-            rules_display = display_path(rules_path)
-            rules_disk = read_target(rules_path, rules_display)
+            rules_display = ctx.config.display_path(rules_path)
+            rules_disk = read_target(rules_path, rules_display, ctx.config)
             changes.append(target_write(rules_path, rules_display, compiled.rules, rules_disk))
             rules = compiled.rules
             drift.append(compare(rules_display, "codex_rules", rules_disk, rules, _rule_items))

@@ -56,7 +56,6 @@ from twsrt.agents.targets import (
     target_write,
     unique,
 )
-from twsrt.config import display_path
 from twsrt.domains import split_port
 from twsrt.findings import Finding, TwsrtError
 from twsrt.jsonedit import dump
@@ -617,14 +616,14 @@ class CopilotAgent:
         drift: list[Drift] = []
         if flags is not None:
             key, path = flags
-            display = display_path(path)
-            disk = read_target(path, display)
+            display = ctx.config.display_path(path)
+            disk = read_target(path, display, ctx.config)
             changes.append(target_write(path, display, snippet, disk))
             # generated whole: a change of form drifts too (a lost continuation breaks the paste)
             drift.append(compare(display, key, disk, snippet, _flag_items, form=True))
         if settings_path is not None:
-            display = display_path(settings_path)
-            disk = read_target(settings_path, display)
+            display = ctx.config.display_path(settings_path)
+            disk = read_target(settings_path, display, ctx.config)
             new_text = merged_settings(disk, display, compiled)
             changes.append(target_write(settings_path, display, new_text, disk))
             drift.append(

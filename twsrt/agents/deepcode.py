@@ -60,7 +60,6 @@ from twsrt.agents.targets import (
     unique,
 )
 from twsrt.bashrules import bash_rules
-from twsrt.config import display_path
 from twsrt.domains import split_port
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
@@ -482,10 +481,10 @@ def layer_findings(ctx: Context) -> list[Finding]:
         findings.append(
             _lossy(
                 "deepcode-claude-fallback",
-                f"{display_path(full)} does not exist yet: DeepCode reads ~/.claude/settings.json "
-                "in its place, and once twsrt writes it nothing from the Claude Code file "
-                "(hooks, MCP servers, model settings) reaches DeepCode; copy what you still need "
-                "into it",
+                f"{ctx.config.display_path(full)} does not exist yet: DeepCode reads "
+                "~/.claude/settings.json in its place, and once twsrt writes it nothing from the "
+                "Claude Code file (hooks, MCP servers, model settings) reaches DeepCode; copy "
+                "what you still need into it",
                 ctx.config.location(f"/targets/{SETTINGS_KEY}"),
             )
         )
@@ -527,8 +526,8 @@ class DeepCodeAgent:
             # the lint's text and place when deepcode_settings is configured: reported once
             findings.append(unpinned_home(ctx.config, _configured_key(ctx)))
         findings += layer_findings(ctx)
-        display = display_path(path)
-        disk_text = read_target(path, display)
+        display = ctx.config.display_path(path)
+        disk_text = read_target(path, display, ctx.config)
         new_text = merged_text(disk_text, display, managed)
         change = target_write(path, display, new_text, disk_text)
         return Result(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Drift, DriftItem, read_target, value_at, yolo_variant
-from twsrt.config import display_path
+from twsrt.config import Config
 from twsrt.diffs import Spec, View, json_view, toml_view, whole
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
@@ -266,18 +266,20 @@ def plan_link(
     seed: Path | None,
     agent: str,
     label: str,
+    config: Config,
 ) -> LinkPlan:
-    """The link change for ``target`` (key, path) and the base its text is merged into.
+    """The link change for ``target`` (key, path) and the base its text is merged into (files
+    named and read as ``config``'s run names and confines them).
 
     A directory at the link, or a regular file there beside an existing target, stops the run
     (twsrt overwrites neither); a dangling link is reported and replaced; a working link that
     names none of ``ours`` is the user's (TWS010: reported, and never replaced by writes.py)."""
     key, path = target
-    display = display_path(path)
+    display = config.display_path(path)
     plan = LinkPlan(disk_text, display)
     if path.name == link.name or link == path:
         return plan  # the target is the file the agent reads: no link
-    link_display = display_path(link)
+    link_display = config.display_path(link)
     if link.is_dir() and not link.is_symlink():
         message = "is a directory, expected a settings file or symlink"
         raise fail("target-unusable", message, Location(link_display))
@@ -290,10 +292,11 @@ def plan_link(
             Location(link_display),
         )
     if link_is_file:
-        plan.base_text = read_target(link, link_display)  # first run: migrate the user's file
+        # first run: migrate the user's file
+        plan.base_text = read_target(link, link_display, config)
         plan.base_display, plan.base_file = link_display, link
     elif disk_text is None and seed is not None:
-        plan.base_display, plan.base_text, plan.base_file = _seed(seed)
+        plan.base_display, plan.base_text, plan.base_file = _seed(seed, config)
     if link.is_symlink() and not link.exists():
         plan.findings.append(
             finding(
@@ -311,12 +314,12 @@ def plan_link(
     return plan
 
 
-def _seed(full: Path) -> tuple[str, str | None, Path | None]:
+def _seed(full: Path, config: Config) -> tuple[str, str | None, Path | None]:
     """A new yolo file starts from the full file (the user's own keys), when there is one."""
     if not full.is_file():
         return "", None, None
-    display = display_path(full)
-    return display, read_target(full, display), full
+    display = config.display_path(full)
+    return display, read_target(full, display, config), full
 
 
 def link_value(link: Path, target: Path) -> str:

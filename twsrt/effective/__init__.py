@@ -21,7 +21,7 @@ from typing import Any
 
 from twsrt.agents.abspaths import glob_prefix
 from twsrt.agents.base import Context
-from twsrt.config import display_path
+from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
@@ -62,16 +62,19 @@ class Layer:
         return Location(self.display, line, column, pointer)
 
 
-def load_layer(path: Path, kind: str, agent: str) -> tuple[Layer | None, list[Finding]]:
-    """The parsed file (``kind`` ``json`` or ``toml``); None when it does not exist, with a
-    finding when it exists but cannot be read."""
+def load_layer(
+    path: Path, kind: str, agent: str, config: Config
+) -> tuple[Layer | None, list[Finding]]:
+    """The parsed file (``kind`` ``json`` or ``toml``), named and read as ``config``'s run
+    names and confines files; None when it does not exist, with a finding when it exists but
+    cannot be read."""
     from twsrt.jsonpos import JsonSyntaxError, parse_json
     from twsrt.safeio import FileProblem, problem_finding, read_text
     from twsrt.tomlpos import TomlSyntaxError, parse_toml
 
-    display = display_path(path)
+    display = config.display_path(path)
     try:
-        text = read_text(path)
+        text = read_text(path, confine=config.confine_root)
     except FileProblem as exc:
         if exc.kind in ("missing", "dangling", "directory"):
             return None, []  # nothing the agent could load either

@@ -50,7 +50,7 @@ def findings(ctx: Context) -> list[Finding]:
     view = PolicyView(ctx)
     out: list[Finding] = []
     for path, yolo, owned in _layers(ctx):
-        layer, problems = load_layer(path, "json", NAME)
+        layer, problems = load_layer(path, "json", NAME, ctx.config)
         out += problems
         if layer is not None:
             out += _check(layer, view, yolo, owned)

@@ -29,11 +29,11 @@ def findings(ctx: Context) -> list[Finding]:
     if config_path is None:
         return []
     view = PolicyView(ctx)
-    main, out = load_layer(config_path, "toml", NAME)
+    main, out = load_layer(config_path, "toml", NAME, ctx.config)
     if main is None and out:
         return []  # an unreadable config.toml is the compile's target-unusable
     for path in _profile_files(config_path):
-        layer, problems = load_layer(path, "toml", NAME)
+        layer, problems = load_layer(path, "toml", NAME, ctx.config)
         out += problems
         if layer is not None:
             out += _check_profile(layer, main, view)

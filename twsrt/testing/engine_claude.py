@@ -225,7 +225,7 @@ class ClaudeEngine(SrtEngine):
         from twsrt.testing.globs import engine_path
 
         self.root, self.upstream = root, upstream
-        settings = read_settings(self.reads(ctx)[0])
+        settings = read_settings(self.reads(ctx)[0], ctx.config)
         home, cwd = str(root / "home"), str(root / "work")
         derived = claude_srt_settings(settings, home, cwd, lambda p: engine_path(p, str(root)))
         self.settings = root / "claude-srt-settings.json"

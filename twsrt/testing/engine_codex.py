@@ -141,7 +141,6 @@ class CodexEngine:
 
     def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
         from twsrt.agents.base import read_target
-        from twsrt.config import display_path
         from twsrt.findings import fail
         from twsrt.locations import Location
         from twsrt.testing.inputs import codex_config
@@ -153,8 +152,8 @@ class CodexEngine:
         (self.home / "rules").mkdir(parents=True)
         self.tmpdir.mkdir(parents=True)
         source = ctx.config.targets[CONFIG_KEY]
-        display = display_path(source)
-        text = read_target(source, display) or ""  # missing: Codex runs on its defaults
+        display = ctx.config.display_path(source)
+        text = read_target(source, display, ctx.config) or ""  # missing: Codex runs on its defaults
         try:
             mapped = codex_config(text, str(root))
         except ValueError as exc:
@@ -162,7 +161,9 @@ class CodexEngine:
         config = self.home / "config.toml"
         config.write_text(route_network(mapped), encoding="utf-8")
         rules = ctx.config.targets.get(RULES_KEY)
-        rules_text = read_target(rules, display_path(rules)) if rules else None
+        rules_text = (
+            read_target(rules, ctx.config.display_path(rules), ctx.config) if rules else None
+        )
         if rules_text is not None:
             (self.home / "rules" / "twsrt.rules").write_text(rules_text, encoding="utf-8")
         return config

@@ -234,7 +234,7 @@ class DeepcodeEngine:
         from twsrt.testing.globs import engine_path
 
         self.root, self.upstream = root, upstream
-        settings = read_settings(self.reads(ctx)[0])
+        settings = read_settings(self.reads(ctx)[0], ctx.config)
         mapped = map_settings(
             settings, ctx.config.output_home, str(root), lambda p: engine_path(p, str(root))
         )

@@ -33,6 +33,7 @@ from twsrt.testing.registry import ENGINES
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.config import Config
     from twsrt.testing.gaps import GapRule
 
 # A tree under /tmp would be writable to Codex whatever the policy says (its :workspace base
@@ -227,17 +228,16 @@ def root_base() -> str:
     return tempfile.gettempdir()
 
 
-def read_settings(source: Path) -> dict[str, object]:
+def read_settings(source: Path, config: Config) -> dict[str, object]:
     """An agent's JSON settings file as it is on disk ({} when missing); a file that is not a
     JSON object is a located error, never a traceback."""
     from twsrt.agents.base import read_target
-    from twsrt.config import display_path
     from twsrt.findings import fail
     from twsrt.jsonpos import JsonSyntaxError, parse_json
     from twsrt.locations import Location
 
-    display = display_path(source)
-    text = read_target(source, display)
+    display = config.display_path(source)
+    text = read_target(source, display, config)
     try:
         settings = parse_json(text).value if text is not None else {}
     except JsonSyntaxError as exc:  # also too-long integers and lone surrogates

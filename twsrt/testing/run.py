@@ -343,8 +343,6 @@ def run_tests(
     Raises EngineUnavailable before running anything when a named engine (or, by default,
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
     """
-    from twsrt.config import display_path
-
     policy = ctx.policy
     if not policy.enabled:
         raise TwsrtError(
@@ -365,7 +363,7 @@ def run_tests(
         approval_mode=ctx.mode,
         skipped=skipped,
     )
-    report.inputs = {n: [display_path(p) for p in factory(n).reads(ctx)] for n in names}
+    report.inputs = {n: [ctx.config.display_path(p) for p in factory(n).reads(ctx)] for n in names}
     report.models = {n: m for n in names if (m := getattr(factory(n), "models", ""))}
     report.drift = drift_of(ctx, names, factory)
     start = time.monotonic()
@@ -411,18 +409,19 @@ def test_policy(
     *,
     sandbox: str | None = None,
     yolo: bool = False,
+    repo_names: bool = False,
 ) -> ProbeReport:
     """``twsrt test``: the config's target files, probed in the selected engines for the
-    configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode."""
+    configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode;
+    ``repo_names``: as for ``run.find_config``."""
     from twsrt.placement import guard
     from twsrt.run import context, find_config
-    from twsrt.safeio import confined
     from twsrt.sources import load_policy
 
-    config = find_config(explicit_config)
-    with confined(guard(config, yolo)):
-        ctx = context(config, load_policy(config), yolo, sandbox)
-        return run_tests(ctx, engine, keyword, timeout, strict)
+    config = find_config(explicit_config, repo_names=repo_names)
+    config = config.confined(guard(config, yolo))
+    ctx = context(config, load_policy(config), yolo, sandbox)
+    return run_tests(ctx, engine, keyword, timeout, strict)
 
 
 def probe_outcome(
@@ -446,7 +445,14 @@ def probe_outcome(
     with outcome.stopping() as out:
         try:
             report = test_policy(
-                explicit_config, engine, keyword, timeout, strict, sandbox=sandbox, yolo=yolo
+                explicit_config,
+                engine,
+                keyword,
+                timeout,
+                strict,
+                sandbox=sandbox,
+                yolo=yolo,
+                repo_names=True,  # named as check names them
             )
         except EngineUnavailable as exc:
             out.err(f"twsrt test: {exc.engine} cannot run here: {exc.problem}")
