@@ -11,8 +11,9 @@ from support.reports import parse_junit, validate_sarif
 from twsrt.findings import CATALOG, Finding, Level, rule_by_name
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, Suppression
-from twsrt.reports.junit import SUITE_NAME, junit_xml, write_junit
-from twsrt.reports.sarif import FINGERPRINT_KEY, _to_json, sarif_log, sarif_text, write_sarif
+from twsrt.reports import write_reports
+from twsrt.reports.junit import SUITE_NAME, junit_xml
+from twsrt.reports.sarif import FINGERPRINT_KEY, _to_json, sarif_log, sarif_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -112,7 +113,7 @@ def test_sarif_validates_against_githubs_schema(tmp_path: Path) -> None:
 
 def test_sarif_written_file_validates_and_is_utf8(tmp_path: Path) -> None:
     out = tmp_path / "out" / "twsrt.sarif"
-    write_sarif(make_report(tmp_path), out)
+    write_reports(make_report(tmp_path), {"sarif": str(out)})
     text = out.read_text(encoding="utf-8")
     validate_sarif(json.loads(text))
     assert "重复 ✓" in text  # unicode kept as text, not \u escapes
@@ -260,8 +261,8 @@ def test_sarif_related_locations_and_properties(tmp_path: Path) -> None:
 
 def test_sarif_is_byte_identical_for_the_same_report(tmp_path: Path) -> None:
     first, second = tmp_path / "a.sarif", tmp_path / "b.sarif"
-    write_sarif(make_report(tmp_path), first)
-    write_sarif(make_report(tmp_path), second)  # built again from scratch
+    write_reports(make_report(tmp_path), {"sarif": str(first)})
+    write_reports(make_report(tmp_path), {"sarif": str(second)})  # built again from scratch
     assert first.read_bytes() == second.read_bytes()
     assert "TimeUtc" not in first.read_text(encoding="utf-8")  # no start/end times
 
@@ -289,7 +290,7 @@ def test_junit_for_an_empty_report_is_valid(tmp_path: Path) -> None:
 
 def test_junit_written_file_validates(tmp_path: Path) -> None:
     out = tmp_path / "reports" / "junit.xml"
-    write_junit(make_report(tmp_path), out)
+    write_reports(make_report(tmp_path), {"junit": str(out)})
     root = parse_junit(out.read_text(encoding="utf-8"))
     assert "重复 ✓" in out.read_text(encoding="utf-8")
     assert len(_cases(root)) == 5 + len(make_report(tmp_path).findings)
@@ -360,8 +361,8 @@ def test_junit_leaves_out_suppressed_findings(tmp_path: Path) -> None:
 
 def test_junit_is_byte_identical_for_the_same_report(tmp_path: Path) -> None:
     first, second = tmp_path / "a.xml", tmp_path / "b.xml"
-    write_junit(make_report(tmp_path), first)
-    write_junit(make_report(tmp_path), second)
+    write_reports(make_report(tmp_path), {"junit": str(first)})
+    write_reports(make_report(tmp_path), {"junit": str(second)})
     assert first.read_bytes() == second.read_bytes()
     assert b"timestamp" not in first.read_bytes() and b"hostname" not in first.read_bytes()
 

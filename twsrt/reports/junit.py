@@ -7,7 +7,6 @@ code is, otherwise passing with the finding in its system-out.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twsrt.findings import LEVEL_ORDER, Finding
@@ -54,12 +53,6 @@ def xml_text(suites: list[Any]) -> str:
 
 def render(report: CheckReport, _options: RenderOptions) -> str:
     return junit_xml(report)
-
-
-def write_junit(report: CheckReport, path: Path) -> None:
-    from twsrt.reports import write_reports
-
-    write_reports(report, {"junit": str(path)})
 
 
 def _file_class(checked: CheckedFile) -> str:

@@ -77,12 +77,6 @@ def render(report: CheckReport, _options: RenderOptions) -> str:
     return sarif_text(report)
 
 
-def write_sarif(report: CheckReport, path: Path) -> None:
-    from twsrt.reports import write_reports
-
-    write_reports(report, {"sarif": str(path)})
-
-
 def _descriptor(om: Any, rule: Rule) -> Any:
     help_text = rule.help or rule.short
     return _om(
