@@ -238,9 +238,25 @@ def convert(node: Any, pointer: str, named: bool = False) -> Any:
         return [convert(item, pointer) for item in node]
     if not isinstance(node, dict):
         return node
+    out = _members(node, pointer)
+    if out.get("type") == "object" and pointer.count("/") >= 1 and "properties" in out:
+        # nested objects whose own required keys srt enforces (e.g. ripgrep.command)
+        required = [
+            k for k in node.get("required", []) if pointer not in ("/network", "/filesystem")
+        ]
+        if required:
+            out["required"] = required
+    if named:
+        _add_own_facts(out, pointer)
+    return out
+
+
+def _members(node: dict[str, Any], pointer: str) -> dict[str, Any]:
+    """The schema object's members, converted; upstream prose, defaults and ``required`` left
+    out, tuple ``items`` as draft 2020-12 ``prefixItems``."""
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key in ("description", "$schema", "title", "default"):
+        if key in ("description", "$schema", "title", "default", "required"):
             continue
         if key == "properties":
             out[key] = {
@@ -251,26 +267,20 @@ def convert(node: Any, pointer: str, named: bool = False) -> Any:
         elif key == "items" and isinstance(value, list):
             out["prefixItems"] = convert(value, pointer)
             out["items"] = False
-        elif key == "required":
-            continue
         else:
             out[key] = convert(value, pointer)
-    if out.get("type") == "object" and pointer.count("/") >= 1 and "properties" in out:
-        # nested objects whose own required keys srt enforces (e.g. ripgrep.command)
-        required = [
-            k for k in node.get("required", []) if pointer not in ("/network", "/filesystem")
-        ]
-        if required:
-            out["required"] = required
-    if not named:
-        return out
+    return out
+
+
+def _add_own_facts(out: dict[str, Any], pointer: str) -> None:
+    """twsrt's own description (with the srt release that added the key), default and
+    examples for the key at ``pointer``."""
     if pointer in OWN_DESCRIPTIONS:
         out["description"] = OWN_DESCRIPTIONS[pointer] + ADDED_IN.get(pointer, "")
     if pointer in OWN_DEFAULTS:
         out["default"] = OWN_DEFAULTS[pointer]
     if pointer in OWN_EXAMPLES:
         out["examples"] = OWN_EXAMPLES[pointer]
-    return out
 
 
 ADDED_IN: dict[str, str] = {}  # pointer -> " Since srt 0.0.N.", from the key history

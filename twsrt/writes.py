@@ -181,14 +181,28 @@ def _validate(change: Change) -> _Step:
         if change.before.kind != "absent":
             step.owner = _owner(path.lstat())
         return step
+    step.data = _encoded(change)
+    step.mode, step.owner = _mode_and_owner(change, path, where)
+    return step
+
+
+def _encoded(change: FileWrite) -> bytes:
+    """The text as UTF-8; a character UTF-8 cannot hold is refused where it sits."""
     try:
-        step.data = change.text.encode("utf-8")
+        return change.text.encode("utf-8")
     except UnicodeEncodeError as exc:
         line = change.text.count("\n", 0, exc.start) + 1
         column = exc.start - (change.text.rfind("\n", 0, exc.start) + 1) + 1
         bad = f"U+{ord(change.text[exc.start]):04X}"
         message = f"cannot be written: the generated text holds {bad}, which UTF-8 cannot encode"
         raise fail("target-unusable", message, Location(change.display, line, column)) from None
+
+
+def _mode_and_owner(
+    change: FileWrite, path: Path, where: Location
+) -> tuple[int, tuple[int, int] | None]:
+    """The replaced file's mode and owner (refused when it may not be replaced), else those of
+    the file it is made like, else its new mode, else what the umask gives."""
     if change.before.kind == "file":
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
@@ -204,15 +218,13 @@ def _validate(change: Change) -> _Step:
         if not _may(path, os.W_OK):  # replacing it would need only the directory
             message = f"is not writable by this user (mode {mode:04o}); twsrt does not replace it"
             raise fail("target-unusable", message, where)
-        step.mode, step.owner = mode, _owner(info)
-    elif change.like is not None and change.like.is_file():
+        return mode, _owner(info)
+    if change.like is not None and change.like.is_file():
         info = change.like.stat()
-        step.mode, step.owner = stat.S_IMODE(info.st_mode), _owner(info)
-    elif change.new_mode is not None:
-        step.mode = change.new_mode
-    else:
-        step.mode = 0o666 & ~_umask()
-    return step
+        return stat.S_IMODE(info.st_mode), _owner(info)
+    if change.new_mode is not None:
+        return change.new_mode, None
+    return 0o666 & ~_umask(), None
 
 
 def _may(path: Path, mode: int) -> bool:

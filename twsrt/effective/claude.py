@@ -98,10 +98,6 @@ def _check(
     layer: Layer, view: PolicyView, yolo: bool, owned: Callable[[str], bool]
 ) -> list[Finding]:
     doc = layer.value
-    out: list[Finding] = []
-    sandbox = child(doc, "sandbox")
-    sandboxed = view.sandboxed
-    policy = view.policy
 
     def user(pointer: str) -> bool:
         """Present in this file and not managed by twsrt."""
@@ -109,7 +105,20 @@ def _check(
             not owned(_dotted(pointer)) and child(doc, *pointer.strip("/").split("/")) is not None
         )
 
-    if sandboxed and user("/sandbox/enabled") and child(sandbox, "enabled") is False:
+    out: list[Finding] = []
+    if view.sandboxed:
+        out += _sandbox_switches(layer, view, user)
+        if isinstance(child(doc, "sandbox"), dict):
+            out += _sandbox_grants(layer, view, user)
+    return out + _permissions(layer, view, yolo, owned)
+
+
+def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool]) -> list[Finding]:
+    """User keys that turn the sandbox off, or let commands run outside it."""
+    sandbox = child(layer.value, "sandbox")
+    origin = [sandbox_origin(view.policy)]
+    out: list[Finding] = []
+    if user("/sandbox/enabled") and child(sandbox, "enabled") is False:
         out.append(
             report(
                 "agent-sandbox-off",
@@ -118,11 +127,11 @@ def _check(
                 layer,
                 "/sandbox/enabled",
                 NAME,
-                [sandbox_origin(policy)],
+                origin,
             )
         )
     platforms = child(sandbox, "enabledPlatforms")
-    if sandboxed and user("/sandbox/enabledPlatforms") and isinstance(platforms, list):
+    if user("/sandbox/enabledPlatforms") and isinstance(platforms, list):
         missing = [p for p in SANDBOX_PLATFORMS if p not in platforms]
         if missing:
             out.append(
@@ -133,10 +142,10 @@ def _check(
                     layer,
                     "/sandbox/enabledPlatforms",
                     NAME,
-                    [sandbox_origin(policy)],
+                    origin,
                 )
             )
-    if sandboxed and user("/sandbox/excludedCommands"):
+    if user("/sandbox/excludedCommands"):
         for command, pointer in strings(
             child(sandbox, "excludedCommands"), "/sandbox/excludedCommands"
         ):
@@ -148,12 +157,12 @@ def _check(
                     layer,
                     pointer,
                     NAME,
-                    [sandbox_origin(policy)],
+                    origin,
                     key=False,
                 )
             )
     unsandboxed = child(sandbox, "allowUnsandboxedCommands") is True
-    if sandboxed and unsandboxed and user("/sandbox/allowUnsandboxedCommands"):
+    if unsandboxed and user("/sandbox/allowUnsandboxedCommands"):
         out.append(
             report(
                 "user-unsandboxed-command",
@@ -162,12 +171,19 @@ def _check(
                 layer,
                 "/sandbox/allowUnsandboxedCommands",
                 NAME,
-                [sandbox_origin(policy)],
+                origin,
             )
         )
-    if sandboxed and isinstance(sandbox, dict):
-        out += _sandbox_grants(layer, view, user)
-    permissions = child(doc, "permissions")
+    return out
+
+
+def _permissions(
+    layer: Layer, view: PolicyView, yolo: bool, owned: Callable[[str], bool]
+) -> list[Finding]:
+    """User permissions that skip the policy's approvals, add write roots or allow what it
+    does not."""
+    permissions = child(layer.value, "permissions")
+    out: list[Finding] = []
     if not yolo and child(permissions, "defaultMode") == "bypassPermissions":
         out.append(
             report(
@@ -178,10 +194,10 @@ def _check(
                 layer,
                 "/permissions/defaultMode",
                 NAME,
-                [e.origin for e in policy.bash_ask[:1]],
+                [e.origin for e in view.policy.bash_ask[:1]],
             )
         )
-    if sandboxed:
+    if view.sandboxed:
         for path, pointer in strings(
             child(permissions, "additionalDirectories"), "/permissions/additionalDirectories"
         ):
@@ -202,7 +218,7 @@ def _check(
     for rule, pointer in strings(child(permissions, "allow"), "/permissions/allow"):
         if managed_allow and rule.startswith(target.WEBFETCH_PREFIX):
             continue
-        found = _allow_rule(rule, view, layer, pointer, sandboxed)
+        found = _allow_rule(rule, view, layer, pointer, view.sandboxed)
         if found is not None:
             out.append(found)
     return out
@@ -301,10 +317,24 @@ def _shadowed(
 
 def _sandbox_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) -> list[Finding]:
     """Sandbox lists and switches in a file where twsrt does not own them."""
-    out: list[Finding] = []
     sandbox = layer.value["sandbox"]
-    policy = view.policy
-    srt = policy.srt
+    out = _switch_grants(layer, view, user)
+    for key, judge in _LIST_GRANTS:
+        pointer = f"/sandbox/{key}"
+        if not user(pointer):
+            continue
+        for item, at in strings(child(sandbox, *key.split("/")), pointer):
+            found = judge(item, at, layer, view)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _switch_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) -> list[Finding]:
+    """Sandbox switches turned on, and proxies named, that the policy does not set."""
+    sandbox = layer.value["sandbox"]
+    srt = view.policy.srt
+    out: list[Finding] = []
     for sub in GRANT_SWITCHES:
         pointer = "/sandbox" + sub
         keys = sub.strip("/").split("/")
@@ -332,81 +362,79 @@ def _sandbox_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool])
                     NAME,
                 )
             )
-    if user("/sandbox/network/allowUnixSockets"):
-        granted = set(child(srt, "network", "allowUnixSockets") or [])
-        for socket, pointer in strings(
-            child(sandbox, "network", "allowUnixSockets"), "/sandbox/network/allowUnixSockets"
-        ):
-            if socket not in granted:
-                out.append(
-                    report(
-                        "user-sandbox-grant",
-                        f"sandbox.network.allowUnixSockets opens '{socket}', which the policy "
-                        "does not allow",
-                        layer,
-                        pointer,
-                        NAME,
-                        key=False,
-                    )
-                )
-    if user("/sandbox/network/allowedDomains"):
-        for host, pointer in strings(
-            child(sandbox, "network", "allowedDomains"), "/sandbox/network/allowedDomains"
-        ):
-            if not any(host == e.value for e in policy.allowed_domains) and not view.domain_allowed(
-                host
-            ):
-                out.append(
-                    report(
-                        "user-network-grant",
-                        f"sandbox.network.allowedDomains in {layer.display} adds '{host}', which "
-                        "the policy's allowedDomains does not list",
-                        layer,
-                        pointer,
-                        NAME,
-                        srt_key(view.policy, "/network/allowedDomains"),
-                        key=False,
-                    )
-                )
-    if user("/sandbox/filesystem/allowWrite"):
-        for path, pointer in strings(
-            child(sandbox, "filesystem", "allowWrite"), "/sandbox/filesystem/allowWrite"
-        ):
-            if view.absolute(path) and view.writable(path) is None:
-                out.append(
-                    report(
-                        "user-write-root",
-                        f"sandbox.filesystem.allowWrite in {layer.display} makes '{path}' "
-                        "writable, outside the policy's allowWrite",
-                        layer,
-                        pointer,
-                        NAME,
-                        _allow_write_origin(view),
-                        key=False,
-                    )
-                )
-    if user("/sandbox/filesystem/allowRead"):
-        for path, pointer in strings(
-            child(sandbox, "filesystem", "allowRead"), "/sandbox/filesystem/allowRead"
-        ):
-            if not view.absolute(path):
-                continue
-            hit = view.denied(path, policy.deny_read)
-            granted = any(view.expand(r.path) == view.expand(path) for r in policy.allow_read)
-            if hit is not None and not granted:
-                out.append(
-                    report(
-                        "user-allow-rule",
-                        f"sandbox.filesystem.allowRead in {layer.display} re-opens '{path}' inside "
-                        f"the policy's denyRead '{hit.path}' (allowRead wins over denyRead)",
-                        layer,
-                        pointer,
-                        NAME,
-                        [hit.origin],
-                        key=False,
-                    )
-                )
     return out
+
+
+def _socket_grant(socket: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
+    if socket in set(child(view.policy.srt, "network", "allowUnixSockets") or []):
+        return None
+    return report(
+        "user-sandbox-grant",
+        f"sandbox.network.allowUnixSockets opens '{socket}', which the policy does not allow",
+        layer,
+        pointer,
+        NAME,
+        key=False,
+    )
+
+
+def _domain_grant(host: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
+    if any(host == e.value for e in view.policy.allowed_domains) or view.domain_allowed(host):
+        return None
+    return report(
+        "user-network-grant",
+        f"sandbox.network.allowedDomains in {layer.display} adds '{host}', which the policy's "
+        "allowedDomains does not list",
+        layer,
+        pointer,
+        NAME,
+        srt_key(view.policy, "/network/allowedDomains"),
+        key=False,
+    )
+
+
+def _write_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
+    if not view.absolute(path) or view.writable(path) is not None:
+        return None
+    return report(
+        "user-write-root",
+        f"sandbox.filesystem.allowWrite in {layer.display} makes '{path}' writable, outside "
+        "the policy's allowWrite",
+        layer,
+        pointer,
+        NAME,
+        _allow_write_origin(view),
+        key=False,
+    )
+
+
+def _read_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
+    if not view.absolute(path):
+        return None
+    policy = view.policy
+    hit = view.denied(path, policy.deny_read)
+    granted = any(view.expand(r.path) == view.expand(path) for r in policy.allow_read)
+    if hit is None or granted:
+        return None
+    return report(
+        "user-allow-rule",
+        f"sandbox.filesystem.allowRead in {layer.display} re-opens '{path}' inside the "
+        f"policy's denyRead '{hit.path}' (allowRead wins over denyRead)",
+        layer,
+        pointer,
+        NAME,
+        [hit.origin],
+        key=False,
+    )
+
+
+# sandbox lists a user file may widen, each entry judged against the policy
+_LIST_GRANTS: tuple[tuple[str, Callable[[str, str, Layer, PolicyView], Finding | None]], ...] = (
+    ("network/allowUnixSockets", _socket_grant),
+    ("network/allowedDomains", _domain_grant),
+    ("filesystem/allowWrite", _write_grant),
+    ("filesystem/allowRead", _read_grant),
+)
 
 
 __all__ = ["findings"]
