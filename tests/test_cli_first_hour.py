@@ -3,7 +3,7 @@ conflicting flags, colour variables, shell completion, ``edit`` validation, fix 
 name the right command, drift from an unpinned home, seed-compatible options, and the Claude
 ``settings.json`` link when the yolo file lives in another directory.
 
-The CLI runs in-process (click's CliRunner) in the sandbox's HOME; only the closed-pipe tests
+The CLI runs in-process (``support.cli``) in the sandbox's HOME; only the closed-pipe tests
 and one completion round trip need the real console script.
 """
 
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from support.cli import run_here
 from support.sandbox import Sandbox, tree_snapshot, twsrt_command
 
 from twsrt.cli import cli
@@ -42,10 +42,9 @@ def box(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 
 
 def invoke(*args: str, **env: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), env=env, prog_name="twsrt")
+    result = run_here(*args, **env)
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
+    return result.returncode, result.stdout, result.stderr
 
 
 def add_config(sandbox: Sandbox, text: str) -> None:

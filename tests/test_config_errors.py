@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from support.reports import parse_junit, validate_sarif
 from support.sandbox import DEFAULT_CONFIG, Sandbox, tree_snapshot
 
@@ -209,17 +208,9 @@ CASES = [
 ]
 
 
-def run(
-    box: Sandbox, case: Case, reports: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str, str]:
-    from twsrt.cli import cli
-
+def run(box: Sandbox, case: Case, reports: Path, fmt: str) -> tuple[int, str, str]:
     cwd = box.repo / case.cwd
     cwd.mkdir(exist_ok=True)
-    monkeypatch.chdir(cwd)
-    monkeypatch.delenv("TWSRT_CONFIG", raising=False)
-    for key, value in (*box.env().items(), *case.env):
-        monkeypatch.setenv(key, value)
     args = [
         "check",
         *case.args,
@@ -232,8 +223,8 @@ def run(
         "--json",
         str(reports / "twsrt.json"),
     ]
-    result = CliRunner().invoke(cli, args)
-    return result.exit_code, result.stdout, result.stderr
+    result = box.run(*args, cwd=cwd, **dict(case.env))
+    return result.returncode, result.stdout, result.stderr
 
 
 def located(case: Case) -> str:
@@ -291,13 +282,13 @@ def assert_junit(text: str, case: Case) -> None:
 @pytest.mark.parametrize("fmt", ["text", "json", "github"])
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_config_error_in_every_output(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: Case, fmt: str
+    sandbox: Sandbox, tmp_path: Path, case: Case, fmt: str
 ) -> None:
     case.setup(sandbox)
     reports = tmp_path / "reports"
     reports.mkdir()
     before = tree_snapshot(sandbox.home)
-    code, out, err = run(sandbox, case, reports, fmt, monkeypatch)
+    code, out, err = run(sandbox, case, reports, fmt)
     detail = f"exit {code}\nstdout:\n{out}\nstderr:\n{err}"
     assert code == case.exit_code, detail
     assert "Traceback" not in out + err and "internal error" not in out + err, detail
@@ -340,9 +331,7 @@ def test_config_error_in_every_output(
     assert after == before  # only the requested reports were written
 
 
-def test_the_reports_are_the_same_in_every_format(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_reports_are_the_same_in_every_format(sandbox: Sandbox, tmp_path: Path) -> None:
     """The stdout format changes neither the exit code nor a byte of the report files."""
     case = CASES[0]
     case.setup(sandbox)
@@ -350,20 +339,18 @@ def test_the_reports_are_the_same_in_every_format(
     for fmt in ("text", "json", "github"):
         reports = tmp_path / fmt
         reports.mkdir()
-        code, _out, _err = run(sandbox, case, reports, fmt, monkeypatch)
+        code, _out, _err = run(sandbox, case, reports, fmt)
         assert code == 2
         assert sorted(os.listdir(reports)) == ["twsrt.json", "twsrt.sarif", "twsrt.xml"]
         seen.add(tuple((reports / name).read_bytes() for name in sorted(os.listdir(reports))))
     assert len(seen) == 1
 
 
-def test_quiet_still_shows_the_config_error(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_quiet_still_shows_the_config_error(sandbox: Sandbox, tmp_path: Path) -> None:
     case = CASES[0]
     case.setup(sandbox)
     quiet = Case(**{**case.__dict__, "args": ("-q",)})
-    code, out, err = run(sandbox, quiet, tmp_path, "text", monkeypatch)
+    code, out, err = run(sandbox, quiet, tmp_path, "text")
     assert (code, err) == (2, "")
     assert out == "twsrt.toml:2:7: error[TWS001] invalid TOML: " + out.split("invalid TOML: ")[1]
     assert out.count("\n") == 1

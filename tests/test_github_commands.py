@@ -7,11 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 from support.github import runner_commands
 from support.sandbox import Sandbox
-
-from twsrt.cli import cli
 
 # A different command in every field, so a failure names the field that leaked.
 SRT_PATH = "pol\n::error::PWN-srt-path.json"
@@ -46,17 +43,14 @@ def test_the_parser_follows_the_runner() -> None:
 # ------------------------------------------------------------------ twsrt's output
 
 
-def run(box: Sandbox, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(box.repo)
-    for key, value in box.env().items():
-        monkeypatch.setenv(key, value)
-    result = CliRunner().invoke(cli, list(args))
+def run(box: Sandbox, *args: str) -> tuple[int, str, str]:
+    result = box.run(*args)
     assert "Traceback" not in result.stderr
-    return result.exit_code, result.stdout, result.stderr
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.fixture
-def hostile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+def hostile(sandbox: Sandbox) -> Sandbox:
     srt = json.loads((sandbox.repo / ".srt-settings.json").read_text())
     srt["network"]["allowedDomains"].append("github.com")  # a duplicate: a finding at SRT_PATH
     (sandbox.repo / ".srt-settings.json").unlink()
@@ -70,7 +64,7 @@ def hostile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
         'claude_settings = "home/.claude/settings.full.json"\n'
     )
     sandbox.write("twsrt.toml", config)
-    assert run(sandbox, monkeypatch, "generate", "-w")[0] == 0
+    assert run(sandbox, "generate", "-w")[0] == 0
     full = sandbox.repo / "home/.claude/settings.full.json"
     settings = json.loads(full.read_text())
     # drift: a hand-added managed entry, which the diff shows (the user's own keys are elided)
@@ -85,10 +79,10 @@ def hostile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     return sandbox
 
 
-def test_no_command_but_the_annotations(hostile: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    code, out, err = run(hostile, monkeypatch, "check", "--format", "github", "-v")
+def test_no_command_but_the_annotations(hostile: Sandbox) -> None:
+    code, out, err = run(hostile, "check", "--format", "github", "-v")
     assert code == 1
-    report = json.loads(run(hostile, monkeypatch, "check", "--format", "json", "-v")[1])
+    report = json.loads(run(hostile, "check", "--format", "json", "-v")[1])
     levels = {"error": "error", "warning": "warning", "note": "notice"}
     annotations = [levels[f["level"]] for f in report["findings"]]
     # every hostile field made it into the report, so each one was tried
@@ -137,11 +131,9 @@ def test_defuse(line: str) -> None:
     assert runner_commands(defuse(line)) == []
 
 
-def test_report_of_a_config_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_of_a_config_error(sandbox: Sandbox) -> None:
     """The config error is an annotation now (its path escaped), then the inert text."""
-    code, out, err = run(
-        sandbox, monkeypatch, "check", "--format", "github", "-c", "no\n::error::PWN.toml"
-    )
+    code, out, err = run(sandbox, "check", "--format", "github", "-c", "no\n::error::PWN.toml")
     assert code == 2 and "PWN" in out and err == ""
     commands = runner_commands(out + err)
     names = [name for name, _, _ in commands]
@@ -149,8 +141,8 @@ def test_report_of_a_config_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPa
     assert commands[0][2].startswith("::error file=no%0A%3A%3Aerror%3A%3APWN.toml,title=TWS001 ")
 
 
-def test_stderr_of_a_usage_error(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    code, out, err = run(sandbox, monkeypatch, "check", "--format", "github", "x\n##[error]PWN")
+def test_stderr_of_a_usage_error(sandbox: Sandbox) -> None:
+    code, out, err = run(sandbox, "check", "--format", "github", "x\n##[error]PWN")
     assert code == 2 and "PWN" in err
     assert runner_commands(out + err) == []
 

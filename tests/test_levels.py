@@ -5,11 +5,9 @@ The catalog, the conditional rules, a fresh scaffold, and what generate prints."
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from support.sandbox import Sandbox
 
 from twsrt.agents import copilot, deepcode
@@ -21,17 +19,10 @@ HOME = "/home/user"
 
 
 def invoke(box: Sandbox, *args: str, cwd: Path | None = None, **env: str) -> tuple[int, str, str]:
-    """The CLI in-process, from ``cwd`` (default: the repository), with the sandbox's HOME."""
-    from twsrt.cli import cli
-
-    old = Path.cwd()
-    os.chdir(cwd or box.repo)
-    try:
-        result = CliRunner().invoke(cli, list(args), env=box.env(**env), catch_exceptions=False)
-    finally:
-        os.chdir(old)
+    """The CLI from ``cwd`` (default: the repository), with the sandbox's HOME."""
+    result = box.run(*args, cwd=cwd, **env)
     assert "Traceback" not in result.stderr
-    return result.exit_code, result.stdout, result.stderr
+    return result.returncode, result.stdout, result.stderr
 
 
 def policy_of(srt: dict, bash: dict | None = None):

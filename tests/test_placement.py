@@ -17,27 +17,22 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from support.sandbox import DEFAULT_CONFIG, Sandbox, tree_snapshot, twsrt_command
 
 CANARY = "twsrt-canary-9f3e1c"  # a secret planted where a hostile config points
 
 
-def invoke(sandbox: Sandbox, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    """The CLI in-process (stdout and stderr together), as run from the repository."""
-    from twsrt.cli import cli
-
-    monkeypatch.chdir(sandbox.repo)
-    env = sandbox.env()
-    result = CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
-    return result.exit_code, result.output
+def invoke(sandbox: Sandbox, *args: str) -> tuple[int, str]:
+    """The CLI as run from the repository; stdout then stderr."""
+    result = sandbox.run(*args)
+    return result.returncode, result.stdout + result.stderr
 
 
-def all_outputs(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> str:
+def all_outputs(sandbox: Sandbox) -> str:
     """Everything ``check`` prints or writes, in every format."""
     out = []
     for fmt in ("text", "json", "github"):
-        _code, text = invoke(sandbox, "check", "--format", fmt, monkeypatch=monkeypatch)
+        _code, text = invoke(sandbox, "check", "--format", fmt)
         out.append(text)
     reports = sandbox.home / "reports"
     reports.mkdir(exist_ok=True)
@@ -48,7 +43,6 @@ def all_outputs(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> str:
         str(reports / "r.sarif"),
         "--junit",
         str(reports / "r.xml"),
-        monkeypatch=monkeypatch,
     )
     out.append(text)
     out += [p.read_text(encoding="utf-8") for p in sorted(reports.iterdir())]
@@ -74,9 +68,7 @@ def test_check_never_prints_proc_self_environ(sandbox: Sandbox) -> None:
     assert found[0]["location"]["pointer"] == "/targets/copilot_output"
 
 
-def test_check_skips_only_the_targets_it_refuses(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_check_skips_only_the_targets_it_refuses(sandbox: Sandbox) -> None:
     """A Copilot target symlinked to ~/.bashrc and a Codex rules file on the bash rules: both
     reported at their keys, neither file read; Claude is still checked (its missing file is
     reported)."""
@@ -91,9 +83,9 @@ def test_check_skips_only_the_targets_it_refuses(
         + 'codex_config = "home/.codex/config.toml"\n'
         + 'codex_rules = "bash-rules.json"\n',
     )
-    text = all_outputs(sandbox, monkeypatch)
+    text = all_outputs(sandbox)
     assert CANARY not in text
-    code, out = invoke(sandbox, "check", "--format", "json", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "check", "--format", "json")
     assert code == 1
     findings = json.loads(out)["findings"]
     ids = {(f["rule_id"], f["location"]["pointer"]) for f in findings}
@@ -103,24 +95,20 @@ def test_check_skips_only_the_targets_it_refuses(
     assert agents == {"claude"}  # target-missing: claude compiled, codex and copilot skipped
 
 
-def test_generate_refuses_before_writing_anything(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_generate_refuses_before_writing_anything(sandbox: Sandbox) -> None:
     """The DeepCode write stripped Claude's denies when both named one file: now exit 2, and
     not a byte changes, not even the Claude target that has no problem of its own."""
     sandbox.write(
         "twsrt.toml", DEFAULT_CONFIG + 'deepcode_settings = "home/.claude/settings.full.json"\n'
     )
     before = tree_snapshot(sandbox.home)
-    code, out = invoke(sandbox, "generate", "-w", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "generate", "-w")
     assert code == 2
     assert "error[TWS006] deepcode_settings (home/.claude/settings.full.json) is the same" in out
     assert tree_snapshot(sandbox.home) == before
 
 
-def test_absolute_targets_outside_repo_mode_still_work(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_absolute_targets_outside_repo_mode_still_work(sandbox: Sandbox) -> None:
     """A user config outside any repository names files in ~ and elsewhere: that is its job.
     The same config inside a repository is refused at each key that leaves it."""
     config = (
@@ -128,19 +116,17 @@ def test_absolute_targets_outside_repo_mode_still_work(
         '[targets]\nclaude_settings = "~/.claude/settings.full.json"\n'
     )
     sandbox.write("twsrt.toml", config)
-    code, out = invoke(sandbox, "generate", "-w", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "generate", "-w")
     assert code == 2
     assert "twsrt.toml:6:19: error[TWS005] claude_settings (~/.claude/settings.full.json)" in out
     assert not (sandbox.home / ".claude").exists()
     (sandbox.repo / ".git").rmdir()  # no longer a repository: the classic user setup
-    code, out = invoke(sandbox, "generate", "-w", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "generate", "-w")
     assert code == 0, out
     assert (sandbox.home / ".claude" / "settings.full.json").is_file()
 
 
-def test_layers_beside_a_target_are_confined(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_layers_beside_a_target_are_confined(sandbox: Sandbox) -> None:
     """Files twsrt finds beside a target (a Codex profile, Claude's settings.local.json) are
     read too; a symlink out of the repository is reported at the file and never read."""
     secret = sandbox.home / "secret.toml"
@@ -152,8 +138,8 @@ def test_layers_beside_a_target_are_confined(
     claude.mkdir(parents=True)
     (claude / "settings.local.json").symlink_to(secret)
     sandbox.write("twsrt.toml", DEFAULT_CONFIG + 'codex_config = "home/.codex/config.toml"\n')
-    assert CANARY not in all_outputs(sandbox, monkeypatch)
-    _code, out = invoke(sandbox, "check", monkeypatch=monkeypatch)
+    assert CANARY not in all_outputs(sandbox)
+    _code, out = invoke(sandbox, "check")
     for layer in ("home/.codex/work.config.toml", "home/.claude/settings.local.json"):
         assert f"{layer}: error[TWS005] resolves to ~/secret.toml, outside the repository" in out
 
@@ -237,18 +223,16 @@ def test_dev_zero_is_refused_outside_repo_mode(sandbox: Sandbox) -> None:
     )
 
 
-def test_a_yolo_file_name_too_long_matters_only_in_yolo_runs(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_yolo_file_name_too_long_matters_only_in_yolo_runs(sandbox: Sandbox) -> None:
     """A 251-byte settings name fits, its 256-byte yolo file (``<stem>.yolo.json``) does not:
     full runs (check looks for the yolo file) work, a yolo run is refused at the key."""
     name = "s" * 246 + ".json"
     sandbox.write("twsrt.toml", DEFAULT_CONFIG.replace("settings.full.json", name))
-    code, out = invoke(sandbox, "generate", "-w", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "generate", "-w")
     assert code == 0, out
-    code, out = invoke(sandbox, "check", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "check")
     assert code == 0, out
-    code, out = invoke(sandbox, "diff", "--yolo", monkeypatch=monkeypatch)
+    code, out = invoke(sandbox, "diff", "--yolo")
     assert code == 2
     assert out.startswith("twsrt.toml:6:19: error[TWS004] the yolo file of claude_settings")
 

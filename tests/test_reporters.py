@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
+from support.cli import run_here
 
 from twsrt.checking import run_check
 from twsrt.cli import cli
@@ -50,9 +50,9 @@ def report(example: Path) -> CheckReport:
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), prog_name="twsrt")
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
+    result = run_here(*args)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, result.stdout, result.stderr
 
 
 def test_cli_choices_are_the_registry() -> None:

@@ -4,6 +4,7 @@ and examples, a SchemaStore catalog entry, and sources carrying ``$schema`` stay
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import run_cli
 from support.sandbox import REPO_ROOT
 
 from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
@@ -110,10 +112,6 @@ def test_schemastore_catalog_entry_names_every_schema_with_file_patterns() -> No
 
 def test_sources_with_schema_keys_check_clean(tmp_path: Path) -> None:
     """twsrt's own validation accepts the "$schema" key the scaffold writes into each source."""
-    from click.testing import CliRunner
-
-    from twsrt.cli import cli
-
     (tmp_path / ".git").mkdir()
     srt = {"$schema": schema_url("srt"), "filesystem": {"denyRead": ["~/.aws"]}}
     bash = {"$schema": schema_url("bash"), "deny": ["sudo"]}
@@ -124,13 +122,11 @@ def test_sources_with_schema_keys_check_clean(tmp_path: Path) -> None:
         '[targets]\nclaude_settings = "home/.claude/settings.full.json"\n'
     )
     config = str(tmp_path / "twsrt.toml")
-    runner = CliRunner()
-    generated = runner.invoke(cli, ["generate", "-w", "-c", config], env={"HOME": str(tmp_path)})
-    assert generated.exit_code == 0, generated.output
-    result = runner.invoke(
-        cli, ["check", "-c", config, "--format", "json"], env={"HOME": str(tmp_path)}
-    )
-    assert result.exit_code == 0, result.output
+    env = {**os.environ, "HOME": str(tmp_path)}
+    generated = run_cli(["generate", "-w", "-c", config], cwd=Path.cwd(), env=env)
+    assert generated.returncode == 0, generated.stderr
+    result = run_cli(["check", "-c", config, "--format", "json"], cwd=Path.cwd(), env=env)
+    assert result.returncode == 0, result.stderr
     findings = json.loads(result.stdout)["findings"]
     assert [f for f in findings if "$schema" in json.dumps(f)] == []
     assert not [f for f in findings if f["rule_id"].startswith("TWS1")]

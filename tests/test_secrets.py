@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from support.cli import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "dotfiles"
@@ -191,8 +191,6 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
 
 def _outputs(repo: Path, home: Path) -> Iterator[tuple[str, str]]:
     """(label, text) of every stream and report file of every command."""
-    from twsrt.cli import cli
-
     env = {key: value for key, value in os.environ.items() if not key.startswith("TWSRT_")} | {
         "HOME": str(home),
         "NO_COLOR": "1",
@@ -215,17 +213,11 @@ def _outputs(repo: Path, home: Path) -> Iterator[tuple[str, str]]:
             str(files["out.json"]),
         ),
     ]
-    runner = CliRunner()
-    cwd = Path.cwd()
-    os.chdir(repo)
-    try:
-        for args in runs:
-            result = runner.invoke(cli, list(args), env=env, catch_exceptions=False)
-            assert "internal error" not in result.stderr, (args, result.stderr)
-            yield " ".join(args) + " (stdout)", result.stdout
-            yield " ".join(args) + " (stderr)", result.stderr
-    finally:
-        os.chdir(cwd)
+    for args in runs:
+        result = run_cli(args, cwd=repo, env=env)
+        assert "internal error" not in result.stderr, (args, result.stderr)
+        yield " ".join(args) + " (stdout)", result.stdout
+        yield " ".join(args) + " (stderr)", result.stderr
     for name, path in files.items():
         if path.exists():
             yield name, path.read_text(encoding="utf-8")

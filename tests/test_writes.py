@@ -24,12 +24,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from support.cli import run_here
 from support.sandbox import DEFAULT_BASH, DEFAULT_CONFIG, Sandbox
 
 from twsrt import run, writes
 from twsrt.agents.base import Result
-from twsrt.cli import cli
 from twsrt.findings import TwsrtError
 from twsrt.writes import FileWrite
 
@@ -92,9 +91,9 @@ def inproc(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 
 
 def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args))
+    result = run_here(*args)
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    return result.exit_code, result.stderr
+    return result.returncode, result.stderr
 
 
 def plan(yolo: bool = False) -> list[writes.Change]:

@@ -34,6 +34,11 @@ class Run:
     stdout: str
     stderr: str
 
+    @property
+    def output(self) -> str:
+        """stdout then stderr, for a test that looks for a line in either."""
+        return self.stdout + self.stderr
+
 
 def _decoded(stream: io.TextIOWrapper) -> str:
     """The stream's bytes as ``subprocess.run(text=True)`` returns them (universal newlines)."""
@@ -101,3 +106,9 @@ def run_cli(args: Sequence[str], *, cwd: Path, env: Mapping[str, str], stdin: st
         os.environ.update(saved_env)
         _forget_run_state()
     return Run(status, _decoded(out), _decoded(err))
+
+
+def run_here(*args: str, **env: str) -> Run:
+    """``twsrt *args`` in the current directory with this process's environment plus ``env``,
+    for tests whose fixture has set both up (monkeypatch.chdir, monkeypatch.setenv)."""
+    return run_cli(args, cwd=Path.cwd(), env={**os.environ, **env})
