@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.cli import run_cli
 from support.sandbox import REPO_ROOT
 
 BENCHMARKS = REPO_ROOT / "benchmarks"
@@ -74,14 +75,7 @@ def test_make_policy_spreads_rules_and_leaves_no_drift(tmp_path: Path) -> None:
         assert (repo / "home" / ".claude" / target).is_file()
     assert os.readlink(repo / "home" / ".claude" / "settings.json") == "settings.full.json"
 
-    check = subprocess.run(
-        [sys.executable, "-m", "twsrt", "check"],
-        cwd=repo,
-        env=script_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    check = run_cli(["check"], cwd=repo, env=script_env(tmp_path))
     assert check.returncode == 0, check.stdout + check.stderr
     assert "error" not in check.stdout.split("twsrt check:")[-1].split(",")[0].replace(
         "0 errors", ""

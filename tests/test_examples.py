@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from support.sandbox import twsrt_command
+from support.cli import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -17,14 +16,7 @@ EXAMPLES = REPO / "examples"
 def check(directory: Path, *args: str) -> tuple[int, dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
     env["TWSRT_NO_CACHE"] = "1"
-    proc = subprocess.run(
-        [*twsrt_command(), "check", "--format", "json", *args],
-        cwd=directory,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli(["check", "--format", "json", *args], cwd=directory, env=env)
     assert "Traceback" not in proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 

@@ -35,6 +35,7 @@ from support.precommit import (
     EXAMPLE,
     MANIFEST,
     isolated_env,
+    run_merged,
     schema_registry,
     snapshot_this_repository,
 )
@@ -89,15 +90,7 @@ class Hooks:
         return {line[3:] for line in lines}
 
     def pre_commit(self, cwd: Path, *args: str, timeout: float = 120) -> Result:
-        proc = subprocess.run(
-            [sys.executable, "-m", "pre_commit", *args],
-            cwd=cwd,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=timeout,
-        )
+        proc = run_merged([sys.executable, "-m", "pre_commit", *args], cwd, self.env, timeout)
         return Result(proc.returncode, proc.stdout)
 
     def run_hook(self, cwd: Path, hook_id: str, *args: str) -> Result:

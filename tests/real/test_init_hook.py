@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from support.precommit import isolated_env
+from support.precommit import isolated_env, run_merged
 from support.sandbox import REPO_ROOT
 from support.tools import locate_tool, require_tool
 
@@ -50,15 +50,7 @@ class Shell:
     python: str  # the interpreter whose pre-commit runs
 
     def __call__(self, cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(
-            list(args),
-            cwd=cwd,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=120,
-        )
+        proc = run_merged(args, cwd, self.env)
         if check:
             assert proc.returncode == 0, f"{' '.join(args)} -> {proc.returncode}\n{proc.stdout}"
         return proc

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.precommit import isolated_env, snapshot_this_repository
+from support.precommit import isolated_env, run_merged, snapshot_this_repository
 from support.tools import locate_tool, require_tool
 
 pytestmark = pytest.mark.real
@@ -45,15 +45,7 @@ class Shell:
 
     def run(self, script: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
         activate = f". {self.venv}/bin/activate\n" if (self.venv / "bin").is_dir() else ""
-        return subprocess.run(
-            ["bash", "-e", "-c", activate + script],
-            cwd=cwd,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=timeout,
-        )
+        return run_merged(["bash", "-e", "-c", activate + script], cwd, self.env, timeout)
 
 
 def test_readme_newcomer_path(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from referencing import Registry, Resource
@@ -110,3 +111,18 @@ def schema_registry() -> tuple[dict, dict, Registry]:
         (schema["$id"], Resource.from_contents(schema)) for schema in (hooks_schema, config_schema)
     )
     return hooks_schema, config_schema, registry
+
+
+def run_merged(
+    args: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``args`` as a user at a terminal sees them: stdout and stderr interleaved in ``stdout``."""
+    return subprocess.run(
+        list(args),
+        cwd=cwd,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+    )
