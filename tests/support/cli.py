@@ -34,11 +34,6 @@ class Run:
     stdout: str
     stderr: str
 
-    @property
-    def output(self) -> str:
-        """stdout then stderr, for a test that looks for a line in either."""
-        return self.stdout + self.stderr
-
 
 def _decoded(stream: io.TextIOWrapper) -> str:
     """The stream's bytes as ``subprocess.run(text=True)`` returns them (universal newlines)."""
