@@ -33,13 +33,24 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+def module_files(module: str) -> list[Path]:
+    """The source files of a module: its file, or every file of its package."""
+    base = REPO_ROOT / module.replace(".", "/")
+    return sorted(base.glob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+
+
 def test_no_agent_module_imports_another() -> None:
     """Cross-agent helpers live in shared modules (``twsrt.domains``, ``twsrt.bashrules``,
-    ``twsrt.agents.base``): an agent module never imports another agent's module."""
+    ``twsrt.agents.base``, ``twsrt.agents.targets``): an agent module (or package) never
+    imports another agent's module or a part of it."""
     for name, module in REGISTRY.items():
-        path = REPO_ROOT / (module.replace(".", "/") + ".py")
-        others = {m for n, m in REGISTRY.items() if n != name}
-        assert imported_modules(path) & others == set(), name
+        others = tuple(m for n, m in REGISTRY.items() if n != name)
+        files = module_files(module)
+        assert files and all(path.is_file() for path in files), module
+        for path in files:
+            imported = imported_modules(path)
+            crossing = {m for m in imported if any(m == o or m.startswith(o + ".") for o in others)}
+            assert crossing == set(), (name, path.name)
 
 
 def test_registry_names_are_the_declared_names() -> None:

@@ -1,167 +1,33 @@
-"""Claude Code target: permissions and sandbox sections of ``settings.json``.
-
-Translation is pure (Policy -> managed sections + lossy findings); the merge splices only the
-managed members into the user's file; file placement handles the full/yolo files, the
-``settings.json`` symlink and the first-run migration of a regular ``settings.json``.
-"""
+"""Pure translation of the canonical policy into Claude Code's permission rules and sandbox
+section, with the sandbox mode applied and the lossy findings."""
 
 from __future__ import annotations
 
 import json
 from copy import deepcopy
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from twsrt.agents.base import (
-    AgentSpec,
-    Context,
-    Drift,
-    Result,
-    TargetSpec,
-    merge_sections,
-    read_target,
-    splice_settings,
+from twsrt.agents.base import Context
+from twsrt.agents.claude.declaration import (
+    ESCAPE_HATCH,
+    FILESYSTEM_KEYS,
+    MODE_DROPPED,
+    MODE_FORCED,
+    NAME,
+    NETWORK_KEYS,
+    READ_ONLY_DENY,
+    SUB_KEYS,
+    TOP_KEYS,
+    WEB_PORTS,
+    WEBFETCH_PREFIX,
+    Managed,
 )
-from twsrt.agents.srtkeys import unhandled_key_findings
-from twsrt.agents.targets import (
-    Members,
-    compare,
-    mode_files,
-    mode_target,
-    plan_link,
-    target_write,
-    unique,
-)
+from twsrt.agents.targets import unique
 from twsrt.bashrules import bash_rules
-from twsrt.diffs import Spec
 from twsrt.domains import split_port
 from twsrt.findings import Finding, finding
-from twsrt.jsonedit import dump
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
-from twsrt.writes import Change
-
-NAME = "claude"
-LINK_NAME = "settings.json"
-AGENT_SPEC = AgentSpec(
-    NAME,
-    "Claude",
-    (
-        TargetSpec(
-            "claude_settings",
-            "json-settings",
-            "Claude Code settings written in full mode, e.g. ~/.claude/settings.full.json.",
-            "~/.claude/settings.full.json",
-            r"\.claude/settings[^/]*\.json",
-            link=LINK_NAME,
-            examples=("home/.claude/settings.full.json",),
-        ),
-        TargetSpec(
-            "claude_settings_yolo",
-            "json-settings",
-            "Claude Code settings written in yolo mode (default: .yolo inserted before the "
-            "extension).",
-            "~/.claude/settings.yolo.json",
-            r"\.claude/settings[^/]*\.json",
-            yolo_of="claude_settings",
-            link=LINK_NAME,
-        ),
-    ),
-)
-PRODUCT = "Claude Code"  # how the settings-link findings name the program
-FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets)
-WEBFETCH_PREFIX = "WebFetch(domain:"
-WEB_PORTS = ("80", "443")
-
-# Sandbox keys copied from the srt settings (seed table plus the newer keys Claude reads).
-NETWORK_KEYS = (
-    "allowedDomains",
-    "deniedDomains",
-    "allowLocalBinding",
-    "allowUnixSockets",
-    "allowAllUnixSockets",
-    "allowMachLookup",
-    "httpProxyPort",
-    "socksProxyPort",
-    "strictAllowlist",
-    "tlsTerminate",
-)
-FILESYSTEM_KEYS = ("allowWrite", "denyWrite", "denyRead", "allowRead", "disabled")
-TOP_KEYS = (
-    "enabled",
-    "enableWeakerNetworkIsolation",
-    "enableWeakerNestedSandbox",
-    "ignoreViolations",
-    "allowAppleEvents",
-    "allowNestedUserNamespaces",
-    "credentials",
-    "ripgrep",
-)
-# Sub-keys Claude Code 2.1.332 takes where its object is narrower than srt's (it drops the rest).
-SUB_KEYS = {"tlsTerminate": ("caCertPath", "caKeyPath"), "ripgrep": ("command", "args")}
-# Claude-only keys: set only by [sandbox_overrides], never removed by twsrt.
-CLAUDE_ONLY_KEYS = (
-    "autoAllowBashIfSandboxed",
-    "allowUnsandboxedCommands",
-    "excludedCommands",
-    "failIfUnavailable",
-)
-# The srt keys this target compiles or reports itself; srtkeys reports every other key set.
-HANDLED_SRT_KEYS: tuple[str, ...] = (
-    "/enabled",
-    *(f"/network/{key}" for key in NETWORK_KEYS if key not in SUB_KEYS),
-    *(f"/network/tlsTerminate/{key}" for key in SUB_KEYS["tlsTerminate"]),
-    *(f"/filesystem/{key}" for key in FILESYSTEM_KEYS),
-    *(f"/{key}" for key in TOP_KEYS if key not in SUB_KEYS and key != "enabled"),
-    *(f"/ripgrep/{key}" for key in SUB_KEYS["ripgrep"]),
-)
-# Why Claude Code cannot take an srt key, where srt's own reason would not say it.
-REASONS = {
-    "/network/tlsTerminate": "Claude Code's sandbox.network.tlsTerminate takes only caCertPath "
-    "and caKeyPath",
-    "/ripgrep/argv0": "Claude Code's sandbox.ripgrep takes only command and args",
-    "/bwrapPath": "Claude Code reads sandbox.bwrapPath from managed settings only",
-    "/socatPath": "Claude Code reads sandbox.socatPath from managed settings only",
-    "/windows": "Claude Code's sandbox.windows is a different setting (backend sandboxuser or mxc)",
-}
-# What each sandbox mode forces in the sandbox section, after the srt values and the overrides:
-# read-only keeps every command inside an enabled sandbox (no escape hatch, no excluded
-# commands, which would run unsandboxed and could write); danger-full-access switches it off.
-MODE_FORCED: dict[str, dict[str, Any]] = {
-    "read-only": {"enabled": True, "allowUnsandboxedCommands": False},
-    "danger-full-access": {"enabled": False},
-}
-MODE_DROPPED: dict[str, tuple[str, ...]] = {"read-only": ("excludedCommands",)}
-# A bare tool name denies the tool for every path: no file edits at all under read-only.
-READ_ONLY_DENY = "Edit"
-# Claude's switch for running a command outside the sandbox (absent means allowed, once approved).
-ESCAPE_HATCH = "allowUnsandboxedCommands"
-
-
-@dataclass
-class Managed:
-    """The sections twsrt owns in a Claude settings file, for one mode."""
-
-    deny: list[str] = field(default_factory=list)
-    ask: list[str] | None = None
-    webfetch_allow: list[str] = field(default_factory=list)
-    sandbox: dict[str, Any] = field(default_factory=dict)
-    override_keys: tuple[str, ...] = ()
-    dropped_keys: tuple[str, ...] = ()  # Claude-only keys removed by the sandbox mode
-    origins: dict[str, Location] = field(default_factory=dict)
-
-    @property
-    def sandbox_keys(self) -> tuple[str, ...]:
-        """Claude-only sandbox keys twsrt manages in this run (set or removed)."""
-        return (*self.override_keys, *self.dropped_keys)
-
-    def fragment(self) -> dict[str, Any]:
-        permissions: dict[str, Any] = {"deny": self.deny}
-        if self.ask is not None:
-            permissions["ask"] = self.ask
-        permissions["allow"] = self.webfetch_allow
-        return {"permissions": permissions, "sandbox": self.sandbox}
 
 
 def rule_path(path: str) -> str:
@@ -570,140 +436,3 @@ def _dedupe(value: Any) -> Any:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return unique(value)
     return value
-
-
-# ---------------------------------------------------------------- merge
-
-
-def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
-    """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
-    permissions = deepcopy(existing.get("permissions") or {})
-    permissions["deny"] = list(managed.deny)
-    if managed.ask is None:
-        permissions.pop("ask", None)
-    else:
-        permissions["ask"] = list(managed.ask)
-    kept = [rule for rule in (permissions.get("allow") or []) if not _is_webfetch(rule)]
-    allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
-    if allow or "allow" in permissions:
-        permissions["allow"] = allow
-    generated = managed.sandbox
-    # a new sandbox section takes the generated key order; an existing one keeps its own
-    sandbox = deepcopy(existing["sandbox"] if existing.get("sandbox") is not None else generated)
-    for key in (*TOP_KEYS, *managed.sandbox_keys):
-        if key in generated:
-            sandbox[key] = deepcopy(generated[key])
-        elif key in TOP_KEYS or key in managed.dropped_keys:
-            sandbox.pop(key, None)
-    merge_sections(sandbox, generated, (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)))
-    return {"permissions": permissions, "sandbox": sandbox}
-
-
-# Managed members whose type must be right before twsrt can merge into the file.
-SETTINGS_SHAPES = {
-    "/permissions": dict,
-    "/permissions/allow": list,
-    "/permissions/deny": list,
-    "/permissions/ask": list,
-    "/sandbox": dict,
-    "/sandbox/network": dict,
-    "/sandbox/filesystem": dict,
-}
-
-
-def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
-    """The whole new file: the base with only the managed members spliced in."""
-    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed))
-
-
-# ---------------------------------------------------------------- drift
-
-
-def managed_spec(sandbox_keys: tuple[str, ...]) -> Spec:
-    """The members twsrt owns in a settings file (drift items and the report view derive from
-    it): everything else is the user's (``env``, ``apiKeyHelper``, hooks, MCP servers, their
-    own allow rules)."""
-    return {
-        "permissions": {"deny": True, "ask": True, "allow": _is_webfetch},
-        "sandbox": {
-            **dict.fromkeys((*TOP_KEYS, *sandbox_keys), True),
-            "network": dict.fromkeys(NETWORK_KEYS, True),
-            "filesystem": dict.fromkeys(FILESYSTEM_KEYS, True),
-        },
-    }
-
-
-def _is_webfetch(rule: Any) -> bool:
-    return isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX)
-
-
-def settings_members(sandbox_keys: tuple[str, ...]) -> Members:
-    """The managed members of a settings file, for drift and reports: the permission rules are
-    items as written."""
-    rules = ("permissions.deny", "permissions.ask", "permissions.allow")
-    return Members(managed_spec(sandbox_keys), rule_lists=rules)
-
-
-def drift(
-    display: str, disk_text: str | None, new_text: str, managed: Managed, key: str = ""
-) -> Drift:
-    members = settings_members(managed.sandbox_keys)
-    return compare(display, key, disk_text, new_text, members.text_items, members.view)
-
-
-# ---------------------------------------------------------------- files
-
-
-def target_path(ctx: Context) -> Path | None:
-    located = mode_target(ctx.config.targets, FULL_KEY, YOLO_KEY, ctx.yolo)
-    return None if located is None else located[1]
-
-
-class ClaudeAgent:
-    spec = AGENT_SPEC
-    name = AGENT_SPEC.name
-    target_keys = AGENT_SPEC.keys
-
-    def compile(self, ctx: Context) -> Result:
-        overrides = ctx.config.overrides.get(ctx.mode, {})
-        managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
-        findings += mode_findings(ctx)
-        findings += unhandled_key_findings(ctx.policy, NAME, HANDLED_SRT_KEYS, REASONS)
-        preview = dump(managed.fragment(), "  ") + "\n"
-        targets = ctx.config.targets
-        located = mode_target(targets, FULL_KEY, YOLO_KEY, ctx.yolo)
-        if located is None:
-            return Result(NAME, preview, findings=findings, target_configured=False)
-        key, target = located
-        display = ctx.config.display_path(target)
-        disk_text = read_target(target, display, ctx.config)
-        seed = targets.get(FULL_KEY) if ctx.yolo else None  # a new yolo file starts as the full
-        ours = mode_files(targets, FULL_KEY, YOLO_KEY)
-        plan = plan_link(
-            link_path(targets, target), located, disk_text, ours, seed, NAME, PRODUCT, ctx.config
-        )
-        findings += plan.findings
-        new_text = merged_text(plan.base_text, plan.base_display, managed)
-        # a new settings file is private (hooks, apiKeyHelper); one made from another file
-        # (migration, yolo seed) takes that file's mode and owner
-        changes: list[Change] = [target_write(target, display, new_text, disk_text, plan.base_file)]
-        if plan.change is not None:
-            changes.append(plan.change)
-        return Result(
-            NAME,
-            preview,
-            changes=changes,
-            findings=findings,
-            drift=[drift(display, disk_text, new_text, managed, key), *plan.drift],
-            origins=managed.origins,
-        )
-
-
-def link_path(targets: dict[str, Path], target: Path) -> Path:
-    """Where twsrt's settings.json link lives: beside the full settings (Claude Code reads
-    it there), also when the yolo file is configured in another directory."""
-    anchor = targets.get(FULL_KEY) or targets.get(YOLO_KEY) or target
-    return anchor.parent / LINK_NAME
-
-
-AGENT = ClaudeAgent()

@@ -1,0 +1,164 @@
+"""What the Claude Code target is: its keys, the sandbox keys it manages, and the managed
+sections of one mode (``Managed``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.locations import Location
+
+NAME = "claude"
+
+
+LINK_NAME = "settings.json"
+
+
+AGENT_SPEC = AgentSpec(
+    NAME,
+    "Claude",
+    (
+        TargetSpec(
+            "claude_settings",
+            "json-settings",
+            "Claude Code settings written in full mode, e.g. ~/.claude/settings.full.json.",
+            "~/.claude/settings.full.json",
+            r"\.claude/settings[^/]*\.json",
+            link=LINK_NAME,
+            examples=("home/.claude/settings.full.json",),
+        ),
+        TargetSpec(
+            "claude_settings_yolo",
+            "json-settings",
+            "Claude Code settings written in yolo mode (default: .yolo inserted before the "
+            "extension).",
+            "~/.claude/settings.yolo.json",
+            r"\.claude/settings[^/]*\.json",
+            yolo_of="claude_settings",
+            link=LINK_NAME,
+        ),
+    ),
+)
+
+
+PRODUCT = "Claude Code"  # how the settings-link findings name the program
+
+
+FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets)
+
+
+WEBFETCH_PREFIX = "WebFetch(domain:"
+
+
+WEB_PORTS = ("80", "443")
+
+
+# Sandbox keys copied from the srt settings (seed table plus the newer keys Claude reads).
+NETWORK_KEYS = (
+    "allowedDomains",
+    "deniedDomains",
+    "allowLocalBinding",
+    "allowUnixSockets",
+    "allowAllUnixSockets",
+    "allowMachLookup",
+    "httpProxyPort",
+    "socksProxyPort",
+    "strictAllowlist",
+    "tlsTerminate",
+)
+
+
+FILESYSTEM_KEYS = ("allowWrite", "denyWrite", "denyRead", "allowRead", "disabled")
+
+
+TOP_KEYS = (
+    "enabled",
+    "enableWeakerNetworkIsolation",
+    "enableWeakerNestedSandbox",
+    "ignoreViolations",
+    "allowAppleEvents",
+    "allowNestedUserNamespaces",
+    "credentials",
+    "ripgrep",
+)
+
+
+# Sub-keys Claude Code 2.1.332 takes where its object is narrower than srt's (it drops the rest).
+SUB_KEYS = {"tlsTerminate": ("caCertPath", "caKeyPath"), "ripgrep": ("command", "args")}
+
+
+# Claude-only keys: set only by [sandbox_overrides], never removed by twsrt.
+CLAUDE_ONLY_KEYS = (
+    "autoAllowBashIfSandboxed",
+    "allowUnsandboxedCommands",
+    "excludedCommands",
+    "failIfUnavailable",
+)
+
+
+# The srt keys this target compiles or reports itself; srtkeys reports every other key set.
+HANDLED_SRT_KEYS: tuple[str, ...] = (
+    "/enabled",
+    *(f"/network/{key}" for key in NETWORK_KEYS if key not in SUB_KEYS),
+    *(f"/network/tlsTerminate/{key}" for key in SUB_KEYS["tlsTerminate"]),
+    *(f"/filesystem/{key}" for key in FILESYSTEM_KEYS),
+    *(f"/{key}" for key in TOP_KEYS if key not in SUB_KEYS and key != "enabled"),
+    *(f"/ripgrep/{key}" for key in SUB_KEYS["ripgrep"]),
+)
+
+
+# Why Claude Code cannot take an srt key, where srt's own reason would not say it.
+REASONS = {
+    "/network/tlsTerminate": "Claude Code's sandbox.network.tlsTerminate takes only caCertPath "
+    "and caKeyPath",
+    "/ripgrep/argv0": "Claude Code's sandbox.ripgrep takes only command and args",
+    "/bwrapPath": "Claude Code reads sandbox.bwrapPath from managed settings only",
+    "/socatPath": "Claude Code reads sandbox.socatPath from managed settings only",
+    "/windows": "Claude Code's sandbox.windows is a different setting (backend sandboxuser or mxc)",
+}
+
+
+# What each sandbox mode forces in the sandbox section, after the srt values and the overrides:
+# read-only keeps every command inside an enabled sandbox (no escape hatch, no excluded
+# commands, which would run unsandboxed and could write); danger-full-access switches it off.
+MODE_FORCED: dict[str, dict[str, Any]] = {
+    "read-only": {"enabled": True, "allowUnsandboxedCommands": False},
+    "danger-full-access": {"enabled": False},
+}
+
+
+MODE_DROPPED: dict[str, tuple[str, ...]] = {"read-only": ("excludedCommands",)}
+
+
+# A bare tool name denies the tool for every path: no file edits at all under read-only.
+READ_ONLY_DENY = "Edit"
+
+
+# Claude's switch for running a command outside the sandbox (absent means allowed, once approved).
+ESCAPE_HATCH = "allowUnsandboxedCommands"
+
+
+@dataclass
+class Managed:
+    """The sections twsrt owns in a Claude settings file, for one mode."""
+
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] | None = None
+    webfetch_allow: list[str] = field(default_factory=list)
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    override_keys: tuple[str, ...] = ()
+    dropped_keys: tuple[str, ...] = ()  # Claude-only keys removed by the sandbox mode
+    origins: dict[str, Location] = field(default_factory=dict)
+
+    @property
+    def sandbox_keys(self) -> tuple[str, ...]:
+        """Claude-only sandbox keys twsrt manages in this run (set or removed)."""
+        return (*self.override_keys, *self.dropped_keys)
+
+    def fragment(self) -> dict[str, Any]:
+        permissions: dict[str, Any] = {"deny": self.deny}
+        if self.ask is not None:
+            permissions["ask"] = self.ask
+        permissions["allow"] = self.webfetch_allow
+        return {"permissions": permissions, "sandbox": self.sandbox}

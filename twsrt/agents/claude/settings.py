@@ -1,0 +1,91 @@
+"""Claude Code's settings file: the managed members merged into the user's file, and the
+members drift compares and reports show."""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import Any
+
+from twsrt.agents.base import Drift, merge_sections, splice_settings
+from twsrt.agents.claude.declaration import (
+    FILESYSTEM_KEYS,
+    NETWORK_KEYS,
+    TOP_KEYS,
+    WEBFETCH_PREFIX,
+    Managed,
+)
+from twsrt.agents.targets import Members, compare
+from twsrt.diffs import Spec
+
+
+def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
+    """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
+    permissions = deepcopy(existing.get("permissions") or {})
+    permissions["deny"] = list(managed.deny)
+    if managed.ask is None:
+        permissions.pop("ask", None)
+    else:
+        permissions["ask"] = list(managed.ask)
+    kept = [rule for rule in (permissions.get("allow") or []) if not _is_webfetch(rule)]
+    allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
+    if allow or "allow" in permissions:
+        permissions["allow"] = allow
+    generated = managed.sandbox
+    # a new sandbox section takes the generated key order; an existing one keeps its own
+    sandbox = deepcopy(existing["sandbox"] if existing.get("sandbox") is not None else generated)
+    for key in (*TOP_KEYS, *managed.sandbox_keys):
+        if key in generated:
+            sandbox[key] = deepcopy(generated[key])
+        elif key in TOP_KEYS or key in managed.dropped_keys:
+            sandbox.pop(key, None)
+    merge_sections(sandbox, generated, (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)))
+    return {"permissions": permissions, "sandbox": sandbox}
+
+
+# Managed members whose type must be right before twsrt can merge into the file.
+SETTINGS_SHAPES = {
+    "/permissions": dict,
+    "/permissions/allow": list,
+    "/permissions/deny": list,
+    "/permissions/ask": list,
+    "/sandbox": dict,
+    "/sandbox/network": dict,
+    "/sandbox/filesystem": dict,
+}
+
+
+def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
+    """The whole new file: the base with only the managed members spliced in."""
+    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed))
+
+
+def managed_spec(sandbox_keys: tuple[str, ...]) -> Spec:
+    """The members twsrt owns in a settings file (drift items and the report view derive from
+    it): everything else is the user's (``env``, ``apiKeyHelper``, hooks, MCP servers, their
+    own allow rules)."""
+    return {
+        "permissions": {"deny": True, "ask": True, "allow": _is_webfetch},
+        "sandbox": {
+            **dict.fromkeys((*TOP_KEYS, *sandbox_keys), True),
+            "network": dict.fromkeys(NETWORK_KEYS, True),
+            "filesystem": dict.fromkeys(FILESYSTEM_KEYS, True),
+        },
+    }
+
+
+def _is_webfetch(rule: Any) -> bool:
+    return isinstance(rule, str) and rule.startswith(WEBFETCH_PREFIX)
+
+
+def settings_members(sandbox_keys: tuple[str, ...]) -> Members:
+    """The managed members of a settings file, for drift and reports: the permission rules are
+    items as written."""
+    rules = ("permissions.deny", "permissions.ask", "permissions.allow")
+    return Members(managed_spec(sandbox_keys), rule_lists=rules)
+
+
+def drift(
+    display: str, disk_text: str | None, new_text: str, managed: Managed, key: str = ""
+) -> Drift:
+    members = settings_members(managed.sandbox_keys)
+    return compare(display, key, disk_text, new_text, members.text_items, members.view)

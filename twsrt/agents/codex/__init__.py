@@ -1,0 +1,120 @@
+"""Codex CLI target: a ``[permissions.twsrt]`` profile in ``config.toml`` and ``twsrt.rules``.
+
+Translation is pure (Policy -> managed TOML values, rules text, lossy findings); the merge edits
+only the owned keys with tomlkit so comments, order and every other table survive; previews
+and drift reports contain only managed security data, never the user's other values.
+
+The package: ``declaration`` (keys, pinned settings, ``Compiled``), ``paths`` (filesystem
+entries and pins), ``translate`` (profile, network, rules), ``files`` (TOML merge and drift
+members); this module compiles one run (shared machinery: ``agents.targets``).
+"""
+
+from __future__ import annotations
+
+from twsrt.agents.base import Context, Result, read_target
+from twsrt.agents.codex.declaration import (
+    AGENT_SPEC,
+    FULL_ACCESS,
+    HANDLED_SRT_KEYS,
+    NAME,
+    OWNED_TOP,
+    PROFILE,
+    REASONS,
+    REMINDER,
+    Compiled,
+)
+from twsrt.agents.codex.files import (
+    CONFIG,
+    CONFIG_SPEC,
+    RULES,
+    _legacy_locations,
+    _merged_or_refused,
+    _rule_items,
+    managed_view,
+    merged_config,
+    preview_toml,
+)
+from twsrt.agents.codex.paths import _split_glob
+from twsrt.agents.codex.translate import render_rules, translate
+from twsrt.agents.srtkeys import IGNORED, dotted, set_keys
+from twsrt.agents.targets import compare, target_write
+from twsrt.findings import TwsrtError
+from twsrt.writes import Change
+
+__all__ = [
+    "AGENT_SPEC",
+    "CONFIG",
+    "CONFIG_SPEC",
+    "Compiled",
+    "FULL_ACCESS",
+    "HANDLED_SRT_KEYS",
+    "NAME",
+    "OWNED_TOP",
+    "PROFILE",
+    "REASONS",
+    "RULES",
+    "_split_glob",
+    "managed_view",
+    "merged_config",
+    "preview_toml",
+    "render_rules",
+    "translate",
+]
+
+
+class CodexAgent:
+    spec = AGENT_SPEC
+    name = AGENT_SPEC.name
+    target_keys = AGENT_SPEC.keys
+
+    def compile(self, ctx: Context) -> Result:
+        compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)
+        if ctx.full_access:
+            # no profile, so no sandbox key the policy sets is enforced; name each one
+            keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
+            unenforced = ", ".join(f"'{dotted(p)}'" for p in keys)
+            findings.append(
+                ctx.full_access_finding(
+                    NAME,
+                    f"default_permissions is {FULL_ACCESS} and the exec-policy rules still "
+                    "forbid the denied commands"
+                    + (f"; not enforced: {unenforced}" if unenforced else ""),
+                )
+            )
+        config_path = ctx.config.targets.get("codex_config")
+        rules_path = ctx.config.targets.get("codex_rules")
+        notices = [] if ctx.full_access else [REMINDER]  # no profile to deactivate
+        preview = "# config.toml (managed keys only)\n" + preview_toml(compiled)
+        if rules_path is not None:
+            preview += "\n# rules/twsrt.rules\n" + compiled.rules
+        if config_path is None:
+            return Result(
+                NAME, preview, findings=findings, target_configured=False, notices=notices
+            )
+        display = ctx.config.display_path(config_path)
+        disk = read_target(config_path, display, ctx.config)
+        if disk is not None:
+            legacy = _legacy_locations(disk, display)
+            if legacy:
+                raise TwsrtError(legacy)
+        new_text = _merged_or_refused(disk, compiled, display)
+        changes: list[Change] = [target_write(config_path, display, new_text, disk)]
+        drift = [compare(display, "codex_config", disk, new_text, CONFIG.text_items, CONFIG.view)]
+        if rules_path is not None:
+            rules_display = ctx.config.display_path(rules_path)
+            rules_disk = read_target(rules_path, rules_display, ctx.config)
+            changes.append(target_write(rules_path, rules_display, compiled.rules, rules_disk))
+            rules = compiled.rules
+            drift.append(compare(rules_display, "codex_rules", rules_disk, rules, _rule_items))
+        return Result(
+            NAME,
+            preview,
+            changes=changes,
+            findings=findings,
+            drift=drift,
+            notices=notices,
+            origins=compiled.origins,
+        )
+
+
+AGENT = CodexAgent()

@@ -1,0 +1,119 @@
+"""What the Codex CLI target is: its keys, the approval settings it pins, and the compiled
+profile and rules (``Compiled``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.agents.targets import agent_finding
+from twsrt.locations import Location
+
+NAME = "codex"
+
+
+AGENT_SPEC = AgentSpec(
+    NAME,
+    "Codex",
+    (
+        TargetSpec(
+            "codex_config",
+            "toml-config",
+            "Codex config.toml: twsrt manages its permission profile and sandbox keys, the rest "
+            "stays yours.",
+            "~/.codex/config.toml",
+            r"\.codex/config\.toml",
+            examples=("home/.codex/config.toml",),
+        ),
+        TargetSpec(
+            "codex_rules",
+            "exec-rules",
+            "Codex exec-policy rules file; omit to skip escalation rules.",
+            "~/.codex/rules/twsrt.rules",
+            r"\.codex/rules/[^/]+\.rules",
+        ),
+    ),
+)
+
+
+PROFILE = "twsrt"
+
+
+# Pinned approval invariants: escalations are asked of the user, never auto-reviewed, and the
+# shell does not source login profiles that could undo the sandbox environment.
+OWNED_TOP = {
+    "default_permissions": PROFILE,
+    "approval_policy": "on-request",
+    "approvals_reviewer": "user",
+    "allow_login_shell": False,
+}
+
+
+LEGACY_KEYS = ("sandbox_mode", "sandbox_workspace_write")
+
+
+# Codex expands ** deny globs by scanning at sandbox start and stops at this many levels.
+# Codex 0.171 scans without limit when the key is absent; an explicit, generous depth keeps
+# that coverage while silencing the missing-depth warning of versions that print it.
+GLOB_SCAN_MAX_DEPTH = 64
+
+
+WORKSPACE = ":workspace_roots"
+
+
+FULL_ACCESS = ":danger-full-access"  # Codex's built-in profile without a sandbox
+
+
+STRICTNESS = {"write": 0, "read": 1, "deny": 2}
+
+
+REMINDER = (
+    "twsrt: codex: another Codex config layer (managed, project, profile) setting sandbox_mode, "
+    "or --sandbox on the command line, silently deactivates the twsrt profile; run `codex "
+    "doctor` after changing them"
+)
+
+
+# The srt keys this module compiles or reports itself (a pointer covers its subtree); every
+# other key the policy sets is reported by srtkeys.unhandled_key_findings.
+HANDLED_SRT_KEYS = (
+    "/enabled",
+    "/network/allowedDomains",
+    "/network/deniedDomains",
+    "/network/allowUnixSockets",
+    "/filesystem/denyRead",
+    "/filesystem/allowWrite",
+    "/filesystem/denyWrite",
+    "/credentials/files",
+)
+
+
+# Codex's own words for keys it cannot take (each would widen access or has no equivalent).
+REASONS = {
+    "/network/allowLocalBinding": "Codex's allow_local_binding would open every local port",
+    "/network/allowAllUnixSockets": "Codex's switch for it would open every Unix socket",
+    "/network/httpProxyPort": "Codex's proxy_url is an upstream for its own proxy, not a filter",
+    "/network/socksProxyPort": "Codex's socks_url is an upstream for its own proxy, not a filter",
+    "/network/deniedResolvedAddresses": "Codex domain rules cannot name resolved addresses",
+    "/network/parentProxy": "Codex's own proxy takes no upstream from the policy",
+    "/network/requireHostMatch": "Codex's proxy has no Host/SNI match setting",
+    "/network/refuseOpaqueTunnels": "Codex's proxy has no switch to refuse opaque tunnels",
+    "/network/tlsTerminate": "Codex's proxy does not terminate TLS for credential masking",
+    "/filesystem/allowRead": "a Codex profile has no read exception inside a denied path",
+    "/credentials/envVars": "Codex's shell_environment_policy is the user's, not twsrt's",
+}
+
+
+@dataclass
+class Compiled:
+    """Everything twsrt owns in Codex's files, for any mode (Codex output is mode-free)."""
+
+    top: dict[str, Any] = field(default_factory=dict)
+    network_proxy: bool = False
+    profile: dict[str, Any] = field(default_factory=dict)
+    rules: str = ""
+    origins: dict[str, Location] = field(default_factory=dict)
+
+
+_lossy = agent_finding(NAME)

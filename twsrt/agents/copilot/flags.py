@@ -1,0 +1,147 @@
+"""Copilot's launch flags: compiled from the policy, rendered as a shell snippet, and read
+back as drift items."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from typing import Any
+
+from twsrt.agents.base import DriftItem
+from twsrt.agents.copilot.declaration import (
+    _DOMAIN,
+    ALLOW_TOOLS,
+    READ_ONLY_DENY_TOOL,
+    WRITE_TOOLS,
+    _lossy,
+)
+from twsrt.domains import split_port
+from twsrt.findings import Finding, TwsrtError
+from twsrt.locations import Location
+from twsrt.policy import Policy
+
+
+def quote(value: str) -> str:
+    """``shlex.quote``, but always quoted, as the seed prints every value ('read')."""
+    quoted = shlex.quote(value)
+    return quoted if quoted != value else f"'{value}'"
+
+
+def render_snippet(argv: list[str]) -> str:
+    """One flag (with its value) per line, ` \\` on every line but the last."""
+    lines: list[str] = []
+    index = 0
+    while index < len(argv):
+        flag = argv[index]
+        if flag == "--yolo":
+            lines.append(flag)
+            index += 1
+            continue
+        lines.append(f"{flag} {quote(argv[index + 1])}")
+        index += 2
+    return " \\\n".join(lines) + "\n" if lines else ""
+
+
+def parse_snippet(text: str) -> list[str]:
+    """The argv a shell would see: continuation lines joined, then shlex-split."""
+    return shlex.split(text.replace("\\\n", ""))
+
+
+def _domain(entry: Any) -> tuple[str, str | None]:
+    """Host and port of a policy domain; anything Copilot could misread is refused."""
+    value = entry.value
+    match = _DOMAIN.fullmatch(value)
+    port = match["port"] if match else None
+    if match is None or value.startswith("-") or (port is not None and not 0 < int(port) < 65536):
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-domain",
+                f"'{value}' is not a host pattern Copilot can take (a hostname, IP, "
+                "*.example.com or *, optionally with :port); fix the entry",
+                entry.origin,
+            )
+        )
+    return split_port(value)
+
+
+def _shell(entry: Any) -> str:
+    if ")" in entry.value:
+        raise TwsrtError(
+            _lossy(
+                "unexpressible-command",
+                f"command '{entry.value}' contains ')', which Copilot's shell(...) tool pattern "
+                "rejects; rewrite the rule without it",
+                entry.origin,
+            )
+        )
+    return f"shell({entry.value})"
+
+
+def compile_flags(
+    policy: Policy,
+    yolo: bool,
+    origins: dict[str, Location],
+    sandbox_mode: str = "workspace-write",
+) -> tuple[list[str], list[Finding]]:
+    """The argv of the launch flags: grants (full mode only), then denies, then URLs."""
+    findings: list[Finding] = []
+    for entry in [*policy.allowed_domains, *policy.denied_domains]:
+        _domain(entry)  # refused in every mode, so full and yolo agree on bad input
+    pairs: dict[tuple[str, str], None] = {}
+    for flag, value, origin in _flags(policy, yolo, sandbox_mode == "read-only", findings):
+        pairs.setdefault((flag, value))
+        if origin is not None:
+            origins.setdefault(value, origin)
+    argv = ["--yolo"] if yolo else []
+    for flag, value in pairs:
+        argv += [flag, value]
+    return argv, findings
+
+
+def _flags(
+    policy: Policy, yolo: bool, read_only: bool, findings: list[Finding]
+) -> Iterator[tuple[str, str, Location | None]]:
+    """Every flag with its value and the source rule behind it, in order, repeats included."""
+    if not yolo and policy.allow_write:
+        for tool in ALLOW_TOOLS:
+            if not (read_only and tool in WRITE_TOOLS):
+                yield "--allow-tool", tool, None
+    if read_only:
+        yield "--deny-tool", READ_ONLY_DENY_TOOL, None
+    for entry in policy.bash_deny:
+        yield "--deny-tool", _shell(entry), entry.origin
+    if not yolo:  # yolo skips ask rules, as for every agent
+        for entry in policy.bash_ask:
+            yield "--deny-tool", _shell(entry), entry.origin
+            findings.append(
+                _lossy(
+                    "lossy-ask-as-deny",
+                    f"Copilot has no ask tier; bash ask '{entry.value}' is denied outright",
+                    entry.origin,
+                )
+            )
+        for entry in policy.allowed_domains:
+            yield "--allow-url", entry.value, entry.origin
+    for entry in policy.denied_domains:
+        # a pattern without a scheme means https:// only; deny http:// too, or --yolo
+        # (which allows every URL) would still reach the denied host over plain http
+        yield "--deny-url", entry.value, entry.origin
+        yield "--deny-url", f"http://{entry.value}", entry.origin
+
+
+def _flag_items(text: str) -> list[DriftItem]:
+    try:
+        argv = parse_snippet(text)
+    except ValueError:
+        return [DriftItem("line", line) for line in text.splitlines() if line.strip()]
+    items: list[DriftItem] = []
+    index = 0
+    while index < len(argv):
+        flag = argv[index]
+        if flag.startswith("--") and flag != "--yolo" and index + 1 < len(argv):
+            items.append(DriftItem(flag, argv[index + 1]))
+            index += 2
+        else:
+            items.append(DriftItem(flag, ""))
+            index += 1
+    return items

@@ -1,0 +1,130 @@
+"""What the DeepCode target is: its keys, the settings members it manages, and the managed
+content of one mode (``Managed``)."""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import Any
+
+from twsrt.agents.abspaths import PathTarget
+from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.agents.targets import agent_finding
+from twsrt.locations import Location
+
+NAME = "deepcode"
+
+
+LABEL = "DeepCode"
+
+
+SETTINGS_KEY, YOLO_KEY = "deepcode_settings", "deepcode_settings_yolo"
+
+
+AGENT_SPEC = AgentSpec(
+    NAME,
+    LABEL,
+    (
+        TargetSpec(
+            SETTINGS_KEY,
+            "json-settings",
+            "DeepCode settings.json whose permissions.deny/ask and sandbox twsrt manages, e.g. "
+            "~/.deepcode/settings.json (creating it ends DeepCode's fallback to "
+            "~/.claude/settings.json).",
+            "~/.deepcode/settings.json",
+            r"\.deepcode/settings[^/]*\.json",
+            home_dependent=True,
+        ),
+        TargetSpec(
+            YOLO_KEY,
+            "json-settings",
+            "DeepCode settings for yolo mode, passed with `deepcode --settings` (default: .yolo "
+            "inserted before the extension).",
+            "~/.deepcode/settings.yolo.json",
+            r"\.deepcode/settings[^/]*\.json",
+            yolo_of=SETTINGS_KEY,
+            home_dependent=True,
+            scaffold=False,
+        ),
+    ),
+)
+
+
+# DeepCode's user settings file; while it is missing DeepCode reads ~/.claude/settings.json
+USER_DIR, USER_FILE = ".deepcode", "settings.json"
+
+
+# The managed keys, in DeepCode's declaration order (config/types.ts). Every other key of
+# `permissions` (allow, defaultMode, additionalDirectories) and of `sandbox` (excludedCommands)
+# is the user's and kept.
+PERMISSION_KEYS = ("deny", "ask")
+
+
+FS_KEYS = ("allowWrite", "denyWrite", "allowRead", "denyRead")
+
+
+NET_KEYS = ("allowedDomains", "deniedDomains", "allowUnixSockets", "allowLocalBinding")
+
+
+# the legacy switch: `mode` wins over it, so a stale one is only confusing
+LEGACY_KEYS = ("enabled",)
+
+
+SPEC = PathTarget(NAME, LABEL, {key: f"sandbox.filesystem.{key}" for key in FS_KEYS})
+
+
+# The srt keys DeepCode compiles or reports itself (srtkeys reports every other key it is set).
+# strictAllowlist needs no key: DeepCode's allow-list never asks.
+HANDLED_SRT_KEYS = (
+    "/enabled",
+    "/network/allowedDomains",
+    "/network/deniedDomains",
+    "/network/strictAllowlist",
+    "/network/allowUnixSockets",
+    "/network/allowAllUnixSockets",
+    "/network/allowLocalBinding",
+    "/filesystem/denyRead",
+    "/filesystem/allowRead",
+    "/filesystem/allowWrite",
+    "/filesystem/denyWrite",
+)
+
+
+# DeepCode's own reasons for srt keys it has no faithful key for; the generic reason from
+# srtkeys serves the rest.
+REASONS = {
+    "/network/allowMachLookup": "DeepCode has no Mach service grant",
+    "/network/deniedResolvedAddresses": "DeepCode cannot deny resolved addresses",
+    "/network": "DeepCode filters the network by DNS only and has no HTTP proxy",
+    "/credentials": "DeepCode has no credential masking",
+    "/filesystem/disabled": "DeepCode always isolates the filesystem when its sandbox is on",
+}
+
+
+@dataclass
+class Managed:
+    """The content twsrt owns in a DeepCode settings file, for one mode."""
+
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    mode: str = "workspace-write"
+    filesystem: dict[str, list[str]] = field(default_factory=dict)  # only the keys emitted
+    network: dict[str, Any] = field(default_factory=dict)
+    home_used: bool = False
+    origins: dict[str, Location] = field(default_factory=dict)
+
+    def sandbox(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mode": self.mode}
+        if self.filesystem:
+            out["filesystem"] = deepcopy(self.filesystem)
+        out["network"] = deepcopy(self.network)
+        return out
+
+    def fragment(self) -> dict[str, Any]:
+        return {
+            "permissions": {"deny": list(self.deny), "ask": list(self.ask)},
+            "sandbox": self.sandbox(),
+        }
+
+
+_lossy = agent_finding(NAME)

@@ -1,0 +1,79 @@
+"""DeepCode's settings file: the managed members merged into the user's file, and the members
+drift compares and reports show."""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import Any
+
+from twsrt.agents.base import Drift, merge_sections, splice_settings
+from twsrt.agents.deepcode.declaration import (
+    FS_KEYS,
+    LEGACY_KEYS,
+    NET_KEYS,
+    PERMISSION_KEYS,
+    Managed,
+)
+from twsrt.agents.targets import Members, compare
+
+
+def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
+    """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
+    current_permissions = existing.get("permissions")
+    permissions = deepcopy(current_permissions) if current_permissions is not None else {}
+    permissions["deny"] = list(managed.deny)
+    permissions["ask"] = list(managed.ask)
+    generated = managed.sandbox()
+    current = existing.get("sandbox")
+    if current is None:
+        return {"permissions": permissions, "sandbox": generated}
+    sandbox = deepcopy(current)
+    for key in LEGACY_KEYS:
+        sandbox.pop(key, None)
+    if "mode" in sandbox:
+        sandbox["mode"] = managed.mode
+    else:
+        sandbox = {"mode": managed.mode, **sandbox}
+    merge_sections(sandbox, generated, (("filesystem", FS_KEYS), ("network", NET_KEYS)))
+    return {"permissions": permissions, "sandbox": sandbox}
+
+
+# Managed members whose type must be right before twsrt can merge into the file.
+SETTINGS_SHAPES = {
+    "/permissions": dict,
+    "/permissions/deny": list,
+    "/permissions/ask": list,
+    "/sandbox": dict,
+    "/sandbox/filesystem": dict,
+    "/sandbox/network": dict,
+}
+
+
+def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
+    """The whole new file: the base with only the managed members spliced in."""
+    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed))
+
+
+# The members twsrt owns, for drift and for reports (diffs.py); hooks, MCP servers, env and
+# every other key are the user's and elided. An empty list is an item of its own: ``[]`` and a
+# missing key mean different things to DeepCode (no network against every host; no ask rules
+# against the user layer's).
+SETTINGS = Members(
+    {
+        "permissions": dict.fromkeys(PERMISSION_KEYS, True),
+        "sandbox": {
+            **dict.fromkeys(("mode", *LEGACY_KEYS), True),
+            "filesystem": dict.fromkeys(FS_KEYS, True),
+            "network": dict.fromkeys(NET_KEYS, True),
+        },
+    },
+    rule_lists=tuple(f"permissions.{key}" for key in PERMISSION_KEYS),
+    empty_list=True,
+)
+
+
+SETTINGS_SPEC = SETTINGS.spec
+
+
+def drift(display: str, disk_text: str | None, new_text: str, key: str) -> Drift:
+    return compare(display, key, disk_text, new_text, SETTINGS.text_items, SETTINGS.view)
