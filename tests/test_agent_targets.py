@@ -23,7 +23,7 @@ from twsrt.agents.targets import (
     mode_target,
     project,
 )
-from twsrt.config import Config
+from twsrt.config import Config, display_path
 from twsrt.diffs import whole
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy
@@ -204,7 +204,7 @@ def test_project_keeps_only_the_managed_members() -> None:
 # ---------------------------------------------------------------- the new-file mode policy
 
 
-def _context(tmp: Path, name: str, extra_deny: bool) -> Context:
+def _policy(extra_deny: bool = False) -> Any:
     srt: dict[str, Any] = {
         "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []},
         "network": {"allowedDomains": ["github.com"], "deniedDomains": []},
@@ -213,20 +213,26 @@ def _context(tmp: Path, name: str, extra_deny: bool) -> Context:
     if extra_deny:  # a changed policy: every managed file changes
         srt["filesystem"]["denyRead"].append("~/.aws")
         bash["deny"].append("rm")
-    policy = build_policy(
+    return build_policy(
         parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
     )
-    out = tmp / "out"
-    config = Config(
+
+
+def _config(tmp: Path, targets: dict[str, Path]) -> Config:
+    return Config(
         path=tmp / "twsrt.toml",
         display="twsrt.toml",
         home=tmp / "home",
         srt=tmp / "srt.json",
         bash_rules=tmp / "bash.json",
-        targets={key: out / key for key in AGENTS[name].target_keys},
+        targets=targets,
         pinned_home="/home/u",
     )
-    return Context(config, policy)
+
+
+def _context(tmp: Path, name: str, extra_deny: bool) -> Context:
+    targets = {key: tmp / "out" / key for key in AGENTS[name].target_keys}
+    return Context(_config(tmp, targets), _policy(extra_deny))
 
 
 def _generate(tmp: Path, name: str, extra_deny: bool) -> list[FileWrite]:
@@ -261,3 +267,37 @@ def test_new_files_are_private_and_existing_modes_are_kept(tmp_path: Path, name:
     for change in updated:
         assert change.old is not None
         assert stat.S_IMODE(change.path.stat().st_mode) == 0o640, change.display
+
+
+# ---------------------------------------------------------------- every agent's yolo file
+
+YOLO_TWINS = [
+    (name, target.yolo_of, target.key)
+    for name in sorted(AGENTS)
+    for target in AGENTS[name].spec.targets
+    if target.yolo_of is not None
+]
+
+
+@pytest.mark.parametrize(("name", "full_key", "yolo_key"), YOLO_TWINS)
+@pytest.mark.parametrize("yolo_configured", [False, True], ids=["derived", "configured"])
+def test_every_agent_writes_the_yolo_file_the_shared_way(
+    tmp_path: Path, name: str, full_key: str, yolo_key: str, yolo_configured: bool
+) -> None:
+    """A yolo run writes the yolo key's file, else the full file's variant under the full
+    key, and never the full file."""
+    full = tmp_path / "out" / "agent.full.conf"
+    targets = {full_key: full}
+    if yolo_configured:
+        targets[yolo_key] = tmp_path / "elsewhere" / "mine.conf"
+    expected_key, expected = (
+        (yolo_key, targets[yolo_key])
+        if yolo_configured
+        else (full_key, tmp_path / "out" / "agent.yolo.conf")
+    )
+    ctx = Context(_config(tmp_path, targets), _policy(), yolo=True)
+    result = AGENTS[name].compile(ctx)
+    written = {c.path for c in result.changes if isinstance(c, FileWrite)}
+    assert expected in written and full not in written
+    drift = {(d.display, d.target_key) for d in result.drift}
+    assert (display_path(expected), expected_key) in drift
