@@ -14,6 +14,7 @@ from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import copilot
 from twsrt.agents.copilot import parse_snippet, render_snippet
+from twsrt.domains import split_port
 from twsrt.jsonpos import parse_json
 from twsrt.policy import is_glob
 from twsrt.rules import CATALOG
@@ -205,14 +206,14 @@ def test_no_host_or_url_the_policy_does_not_allow(case: tuple[dict, dict]) -> No
     srt, bash = case
     _, compiled, _ = compile_policy(srt, bash)
     network = compiled.sandbox["userPolicy"]["network"]
-    portless = {d for d in srt["network"]["allowedDomains"] if copilot.split_port(d)[1] is None}
+    portless = {d for d in srt["network"]["allowedDomains"] if split_port(d)[1] is None}
     assert set(network["allowedHosts"]) <= portless
     assert set(compiled.urls["allowedUrls"]) <= set(srt["network"]["allowedDomains"])
     # an empty allowedHosts means "every host" to Copilot: then outbound must be off
     assert network["allowOutbound"] == bool(network["allowedHosts"])
     assert network["allowLocalNetwork"] is False
     for domain in srt["network"]["deniedDomains"]:
-        assert copilot.split_port(domain)[0] in network["blockedHosts"]
+        assert split_port(domain)[0] in network["blockedHosts"]
 
 
 @settings(max_examples=200, deadline=None)
