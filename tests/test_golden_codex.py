@@ -13,7 +13,7 @@ import stat
 import tomllib
 
 import pytest
-from support.golden import GoldenCase, case_names
+from support.golden import GoldenCase, case_names, pinned_config
 from support.sandbox import Sandbox
 
 from twsrt.config import SANDBOX_MODES
@@ -24,18 +24,7 @@ RULES_FILE = "home/.codex/rules/twsrt.rules"
 SECRETS = ("ghp_SECRET_DO_NOT_PRINT", "SECRET_HEADER_VALUE", "SECRET_ENV_VALUE")
 
 
-# the home is pinned so that findings which expand ~ (TWS418) read the same everywhere
-CONFIG = f"""\
-home = "/home/user"
-
-[sources]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[targets]
-codex_config = "{CONFIG_FILE}"
-codex_rules = "{RULES_FILE}"
-"""
+CONFIG = pinned_config(codex_config=CONFIG_FILE, codex_rules=RULES_FILE)
 
 
 @pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import stat
 
 import pytest
-from support.golden import GoldenCase, case_names
+from support.golden import GoldenCase, case_names, pinned_config
 from support.sandbox import Sandbox, unmanaged_members
 
 from twsrt.agents.copilot import parse_snippet
@@ -26,17 +26,7 @@ FLAGS_YOLO = "home/.config/twsrt/copilot-flags.yolo.txt"
 SETTINGS = "home/.copilot/settings.json"
 MANAGED = {"sandbox", "allowedUrls", "deniedUrls"}
 
-CONFIG = f"""\
-home = "/home/user"
-
-[sources]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[targets]
-copilot_output = "{FLAGS}"
-copilot_settings = "{SETTINGS}"
-"""
+CONFIG = pinned_config(copilot_output=FLAGS, copilot_settings=SETTINGS)
 
 
 def read(sandbox: Sandbox, relative: str) -> str:

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from support.golden import GOLDEN_ROOT, GoldenCase, case_names, golden_name
+from support.golden import GOLDEN_ROOT, GoldenCase, case_names, golden_name, pinned_config
 from support.sandbox import Sandbox, unmanaged_members
 
 from twsrt.config import SANDBOX_MODES
@@ -29,16 +29,7 @@ SCHEMA = Path(__file__).parent / "fixtures" / "deepcode" / "settings.schema.json
 SETTINGS = "home/.deepcode/settings.json"
 MANAGED = {"permissions", "sandbox"}
 
-CONFIG = f"""\
-home = "/home/user"
-
-[sources]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[targets]
-deepcode_settings = "{SETTINGS}"
-"""
+CONFIG = pinned_config(deepcode_settings=SETTINGS)
 
 
 @cache

@@ -40,6 +40,17 @@ def assert_golden(expected: Path, actual: str) -> None:
     assert actual == expected.read_text(encoding="utf-8")
 
 
+def pinned_config(**targets: str) -> str:
+    """A config with the home pinned to /home/user (findings that expand ~ read the same on
+    every machine), the sandbox's sources and ``targets``."""
+    lines = "".join(f'{key} = "{value}"\n' for key, value in targets.items())
+    return (
+        'home = "/home/user"\n\n'
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f"[targets]\n{lines}"
+    )
+
+
 def case_names(agent: str) -> list[str]:
     """Every case of ``agent``, sorted (the parametrize ids)."""
     return sorted(p.name for p in (GOLDEN_ROOT / agent).iterdir() if p.is_dir())

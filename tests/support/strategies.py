@@ -87,9 +87,9 @@ def srt_settings(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def bash_rules(draw: st.DrawFn) -> dict[str, list[str]]:
+def bash_rules(draw: st.DrawFn, commands: st.SearchStrategy[str] = command) -> dict[str, list[str]]:
     return {
-        key: draw(st.lists(command, max_size=5))
+        key: draw(st.lists(commands, max_size=5))
         for key in ("allow", "deny", "ask")
         if draw(st.booleans())
     }
@@ -142,14 +142,9 @@ def compilable_srt_settings(draw: st.DrawFn) -> dict[str, Any]:
     return srt
 
 
-@st.composite
-def compilable_bash_rules(draw: st.DrawFn) -> dict[str, list[str]]:
+def compilable_bash_rules() -> st.SearchStrategy[dict[str, list[str]]]:
     """Like ``bash_rules``, with commands every agent can split into words."""
-    return {
-        key: draw(st.lists(compilable_command, max_size=5))
-        for key in ("allow", "deny", "ask")
-        if draw(st.booleans())
-    }
+    return bash_rules(compilable_command)
 
 
 # ---------------------------------------------------------------- policies inside one tree
