@@ -29,7 +29,7 @@ def test_passes():
 def test_markers_are_registered() -> None:
     pyproject = tomllib.loads((TESTS.parent / "pyproject.toml").read_text(encoding="utf-8"))
     markers = pyproject["tool"]["pytest"]["ini_options"]["markers"]
-    assert sorted(m.split(":", 1)[0] for m in markers) == ["real", "tool"]
+    assert {m.split(":", 1)[0] for m in markers} >= {"real", "tool"}
 
 
 @pytest.mark.parametrize(("required", "outcomes"), [("", (1, 2, 0)), ("1", (1, 0, 2))])
