@@ -95,3 +95,18 @@ def test_python_dash_m_runs_the_same_cli(sandbox: Sandbox) -> None:
 )
 def test_exit_codes_of_the_script(sandbox: Sandbox, args: tuple[str, ...], code: int) -> None:
     assert sandbox.run_script(*args).returncode == code
+
+
+def test_a_failed_run_hands_no_state_to_the_next(sandbox: Sandbox) -> None:
+    """A process forgets the validity markers of a run that failed; so must the harness, or the
+    next in-process run would record them as valid."""
+    from twsrt import schemas
+
+    sandbox.write("bash-rules.json", '{"deny": [1]}\n')  # the srt source validates, this does not
+    for run in (sandbox.run_script, sandbox.run):
+        assert run("generate", "-w", TWSRT_NO_CACHE="").returncode == 2
+        assert schemas._PENDING_MARKERS == []
+        assert not (sandbox.home / ".cache" / "twsrt").exists()
+    sandbox.write("bash-rules.json", '{"deny": ["sudo"]}\n')
+    assert sandbox.run("generate").returncode == 0
+    assert any((sandbox.home / ".cache" / "twsrt" / "valid").iterdir())  # a success records
