@@ -19,9 +19,10 @@ from support.sandbox import REPO_ROOT
 
 from twsrt.agents.base import Context
 from twsrt.config import Config
-from twsrt.findings import CATALOG, TwsrtError
+from twsrt.findings import TwsrtError
 from twsrt.locations import Location
 from twsrt.reports.probes import junit_xml, render_json, render_text
+from twsrt.rules import CATALOG
 from twsrt.testing.commands import classify_fetch, observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches

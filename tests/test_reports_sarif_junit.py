@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 from support.reports import parse_junit, validate_sarif
 
-from twsrt.findings import CATALOG, Finding, Level, rule_by_name
+from twsrt import rules
+from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.reports import write_reports
 from twsrt.reports.junit import SUITE_NAME, junit_xml
 from twsrt.reports.sarif import FINGERPRINT_KEY, _to_json, sarif_log, sarif_text
+from twsrt.rules import CATALOG, Level, Rule
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -26,8 +28,7 @@ DIFF = (
 )
 
 
-def _find(name: str, message: str, where: Location, **kw: object) -> Finding:
-    rule = rule_by_name(name)
+def _find(rule: Rule, message: str, where: Location, **kw: object) -> Finding:
     level = kw.pop("level", rule.level)
     return Finding(rule.id, message, where, level, **kw)  # type: ignore[arg-type]
 
@@ -35,48 +36,48 @@ def _find(name: str, message: str, where: Location, **kw: object) -> Finding:
 def make_report(root: Path, fail_on: Level = Level.ERROR) -> CheckReport:
     """Findings of all three levels, related locations, a diff, unicode, unknown lines."""
     unknown = _find(
-        "schema-unknown-key",
+        rules.SCHEMA_UNKNOWN_KEY,
         "Unknown key `denyRaed`. Did you mean `denyRead`?",
         Location("srt.json", 4, 5, "/filesystem/denyRaed"),
     )
     drift = _find(
-        "drift-unapplied",
+        rules.DRIFT_UNAPPLIED,
         "Managed entries are missing. Run `twsrt generate -w`.",
         Location(".claude/settings.json", 3, 7, "/permissions/deny"),
         agent="claude",
         related=(Location("srt.json", 5, 9, "/filesystem/denyRead/0"), Location("bash.json")),
         diff=DIFF,
     )
-    missing = _find("target-missing", "Target file does not exist.", Location(".codex/x.toml"))
+    missing = _find(rules.TARGET_MISSING, "Target file does not exist.", Location(".codex/x.toml"))
     duplicate = _find(  # a warning: a glob that Codex expands once
-        "lossy-glob-snapshot",
+        rules.LOSSY_GLOB_SNAPSHOT,
         "Duplicate „~/.ssh“ entry — 重复 ✓.",
         Location("srt.json", 6, 11, "/filesystem/denyRead/1"),
     )
     lossy = _find(
-        "lossy-bash-rule",
+        rules.LOSSY_BASH_RULE,
         "Allow rule `git status` is not compiled.",
         Location("bash.json", 2, 3, "/allow/0"),
         agent="codex",
     )
     lossy_other = _find(
-        "lossy-bash-rule",
+        rules.LOSSY_BASH_RULE,
         "Allow rule `git status` is not compiled.",
         Location("bash.json", 2, 3, "/allow/0"),
         agent="copilot",
     )
     no_network = _find(
-        "no-network",
+        rules.NO_NETWORK,
         "allowedDomains is empty.",
         Location("my dir/srt.json", 0, 0, "/network/allowedDomains"),
     )
     control = _find(
-        "duplicate-json-key", "Key \x1b[1mdeny\x1b[0m twice.", Location("srt.json", 9, 1)
+        rules.DUPLICATE_JSON_KEY, "Key \x1b[1mdeny\x1b[0m twice.", Location("srt.json", 9, 1)
     )
     findings = [unknown, drift, missing, duplicate, lossy, lossy_other, no_network, control]
     findings.append(duplicate)  # an identical finding twice must still get unique names
     hidden = _find(
-        "contradictory-commands",
+        rules.CONTRADICTORY_COMMANDS,
         "Command `rm` in deny and ask. SECRET-SUPPRESSED.",
         Location("bash.json", 7, 3, "/ask/0"),
     )
@@ -162,7 +163,7 @@ def test_sarif_results_point_at_their_rules(tmp_path: Path) -> None:
 
 
 def test_sarif_warning_keeps_its_explicit_level(tmp_path: Path) -> None:
-    warning = _find("lossy-glob-snapshot", "dup", Location("srt.json", 1, 1))
+    warning = _find(rules.LOSSY_GLOB_SNAPSHOT, "dup", Location("srt.json", 1, 1))
     assert warning.level == CATALOG[warning.rule_id].level == Level.WARNING  # equals the default
     text = sarif_text(CheckReport(findings=[warning], root=tmp_path))
     (result,) = _results(json.loads(text))
@@ -219,8 +220,8 @@ def test_sarif_uris_are_repo_relative(tmp_path: Path) -> None:
 def test_sarif_paths_outside_the_repo(tmp_path: Path) -> None:
     report = CheckReport(
         findings=[
-            _find("target-missing", "gone", Location("/etc/codex/config.toml", 2, 1)),
-            _find("target-missing", "gone", Location("~/.codex/config.toml", 2, 1)),
+            _find(rules.TARGET_MISSING, "gone", Location("/etc/codex/config.toml", 2, 1)),
+            _find(rules.TARGET_MISSING, "gone", Location("~/.codex/config.toml", 2, 1)),
         ],
         root=tmp_path,
     )
@@ -247,7 +248,7 @@ def test_sarif_regions_are_one_based(tmp_path: Path) -> None:
 def test_sarif_related_locations_and_properties(tmp_path: Path) -> None:
     report = make_report(tmp_path)
     by_rule = {r["ruleId"]: r for r in _results(sarif_log(report))}
-    drift = by_rule[rule_by_name("drift-unapplied").id]
+    drift = by_rule[rules.DRIFT_UNAPPLIED.id]
     related = drift["relatedLocations"]
     assert [r["id"] for r in related] == [1, 2]
     assert related[0]["message"]["text"] == "/filesystem/denyRead/0"
@@ -255,7 +256,7 @@ def test_sarif_related_locations_and_properties(tmp_path: Path) -> None:
     assert related[1]["physicalLocation"]["region"] == {"startLine": 1}
     assert "message" not in related[1]
     assert drift["properties"] == {"agent": "claude", "pointer": "/permissions/deny", "diff": DIFF}
-    missing = by_rule[rule_by_name("target-missing").id]
+    missing = by_rule[rules.TARGET_MISSING.id]
     assert "properties" not in missing and "relatedLocations" not in missing
 
 
@@ -369,7 +370,7 @@ def test_junit_is_byte_identical_for_the_same_report(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("level", list(Level))
 def test_both_reports_validate_for_each_single_level(tmp_path: Path, level: Level) -> None:
-    item = _find("duplicate-entry", "x", Location("srt.json", 1, 1), level=level)
+    item = _find(rules.DUPLICATE_ENTRY, "x", Location("srt.json", 1, 1), level=level)
     report = CheckReport(
         findings=[item], checked=[CheckedFile("srt.json", "source")], root=tmp_path
     )

@@ -4,6 +4,7 @@ suppression lookup) derived from it."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import types
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import twsrt.rules as rules
+from twsrt.config import SANDBOX_MODES
 from twsrt.docs import render_rules_markdown
 from twsrt.findings import fail, finding
 from twsrt.locations import Location
@@ -119,3 +121,52 @@ def test_finding_and_fail_take_a_rule_constant() -> None:
     )
     assert made.rule is rules.DANGER_FULL_ACCESS
     assert fail(rules.TARGET_UNUSABLE, "Bad.", where).findings[0].rule is rules.TARGET_UNUSABLE
+
+
+def _string_rule_references(path: Path) -> list[str]:
+    """Each place in ``path`` that names a rule by a string: a literal equal to a rule's id or
+    name (a sandbox mode name such as danger-full-access only where a rule goes), or any
+    literal as the rule of ``finding``/``fail``."""
+    names = {key for rule in CATALOG.values() for key in (rule.id, rule.name)}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    rule_arguments = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("finding", "fail"):
+            given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "rule")]
+            rule_arguments |= {id(sub) for arg in given for sub in ast.walk(arg)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and id(node) in rule_arguments:
+            found.append((node.lineno, "a string as the rule of finding()/fail()"))
+        elif isinstance(node, ast.Constant) and node.value in names - set(SANDBOX_MODES):
+            found.append((node.lineno, f"{node.value!r} names a rule by a string"))
+    return [f"{path}:{line}: {problem}" for line, problem in sorted(found)]
+
+
+def test_no_emitter_names_a_rule_by_a_string() -> None:
+    """Emitters use the constants (``twsrt.rules.DANGER_FULL_ACCESS``), so a misspelt rule fails
+    at import; outside the catalog no string in twsrt/ names a rule."""
+    package = REPO / "twsrt"
+    found = [
+        problem
+        for path in sorted(package.rglob("*.py"))
+        if (package / "rules") not in path.parents
+        for problem in _string_rule_references(path)
+    ]
+    assert found == []
+
+
+def test_the_string_check_sees_a_rule_named_by_a_string(tmp_path: Path) -> None:
+    emitter = tmp_path / "emitter.py"
+    emitter.write_text(
+        "name = 'drift-changed'\n"
+        "finding('danger-full-access', 'm', where)\n"
+        "fail(f'{kind}', 'm', where)\n"
+        "mode = 'danger-full-access'\n"  # a sandbox mode, not a rule
+        "finding(DRIFT_CHANGED, 'TWS304 is fine in a message', where)\n"
+    )
+    assert [p.split(": ", 1)[1] for p in _string_rule_references(emitter)] == [
+        "'drift-changed' names a rule by a string",
+        "a string as the rule of finding()/fail()",
+        "a string as the rule of finding()/fail()",
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from twsrt.findings import TwsrtError, finding
 from twsrt.locations import Location
+from twsrt.rules import UNEXPRESSIBLE_COMMAND
 
 
 def bash_rules(command: str, origin: Location, agent: str) -> list[str]:
@@ -14,7 +15,7 @@ def bash_rules(command: str, origin: Location, agent: str) -> list[str]:
 
         raise TwsrtError(
             finding(
-                "unexpressible-command",
+                UNEXPRESSIBLE_COMMAND,
                 f"command '{command}' contains ')', which {label(agent)}'s Bash(...) rule "
                 "syntax cannot hold; rewrite the rule without it",
                 origin,

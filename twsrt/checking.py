@@ -28,6 +28,14 @@ from twsrt.outcome import Outcome
 from twsrt.policy import Policy
 from twsrt.redact import redact_item
 from twsrt.report import CheckedFile, CheckReport, Suppression
+from twsrt.rules import (
+    DRIFT_CHANGED,
+    DRIFT_OUT_OF_BAND,
+    DRIFT_UNAPPLIED,
+    DRIFT_UNPINNED_HOME,
+    IGNORE_NOT_ALLOWED,
+    TARGET_MISSING,
+)
 from twsrt.run import (
     context,
     find_config_error,
@@ -301,7 +309,7 @@ def drift_findings(
         )
         return [
             finding(
-                "target-missing",
+                TARGET_MISSING,
                 f"{drift.display} does not exist; run `{fix}` to create it",
                 location,
                 agent=agent,
@@ -316,7 +324,7 @@ def drift_findings(
         message = f"{drift.display} differs from the policy: {unpinned_home_advice(home, config)}"
         return [
             finding(
-                "drift-unpinned-home",
+                DRIFT_UNPINNED_HOME,
                 message,
                 location,
                 agent=agent,
@@ -326,21 +334,21 @@ def drift_findings(
         ]
     missing, extra = len(drift.missing), len(drift.extra)
     if missing:
-        name = "drift-unapplied"
+        rule = DRIFT_UNAPPLIED
         detail = f"{missing} managed entr{'y is' if missing == 1 else 'ies are'} missing"
         detail += f" (first: {quote_item(drift.missing[0])})"
         if extra:
             detail += f" and {extra} extra"
     elif extra:
-        name = "drift-out-of-band"
+        rule = DRIFT_OUT_OF_BAND
         detail = f"{extra} managed entr{'y was' if extra == 1 else 'ies were'} added by hand"
         detail += f" (first: {quote_item(drift.extra[0])})"
     else:
-        name = "drift-changed"
+        rule = DRIFT_CHANGED
         detail = "managed entries are in a different order"
     return [
         finding(
-            name,
+            rule,
             f"{drift.display} differs from the policy: {detail}. Run `{fix}`.",
             location,
             agent=agent,
@@ -382,7 +390,7 @@ def ignore_findings(config: Config) -> list[Finding]:
             else "no rule has this id or name (see `twsrt explain` and docs/rules.md)"
         )
         location = config.location(f"/check/ignore/{index}/rule")
-        out.append(finding("ignore-not-allowed", f"ignore entry '{name}': {why}", location))
+        out.append(finding(IGNORE_NOT_ALLOWED, f"ignore entry '{name}': {why}", location))
     return out
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location
+from twsrt.rules import CONFIG_INVALID
 from twsrt.tomlpos import PositionedToml, TomlSyntaxError, parse_toml
 
 CONFIG_NAMES = ("twsrt.toml", ".twsrt.toml")
@@ -61,7 +62,7 @@ def discover(
         if not os.path.lexists(path) or path.is_dir():
             what = "is a directory" if path.is_dir() else "does not exist"
             where = Location(display_path(path, display_root or cwd))
-            raise fail("config-invalid", f"config file named by {origin} {what}", where)
+            raise fail(CONFIG_INVALID, f"config file named by {origin} {what}", where)
         return path  # anything else (a FIFO, a loop) is refused with its reason when read
     for directory in _search_dirs(cwd):
         for name in CONFIG_NAMES:
@@ -173,12 +174,12 @@ def load_config(
         text = read_text(path)
     except FileProblem as exc:
         message = f"cannot read config: {exc.reason}"
-        raise fail("config-invalid", message, Location(display)) from None
+        raise fail(CONFIG_INVALID, message, Location(display)) from None
     try:
         parsed = parse_toml(text)
     except TomlSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
-        raise fail("config-invalid", f"invalid TOML: {exc.message}", location) from None
+        raise fail(CONFIG_INVALID, f"invalid TOML: {exc.message}", location) from None
     findings = validate("config", parsed.value, display, parsed)
     if findings:
         raise TwsrtError(findings)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from twsrt.locations import Location
-from twsrt.rules import CATALOG, Level, Rule, lookup
+from twsrt.rules import CATALOG, Level, Rule
 
 
 @dataclass(frozen=True)
@@ -48,16 +48,8 @@ class Finding:
 LEVEL_ORDER = {Level.NOTE: 0, Level.WARNING: 1, Level.ERROR: 2}
 
 
-def rule_by_name(name: str) -> Rule:
-    """The rule called ``name`` (KeyError if none): for callers not yet on the constants."""
-    rule = lookup(name)
-    if rule is None or rule.name != name:
-        raise KeyError(name)
-    return rule
-
-
 def finding(
-    rule: Rule | str,
+    rule: Rule,
     message: str,
     location: Location,
     *,
@@ -65,10 +57,7 @@ def finding(
     related: tuple[Location, ...] = (),
     diff: str = "",
 ) -> Finding:
-    """A finding of ``rule`` (a ``twsrt.rules`` constant, or still its name) at its default
-    level."""
-    if isinstance(rule, str):
-        rule = rule_by_name(rule)
+    """A finding of ``rule`` (a ``twsrt.rules`` constant) at its default level."""
     return Finding(rule.id, message, location, rule.level, agent, related, diff)
 
 
@@ -80,6 +69,6 @@ class TwsrtError(Exception):
         super().__init__("\n".join(f.render() for f in self.findings))
 
 
-def fail(rule: Rule | str, message: str, location: Location) -> TwsrtError:
+def fail(rule: Rule, message: str, location: Location) -> TwsrtError:
     """The error that stops a stage with one finding of ``rule``."""
     return TwsrtError(finding(rule, message, location))

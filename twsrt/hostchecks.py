@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from twsrt.findings import Finding, finding
 from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.rules import SYMLINKED_POLICY_PATH, WRITE_ROOT_NOT_DIRECTORY
 
 LISTS = ("denyRead", "denyWrite", "allowWrite", "allowRead")
 
@@ -107,7 +108,7 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
         target = os.readlink(link)
         findings.append(
             finding(
-                "symlinked-policy-path",
+                SYMLINKED_POLICY_PATH,
                 f"{key} '{rule.path}' goes through a symlink on this host: '{link}' points to "
                 f"'{target}', so the path is really '{_spelled(resolved, home, tail)}'. Codex "
                 "does not match a write root and a deny when one is spelled through the symlink "
@@ -136,7 +137,7 @@ def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
             continue
         findings.append(
             finding(
-                "write-root-not-directory",
+                WRITE_ROOT_NOT_DIRECTORY,
                 f"allowWrite '{rule.path}' is a file on this host, not a directory: Codex takes "
                 "only directories as write roots and then fails every sandbox start (it mounts "
                 "protected entries such as .git inside each root); grant a directory that holds "

@@ -8,6 +8,16 @@ from twsrt.config import Config
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
+from twsrt.rules import (
+    CONTRADICTORY_COMMANDS,
+    DUPLICATE_ENTRY,
+    LAUNCH_RELATIVE_PATTERN,
+    NO_NETWORK,
+    SANDBOX_DISABLED_LINT,
+    WILDCARD_WITHOUT_APEX,
+    WRITE_AND_DENY_WRITE,
+    WRITE_ROOT_IN_DENIED_READ,
+)
 
 
 def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
@@ -20,7 +30,7 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     if not policy.enabled:
         out.append(
             finding(
-                "sandbox-disabled-lint",
+                SANDBOX_DISABLED_LINT,
                 "the canonical sandbox is switched off (enabled = false)",
                 policy.srt_location("/enabled"),
             )
@@ -34,7 +44,7 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
         )
         out.append(
             finding(
-                "no-network",
+                NO_NETWORK,
                 "allowedDomains is empty: sandboxed commands reach no host at all",
                 policy.srt_location(pointer),
             )
@@ -57,7 +67,7 @@ def _contradictions(policy: Policy) -> list[Finding]:
                 other = stronger[entry.value]
                 out.append(
                     finding(
-                        "contradictory-commands",
+                        CONTRADICTORY_COMMANDS,
                         f"'{entry.value}' is in both {weak} and {strong} (at {other.origin}); "
                         f"{strong} wins, so this {weak} entry has no effect",
                         entry.origin,
@@ -87,7 +97,7 @@ def _duplicates(policy: Policy) -> list[Finding]:
             if key in first:
                 out.append(
                     finding(
-                        "duplicate-entry",
+                        DUPLICATE_ENTRY,
                         f"'{key}' is listed twice in {name} (first at {first[key]})",
                         item.origin,
                         related=(first[key],),
@@ -123,7 +133,7 @@ def _write_roots(policy: Policy) -> list[Finding]:
                 deny = min(hits, key=lambda rule: order[id(rule)])
                 out.append(
                     finding(
-                        "write-root-in-denied-read",
+                        WRITE_ROOT_IN_DENIED_READ,
                         f"write root '{root.path}' lies inside read-denied '{deny.path}' "
                         f"(at {deny.origin})",
                         root.origin,
@@ -134,7 +144,7 @@ def _write_roots(policy: Policy) -> list[Finding]:
         if deny is not None:
             out.append(
                 finding(
-                    "write-and-deny-write",
+                    WRITE_AND_DENY_WRITE,
                     f"'{root.path}' is in allowWrite and denyWrite (at {deny.origin}); "
                     "denyWrite wins",
                     root.origin,
@@ -157,7 +167,7 @@ def _wildcards(policy: Policy) -> list[Finding]:
                 effect = "stays reachable" if name == "deniedDomains" else "is not allowed"
                 out.append(
                     finding(
-                        "wildcard-without-apex",
+                        WILDCARD_WITHOUT_APEX,
                         f"'{entry.value}' in {name} matches subdomains only; '{apex}' itself "
                         f"{effect} — add '{apex}' if you meant it",
                         entry.origin,
@@ -176,7 +186,7 @@ def _relative_patterns(policy: Policy) -> list[Finding]:
             if rule.path.startswith("**/"):
                 out.append(
                     finding(
-                        "launch-relative-pattern",
+                        LAUNCH_RELATIVE_PATTERN,
                         f"'{rule.path}' in {name} is relative: it covers files below the "
                         "directory the agent is launched in, not everywhere",
                         rule.origin,

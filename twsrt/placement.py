@@ -21,6 +21,7 @@ from twsrt.agents import agent_of, specs, yolo_keys
 from twsrt.agents.base import yolo_variant
 from twsrt.config import Config
 from twsrt.findings import Finding, finding
+from twsrt.rules import CONFIG_INVALID, PATH_OUTSIDE_REPOSITORY, TARGET_COLLISION, TARGET_UNUSABLE
 from twsrt.safeio import real, within
 
 
@@ -95,7 +96,7 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
             continue  # a yolo file this run never touches may have any name
         problem = _name_problem(item.path)
         if problem:
-            rule = "target-unusable" if item.pointer.startswith("/targets/") else "config-invalid"
+            rule = TARGET_UNUSABLE if item.pointer.startswith("/targets/") else CONFIG_INVALID
             message = f"{item.what} ({config.display_path(item.path)}): {problem}"
             found.append(finding(rule, message, config.location(item.pointer)))
     if found:
@@ -113,7 +114,7 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
                     "inside it"
                 )
                 where = config.location(item.pointer)
-                found.append(finding("path-outside-repository", message, where))
+                found.append(finding(PATH_OUTSIDE_REPOSITORY, message, where))
     found += _collisions(config, sources, targets)
     return found
 
@@ -139,7 +140,7 @@ def _collisions(config: Config, sources: list[Placed], targets: list[Placed]) ->
         )
         related = (config.location(other.pointer),) if other.pointer else ()
         found.append(
-            finding("target-collision", message, config.location(item.pointer), related=related)
+            finding(TARGET_COLLISION, message, config.location(item.pointer), related=related)
         )
     return found
 

@@ -26,6 +26,7 @@ from twsrt.locations import Location
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.policy import Policy
 from twsrt.redact import redact_item
+from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
@@ -36,7 +37,7 @@ def find_config_error(home: Path, cwd: Path, display_root: Path | None = None) -
     an annotation or SARIF result has a file to stand on; named from ``display_root``
     (default: ``cwd``)."""
     return fail(
-        "config-not-found",
+        CONFIG_NOT_FOUND,
         "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
         f"then {display_path(user_config_path(home), display_root)}); run `twsrt init` to "
         "create one",
@@ -154,7 +155,7 @@ def require_targets(compiled: Compiled, agent: str | None, printed: bool = False
     if agent and not usable:
         key = primary_key(agent)
         raise fail(
-            "config-invalid",
+            CONFIG_INVALID,
             f"no [targets] {key} configured for {agent}",
             compiled.config.location("/targets"),
         )
@@ -174,7 +175,7 @@ def write_plan(results: list[Result], companions: list[Result] | None = None) ->
         earlier = by_path.pop(key, None)
         if earlier is not None and not (earlier[1] or companion) and earlier[0] != change:
             message = f"is the same file as {earlier[0].display}; two targets would overwrite it"
-            raise fail("target-unusable", message, Location(change.display))
+            raise fail(TARGET_UNUSABLE, message, Location(change.display))
         by_path[key] = (change, companion)
     changes = [change for change, _ in by_path.values()]
     preflight([c for c in changes if c.changed])
@@ -201,7 +202,7 @@ def write(changes: list[Change]) -> list[Change]:
         return apply(changes)
     except OSError as exc:
         where = Location(str(exc.filename or "target"))
-        raise fail("target-unusable", f"write failed: {exc.strerror or exc}", where) from None
+        raise fail(TARGET_UNUSABLE, f"write failed: {exc.strerror or exc}", where) from None
 
 
 def fix_command(ctx: Context) -> str:

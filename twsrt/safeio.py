@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from twsrt.findings import Finding
     from twsrt.locations import Location
+    from twsrt.rules import Rule
 
 # Organisation-scale policies reach a few MB (50k rules at ~60 bytes each is 3 MB; a Codex
 # config.toml with a large profile is similar). 32 MiB is ten times that, yet bounds what a
@@ -112,14 +113,15 @@ def read_text(
 
 
 def problem_finding(
-    problem: FileProblem, rule: str, where: Location, prefix: str = "", agent: str = ""
+    problem: FileProblem, rule: Rule, where: Location, prefix: str = "", agent: str = ""
 ) -> Finding:
     """The finding for an unreadable file: TWS005 when it lies outside the repository, else
     ``rule`` with ``prefix`` before the reason (one wording for every reader)."""
     from twsrt.findings import finding
+    from twsrt.rules import PATH_OUTSIDE_REPOSITORY
 
     if problem.kind == "outside":
-        return finding("path-outside-repository", problem.reason, where, agent=agent)
+        return finding(PATH_OUTSIDE_REPOSITORY, problem.reason, where, agent=agent)
     return finding(rule, prefix + problem.reason, where, agent=agent)
 
 

@@ -15,6 +15,7 @@ from twsrt import __version__
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location, pointer_join
 from twsrt.positions import PositionedDocument
+from twsrt.rules import REFUSED_DOMAIN, SCHEMA_UNKNOWN_KEY, SCHEMA_VIOLATION
 
 SCHEMA_FILES = {
     "srt": "srt-settings.schema.json",
@@ -117,7 +118,7 @@ def _refused_domains(instance: Any, path: str, positions: PositionedDocument) ->
         why = refusal(entry, denied=key == "deniedDomains")
         out.append(
             finding(
-                "refused-domain",
+                REFUSED_DOMAIN,
                 f"srt refuses '{entry}' in network.{key}: {why}",
                 Location(path, line, col, pointer),
             )
@@ -172,7 +173,7 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
             where = f"'{pointer}'" if pointer else "the top level"
             out.append(
                 finding(
-                    "schema-unknown-key",
+                    SCHEMA_UNKNOWN_KEY,
                     f"unknown key '{key}' in {where}{hint}",
                     Location(path, line, col, child),
                 )
@@ -184,7 +185,7 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
             line, col = positions.position(pointer)
             got = _json_type(error.instance)
             message = f"expected {kinds}, got {got} {json.dumps(error.instance)}"
-            return [finding("schema-violation", message, Location(path, line, col, pointer))]
+            return [finding(SCHEMA_VIOLATION, message, Location(path, line, col, pointer))]
         # report the branch that matches the value's JSON type, e.g. the string form of a path
         same_type = [
             sub for sub in error.context if sub.validator not in ("type",) and not sub.relative_path
@@ -193,7 +194,7 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
             best = same_type[0]
             return _to_findings(best, path, positions)
     line, col = positions.position(pointer)
-    return [finding("schema-violation", _message(error), Location(path, line, col, pointer))]
+    return [finding(SCHEMA_VIOLATION, _message(error), Location(path, line, col, pointer))]
 
 
 def _message(error: Any) -> str:

@@ -11,6 +11,7 @@ from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
+from twsrt.rules import DUPLICATE_JSON_KEY, SCHEMA_VIOLATION, SOURCE_MISSING, SOURCE_UNPARSABLE
 
 
 def read_json_source(
@@ -30,16 +31,16 @@ def read_json_source(
             "directory": "source path is a directory",
         }
         if exc.kind in missing:
-            raise TwsrtError(finding("source-missing", missing[exc.kind], where)) from None
+            raise TwsrtError(finding(SOURCE_MISSING, missing[exc.kind], where)) from None
         raise TwsrtError(
-            problem_finding(exc, "source-unparsable", where, "cannot read source: ")
+            problem_finding(exc, SOURCE_UNPARSABLE, where, "cannot read source: ")
         ) from None
     try:
         parsed = parse_json(text)
     except JsonSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise TwsrtError(
-            finding("source-unparsable", f"invalid JSON: {exc.message}", location)
+            finding(SOURCE_UNPARSABLE, f"invalid JSON: {exc.message}", location)
         ) from None
     from twsrt.schemas import validate
 
@@ -49,7 +50,7 @@ def read_json_source(
         line, col = parsed.position(pointer, key=True)
         found.append(
             finding(
-                "duplicate-json-key",
+                DUPLICATE_JSON_KEY,
                 f"key '{pointer.rsplit('/', 1)[1]}' appears more than once; only the last counts",
                 Location(display, line, col, pointer),
             )
@@ -71,9 +72,7 @@ def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
             line, col = parsed.position(pointer, key=is_key)
             code = f"U+{ord(match[0]):04X}"
             message = f"contains the control character {code}; remove it"
-            found.append(
-                finding("schema-violation", message, Location(display, line, col, pointer))
-            )
+            found.append(finding(SCHEMA_VIOLATION, message, Location(display, line, col, pointer)))
     return found
 
 

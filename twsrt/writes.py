@@ -20,6 +20,7 @@ from pathlib import Path
 
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location
+from twsrt.rules import SETTINGS_LINK_FOREIGN, TARGET_CHANGED, TARGET_UNUSABLE
 
 # .twsrt.<pid>.<8 hex>.<new|old>.<start of the target's name>
 _OWN_TEMP = re.compile(r"\.twsrt\.(\d+)\.[0-9a-f]{8}\.(?:new|old)\.")
@@ -165,14 +166,14 @@ def _validate(change: Change) -> _Step:
     _check_directory(path, where)
     current = on_disk(path)
     if current.kind == "other":
-        raise fail("target-unusable", "is not a regular file or symlink", where)
+        raise fail(TARGET_UNUSABLE, "is not a regular file or symlink", where)
     if current != change.before:
         raise _changed_error(change)
     step = _Step(change)
     if isinstance(change, SymlinkWrite):
         if change.foreign:
             raise fail(
-                "settings-link-foreign",
+                SETTINGS_LINK_FOREIGN,
                 f"is a symlink to {change.before.value}, which twsrt did not make; twsrt never "
                 "replaces a user's link — name that file as the target (twsrt writes through a "
                 "link) or remove the link",
@@ -195,7 +196,7 @@ def _encoded(change: FileWrite) -> bytes:
         column = exc.start - (change.text.rfind("\n", 0, exc.start) + 1) + 1
         bad = f"U+{ord(change.text[exc.start]):04X}"
         message = f"cannot be written: the generated text holds {bad}, which UTF-8 cannot encode"
-        raise fail("target-unusable", message, Location(change.display, line, column)) from None
+        raise fail(TARGET_UNUSABLE, message, Location(change.display, line, column)) from None
 
 
 def _mode_and_owner(
@@ -206,18 +207,18 @@ def _mode_and_owner(
     if change.before.kind == "file":
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise fail("target-unusable", "is not a regular file", where)
+            raise fail(TARGET_UNUSABLE, "is not a regular file", where)
         mode = stat.S_IMODE(info.st_mode)
         if not mode & 0o222:
             raise fail(
-                "target-unusable",
+                TARGET_UNUSABLE,
                 f"is read-only (mode {mode:04o}); twsrt does not replace it — make it writable "
                 "to let twsrt update it",
                 where,
             )
         if not _may(path, os.W_OK):  # replacing it would need only the directory
             message = f"is not writable by this user (mode {mode:04o}); twsrt does not replace it"
-            raise fail("target-unusable", message, where)
+            raise fail(TARGET_UNUSABLE, message, where)
         return mode, _owner(info)
     if change.like is not None and change.like.is_file():
         info = change.like.stat()
@@ -253,19 +254,19 @@ def _check_name(path: Path, where: Location) -> None:
     try:
         size = len(os.fsencode(path.name))
     except UnicodeEncodeError:
-        raise fail("target-unusable", "file name cannot be encoded", where) from None
+        raise fail(TARGET_UNUSABLE, "file name cannot be encoded", where) from None
     limit = _name_max(_existing_ancestor(path.parent))
     if size > limit:
         message = f"file name is {size} bytes, longer than the file system allows ({limit})"
-        raise fail("target-unusable", message, where)
+        raise fail(TARGET_UNUSABLE, message, where)
 
 
 def _check_directory(path: Path, where: Location) -> None:
     directory = _existing_ancestor(path.parent)
     if not directory.is_dir():
-        raise fail("target-unusable", "parent path is not a directory", where)
+        raise fail(TARGET_UNUSABLE, "parent path is not a directory", where)
     if not _may(directory, os.W_OK | os.X_OK):
-        raise fail("target-unusable", f"directory {directory} is not writable", where)
+        raise fail(TARGET_UNUSABLE, f"directory {directory} is not writable", where)
     info = directory.stat()
     euid = os.geteuid()
     if info.st_mode & stat.S_ISVTX and euid != 0 and info.st_uid != euid:
@@ -275,7 +276,7 @@ def _check_directory(path: Path, where: Location) -> None:
             return
         if owner != euid:  # rename(2) over another user's file in a sticky directory: EPERM
             raise fail(
-                "target-unusable",
+                TARGET_UNUSABLE,
                 f"belongs to another user in the sticky directory {directory}; twsrt cannot "
                 "replace it",
                 where,
@@ -290,7 +291,7 @@ def _existing_ancestor(path: Path) -> Path:
 
 def _changed_error(change: Change) -> TwsrtError:
     return fail(
-        "target-changed",
+        TARGET_CHANGED,
         "changed on disk while twsrt was running (another program, such as an agent's "
         '"always allow", wrote it); nothing was written — run `twsrt generate -w` again',
         Location(change.display),
@@ -327,7 +328,7 @@ def apply(changes: list[Change]) -> list[Change]:
             if stuck:
                 outcome = "could not put back the old " + ", ".join(stuck)
             message = f"cannot write: {exc.strerror or exc}; {outcome}"
-            raise fail("target-unusable", message, Location(current.change.display)) from None
+            raise fail(TARGET_UNUSABLE, message, Location(current.change.display)) from None
         raise
     for step in steps:
         _unlink(step.backup)  # a leftover is removed by the next run

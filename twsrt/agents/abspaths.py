@@ -16,6 +16,16 @@ from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
 from twsrt.policy import PathRule, fold_dots, is_glob
+from twsrt.rules import (
+    GLOB_GRANT_LEFT_OUT,
+    LOSSY_GLOB_PATH,
+    LOSSY_RELATIVE_PATH,
+    LOSSY_STRICTER_GLOB,
+    RELATIVE_GRANT_LEFT_OUT,
+    UNEXPRESSIBLE_PATH,
+    UNPINNED_HOME,
+    Rule,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,8 +40,8 @@ class PathTarget:
     def target(self, key: str) -> str:
         return self.names.get(key, key)
 
-    def lossy(self, name: str, message: str, origin: Location) -> Finding:
-        return finding(name, message, origin, agent=self.agent)
+    def lossy(self, rule: Rule, message: str, origin: Location) -> Finding:
+        return finding(rule, message, origin, agent=self.agent)
 
 
 def inside(path: str, root: str) -> bool:
@@ -78,7 +88,7 @@ def check_malformed(rule: PathRule, spec: PathTarget) -> None:
     if rule.path == "/~" or rule.path.startswith("/~/"):
         raise TwsrtError(
             spec.lossy(
-                "unexpressible-path",
+                UNEXPRESSIBLE_PATH,
                 f"malformed path '{rule.path}': did you mean '~/'?",
                 rule.origin,
             )
@@ -96,7 +106,7 @@ def deny_path(
     if is_relative(path):
         findings.append(
             spec.lossy(
-                "lossy-relative-path",
+                LOSSY_RELATIVE_PATH,
                 f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
                 f"sandbox takes only absolute paths, so it is not in {target} (run {label} under "
                 "srt to enforce it)",
@@ -113,7 +123,7 @@ def deny_path(
     if prefix in ("/", "~"):
         findings.append(
             spec.lossy(
-                "lossy-glob-path",
+                LOSSY_GLOB_PATH,
                 f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards), and "
                 f"denying all of '{prefix}' instead would lock it out; not in {target}",
                 rule.origin,
@@ -122,7 +132,7 @@ def deny_path(
         return None
     findings.append(
         spec.lossy(
-            "lossy-stricter-glob",
+            LOSSY_STRICTER_GLOB,
             f"{label} takes no wildcards; {key} glob '{rule.path}' becomes {target} entry "
             f"'{prefix}' (the whole directory)",
             rule.origin,
@@ -141,7 +151,7 @@ def grant_path(
     if is_relative(path):
         findings.append(
             spec.lossy(
-                "relative-grant-left-out",
+                RELATIVE_GRANT_LEFT_OUT,
                 f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
                 "sandbox takes only absolute paths, so it is not granted",
                 rule.origin,
@@ -151,7 +161,7 @@ def grant_path(
     if not rule.literal and is_glob(path):
         findings.append(
             spec.lossy(
-                "glob-grant-left-out",
+                GLOB_GRANT_LEFT_OUT,
                 f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards) and a "
                 "parent directory would grant more; it is not granted",
                 rule.origin,
@@ -165,7 +175,7 @@ def unpinned_home(config: Config, target_key: str) -> Finding:
     """The note for an output that expanded ``~`` with this machine's home; the same text and
     place as the policy lint (``twsrt.lints``), so ``check`` reports it once."""
     return finding(
-        "unpinned-home",
+        UNPINNED_HOME,
         f"the {target_key} output expands ~ with this machine's home "
         f'({config.output_home}); set home = "..." in the config so every '
         "machine generates the same bytes",

@@ -12,6 +12,7 @@ from twsrt.diffs import View, opaque
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.rules import DANGER_FULL_ACCESS, TARGET_UNUSABLE
 from twsrt.writes import Change
 
 
@@ -46,7 +47,7 @@ class Context:
         origin = self.sandbox_origin or Location(self.config.display)
         chosen = "--sandbox" if self.sandbox_flag else "[sandbox] mode"
         return finding(
-            "danger-full-access",
+            DANGER_FULL_ACCESS,
             f"sandbox mode danger-full-access ({chosen}): {agent} runs commands without an OS "
             f"sandbox, so the policy's filesystem and network rules are not enforced; "
             f"{what_stays}",
@@ -164,11 +165,9 @@ def read_target(path: Path, display: str, config: Config) -> str | None:
             return None
         if exc.kind == "directory":
             message = "is a directory, expected a file"
-            raise fail("target-unusable", message, Location(display)) from None
+            raise fail(TARGET_UNUSABLE, message, Location(display)) from None
         prefix = "" if exc.kind == "dangling" else "cannot read: "
-        raise TwsrtError(
-            problem_finding(exc, "target-unusable", Location(display), prefix)
-        ) from None
+        raise TwsrtError(problem_finding(exc, TARGET_UNUSABLE, Location(display), prefix)) from None
 
 
 def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None:
@@ -182,16 +181,16 @@ def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None
 
     document = parsed.value
     if not isinstance(document, dict):
-        raise fail("target-unusable", "settings file is not a JSON object", where(""))
+        raise fail(TARGET_UNUSABLE, "settings file is not a JSON object", where(""))
     if parsed.duplicate_keys:
         pointer = parsed.duplicate_keys[0]
         message = "settings file repeats a key; fix it by hand first"
-        raise fail("target-unusable", message, where(pointer, True))
+        raise fail(TARGET_UNUSABLE, message, where(pointer, True))
     for pointer, kind in shapes.items():
         node = value_at(document, pointer)
         if node is not None and not isinstance(node, kind):
             expected = "an object" if kind is dict else "an array"
-            raise fail("target-unusable", f"'{pointer}' must be {expected}", where(pointer))
+            raise fail(TARGET_UNUSABLE, f"'{pointer}' must be {expected}", where(pointer))
 
 
 def splice_settings(
@@ -217,7 +216,7 @@ def splice_settings(
     except JsonSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise fail(
-            "target-unusable", f"invalid JSON in settings file: {exc.message}", location
+            TARGET_UNUSABLE, f"invalid JSON in settings file: {exc.message}", location
         ) from None
     check_json_shape(parsed, display, shapes)
     updates = merge(parsed.value)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from twsrt.findings import Finding, finding
 from twsrt.locations import pointer_join
 from twsrt.policy import Policy
+from twsrt.rules import LOSSY_UNSUPPORTED_KEY, UNCOMPILED_KEY_NOTE
 
 Effect = Literal["restricts", "grants", "runtime"]
 
@@ -186,11 +187,11 @@ def key_finding(policy: Policy, agent: str, pointer: str, why: str | None = None
     """The finding for one srt key the agent does not compile: warning when the key restricts,
     note when it grants or only configures srt; ``why`` replaces the generic reason."""
     info = SRT_KEYS[pointer]
-    name = "lossy-unsupported-key" if info.effect == "restricts" else "uncompiled-key-note"
+    rule = LOSSY_UNSUPPORTED_KEY if info.effect == "restricts" else UNCOMPILED_KEY_NOTE
     message = f"'{dotted(pointer)}' is not compiled for {agent}: {why or info.why}" + _TAIL[
         info.effect
     ].format(agent=agent)
-    return finding(name, message, policy.srt_location(pointer, key=True), agent=agent)
+    return finding(rule, message, policy.srt_location(pointer, key=True), agent=agent)
 
 
 def unhandled_key_findings(

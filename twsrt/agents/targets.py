@@ -26,6 +26,14 @@ from twsrt.diffs import Spec, View, json_view, toml_view, whole
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.rules import (
+    BROKEN_SYMLINK,
+    DISABLED_SANDBOX,
+    SETTINGS_LINK_FOREIGN,
+    TARGET_UNUSABLE,
+    UNCOMPILED_KEY_NOTE,
+    Rule,
+)
 from twsrt.writes import FileWrite, SymlinkWrite
 
 # Every file twsrt creates for an agent is private: settings files can hold hooks, API key
@@ -41,10 +49,10 @@ def unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def agent_finding(agent: str) -> Callable[[str, str, Location], Finding]:
+def agent_finding(agent: str) -> Callable[[Rule, str, Location], Finding]:
     """A ``finding`` maker for one agent's translation: ``(rule, message, origin)``."""
 
-    def make(rule: str, message: str, origin: Location) -> Finding:
+    def make(rule: Rule, message: str, origin: Location) -> Finding:
         return finding(rule, message, origin, agent=agent)
 
     return make
@@ -55,7 +63,7 @@ def disabled_sandbox(policy: Policy, agent: str, refusing: str, hint: str = "") 
     looks enforced but is not would be worse than none."""
     return TwsrtError(
         finding(
-            "disabled-sandbox",
+            DISABLED_SANDBOX,
             f"the canonical sandbox is disabled (enabled = false); refusing to {refusing} that "
             f"would pretend to enforce it{hint}",
             policy.srt_location("/enabled"),
@@ -74,7 +82,7 @@ def strict_allowlist_note(policy: Policy, agent: str, why: str) -> list[Finding]
         return []
     return [
         finding(
-            "uncompiled-key-note",
+            UNCOMPILED_KEY_NOTE,
             f"'network.strictAllowlist' needs no key in {why}",
             policy.srt_location(pointer, key=True),
             agent=agent,
@@ -282,11 +290,11 @@ def plan_link(
     link_display = config.display_path(link)
     if link.is_dir() and not link.is_symlink():
         message = "is a directory, expected a settings file or symlink"
-        raise fail("target-unusable", message, Location(link_display))
+        raise fail(TARGET_UNUSABLE, message, Location(link_display))
     link_is_file = link.exists() and not link.is_symlink()
     if link_is_file and disk_text is not None:
         raise fail(
-            "target-unusable",
+            TARGET_UNUSABLE,
             f"is a regular file while {display} also exists; twsrt will not overwrite either — "
             f"merge them by hand and remove {link.name}",
             Location(link_display),
@@ -300,7 +308,7 @@ def plan_link(
     if link.is_symlink() and not link.exists():
         plan.findings.append(
             finding(
-                "broken-symlink",
+                BROKEN_SYMLINK,
                 f"{link.name} points to {os.readlink(link)}, which does not exist: {label} runs "
                 "without the generated settings",
                 Location(link_display),
@@ -334,7 +342,7 @@ def link_value(link: Path, target: Path) -> str:
 
 def foreign_link_finding(change: SymlinkWrite, agent: str, label: str) -> Finding:
     return finding(
-        "settings-link-foreign",
+        SETTINGS_LINK_FOREIGN,
         f"{change.link.name} points to {change.before.value}, not to a settings file twsrt "
         f"generates ({change.target}): {label} loads that file instead of the generated one",
         Location(change.display),

@@ -26,6 +26,7 @@ from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.positions import PositionedDocument
+from twsrt.rules import EFFECTIVE_LAYER_UNREADABLE, TARGET_UNUSABLE, Rule
 
 
 def effective_findings(ctx: Context, agent: str) -> list[Finding]:
@@ -42,7 +43,7 @@ def effective_findings(ctx: Context, agent: str) -> list[Finding]:
     try:
         return check(ctx)
     except TwsrtError as exc:  # an unusable target is reported by the compile already
-        return [item for item in exc.findings if item.rule.name != "target-unusable"]
+        return [item for item in exc.findings if item.rule is not TARGET_UNUSABLE]
 
 
 # ---------------------------------------------------------------- layers
@@ -93,7 +94,7 @@ def load_layer(
 
 def _unreadable(detail: str, where: Location, agent: str) -> Finding:
     return finding(
-        "effective-layer-unreadable",
+        EFFECTIVE_LAYER_UNREADABLE,
         f"{where.path} is loaded by {agent} but {detail}; its keys could not be checked",
         where,
         agent=agent,
@@ -121,7 +122,7 @@ def strings(value: Any, pointer: str) -> list[tuple[str, str]]:
 
 
 def report(
-    name: str,
+    rule: Rule,
     message: str,
     layer: Layer,
     pointer: str,
@@ -131,7 +132,7 @@ def report(
     key: bool = True,
 ) -> Finding:
     return finding(
-        name,
+        rule,
         message,
         layer.at(pointer, key=key),
         agent=agent,

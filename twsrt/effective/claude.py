@@ -27,6 +27,16 @@ from twsrt.effective import (
 )
 from twsrt.findings import Finding
 from twsrt.locations import Location
+from twsrt.rules import (
+    AGENT_SANDBOX_OFF,
+    USER_ALLOW_RULE,
+    USER_ALLOW_SHADOWED,
+    USER_NETWORK_GRANT,
+    USER_SANDBOX_GRANT,
+    USER_SKIPS_APPROVAL,
+    USER_UNSANDBOXED_COMMAND,
+    USER_WRITE_ROOT,
+)
 
 NAME = "claude"
 LOCAL_NAME = "settings.local.json"
@@ -121,7 +131,7 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
     if user("/sandbox/enabled") and child(sandbox, "enabled") is False:
         out.append(
             report(
-                "agent-sandbox-off",
+                AGENT_SANDBOX_OFF,
                 f"sandbox.enabled is false in {layer.display}: Claude Code runs every command "
                 "without its sandbox although the policy's sandbox is on",
                 layer,
@@ -136,7 +146,7 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
         if missing:
             out.append(
                 report(
-                    "agent-sandbox-off",
+                    AGENT_SANDBOX_OFF,
                     f"sandbox.enabledPlatforms leaves out {' and '.join(missing)}: there Claude "
                     "Code runs every command without its sandbox",
                     layer,
@@ -151,7 +161,7 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
         ):
             out.append(
                 report(
-                    "user-unsandboxed-command",
+                    USER_UNSANDBOXED_COMMAND,
                     f"sandbox.excludedCommands runs '{command}' outside Claude's sandbox, where "
                     "the policy's filesystem and network rules do not apply",
                     layer,
@@ -165,7 +175,7 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
     if unsandboxed and user("/sandbox/allowUnsandboxedCommands"):
         out.append(
             report(
-                "user-unsandboxed-command",
+                USER_UNSANDBOXED_COMMAND,
                 "sandbox.allowUnsandboxedCommands is true: Claude may rerun any command "
                 "outside its sandbox (after asking), where the policy's rules do not apply",
                 layer,
@@ -187,7 +197,7 @@ def _permissions(
     if not yolo and child(permissions, "defaultMode") == "bypassPermissions":
         out.append(
             report(
-                "user-skips-approval",
+                USER_SKIPS_APPROVAL,
                 "permissions.defaultMode bypassPermissions answers the policy's ask rules with "
                 "yes without asking (the deny rules still apply); only the yolo target may "
                 "skip approvals",
@@ -204,7 +214,7 @@ def _permissions(
             if view.absolute(path) and view.writable(path) is None:
                 out.append(
                     report(
-                        "user-write-root",
+                        USER_WRITE_ROOT,
                         f"permissions.additionalDirectories '{path}' becomes a write root of "
                         "Claude's sandbox, outside the policy's allowWrite",
                         layer,
@@ -266,7 +276,7 @@ def _allow_rule(
         if view.domain_allowed(host):
             return None
         return report(
-            "user-network-grant",
+            USER_NETWORK_GRANT,
             f"allow rule '{rule}' lets WebFetch reach '{host}' without asking, and Claude adds it "
             "to its sandbox's allowed hosts; the policy's allowedDomains does not list it",
             layer,
@@ -287,7 +297,7 @@ def _allow_rule(
         )
     if tool == "Edit" and sandboxed and view.writable(path) is None:
         return report(
-            "user-write-root",
+            USER_WRITE_ROOT,
             f"allow rule '{rule}' becomes a write root of Claude's sandbox, outside the "
             "policy's allowWrite",
             layer,
@@ -303,7 +313,7 @@ def _shadowed(
     rule: str, what: str, kind: str, layer: Layer, pointer: str, origin: Location
 ) -> Finding:
     return report(
-        "user-allow-shadowed",
+        USER_ALLOW_SHADOWED,
         f"allow rule '{rule}' names what {what} covers; Claude evaluates {kind} rules before "
         "allow rules, so the policy still holds while that rule is there — remove the allow "
         "entry",
@@ -341,7 +351,7 @@ def _switch_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) 
         if user(pointer) and child(sandbox, *keys) is True and child(srt, *keys) is not True:
             out.append(
                 report(
-                    "user-sandbox-grant",
+                    USER_SANDBOX_GRANT,
                     f"{_dotted(pointer)} is true in {layer.display}; the policy does not grant it",
                     layer,
                     pointer,
@@ -354,7 +364,7 @@ def _switch_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) 
         if user(pointer) and value is not None and value != child(srt, *sub.strip("/").split("/")):
             out.append(
                 report(
-                    "user-sandbox-grant",
+                    USER_SANDBOX_GRANT,
                     f"{_dotted(pointer)} hands the sandbox's host filtering to a proxy the policy "
                     "does not name",
                     layer,
@@ -369,7 +379,7 @@ def _socket_grant(socket: str, pointer: str, layer: Layer, view: PolicyView) -> 
     if socket in set(child(view.policy.srt, "network", "allowUnixSockets") or []):
         return None
     return report(
-        "user-sandbox-grant",
+        USER_SANDBOX_GRANT,
         f"sandbox.network.allowUnixSockets opens '{socket}', which the policy does not allow",
         layer,
         pointer,
@@ -382,7 +392,7 @@ def _domain_grant(host: str, pointer: str, layer: Layer, view: PolicyView) -> Fi
     if any(host == e.value for e in view.policy.allowed_domains) or view.domain_allowed(host):
         return None
     return report(
-        "user-network-grant",
+        USER_NETWORK_GRANT,
         f"sandbox.network.allowedDomains in {layer.display} adds '{host}', which the policy's "
         "allowedDomains does not list",
         layer,
@@ -397,7 +407,7 @@ def _write_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Fin
     if not view.absolute(path) or view.writable(path) is not None:
         return None
     return report(
-        "user-write-root",
+        USER_WRITE_ROOT,
         f"sandbox.filesystem.allowWrite in {layer.display} makes '{path}' writable, outside "
         "the policy's allowWrite",
         layer,
@@ -417,7 +427,7 @@ def _read_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Find
     if hit is None or granted:
         return None
     return report(
-        "user-allow-rule",
+        USER_ALLOW_RULE,
         f"sandbox.filesystem.allowRead in {layer.display} re-opens '{path}' inside the "
         f"policy's denyRead '{hit.path}' (allowRead wins over denyRead)",
         layer,

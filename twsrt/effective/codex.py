@@ -19,6 +19,7 @@ from twsrt.agents.base import Context
 from twsrt.effective import Layer, PolicyView, load_layer, report, sandbox_origin
 from twsrt.findings import Finding
 from twsrt.locations import Location
+from twsrt.rules import CODEX_LEGACY_SANDBOX, CODEX_OTHER_PERMISSIONS, USER_SKIPS_APPROVAL
 
 NAME = "codex"
 PROFILE_SUFFIX = ".config.toml"
@@ -64,7 +65,7 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
         if table is not None:
             related.append(table)
         found = report(
-            "codex-other-permissions",
+            CODEX_OTHER_PERMISSIONS,
             f"`codex --profile {profile}` selects permissions '{selected}' instead of "
             f"'{ours}', so the policy's filesystem and network rules do not apply in that "
             "profile",
@@ -78,7 +79,7 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
     mode = doc.get("sandbox_mode")
     if isinstance(mode, str) and not view.ctx.full_access:
         found = report(
-            "codex-legacy-sandbox",
+            CODEX_LEGACY_SANDBOX,
             f"legacy 'sandbox_mode' in {layer.display} makes `codex --profile {profile}` ignore "
             "default_permissions and the twsrt profile; remove it",
             layer,
@@ -92,7 +93,7 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
     if isinstance(redefined, dict) and target.PROFILE in redefined and not view.ctx.full_access:
         out.append(
             report(
-                "codex-other-permissions",
+                CODEX_OTHER_PERMISSIONS,
                 f"{layer.display} redefines [permissions.{target.PROFILE}], so `codex --profile "
                 f"{profile}` runs with a profile twsrt did not generate",
                 layer,
@@ -105,7 +106,7 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
     if isinstance(reviewer, str) and reviewer != target.OWNED_TOP["approvals_reviewer"]:
         out.append(
             report(
-                "user-skips-approval",
+                USER_SKIPS_APPROVAL,
                 f"approvals_reviewer '{reviewer}' in {layer.display} lets a model approve "
                 "commands that leave the sandbox instead of the user",
                 layer,
@@ -116,7 +117,7 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
     if doc.get("approval_policy") == "never" and wider is not None:
         out.append(
             report(
-                "user-skips-approval",
+                USER_SKIPS_APPROVAL,
                 f"approval_policy 'never' in {layer.display} runs every command with the "
                 "sandbox this profile selects, which is not the policy's, without asking",
                 layer,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from twsrt.agents.base import Context
 from twsrt.effective import PolicyView, child, load_layer, report
 from twsrt.findings import Finding
+from twsrt.rules import USER_SANDBOX_GRANT
 
 NAME = "copilot"
 KEYCHAIN = (
@@ -32,7 +33,7 @@ def findings(ctx: Context) -> list[Finding]:
             pointer = "/sandbox/" + "/".join(keys)
             out.append(
                 report(
-                    "user-sandbox-grant",
+                    USER_SANDBOX_GRANT,
                     f"sandbox.{'.'.join(keys)} lets sandboxed commands use the macOS keychain, "
                     "which the policy does not grant",
                     layer,

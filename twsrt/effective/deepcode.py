@@ -25,6 +25,12 @@ from twsrt.effective import (
     strings,
 )
 from twsrt.findings import Finding
+from twsrt.rules import (
+    USER_ALLOW_SHADOWED,
+    USER_SKIPS_APPROVAL,
+    USER_UNSANDBOXED_COMMAND,
+    USER_WRITE_ROOT,
+)
 
 NAME = "deepcode"
 
@@ -66,7 +72,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
         related = [e.origin for e in policy.bash_deny[:1]]
         out.append(
             report(
-                "user-skips-approval",
+                USER_SKIPS_APPROVAL,
                 "permissions.defaultMode bypassPermissions makes DeepCode skip its permission "
                 "rules entirely, so the policy's bash deny and ask rules are not applied",
                 layer,
@@ -84,7 +90,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
             if hit is not None:
                 out.append(
                     report(
-                        "user-allow-shadowed",
+                        USER_ALLOW_SHADOWED,
                         f"allow rule '{rule}' names what the policy's bash {kind} '{hit.value}' "
                         f"covers; DeepCode evaluates {kind} rules before allow rules, so the "
                         "policy still holds while that rule is there — remove the allow entry",
@@ -108,7 +114,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
         if widens:
             out.append(
                 report(
-                    "user-write-root",
+                    USER_WRITE_ROOT,
                     f"permissions.additionalDirectories '{path}' becomes a write root of "
                     "DeepCode's sandbox, outside the policy's allowWrite",
                     layer,
@@ -122,7 +128,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
     for command, pointer in strings(excluded, "/sandbox/excludedCommands"):
         out.append(
             report(
-                "user-unsandboxed-command",
+                USER_UNSANDBOXED_COMMAND,
                 f"sandbox.excludedCommands runs '{command}' outside DeepCode's sandbox, where the "
                 "policy's filesystem and network rules do not apply",
                 layer,

@@ -190,10 +190,12 @@ def claude_srt_settings(
 
 def launch_dir_writable(m: Mismatch) -> Finding | None:
     """Claude Code always lets commands write the directory it starts in, read-only or not."""
+    from twsrt.rules import LOSSY_READONLY_WORKSPACE
+
     launch = m.probe.kind in ("read-only-root", "launch-dir") and m.probe.rule in (".", "./")
     if launch and m.observed is Outcome.ALLOWED:
         return m.gap(
-            "lossy-readonly-workspace",
+            LOSSY_READONLY_WORKSPACE,
             "Claude Code's sandbox always makes the launch directory writable; its settings "
             "cannot take that away",
         )

@@ -25,12 +25,14 @@ CONFIG_KEY, RULES_KEY = "codex_config", "codex_rules"
 
 def glob_snapshot(m: Mismatch) -> Finding | None:
     """An attack that makes a new path matching a deny glob after Codex started."""
+    from twsrt.rules import LOSSY_GLOB_SNAPSHOT
+
     probe = m.probe
     fresh = isinstance(probe, Attack) and probe.attack in ("create", "create-match")
     deny = probe.kind.startswith("deny-")
     if probe.glob and fresh and deny and m.observed is Outcome.ALLOWED:
         return m.gap(
-            "lossy-glob-snapshot",
+            LOSSY_GLOB_SNAPSHOT,
             f"Codex expands the deny glob '{probe.rule}' when its sandbox starts: a matching "
             "file created later stays writable",
         )
@@ -38,9 +40,11 @@ def glob_snapshot(m: Mismatch) -> Finding | None:
 
 
 def temp_writable(m: Mismatch) -> Finding | None:
+    from twsrt.rules import CODEX_TEMP_WRITABLE
+
     if m.probe.kind == "write-tmp" and m.observed is Outcome.ALLOWED:
         return m.gap(
-            "codex-temp-writable",
+            CODEX_TEMP_WRITABLE,
             "Codex's :workspace base profile lets sandboxed commands write /tmp and $TMPDIR "
             "although no allowWrite rule names them",
         )
@@ -48,9 +52,11 @@ def temp_writable(m: Mismatch) -> Finding | None:
 
 
 def no_allow_read(m: Mismatch) -> Finding | None:
+    from twsrt.rules import CODEX_NO_ALLOW_READ
+
     if m.probe.kind == "allow-read" and m.observed is Outcome.DENIED:
         return m.gap(
-            "codex-no-allow-read",
+            CODEX_NO_ALLOW_READ,
             f"the Codex profile has no allowRead: '{m.probe.rule}' stays denied with the "
             "denyRead region around it",
         )
@@ -59,10 +65,12 @@ def no_allow_read(m: Mismatch) -> Finding | None:
 
 def network_off(m: Mismatch) -> Finding | None:
     """A deniedDomains entry for every host on a port switches Codex's network off."""
+    from twsrt.rules import LOSSY_PORT_DOMAIN
+
     cut = next((e for e in m.policy.denied_domains if split_domain(e.value)[0] == "*"), None)
     if m.probe.action is Action.FETCH and cut is not None and m.observed is Outcome.DENIED:
         return m.gap(
-            "lossy-port-domain",
+            LOSSY_PORT_DOMAIN,
             f"deniedDomains '{cut.value}' ({cut.origin}) cannot be a Codex domain rule, so "
             "twsrt switches Codex's network off: every host is refused",
         )
@@ -71,6 +79,8 @@ def network_off(m: Mismatch) -> Finding | None:
 
 def portless_domains(m: Mismatch) -> Finding | None:
     """Codex domain rules take no port: a port-scoped deny or allow covers every port."""
+    from twsrt.rules import LOSSY_PORT_DOMAIN
+
     probe = m.probe
     if probe.kind != "allow-domain" or m.observed is not Outcome.DENIED:
         return None
@@ -79,33 +89,37 @@ def portless_domains(m: Mismatch) -> Finding | None:
         pattern, port = split_domain(entry.value)
         if port is not None and domain_matches(pattern, host, 80):
             return m.gap(
-                "lossy-port-domain",
+                LOSSY_PORT_DOMAIN,
                 f"Codex domain rules take no port: deniedDomains '{entry.value}' "
                 f"({entry.origin}) denies the host on every port",
             )
     if probe.port:
         return m.gap(
-            "lossy-port-domain", f"Codex domain rules take no port; '{probe.rule}' is not allowed"
+            LOSSY_PORT_DOMAIN, f"Codex domain rules take no port; '{probe.rule}' is not allowed"
         )
     return None
 
 
 def skipped_write_root(m: Mismatch) -> Finding | None:
     """The allowWrite roots the Codex translation drops (TWS408)."""
+    from twsrt.rules import LOSSY_WRITE_ROOT
+
     probe = m.probe
     skipped = probe.glob or probe.rule.removesuffix("/**") in ("~", "/")
     if probe.kind == "allow-write" and m.observed is Outcome.DENIED and skipped:
         return m.gap(
-            "lossy-write-root",
+            LOSSY_WRITE_ROOT,
             f"allowWrite '{probe.rule}' cannot be a Codex workspace root and is skipped",
         )
     return None
 
 
 def linux_unix_sockets(m: Mismatch) -> Finding | None:
+    from twsrt.rules import CODEX_LINUX_UNIX_SOCKETS
+
     if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
         return m.gap(
-            "codex-linux-unix-sockets",
+            CODEX_LINUX_UNIX_SOCKETS,
             f"Codex on Linux gives its sandbox no Unix sockets; '{m.probe.rule}' is blocked",
         )
     return None
@@ -143,6 +157,7 @@ class CodexEngine:
         from twsrt.agents.base import read_target
         from twsrt.findings import fail
         from twsrt.locations import Location
+        from twsrt.rules import TARGET_UNUSABLE
         from twsrt.testing.inputs import codex_config
 
         self.root, self.upstream = root, upstream
@@ -157,7 +172,7 @@ class CodexEngine:
         try:
             mapped = codex_config(text, str(root))
         except ValueError as exc:
-            raise fail("target-unusable", f"not valid TOML: {exc}", Location(display)) from None
+            raise fail(TARGET_UNUSABLE, f"not valid TOML: {exc}", Location(display)) from None
         config = self.home / "config.toml"
         config.write_text(route_network(mapped), encoding="utf-8")
         rules = ctx.config.targets.get(RULES_KEY)

@@ -167,10 +167,12 @@ def map_settings(
 
 
 def linux_deny_unenforced(m: Mismatch) -> Finding | None:
+    from twsrt.rules import LOSSY_LINUX_DENY
+
     key = {"deny-read": "denyRead", "deny-write": "denyWrite"}.get(m.probe.kind)
     if m.linux and key and m.observed is Outcome.ALLOWED:
         return m.gap(
-            "lossy-linux-deny",
+            LOSSY_LINUX_DENY,
             f"DeepCode's Linux sandbox (bubblewrap) applies no {key}: '{m.probe.rule}' is open "
             "wherever DeepCode mounts it",
         )

@@ -235,6 +235,7 @@ def read_settings(source: Path, config: Config) -> dict[str, object]:
     from twsrt.findings import fail
     from twsrt.jsonpos import JsonSyntaxError, parse_json
     from twsrt.locations import Location
+    from twsrt.rules import TARGET_UNUSABLE
 
     display = config.display_path(source)
     text = read_target(source, display, config)
@@ -242,7 +243,7 @@ def read_settings(source: Path, config: Config) -> dict[str, object]:
         settings = parse_json(text).value if text is not None else {}
     except JsonSyntaxError as exc:  # also too-long integers and lone surrogates
         where = Location(display, exc.line, exc.column)
-        raise fail("target-unusable", f"not valid JSON: {exc.message}", where) from None
+        raise fail(TARGET_UNUSABLE, f"not valid JSON: {exc.message}", where) from None
     if not isinstance(settings, dict):
-        raise fail("target-unusable", "not a JSON object", Location(display))
+        raise fail(TARGET_UNUSABLE, "not a JSON object", Location(display))
     return settings

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from twsrt.findings import Finding, finding
 from twsrt.policy import Policy
+from twsrt.rules import SRT_LINUX_UNIX_SOCKETS, SRT_LINUX_WRITE_GLOB, Rule
 from twsrt.testing.globs import srt_skips_write_glob
 from twsrt.testing.model import Outcome, Probe
 
@@ -28,9 +29,9 @@ class Mismatch:
     policy: Policy
     linux: bool
 
-    def gap(self, name: str, message: str) -> Finding:
+    def gap(self, rule: Rule, message: str) -> Finding:
         """The gap as a finding at the probe's rule, for this engine."""
-        return finding(name, message, self.probe.origin, agent=self.engine)
+        return finding(rule, message, self.probe.origin, agent=self.engine)
 
 
 # One documented limitation: the finding when it explains the mismatch, else None.
@@ -53,13 +54,13 @@ def srt_write_glob(m: Mismatch) -> Finding | None:
         return None
     if probe.kind == "deny-write" and m.observed is Outcome.ALLOWED:
         return m.gap(
-            "srt-linux-write-glob",
+            SRT_LINUX_WRITE_GLOB,
             f"srt on Linux skips glob '{probe.rule}' in denyWrite; matching files stay "
             "writable inside allowWrite roots",
         )
     if probe.kind == "allow-write" and m.observed is Outcome.DENIED:
         return m.gap(
-            "srt-linux-write-glob",
+            SRT_LINUX_WRITE_GLOB,
             f"srt on Linux skips glob '{probe.rule}' in allowWrite; it grants nothing",
         )
     return None
@@ -68,7 +69,7 @@ def srt_write_glob(m: Mismatch) -> Finding | None:
 def srt_unix_sockets(m: Mismatch) -> Finding | None:
     if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
         return m.gap(
-            "srt-linux-unix-sockets",
+            SRT_LINUX_UNIX_SOCKETS,
             f"srt on Linux ignores allowUnixSockets; '{m.probe.rule}' is blocked with every "
             "other Unix socket (only allowAllUnixSockets opens them)",
         )
@@ -86,13 +87,13 @@ def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
     for rule in [*policy.deny_write, *policy.allow_write]:
         if rule.glob and srt_skips_write_glob(rule.path):
             message = f"srt on Linux skips glob '{rule.path}' in write lists"
-            found.append(finding("srt-linux-write-glob", message, rule.origin, agent="srt"))
+            found.append(finding(SRT_LINUX_WRITE_GLOB, message, rule.origin, agent="srt"))
     network = policy.srt.get("network", {})
     for index, path in enumerate(network.get("allowUnixSockets", [])):
         if not network.get("allowAllUnixSockets"):
             found.append(
                 finding(
-                    "srt-linux-unix-sockets",
+                    SRT_LINUX_UNIX_SOCKETS,
                     f"srt on Linux ignores allowUnixSockets; '{path}' stays blocked",
                     policy.srt_location(f"/network/allowUnixSockets/{index}"),
                     agent="srt",

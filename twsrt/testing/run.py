@@ -20,6 +20,7 @@ from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
 from twsrt.outcome import EXIT_USAGE
 from twsrt.outcome import Outcome as CommandOutcome
+from twsrt.rules import CONFIG_INVALID, DISABLED_SANDBOX
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.commands import command, observe
 from twsrt.testing.derive import select
@@ -347,7 +348,7 @@ def run_tests(
     if not policy.enabled:
         raise TwsrtError(
             finding(
-                "disabled-sandbox",
+                DISABLED_SANDBOX,
                 "the canonical sandbox is disabled (enabled = false); there is nothing to test",
                 policy.srt_location("/enabled"),
             )
@@ -385,7 +386,7 @@ def run_tests(
     report.seconds = time.monotonic() - start
     if keyword and not report.results:
         raise TwsrtError(
-            finding("config-invalid", f"no probe matches -k {keyword!r}", Location("twsrt test"))
+            finding(CONFIG_INVALID, f"no probe matches -k {keyword!r}", Location("twsrt test"))
         )
     return report
 

@@ -28,6 +28,19 @@ from twsrt.domains import split_port
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.rules import (
+    AGENT_SANDBOX_OFF,
+    LITERAL_GLOB_GRANT_LEFT_OUT,
+    LOSSY_CREDENTIAL_ENTRY,
+    LOSSY_LITERAL_GLOB,
+    LOSSY_PORT_DOMAIN,
+    LOSSY_READONLY_WORKSPACE,
+    LOSSY_RELATIVE_SANDBOX_PATH,
+    LOSSY_RELATIVE_WRITE_ROOT,
+    LOSSY_UNSUPPORTED_KEY,
+    RELATIVE_SANDBOX_PATH_NOTE,
+    UNCOMPILED_KEY_NOTE,
+)
 
 
 def rule_path(path: str) -> str:
@@ -73,7 +86,7 @@ def translate(
         if port in WEB_PORTS:
             findings.append(
                 finding(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"WebFetch cannot deny only port {port}; '{host}' is denied for WebFetch on "
                     "every port (the sandbox keeps the port)",
                     entry.origin,
@@ -83,7 +96,7 @@ def translate(
         elif port is not None:
             findings.append(
                 finding(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"'{entry.value}' concerns a port WebFetch never uses (it fetches over "
                     "80/443); no WebFetch deny rule is emitted (the sandbox keeps the entry)",
                     entry.origin,
@@ -111,7 +124,7 @@ def translate(
         if port is not None:
             findings.append(
                 finding(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"WebFetch cannot allow only port {port}; '{entry.value}' is left out of the "
                     "WebFetch allow rules (the sandbox keeps it)",
                     entry.origin,
@@ -170,7 +183,7 @@ def mode_findings(ctx: Context) -> list[Finding]:
     if ctx.read_only:
         findings.append(
             finding(
-                "lossy-readonly-workspace",
+                LOSSY_READONLY_WORKSPACE,
                 "sandbox mode read-only: Claude Code's sandbox always lets commands write the "
                 "directory it starts in; Edit is denied and no path is granted for writing, but "
                 "a sandboxed shell command can still write the workspace",
@@ -190,7 +203,7 @@ def mode_findings(ctx: Context) -> list[Finding]:
     if ctx.policy.enabled and overrides.get("enabled") is False and "enabled" not in forced:
         findings.append(
             finding(
-                "agent-sandbox-off",
+                AGENT_SANDBOX_OFF,
                 f"[sandbox_overrides.{ctx.mode}] enabled = false switches Claude Code's sandbox "
                 "off while the policy's is on: Bash commands run without the policy's "
                 'filesystem and network rules; remove the override, or set "enabled": false '
@@ -203,7 +216,7 @@ def mode_findings(ctx: Context) -> list[Finding]:
     if not ctx.policy.enabled and forced.get("enabled") is True:
         findings.append(
             finding(
-                "uncompiled-key-note",
+                UNCOMPILED_KEY_NOTE,
                 f"'enabled' is false in the policy, but sandbox mode {ctx.sandbox_mode} keeps "
                 "Claude Code's sandbox on (stricter than the policy)",
                 ctx.policy.srt_location("/enabled", key=True),
@@ -213,7 +226,7 @@ def mode_findings(ctx: Context) -> list[Finding]:
     if ctx.yolo and ctx.sandbox_mode == "workspace-write" and overrides.get(ESCAPE_HATCH) is True:
         findings.append(
             finding(
-                "lossy-unsupported-key",
+                LOSSY_UNSUPPORTED_KEY,
                 f"[sandbox_overrides.yolo] {ESCAPE_HATCH} = true is set aside: a yolo file runs "
                 "without prompts, so nobody would approve a command leaving the sandbox; twsrt "
                 "writes false",
@@ -225,7 +238,7 @@ def mode_findings(ctx: Context) -> list[Finding]:
         if (key in forced and forced[key] != value) or key in dropped:
             findings.append(
                 finding(
-                    "lossy-unsupported-key",
+                    LOSSY_UNSUPPORTED_KEY,
                     f"[sandbox_overrides.{ctx.mode}] {key} is set aside under sandbox mode "
                     f"{ctx.sandbox_mode}"
                     + (f", which forces {json.dumps(forced[key])}" if key in forced else ""),
@@ -245,7 +258,7 @@ def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
     if rule.literal and is_glob(rule.path):
         findings.append(
             finding(
-                "lossy-literal-glob",
+                LOSSY_LITERAL_GLOB,
                 f"literal path '{rule.path}' contains glob characters; Claude reads it as a "
                 "pattern, which may miss the literal path itself — protect a parent directory "
                 "without glob characters",
@@ -321,7 +334,7 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
             entry["mode"] = "deny"
             findings.append(
                 finding(
-                    "lossy-credential-entry",
+                    LOSSY_CREDENTIAL_ENTRY,
                     f"credential '{path}' is a directory, which Claude Code cannot mask; it is "
                     "denied instead (stricter: commands cannot read it at all)",
                     where,
@@ -340,7 +353,7 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
         if ignored:
             findings.append(
                 finding(
-                    "lossy-credential-entry",
+                    LOSSY_CREDENTIAL_ENTRY,
                     f"credential variable '{entry.get('name')}': "
                     + " and ".join(ignored)
                     + " left out for Claude Code, which rejects them beside decode; srt ignores "
@@ -354,7 +367,7 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
 
 def _relative_credential(text: str, origin: Location) -> Finding:
     return finding(
-        "lossy-relative-sandbox-path",
+        LOSSY_RELATIVE_SANDBOX_PATH,
         f"relative credential path '{text}' in Claude's user settings protects "
         f"~/.claude/{text.removeprefix('./')} only: Bash commands still read the file in the "
         "project, which srt hides (no permission rule carries it there); write the path with "
@@ -374,7 +387,7 @@ def _sandbox_paths(
         if granting and rule.literal and is_glob(rule.path):
             findings.append(
                 finding(
-                    "literal-glob-grant-left-out",
+                    LITERAL_GLOB_GRANT_LEFT_OUT,
                     f"literal path '{rule.path}' contains glob characters and would grant more "
                     f"as a pattern; left out of Claude's sandbox.filesystem.{key}",
                     rule.origin,
@@ -387,7 +400,7 @@ def _sandbox_paths(
         if relative and granting and key == "allowWrite":
             findings.append(
                 finding(
-                    "lossy-relative-write-root",
+                    LOSSY_RELATIVE_WRITE_ROOT,
                     f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
                     f"Claude's user sandbox; left out of sandbox.filesystem.{key} "
                     "(Claude's sandbox already allows writing the working directory)",
@@ -399,7 +412,7 @@ def _sandbox_paths(
         if relative and granting:
             findings.append(
                 finding(
-                    "relative-sandbox-path-note",
+                    RELATIVE_SANDBOX_PATH_NOTE,
                     f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
                     f"Claude's user sandbox; left out of sandbox.filesystem.{key} (stricter: "
                     "reads there stay denied)",
@@ -418,7 +431,7 @@ def _sandbox_paths(
             )
             findings.append(
                 finding(
-                    "relative-sandbox-path-note",
+                    RELATIVE_SANDBOX_PATH_NOTE,
                     f"relative path '{text}' in sandbox.filesystem.{key} means "
                     f"~/.claude/{text.removeprefix('./')} to Claude Code; the {tools} twsrt "
                     "emits for it are merged into Claude's sandbox at the working directory, "

@@ -13,6 +13,7 @@ from twsrt.agents.targets import Members, project
 from twsrt.diffs import toml_key
 from twsrt.findings import Finding, fail, finding
 from twsrt.locations import Location
+from twsrt.rules import CODEX_LEGACY_SANDBOX, TARGET_UNUSABLE
 
 # top-level keys of config.toml that twsrt reads or merges into as tables
 TABLE_KEYS = ("features", "permissions", "profiles")
@@ -25,12 +26,12 @@ def _legacy_locations(text: str, display: str) -> list[Finding]:
         parsed = parse_toml(text)
     except TomlSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
-        raise fail("target-unusable", f"invalid TOML: {exc.message}", location) from None
+        raise fail(TARGET_UNUSABLE, f"invalid TOML: {exc.message}", location) from None
     for key in TABLE_KEYS:  # twsrt merges into these: any other type cannot be merged
         if key in parsed.value and not isinstance(parsed.value[key], dict):
             line, col = parsed.position(f"/{key}")
             where = Location(display, line, col, f"/{key}")
-            raise fail("target-unusable", f"'{key}' must be a table", where)
+            raise fail(TARGET_UNUSABLE, f"'{key}' must be a table", where)
     found = []
     tables: list[tuple[str, dict[str, Any]]] = [("", parsed.value)]
     for section in ("profiles", "permissions"):
@@ -44,7 +45,7 @@ def _legacy_locations(text: str, display: str) -> list[Finding]:
                 line, col = parsed.position(pointer, key=True)
                 found.append(
                     finding(
-                        "codex-legacy-sandbox",
+                        CODEX_LEGACY_SANDBOX,
                         f"legacy '{key}' makes Codex ignore default_permissions and the twsrt "
                         "profile; remove it",
                         Location(display, line, col, pointer),
@@ -120,7 +121,7 @@ def _merged_or_refused(disk: str | None, compiled: Compiled, display: str) -> st
     except ParseError as exc:
         message = str(exc).split(" at line ")[0]
         where = Location(display, exc.line, exc.col)
-        raise fail("target-unusable", f"invalid TOML: {message}", where) from None
+        raise fail(TARGET_UNUSABLE, f"invalid TOML: {message}", where) from None
 
 
 def preview_toml(compiled: Compiled) -> str:

@@ -9,6 +9,14 @@ from typing import Any
 from twsrt.agents.codex.declaration import STRICTNESS, WORKSPACE, Compiled, _lossy
 from twsrt.findings import Finding, TwsrtError
 from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
+from twsrt.rules import (
+    CODEX_MIXED_SPELLING,
+    LOSSY_CREDENTIAL_MASK,
+    LOSSY_GLOB_SNAPSHOT,
+    LOSSY_STRICTER_GLOB,
+    LOSSY_WRITE_ROOT,
+    UNEXPRESSIBLE_PATH,
+)
 
 
 def _split_glob(path: str) -> tuple[str, str]:
@@ -51,14 +59,12 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
     path = rule.path
     if path.startswith("/~/") or path == "/~":
         raise TwsrtError(
-            _lossy(
-                "unexpressible-path", f"malformed path '{path}': did you mean '~/'?", rule.origin
-            )
+            _lossy(UNEXPRESSIBLE_PATH, f"malformed path '{path}': did you mean '~/'?", rule.origin)
         )
     if has_dots(path):
         raise TwsrtError(
             _lossy(
-                "unexpressible-path",
+                UNEXPRESSIBLE_PATH,
                 f"'{path}' climbs above the launch directory or the home directory with '..', "
                 "which a Codex profile cannot name (Codex refuses to load such a path); write "
                 "it as an absolute or `~/` path",
@@ -75,7 +81,7 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
         if rest:
             raise TwsrtError(
                 _lossy(
-                    "unexpressible-path",
+                    UNEXPRESSIBLE_PATH,
                     f"glob '{path}' would make Codex scan the whole filesystem, and its sandbox "
                     "refuses to start; anchor the glob under a directory",
                     rule.origin,
@@ -85,7 +91,7 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
     if prefix == "~":
         raise TwsrtError(
             _lossy(
-                "unexpressible-path",
+                UNEXPRESSIBLE_PATH,
                 f"'{path}' covers the whole home directory, which a Codex profile cannot name; "
                 "list the directories to protect instead",
                 rule.origin,
@@ -103,7 +109,7 @@ def _literal_glob(rule: PathRule, findings: list[Finding]) -> PathRule:
     if parent in ("", "~", "/") or is_glob(parent):
         raise TwsrtError(
             _lossy(
-                "unexpressible-path",
+                UNEXPRESSIBLE_PATH,
                 f"literal path '{rule.path}' has glob characters, which Codex ignores in a "
                 "filesystem key, and its parent is too broad to deny instead; rename it or "
                 "protect a concrete parent directory",
@@ -112,7 +118,7 @@ def _literal_glob(rule: PathRule, findings: list[Finding]) -> PathRule:
         )
     findings.append(
         _lossy(
-            "lossy-stricter-glob",
+            LOSSY_STRICTER_GLOB,
             f"Codex ignores filesystem keys with glob characters; '{rule.path}' is protected by "
             f"denying its parent '{parent}' instead",
             rule.origin,
@@ -134,7 +140,7 @@ def _snapshot_glob(rule: PathRule, findings: list[Finding], write: bool) -> bool
         walk += "disappears during the walk"
     findings.append(
         _lossy(
-            "lossy-glob-snapshot",
+            LOSSY_GLOB_SNAPSHOT,
             f"Codex expands deny glob '{rule.path}' once when its sandbox starts: a matching "
             f"file created or renamed into place later in the session stays {access}{walk}; "
             "name the directory instead (a directory deny covers new files)",
@@ -217,7 +223,7 @@ def _deny_access(
         if rule.glob:
             findings.append(
                 _lossy(
-                    "lossy-stricter-glob",
+                    LOSSY_STRICTER_GLOB,
                     f"Codex cannot make glob '{rule.path}' read-only; it is denied outright "
                     "(reads too)",
                     rule.origin,
@@ -273,7 +279,7 @@ def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -
             if between:
                 findings.append(
                     _lossy(
-                        "codex-mixed-spelling",
+                        CODEX_MIXED_SPELLING,
                         f"'{deny.path}' lies below write root '{root}' (with ~ = {home}) but is "
                         f"spelled the other way, so Codex cannot pin '{between[0]}' between "
                         "them: a command can rename it away and re-create the denied path "
@@ -299,7 +305,7 @@ def _credential_denies(policy: Policy, findings: list[Finding]) -> list[PathRule
         if entry.get("mode", "deny") != "deny":
             findings.append(
                 _lossy(
-                    "lossy-credential-mask",
+                    LOSSY_CREDENTIAL_MASK,
                     f"Codex cannot mask credential file '{rule.path}'; it is denied outright "
                     "(commands cannot read it at all)",
                     origin,
@@ -324,7 +330,7 @@ def _write_roots(policy: Policy, covered_by_deny: Any, findings: list[Finding]) 
         if why:
             findings.append(
                 _lossy(
-                    "lossy-write-root",
+                    LOSSY_WRITE_ROOT,
                     f"allowWrite '{rule.path}' cannot be a Codex write root ({why}); skipped",
                     rule.origin,
                 )
@@ -334,7 +340,7 @@ def _write_roots(policy: Policy, covered_by_deny: Any, findings: list[Finding]) 
         if blocker is not None:
             findings.append(
                 _lossy(
-                    "lossy-write-root",
+                    LOSSY_WRITE_ROOT,
                     f"allowWrite '{rule.path}' is also matched by deny rule '{blocker.path}' "
                     f"({blocker.origin}); the deny wins and the root is skipped",
                     rule.origin,

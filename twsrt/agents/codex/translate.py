@@ -30,6 +30,7 @@ from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, TwsrtError
 from twsrt.policy import Policy, has_dots, is_glob, normalize_path
+from twsrt.rules import LOSSY_BASH_RULE, LOSSY_PORT_DOMAIN, LOSSY_UNIX_SOCKET, UNEXPRESSIBLE_COMMAND
 
 
 def _host(domain: str) -> tuple[str, str | None]:
@@ -96,7 +97,7 @@ def _bash_findings(policy: Policy) -> list[Finding]:
     for entry in policy.bash_allow:
         findings.append(
             _lossy(
-                "lossy-bash-rule",
+                LOSSY_BASH_RULE,
                 f"bash allow '{entry.value}' is not compiled: a Codex allow rule would run it "
                 "outside the sandbox without asking",
                 entry.origin,
@@ -105,7 +106,7 @@ def _bash_findings(policy: Policy) -> list[Finding]:
     for entry in policy.bash_ask:
         findings.append(
             _lossy(
-                "lossy-bash-rule",
+                LOSSY_BASH_RULE,
                 f"bash ask '{entry.value}' is not compiled: Codex already asks before every "
                 "command that leaves the sandbox",
                 entry.origin,
@@ -123,7 +124,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
             deny_all = True
             findings.append(
                 _lossy(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"'{entry.value}' cannot be expressed as a Codex domain rule; network access "
                     "is switched off for Codex instead",
                     entry.origin,
@@ -133,7 +134,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
         if port is not None:
             findings.append(
                 _lossy(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"Codex domain rules take no port; '{host}' is denied on every port",
                     entry.origin,
                 )
@@ -144,7 +145,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
         if port is not None:
             findings.append(
                 _lossy(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"Codex domain rules take no port; '{entry.value}' is not allowed",
                     entry.origin,
                 )
@@ -161,7 +162,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
         if not path.startswith("/") or written.endswith("/") or is_glob(path) or has_dots(path):
             findings.append(
                 _lossy(
-                    "lossy-unix-socket",
+                    LOSSY_UNIX_SOCKET,
                     f"network.allowUnixSockets entry '{written}' is not an exact absolute socket "
                     "path; skipped",
                     origin,
@@ -187,9 +188,7 @@ def render_rules(policy: Policy) -> str:
             tokens = tuple(shlex.split(entry.value))
         except ValueError as exc:
             raise TwsrtError(
-                _lossy(
-                    "unexpressible-command", f"cannot split '{entry.value}': {exc}", entry.origin
-                )
+                _lossy(UNEXPRESSIBLE_COMMAND, f"cannot split '{entry.value}': {exc}", entry.origin)
             ) from None
         if not tokens or tokens in seen:
             continue

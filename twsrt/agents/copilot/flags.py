@@ -19,6 +19,7 @@ from twsrt.domains import split_port
 from twsrt.findings import Finding, TwsrtError
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.rules import LOSSY_ASK_AS_DENY, UNEXPRESSIBLE_COMMAND, UNEXPRESSIBLE_DOMAIN
 
 
 def quote(value: str) -> str:
@@ -55,7 +56,7 @@ def _domain(entry: Any) -> tuple[str, str | None]:
     if match is None or value.startswith("-") or (port is not None and not 0 < int(port) < 65536):
         raise TwsrtError(
             _lossy(
-                "unexpressible-domain",
+                UNEXPRESSIBLE_DOMAIN,
                 f"'{value}' is not a host pattern Copilot can take (a hostname, IP, "
                 "*.example.com or *, optionally with :port); fix the entry",
                 entry.origin,
@@ -68,7 +69,7 @@ def _shell(entry: Any) -> str:
     if ")" in entry.value:
         raise TwsrtError(
             _lossy(
-                "unexpressible-command",
+                UNEXPRESSIBLE_COMMAND,
                 f"command '{entry.value}' contains ')', which Copilot's shell(...) tool pattern "
                 "rejects; rewrite the rule without it",
                 entry.origin,
@@ -115,7 +116,7 @@ def _flags(
             yield "--deny-tool", _shell(entry), entry.origin
             findings.append(
                 _lossy(
-                    "lossy-ask-as-deny",
+                    LOSSY_ASK_AS_DENY,
                     f"Copilot has no ask tier; bash ask '{entry.value}' is denied outright",
                     entry.origin,
                 )

@@ -23,6 +23,7 @@ from twsrt.agents.targets import Members, disabled_sandbox, unique
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
+from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
 
 
 def compile_sandbox(
@@ -137,7 +138,7 @@ def _writable(
             # Copilot lets the more specific grant win; srt lets the deny win
             findings.append(
                 _lossy(
-                    "lossy-write-root",
+                    LOSSY_WRITE_ROOT,
                     f"allowWrite '{rule.path}' lies inside {blocker[1]} path '{blocker[0]}'; "
                     "Copilot would let the more specific grant override it, so it is not granted",
                     rule.origin,
@@ -158,7 +159,7 @@ def _hosts(
         if port is not None:
             findings.append(
                 _lossy(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"Copilot host rules take no port; '{entry.value}' is left out of allowedHosts "
                     "(allowing the host on every port would be wider)",
                     entry.origin,
@@ -175,7 +176,7 @@ def _hosts(
             every = " — every host, so sandboxed commands reach none" if host == "*" else ""
             findings.append(
                 _lossy(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"Copilot host rules take no port; '{entry.value}' blocks '{host}' on every "
                     f"port{every}",
                     entry.origin,

@@ -51,6 +51,7 @@ from twsrt.agents.deepcode.translate import translate
 from twsrt.agents.targets import mode_target, target_write
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
+from twsrt.rules import DEEPCODE_ARRAY_LAYERS, DEEPCODE_CLAUDE_FALLBACK
 
 __all__ = [
     "AGENT_SPEC",
@@ -98,7 +99,7 @@ def layer_findings(ctx: Context) -> list[Finding]:
     ):
         findings.append(
             _lossy(
-                "deepcode-claude-fallback",
+                DEEPCODE_CLAUDE_FALLBACK,
                 f"{ctx.config.display_path(full)} does not exist yet: DeepCode reads "
                 "~/.claude/settings.json in its place, and once twsrt writes it nothing from the "
                 "Claude Code file (hooks, MCP servers, model settings) reaches DeepCode; copy "
@@ -108,7 +109,7 @@ def layer_findings(ctx: Context) -> list[Finding]:
         )
     findings.append(
         _lossy(
-            "deepcode-array-layers",
+            DEEPCODE_ARRAY_LAYERS,
             "DeepCode's project and local settings layers replace lists instead of extending "
             "them: a .deepcode/settings.json that sets permissions.deny, permissions.ask or a "
             "sandbox list drops what twsrt writes here",

@@ -22,6 +22,15 @@ from twsrt.domains import split_port
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.rules import (
+    DEEPCODE_DENIED_DOMAINS_BLOCKED,
+    DEEPCODE_LINUX_DENY_UNMOUNTED,
+    LOSSY_DENIED_DOMAINS,
+    LOSSY_LINUX_DENY,
+    LOSSY_MACOS_NETWORK,
+    LOSSY_PORT_DOMAIN,
+    LOSSY_UNIX_SOCKET,
+)
 
 
 def translate(
@@ -132,7 +141,7 @@ def _linux_deny_findings(
         if mount is not None:
             findings.append(
                 _lossy(
-                    "lossy-linux-deny",
+                    LOSSY_LINUX_DENY,
                     f"DeepCode applies sandbox.filesystem.{key} '{path}' on macOS only; its "
                     f"Linux sandbox (bubblewrap) mounts '{mount}' and ignores the deny there (on "
                     "Linux run DeepCode under srt to enforce it)",
@@ -143,7 +152,7 @@ def _linux_deny_findings(
             kind, verb = ("writable ", "write") if key == "denyWrite" else ("", "read")
             findings.append(
                 _lossy(
-                    "deepcode-linux-deny-unmounted",
+                    DEEPCODE_LINUX_DENY_UNMOUNTED,
                     f"DeepCode's Linux sandbox ignores sandbox.filesystem.{key} '{path}' but "
                     f"mounts nothing {kind}that holds it, so commands cannot {verb} it unless "
                     "DeepCode is started in a directory that contains it",
@@ -177,7 +186,7 @@ def _network(
         if port is not None:
             findings.append(
                 _lossy(
-                    "lossy-port-domain",
+                    LOSSY_PORT_DOMAIN,
                     f"DeepCode's allowedDomains take no port; '{entry.value}' is left out "
                     "(allowing the host on every port would be wider)",
                     entry.origin,
@@ -192,7 +201,7 @@ def _network(
     if allowed:
         findings.append(
             _lossy(
-                "lossy-macos-network",
+                LOSSY_MACOS_NETWORK,
                 "DeepCode filters allowedDomains on Linux only; on macOS a non-empty list lets "
                 "sandboxed commands reach every host (on macOS run DeepCode under srt to keep the "
                 "allow-list)",
@@ -210,7 +219,7 @@ def _network(
             if hit is not None:
                 findings.append(
                     _lossy(
-                        "lossy-denied-domains",
+                        LOSSY_DENIED_DOMAINS,
                         f"DeepCode does not enforce deniedDomains entry '{entry.value}', and "
                         f"allowedDomains entry '{hit}' admits it: sandboxed commands can reach "
                         "it (run DeepCode under srt to enforce the deny)",
@@ -220,7 +229,7 @@ def _network(
             else:
                 findings.append(
                     _lossy(
-                        "deepcode-denied-domains-blocked",
+                        DEEPCODE_DENIED_DOMAINS_BLOCKED,
                         f"DeepCode does not enforce deniedDomains entry '{entry.value}', but no "
                         "allowedDomains entry admits it, so its allow-list blocks it on Linux",
                         entry.origin,
@@ -232,7 +241,7 @@ def _network(
     if srt_net.get("allowUnixSockets") and all_sockets is not True:
         findings.append(
             _lossy(
-                "lossy-unix-socket",
+                LOSSY_UNIX_SOCKET,
                 "'network.allowUnixSockets' is not granted: DeepCode's allowUnixSockets is one "
                 "switch for every Unix socket, so the socket paths listed here stay closed (the "
                 "switch would open all of them)",
