@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from twsrt.documents import Documents
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.rules import CONFIG_INVALID
@@ -127,6 +128,8 @@ class Config:
     # real repository directory in repo mode, see ``safeio``; None: anywhere).
     display_root: Path | None = None
     confine_root: Path | None = None
+    # this run's files, each read and parsed once (documents.py); ``confined`` keeps it
+    documents: Documents = field(default_factory=Documents, repr=False, compare=False)
 
     @property
     def output_home(self) -> str:

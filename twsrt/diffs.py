@@ -19,9 +19,12 @@ import difflib
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from twsrt.redact import redact
+
+if TYPE_CHECKING:
+    from twsrt.documents import Documents
 
 View = Callable[[str], str]
 Spec = dict[str, Union[bool, "Spec", Callable[[Any], bool]]]
@@ -66,15 +69,16 @@ def _marker(count: int, noun: str, plural: str = "") -> str:
 # ---------------------------------------------------------------- JSON
 
 
-def json_view(spec: Spec) -> View:
-    """The managed projection of a JSON settings file, as indented JSON with elision markers."""
+def json_view(spec: Spec, documents: Documents | None = None) -> View:
+    """The managed projection of a JSON settings file, as indented JSON with elision markers;
+    texts parsed through the run's ``documents`` when given."""
 
     def view(text: str) -> str:
-        from twsrt.jsonpos import JsonSyntaxError, parse_json
+        from twsrt.documents import Documents
 
         try:
-            document = parse_json(text).value
-        except JsonSyntaxError:
+            document = (documents or Documents()).json_value(text)
+        except (ValueError, RecursionError):  # not JSON, or beyond what a parser takes
             return _marker(len(text.splitlines()), "line") + " (not valid JSON)\n"
         if not isinstance(document, dict):
             return _marker(len(text.splitlines()), "line") + " (not a JSON object)\n"
@@ -158,14 +162,17 @@ def _is_marker(lines: list[str]) -> bool:
 # ---------------------------------------------------------------- TOML
 
 
-def toml_view(spec: Spec) -> View:
-    """The managed projection of a TOML config, as TOML with the elisions as comments."""
+def toml_view(spec: Spec, documents: Documents | None = None) -> View:
+    """The managed projection of a TOML config, as TOML with the elisions as comments; texts
+    parsed through the run's ``documents`` when given."""
 
     def view(text: str) -> str:
         import tomllib
 
+        from twsrt.documents import Documents
+
         try:
-            document = tomllib.loads(text)
+            document = (documents or Documents()).toml_value(text)
         except (tomllib.TOMLDecodeError, RecursionError):
             return "# " + _marker(len(text.splitlines()), "line") + " (not valid TOML)\n"
         lines = _toml_table(document, spec, ())

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-from twsrt.jsonpos import parse_json
+from twsrt.jsonpos import PositionedJson, parse_json
 from twsrt.locations import pointer_join
 
 _INDENT = re.compile(r"\n([ \t]+)\S")
@@ -30,14 +31,17 @@ def render_new(document: dict[str, Any]) -> str:
     return dump(document, "  ") + "\n"
 
 
-def replace_members(text: str, updates: dict[str, Any]) -> str:
-    """``text`` with each top-level key in ``updates`` set to its new value.
+def replace_members(
+    text: str, updates: dict[str, Any], parse: Callable[[str], PositionedJson] = parse_json
+) -> str:
+    """``text`` with each top-level key in ``updates`` set to its new value (``parse``: the
+    run's parser, which has the text read from disk parsed already).
 
     Existing members are replaced in place; missing ones are appended at the end of the object.
     """
     indent = detect_indent(text)
     for key, value in updates.items():
-        parsed = parse_json(text)
+        parsed = parse(text)
         pointer = pointer_join("", key)
         rendered = dump(value, indent, depth=1)
         if pointer in parsed.spans:

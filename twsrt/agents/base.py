@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
 from twsrt.diffs import View, opaque
+from twsrt.documents import Documents
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
@@ -154,12 +155,13 @@ def read_target(path: Path, display: str, config: Config) -> str | None:
     """The text of a target file (read within ``config``'s confinement), None when it does
     not exist; unusable paths are errors."""
     from twsrt.findings import TwsrtError, fail
-    from twsrt.safeio import FileProblem, problem_finding, read_text
+    from twsrt.safeio import FileProblem, problem_finding
 
     try:
         # no newline translation: CRLF files stay CRLF, and the text is exactly what
-        # writes.apply compares before it replaces the file
-        return read_text(path, confine=config.confine_root, universal_newlines=False)
+        # writes.apply compares before it replaces the file; read once per run
+        documents = config.documents
+        return documents.read(path, confine=config.confine_root, universal_newlines=False)
     except FileProblem as exc:
         if exc.kind == "missing":
             return None
@@ -198,21 +200,25 @@ def splice_settings(
     display: str,
     shapes: dict[str, type],
     merge: Callable[[dict[str, Any]], dict[str, Any]],
+    documents: Documents | None = None,
 ) -> str:
     """A JSON settings file with only the members ``merge`` returns spliced into the user's
     text (every other byte kept); a new file when there is none, and the text unchanged when
-    the managed members are already right, key order included."""
+    the managed members are already right, key order included. ``documents``: the run's
+    store, so the text read from disk is parsed once for every stage (``merge`` gets the
+    shared value and must not change it)."""
     import json
 
     from twsrt.findings import fail
     from twsrt.jsonedit import render_new, replace_members
-    from twsrt.jsonpos import JsonSyntaxError, parse_json
+    from twsrt.jsonpos import JsonSyntaxError
     from twsrt.writes import keep_line_endings
 
     if base_text is None or not base_text.strip():
         return render_new(merge({}))
+    documents = documents or Documents()
     try:
-        parsed = parse_json(base_text)
+        parsed = documents.json(base_text)
     except JsonSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise fail(
@@ -223,7 +229,7 @@ def splice_settings(
     if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
         return base_text
     # spliced members come out with LF; a CRLF file (also one migrated to a new name) stays CRLF
-    return keep_line_endings(base_text, replace_members(base_text, updates))
+    return keep_line_endings(base_text, replace_members(base_text, updates, documents.json))
 
 
 def granting(srt: dict[str, Any], table: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:

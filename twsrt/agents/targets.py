@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Drift, DriftItem, read_target, value_at, yolo_variant
 from twsrt.config import Config
 from twsrt.diffs import Spec, View, json_view, toml_view, whole
+from twsrt.documents import Documents
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
@@ -144,10 +145,18 @@ class Members:
     kind: str = "json"
     rule_lists: tuple[str, ...] = ()
     empty_list: bool = False
+    # the run's store (``using``): texts are parsed there, once for every stage
+    documents: Documents | None = field(default=None, compare=False, repr=False)
+
+    def using(self, documents: Documents) -> Members:
+        """These members, reading texts through one run's ``documents`` (``ctx.config``'s)."""
+        return replace(self, documents=documents)
 
     @property
     def view(self) -> View:
-        return toml_view(self.spec) if self.kind == "toml" else json_view(self.spec)
+        if self.kind == "toml":
+            return toml_view(self.spec, self.documents)
+        return json_view(self.spec, self.documents)
 
     def items(self, document: Any) -> list[DriftItem]:
         """The managed content of a parsed document as comparable items, in the spec's order."""
@@ -155,12 +164,11 @@ class Members:
 
     def text_items(self, text: str) -> list[DriftItem]:
         """``items`` of a file's text; a text that does not parse has no managed content."""
+        documents = self.documents or Documents()
         if self.kind == "toml":
-            import tomllib
-
-            return self.items(tomllib.loads(text))
+            return self.items(documents.toml_value(text))
         try:
-            return self.items(json.loads(text))
+            return self.items(documents.json_value(text))
         except json.JSONDecodeError:
             return []
 
@@ -234,7 +242,8 @@ def compare(
     if old is None:
         result.missing_file = True
         return result
-    old_items, new_items = items(old), items(new)
+    old_items = items(old)
+    new_items = old_items if new == old else items(new)  # in sync: one text, one parse
     old_set, new_set = set(old_items), set(new_items)
     result.missing = [item for item in new_items if item not in old_set]
     result.extra = [item for item in old_items if item not in new_set]

@@ -69,13 +69,14 @@ def load_layer(
     """The parsed file (``kind`` ``json`` or ``toml``), named and read as ``config``'s run
     names and confines files; None when it does not exist, with a finding when it exists but
     cannot be read."""
-    from twsrt.jsonpos import JsonSyntaxError, parse_json
-    from twsrt.safeio import FileProblem, problem_finding, read_text
-    from twsrt.tomlpos import TomlSyntaxError, parse_toml
+    from twsrt.jsonpos import JsonSyntaxError
+    from twsrt.safeio import FileProblem, problem_finding
+    from twsrt.tomlpos import TomlSyntaxError
 
     display = config.display_path(path)
+    documents = config.documents  # the compile read (and parsed) the targets already
     try:
-        text = read_text(path, confine=config.confine_root)
+        text = documents.read(path, confine=config.confine_root)
     except FileProblem as exc:
         if exc.kind in ("missing", "dangling", "directory"):
             return None, []  # nothing the agent could load either
@@ -83,7 +84,7 @@ def load_layer(
             return None, [problem_finding(exc, "", Location(display), agent=agent)]
         return None, [_unreadable(f"cannot read: {exc.reason}", Location(display), agent)]
     try:
-        parsed = parse_json(text) if kind == "json" else parse_toml(text)
+        parsed = documents.json(text) if kind == "json" else documents.toml(text)
     except (JsonSyntaxError, TomlSyntaxError) as exc:
         where = Location(display, exc.line, exc.column)
         return None, [_unreadable(f"invalid {kind.upper()}: {exc.message}", where, agent)]

@@ -95,7 +95,8 @@ class ClaudeAgent:
             link_path(targets, target), located, disk_text, ours, seed, NAME, PRODUCT, ctx.config
         )
         findings += plan.findings
-        new_text = merged_text(plan.base_text, plan.base_display, managed)
+        documents = ctx.config.documents
+        new_text = merged_text(plan.base_text, plan.base_display, managed, documents)
         # a new settings file is private (hooks, apiKeyHelper); one made from another file
         # (migration, yolo seed) takes that file's mode and owner
         changes: list[Change] = [target_write(target, display, new_text, disk_text, plan.base_file)]
@@ -106,7 +107,7 @@ class ClaudeAgent:
             preview,
             changes=changes,
             findings=findings,
-            drift=[drift(display, disk_text, new_text, managed, key), *plan.drift],
+            drift=[drift(display, disk_text, new_text, managed, key, documents), *plan.drift],
             origins=managed.origins,
         )
 

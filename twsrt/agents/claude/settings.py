@@ -16,6 +16,7 @@ from twsrt.agents.claude.declaration import (
 )
 from twsrt.agents.targets import Members, compare
 from twsrt.diffs import Spec
+from twsrt.documents import Documents
 
 
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
@@ -54,9 +55,14 @@ SETTINGS_SHAPES = {
 }
 
 
-def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
-    """The whole new file: the base with only the managed members spliced in."""
-    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed))
+def merged_text(
+    base_text: str | None, display: str, managed: Managed, documents: Documents | None = None
+) -> str:
+    """The whole new file: the base with only the managed members spliced in (parsed through
+    the run's ``documents``)."""
+    return splice_settings(
+        base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed), documents
+    )
 
 
 def managed_spec(sandbox_keys: tuple[str, ...]) -> Spec:
@@ -85,7 +91,13 @@ def settings_members(sandbox_keys: tuple[str, ...]) -> Members:
 
 
 def drift(
-    display: str, disk_text: str | None, new_text: str, managed: Managed, key: str = ""
+    display: str,
+    disk_text: str | None,
+    new_text: str,
+    managed: Managed,
+    key: str = "",
+    documents: Documents | None = None,
 ) -> Drift:
     members = settings_members(managed.sandbox_keys)
+    members = members if documents is None else members.using(documents)
     return compare(display, key, disk_text, new_text, members.text_items, members.view)

@@ -94,12 +94,13 @@ class CodexAgent:
         display = ctx.config.display_path(config_path)
         disk = read_target(config_path, display, ctx.config)
         if disk is not None:
-            legacy = _legacy_locations(disk, display)
+            legacy = _legacy_locations(disk, display, ctx.config.documents)
             if legacy:
                 raise TwsrtError(legacy)
         new_text = _merged_or_refused(disk, compiled, display)
         changes: list[Change] = [target_write(config_path, display, new_text, disk)]
-        drift = [compare(display, "codex_config", disk, new_text, CONFIG.text_items, CONFIG.view)]
+        members = CONFIG.using(ctx.config.documents)
+        drift = [compare(display, "codex_config", disk, new_text, members.text_items, members.view)]
         if rules_path is not None:
             rules_display = ctx.config.display_path(rules_path)
             rules_disk = read_target(rules_path, rules_display, ctx.config)

@@ -11,6 +11,7 @@ from twsrt.agents.base import DriftItem
 from twsrt.agents.codex.declaration import LEGACY_KEYS, NAME, OWNED_TOP, PROFILE, Compiled
 from twsrt.agents.targets import Members, project
 from twsrt.diffs import toml_key
+from twsrt.documents import Documents
 from twsrt.findings import Finding, fail, finding
 from twsrt.locations import Location
 from twsrt.rules import CODEX_LEGACY_SANDBOX, TARGET_UNUSABLE
@@ -19,11 +20,11 @@ from twsrt.rules import CODEX_LEGACY_SANDBOX, TARGET_UNUSABLE
 TABLE_KEYS = ("features", "permissions", "profiles")
 
 
-def _legacy_locations(text: str, display: str) -> list[Finding]:
-    from twsrt.tomlpos import TomlSyntaxError, parse_toml
+def _legacy_locations(text: str, display: str, documents: Documents | None = None) -> list[Finding]:
+    from twsrt.tomlpos import TomlSyntaxError
 
     try:
-        parsed = parse_toml(text)
+        parsed = (documents or Documents()).toml(text)
     except TomlSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise fail(TARGET_UNUSABLE, f"invalid TOML: {exc.message}", location) from None

@@ -170,10 +170,12 @@ class CopilotAgent:
         if settings_path is not None:
             display = ctx.config.display_path(settings_path)
             disk = read_target(settings_path, display, ctx.config)
-            new_text = merged_settings(disk, display, compiled)
+            documents = ctx.config.documents
+            new_text = merged_settings(disk, display, compiled, documents)
             changes.append(target_write(settings_path, display, new_text, disk))
+            members = SETTINGS.using(documents)
             drift.append(
-                compare(display, SETTINGS_KEY, disk, new_text, SETTINGS.text_items, SETTINGS.view)
+                compare(display, SETTINGS_KEY, disk, new_text, members.text_items, members.view)
             )
             fragment = dump(compiled.settings_fragment(), "  ")
             preview += f"\n# {display} (managed keys only)\n"

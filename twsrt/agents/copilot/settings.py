@@ -20,6 +20,7 @@ from twsrt.agents.copilot.declaration import (
 )
 from twsrt.agents.copilot.flags import _domain
 from twsrt.agents.targets import Members, disabled_sandbox, unique
+from twsrt.documents import Documents
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
@@ -225,9 +226,14 @@ def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
     return updates
 
 
-def merged_settings(base_text: str | None, display: str, compiled: Compiled) -> str:
-    """The whole new settings file: the user's text with only the owned members spliced in."""
-    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, compiled))
+def merged_settings(
+    base_text: str | None, display: str, compiled: Compiled, documents: Documents | None = None
+) -> str:
+    """The whole new settings file: the user's text with only the owned members spliced in
+    (parsed through the run's ``documents``)."""
+    return splice_settings(
+        base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, compiled), documents
+    )
 
 
 # The members twsrt owns in the settings file, for drift and reports (diffs.py); the user's

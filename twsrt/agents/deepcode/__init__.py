@@ -147,14 +147,15 @@ class DeepCodeAgent:
         findings += layer_findings(ctx)
         display = ctx.config.display_path(path)
         disk_text = read_target(path, display, ctx.config)
-        new_text = merged_text(disk_text, display, managed)
+        documents = ctx.config.documents
+        new_text = merged_text(disk_text, display, managed, documents)
         change = target_write(path, display, new_text, disk_text)
         return Result(
             NAME,
             preview,
             changes=[change],
             findings=findings,
-            drift=[drift(display, disk_text, new_text, key)],
+            drift=[drift(display, disk_text, new_text, key, documents)],
             origins=managed.origins,
         )
 

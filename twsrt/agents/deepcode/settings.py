@@ -15,6 +15,7 @@ from twsrt.agents.deepcode.declaration import (
     Managed,
 )
 from twsrt.agents.targets import Members, compare
+from twsrt.documents import Documents
 
 
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
@@ -49,9 +50,14 @@ SETTINGS_SHAPES = {
 }
 
 
-def merged_text(base_text: str | None, display: str, managed: Managed) -> str:
-    """The whole new file: the base with only the managed members spliced in."""
-    return splice_settings(base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed))
+def merged_text(
+    base_text: str | None, display: str, managed: Managed, documents: Documents | None = None
+) -> str:
+    """The whole new file: the base with only the managed members spliced in (parsed through
+    the run's ``documents``)."""
+    return splice_settings(
+        base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed), documents
+    )
 
 
 # The members twsrt owns, for drift and for reports (diffs.py); hooks, MCP servers, env and
@@ -75,5 +81,12 @@ SETTINGS = Members(
 SETTINGS_SPEC = SETTINGS.spec
 
 
-def drift(display: str, disk_text: str | None, new_text: str, key: str) -> Drift:
-    return compare(display, key, disk_text, new_text, SETTINGS.text_items, SETTINGS.view)
+def drift(
+    display: str,
+    disk_text: str | None,
+    new_text: str,
+    key: str,
+    documents: Documents | None = None,
+) -> Drift:
+    members = SETTINGS if documents is None else SETTINGS.using(documents)
+    return compare(display, key, disk_text, new_text, members.text_items, members.view)
