@@ -1,31 +1,52 @@
-"""Time the twsrt commands a pre-commit hook runs, on the bundled example and a large policy.
+"""Time the twsrt commands a pre-commit hook runs, from the bundled example to 50,000 rules.
 
-Usage: python benchmarks/bench.py [--runs N] [--size N] [--budget SECONDS]
+Usage: python benchmarks/bench.py [--runs N] [--budget SECONDS] [--sizes LIST] [--markdown]
+                                  [--check-ratios]
 
-Every command runs in a fresh process, as a hook starts it, N times (default 15); the table shows
-the median and the best wall time, beside `python -c pass` for the interpreter's own start-up.
-`twsrt check` runs on examples/dotfiles, with and without the schema-validity cache (a hook's
-steady state, and the first run after a policy edit), and on a dotfiles repo of about --size rules
-(default 10,000) written by make_policy.py. A command stops repeating once its runs have taken
---budget seconds (default 60), so a slow one still gets a row; the runs column says how many.
-No timing is asserted anywhere: tests/test_benchmark.py only runs this script on a tiny input.
+Every command runs in a fresh process, as a hook starts it: one untimed warm-up run, then up to N
+timed runs (default 5) until the cell's runs have taken --budget seconds (default 20), so a slow
+cell still finishes; a cell shows the median wall time in ms.
+
+First the start-up table on examples/dotfiles: `python -c pass`, `twsrt --version`, `check` with
+and without the schema-validity cache, `generate claude`. Then the scaling table, all measured in
+this one run: rows are the example and one policy per --sizes entry (default
+1000,10000,org13k,50000: a number spreads that many rules evenly, org13k is the issue's 13k-rule
+shape; see make_policy.py), columns `check`, `generate -n -w`, `diff`, the floor (floor.py: start
+Python, read and parse the same files with json and tomllib) and check-jsonschema on the same srt
+file against twsrt's schema, for comparison. Last the two acceptance ratios of issue 17, each
+PASS or FAIL; --check-ratios exits 1 when one fails or was not measured. --markdown prints the
+tables as Markdown, for the README. No timing is asserted anywhere: tests/test_benchmark.py only
+runs this script on tiny inputs.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from make_policy import clean_env, twsrt_command, write_repo
+from make_policy import SHAPES, clean_env, twsrt_command, write_repo
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles"
+BENCHMARKS = Path(__file__).resolve().parent
+REPO_ROOT = BENCHMARKS.parent
+EXAMPLE = REPO_ROOT / "examples" / "dotfiles"
+SRT_SCHEMA = REPO_ROOT / "schemas" / "srt-settings.schema.json"
+COLUMNS = ("check", "generate -n -w", "diff", "floor", "check-jsonschema")
+DEFAULT_SIZES = "1000,10000,org13k,50000"
+# issue 17's acceptance: (numerator row, denominator row, largest ratio of their `check` times)
+RATIOS = (("org13k", "example", 5.0), ("50000", "10000", 4.0))
 
 
 @dataclass
@@ -45,20 +66,35 @@ class Timing:
     stderr: str  # of the last run, shown when it failed
 
 
+@dataclass
+class Row:
+    """One policy of the scaling table: its key (example, a size, a shape) and its cells."""
+
+    key: str
+    rules: int
+    cells: dict[str, Timing]
+
+
 def time_case(case: Case, runs: int, budget: float) -> Timing:
     env = {**clean_env(), "NO_COLOR": "1", **case.env}
-    times: list[float] = []
-    proc: subprocess.CompletedProcess[bytes] | None = None
-    while len(times) < runs and sum(times) < budget * 1000:
+
+    def run() -> tuple[float, subprocess.CompletedProcess[bytes]]:
         start = time.perf_counter()
         proc = subprocess.run(case.argv, cwd=case.cwd, env=env, capture_output=True, check=False)
-        times.append((time.perf_counter() - start) * 1000)
-    assert proc is not None  # runs >= 1 and budget > 0: the loop ran
+        return (time.perf_counter() - start) * 1000, proc
+
+    # the warm-up fills the OS file cache and twsrt's schema-validity cache, as a hook's steady
+    # state has them; it counts against the budget, but one timed run always follows
+    spent, proc = run()
+    times: list[float] = []
+    while len(times) < runs and (not times or spent + sum(times) < budget * 1000):
+        elapsed, proc = run()
+        times.append(elapsed)
     stderr = proc.stderr.decode("utf-8", "replace")
     return Timing(statistics.median(times), min(times), len(times), proc.returncode, stderr)
 
 
-def cases(twsrt: list[str], policy: Path, size: int) -> list[Case]:
+def startup_cases(twsrt: list[str]) -> list[Case]:
     example = f"[{EXAMPLE.name}]"
     no_cache = {"TWSRT_NO_CACHE": "1"}
     return [
@@ -66,48 +102,214 @@ def cases(twsrt: list[str], policy: Path, size: int) -> list[Case]:
         Case("twsrt --version", [*twsrt, "--version"], EXAMPLE),
         Case(f"twsrt check {example}", [*twsrt, "check"], EXAMPLE),
         Case(f"twsrt check, no cache {example}", [*twsrt, "check"], EXAMPLE, no_cache),
-        Case(f"twsrt diff {example}", [*twsrt, "diff"], EXAMPLE),
         Case(f"twsrt generate claude {example}", [*twsrt, "generate", "claude"], EXAMPLE),
-        Case(f"twsrt generate -n -w {example}", [*twsrt, "generate", "-n", "-w"], EXAMPLE),
-        Case(f"twsrt check [{size} rules]", [*twsrt, "check"], policy),
     ]
+
+
+def check_jsonschema_command() -> list[str] | None:
+    """check-jsonschema beside this interpreter (the test extra installs it), else on PATH."""
+    beside = Path(sys.executable).parent / "check-jsonschema"
+    if os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("check-jsonschema")
+    return [found] if found else None
+
+
+def column_cases(twsrt: list[str], repo: Path) -> dict[str, Case | None]:
+    sources = read_toml(repo / "twsrt.toml")["sources"]
+    assert isinstance(sources, dict)
+    srt = repo / sources["srt"]
+    validator = check_jsonschema_command()
+    return {
+        "check": Case("check", [*twsrt, "check"], repo),
+        "generate -n -w": Case("generate -n -w", [*twsrt, "generate", "-n", "-w"], repo),
+        "diff": Case("diff", [*twsrt, "diff"], repo),
+        "floor": Case("floor", [sys.executable, str(BENCHMARKS / "floor.py")], repo),
+        "check-jsonschema": (
+            Case("check-jsonschema", [*validator, "--schemafile", str(SRT_SCHEMA), str(srt)], repo)
+            if validator
+            else None
+        ),
+    }
+
+
+def read_toml(path: Path) -> dict[str, object]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def count_rules(repo: Path) -> int:
+    """Entries of the canonical lists: srt filesystem and network lists, bash allow/deny/ask."""
+    config = read_toml(repo / "twsrt.toml")
+    sources = config["sources"]
+    assert isinstance(sources, dict)
+    srt = json.loads((repo / sources["srt"]).read_text(encoding="utf-8"))
+    bash = json.loads((repo / sources["bash_rules"]).read_text(encoding="utf-8"))
+    lists = [*srt.get("filesystem", {}).values(), *srt.get("network", {}).values()]
+    lists += [bash.get(tier, []) for tier in ("allow", "deny", "ask")]
+    return sum(len(entries) for entries in lists if isinstance(entries, list))
+
+
+def row_label(key: str) -> str:
+    if key == "example":
+        return "example"
+    if key in SHAPES:
+        return f"{sum(SHAPES[key].values()) // 1000}k ({key})"
+    size = int(key)
+    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)
+
+
+def parse_sizes(text: str) -> list[str]:
+    keys = [part.strip() for part in text.split(",") if part.strip()]
+    for key in keys:
+        if key not in SHAPES and not (key.isdigit() and int(key) > 0):
+            raise argparse.ArgumentTypeError(
+                f"{key!r} is neither a positive number of rules nor a shape ({', '.join(SHAPES)})"
+            )
+    if not keys or len(set(keys)) != len(keys):
+        raise argparse.ArgumentTypeError("give one or more distinct sizes")
+    return keys
+
+
+def ratio_verdicts(rows: Sequence[Row]) -> list[tuple[str, bool]]:
+    """Issue 17's two acceptance ratios as (line, passed); a ratio not measured does not pass."""
+    checks = {row.key: row.cells["check"].median_ms for row in rows if "check" in row.cells}
+    verdicts = []
+    for top, bottom, limit in RATIOS:
+        name = f"check({row_label(top)}) / check({row_label(bottom)}) <= {limit:g}"
+        if top in checks and bottom in checks:
+            ratio = checks[top] / checks[bottom]
+            passed = ratio <= limit
+            verdicts.append((f"{name}: {ratio:.2f} {'PASS' if passed else 'FAIL'}", passed))
+        else:
+            verdicts.append((f"{name}: FAIL (not measured; --sizes needs both)", False))
+    return verdicts
+
+
+def cell_text(timing: Timing | None) -> str:
+    if timing is None:
+        return "n/a"
+    mark = "" if timing.exit_code == 0 else f" (exit {timing.exit_code})"
+    return f"{timing.median_ms:.1f}{mark}"
+
+
+def render_text(rows: Sequence[Row]) -> list[str]:
+    head = f"{'policy':16} {'rules':>7}" + "".join(f" {name:>16}" for name in COLUMNS)
+    lines = [head]
+    for row in rows:
+        cells = "".join(f" {cell_text(row.cells.get(name)):>16}" for name in COLUMNS)
+        lines.append(f"{row_label(row.key):16} {row.rules:7d}{cells}")
+    return lines
+
+
+def render_markdown(rows: Sequence[Row]) -> list[str]:
+    lines = [
+        "| policy | rules | " + " | ".join(f"`{name}` ms" for name in COLUMNS) + " |",
+        "|---|---:|" + "---:|" * len(COLUMNS),
+    ]
+    for row in rows:
+        cells = " | ".join(cell_text(row.cells.get(name)) for name in COLUMNS)
+        lines.append(f"| {row_label(row.key)} | {row.rules:,} | {cells} |")
+    return lines
+
+
+def header(twsrt: list[str]) -> str:
+    """Date (UTC), CPU model, cores, Python, and the twsrt version and commit measured."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            models = [line.split(":", 1)[1] for line in info if line.startswith("model name")]
+        cpu = models[0].strip() if models else cpu
+    except OSError:
+        pass
+    version = subprocess.run([*twsrt, "--version"], capture_output=True, text=True, check=False)
+    git = ["git", "-C", str(REPO_ROOT)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
+    revision = commit.stdout.strip() or "unknown commit"
+    if dirty.stdout.strip():
+        revision += "+changes"
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"{now}; {cpu}; {os.cpu_count()} cores; Python {platform.python_version()};"
+        f" {version.stdout.strip() or 'twsrt ?'} ({revision})"
+    )
+
+
+def measure_startup(twsrt: list[str], args: argparse.Namespace, failed: list[str]) -> None:
+    width = 36
+    print(f"{'start-up, examples/dotfiles':{width}} {'median ms':>10} {'best ms':>9} {'runs':>5}")
+    for case in startup_cases(twsrt):
+        timing = time_case(case, args.runs, args.budget)
+        print(
+            f"{case.label:{width}} {timing.median_ms:10.1f} {timing.best_ms:9.1f} {timing.runs:5d}",
+            flush=True,
+        )
+        if timing.exit_code != 0:
+            failed.append(f"{case.label}: exit {timing.exit_code}\n{timing.stderr[-2000:]}")
+
+
+def measure_row(
+    twsrt: list[str], key: str, repo: Path, args: argparse.Namespace, failed: list[str]
+) -> Row:
+    cells: dict[str, Timing] = {}
+    for name, case in column_cases(twsrt, repo).items():
+        if case is None:
+            continue
+        cells[name] = timing = time_case(case, args.runs, args.budget)
+        if timing.exit_code != 0:
+            failure = f"{row_label(key)} {name}: exit {timing.exit_code}"
+            failed.append(f"{failure}\n{timing.stderr[-2000:]}")
+    return Row(key, count_rules(repo), cells)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15, help="runs per command (default 15)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per cell (default 5)")
     parser.add_argument(
-        "--size", type=int, default=10_000, help="rules in the generated policy (default 10000)"
+        "--budget", type=float, default=20.0, help="seconds after which a cell stops repeating"
     )
     parser.add_argument(
-        "--budget", type=float, default=60.0, help="seconds after which a command stops repeating"
+        "--sizes",
+        type=parse_sizes,
+        default=parse_sizes(DEFAULT_SIZES),
+        help=f"policies of the scaling table: rule counts and shapes (default {DEFAULT_SIZES})",
+    )
+    parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    parser.add_argument(
+        "--check-ratios", action="store_true", help="exit 1 when an acceptance ratio fails"
     )
     args = parser.parse_args()
-    if args.runs < 1 or args.size < 1 or args.budget <= 0:
-        parser.error("--runs, --size and --budget must be positive")
+    if args.runs < 1 or args.budget <= 0:
+        parser.error("--runs and --budget must be positive")
     twsrt = twsrt_command()
-    print(f"twsrt: {' '.join(twsrt)}; Python {platform.python_version()}; {platform.platform()}")
-    failed = []
+    print(header(twsrt))
+    print(f"command: python benchmarks/bench.py {' '.join(sys.argv[1:])}".rstrip())
+    print(f"median wall ms of up to {args.runs} fresh-process runs per cell, {args.budget:g} s")
+    failed: list[str] = []
+    measure_startup(twsrt, args, failed)
+    rows = [measure_row(twsrt, "example", EXAMPLE, args, failed)]
     with tempfile.TemporaryDirectory(prefix="twsrt-bench-") as tmp:
-        policy = Path(tmp) / "dotfiles"
-        start = time.perf_counter()
-        write_repo(policy, args.size)
-        made = time.perf_counter() - start
-        print(f"made a {args.size}-rule policy (twsrt generate -w) in {made:.1f} s")
-        width = 44
-        print(f"{'command':{width}} {'median ms':>10} {'best ms':>9} {'runs':>5} {'exit':>5}")
-        for case in cases(twsrt, policy, args.size):
-            timing = time_case(case, args.runs, args.budget)
-            print(
-                f"{case.label:{width}} {timing.median_ms:10.1f} {timing.best_ms:9.1f}"
-                f" {timing.runs:5d} {timing.exit_code:5d}",
-                flush=True,
-            )
-            if timing.exit_code != 0:
-                failed.append(f"{case.label}: exit {timing.exit_code}\n{timing.stderr[-2000:]}")
+        for key in args.sizes:
+            repo = Path(tmp) / key
+            start = time.perf_counter()
+            if key in SHAPES:
+                write_repo(repo, shape=key)
+            else:
+                write_repo(repo, int(key))
+            made = time.perf_counter() - start
+            print(f"made {row_label(key)}: twsrt generate -w {made:.1f} s", flush=True)
+            rows.append(measure_row(twsrt, key, repo, args, failed))
+    print()
+    print("\n".join(render_markdown(rows) if args.markdown else render_text(rows)))
+    print()
+    verdicts = ratio_verdicts(rows)
+    for line, _ in verdicts:
+        print(f"- {line}" if args.markdown else line)
     if failed:
         # every input is clean, so anything but 0 means a broken command, not a slow one
         sys.exit("bench: non-zero exit from\n" + "\n".join(failed))
+    if args.check_ratios and not all(passed for _, passed in verdicts):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -22,11 +22,13 @@ def load_script(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # bench.py imports make_policy by name, as when run as a script
     spec.loader.exec_module(module)
     return module
 
 
 make_policy = load_script("make_policy")
+bench = load_script("bench")
 
 ALL_AGENT_TARGETS = (
     "home/.claude/settings.full.json",
@@ -38,16 +40,14 @@ ALL_AGENT_TARGETS = (
     "home/.copilot/settings.json",
     "home/.deepcode/settings.json",
 )
-ROWS = (
+STARTUP_ROWS = (
     "python -c pass (baseline)",
     "twsrt --version",
     "twsrt check [dotfiles]",
     "twsrt check, no cache [dotfiles]",
-    "twsrt diff [dotfiles]",
     "twsrt generate claude [dotfiles]",
-    "twsrt generate -n -w [dotfiles]",
-    "twsrt check [50 rules]",
 )
+NUMBER = r"\d+\.\d"
 
 
 def script_env(tmp_path: Path) -> dict[str, str]:
@@ -68,22 +68,86 @@ def run_script(tmp_path: Path, name: str, *args: str) -> subprocess.CompletedPro
     )
 
 
-def test_bench_prints_a_row_per_command(tmp_path: Path) -> None:
-    proc = run_script(tmp_path, "bench.py", "--runs", "1", "--size", "50")
+def test_bench_prints_the_startup_and_scaling_tables(tmp_path: Path) -> None:
+    proc = run_script(tmp_path, "bench.py", "--runs", "1", "--sizes", "40")
 
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
-    for label in ROWS:
-        row = next((line for line in lines if line.startswith(label + " ")), None)
-        assert row is not None, f"no row for {label!r}:\n{proc.stdout}"
-        # median, best, runs, exit: numbers only, one run, exit 0
-        assert re.fullmatch(r"\s+\d+\.\d\s+\d+\.\d\s+1\s+0", row[len(label) :]), row
+    # date (UTC); CPU; cores; Python; twsrt version (commit)
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC; .+; \d+ cores; Python 3[.\d]+; .*version.* \(.+\)",
+        lines[0],
+    ), lines[0]
+
+    def row(label: str) -> str:
+        found = next((line for line in lines if line.startswith(label + " ")), None)
+        assert found is not None, f"no row for {label!r}:\n{proc.stdout}"
+        return found[len(label) :]
+
+    for label in STARTUP_ROWS:  # median, best, runs: numbers only, one run
+        assert re.fullmatch(rf"\s+{NUMBER}\s+{NUMBER}\s+1", row(label)), row(label)
+    columns = row("policy").split()
+    assert columns[0] == "rules" and " ".join(columns[1:]) == " ".join(bench.COLUMNS)
+    # the example's 30 rules, then the generated 40; every column a number, check-jsonschema too
+    for label, rules in (("example", 30), ("40", 40)):
+        assert re.fullmatch(rf"\s+{rules}(\s+{NUMBER}){{5}}", row(label)), row(label)
+    # neither ratio's rows were measured: printed as failing, exit 0 without --check-ratios
+    ratios = [line for line in lines if line.startswith("check(")]
+    assert len(ratios) == 2 and all(line.endswith("--sizes needs both)") for line in ratios)
+
+
+def timing(ms: float) -> object:
+    return bench.Timing(ms, ms, 1, 0, "")
+
+
+def test_the_acceptance_ratios_pass_and_fail_by_their_limits() -> None:
+    def rows(example: float, org: float, ten: float, fifty: float) -> list[object]:
+        checks = {"example": example, "org13k": org, "10000": ten, "50000": fifty}
+        return [bench.Row(key, 1, {"check": timing(ms)}) for key, ms in checks.items()]
+
+    verdicts = bench.ratio_verdicts(rows(100.0, 500.0, 1000.0, 4000.0))
+    assert [passed for _, passed in verdicts] == [True, True]
+    assert verdicts[0][0] == "check(13k (org13k)) / check(example) <= 5: 5.00 PASS"
+    assert verdicts[1][0] == "check(50k) / check(10k) <= 4: 4.00 PASS"
+    verdicts = bench.ratio_verdicts(rows(100.0, 501.0, 1000.0, 4010.0))
+    assert [passed for _, passed in verdicts] == [False, False]
+    assert all(line.endswith("FAIL") for line, _ in verdicts)
+
+
+def test_the_markdown_table_has_a_row_per_policy() -> None:
+    cells = {name: timing(12.34) for name in bench.COLUMNS if name != "check-jsonschema"}
+    rows = [bench.Row("example", 30, cells), bench.Row("50000", 50_000, cells)]
+    assert bench.render_markdown(rows) == [
+        "| policy | rules | `check` ms | `generate -n -w` ms | `diff` ms | `floor` ms"
+        " | `check-jsonschema` ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        "| example | 30 | 12.3 | 12.3 | 12.3 | 12.3 | n/a |",
+        "| 50k | 50,000 | 12.3 | 12.3 | 12.3 | 12.3 | n/a |",
+    ]
+
+
+def test_floor_reads_every_file_the_config_names(tmp_path: Path) -> None:
+    (tmp_path / "twsrt.toml").write_text(
+        '[sources]\nsrt = "a.json"\n[targets]\ncodex_config = "b.toml"\n', encoding="utf-8"
+    )
+    (tmp_path / "a.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "b.toml").write_text("x = [", encoding="utf-8")  # parsed, so it fails
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "floor.py")], cwd=tmp_path, capture_output=True
+    )
+    assert proc.returncode != 0 and b"TOMLDecodeError" in proc.stderr
+    (tmp_path / "b.toml").write_text("x = 1", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(BENCHMARKS / "floor.py")], cwd=tmp_path)
+    assert proc.returncode == 0
 
 
 def test_bench_rejects_a_nonsense_option(tmp_path: Path) -> None:
     proc = run_script(tmp_path, "bench.py", "--runs", "0")
     assert proc.returncode == 2
     assert "--runs" in proc.stderr
+    proc = run_script(tmp_path, "bench.py", "--sizes", "1000,huge")
+    assert proc.returncode == 2
+    assert "'huge' is neither" in proc.stderr
 
 
 def test_make_policy_spreads_rules_and_leaves_no_drift(tmp_path: Path) -> None:
