@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twsrt.agents.abspaths import HomePaths, deny_path, grant_path, inside
+from twsrt.agents.abspaths import HomePaths, deny_path, grant_path
 from twsrt.agents.deepcode.declaration import (
     FS_KEYS,
     HANDLED_SRT_KEYS,
@@ -15,6 +15,7 @@ from twsrt.agents.deepcode.declaration import (
     Managed,
     _lossy,
 )
+from twsrt.agents.deepcode.overlaps import first_mounts, first_overlaps
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, strict_allowlist_note, unique
 from twsrt.bashrules import bash_rules
@@ -99,6 +100,7 @@ def _filesystem(
         if key == "allowWrite" and sandbox_mode == "read-only":
             continue  # read-only never carries a write grant
         values: list[str] = []
+        seen: set[str] = set()
         for rule in rules[key]:
             if key.startswith("deny"):
                 path = deny_path(rule, key, paths, findings, SPEC)
@@ -112,7 +114,8 @@ def _filesystem(
                 path = grant_path(rule, key, paths, findings, SPEC)
             if path is None:
                 continue
-            if path not in values:
+            if path not in seen:
+                seen.add(path)
                 values.append(path)
             origins.setdefault(path, rule.origin)
         out[key] = values
@@ -134,10 +137,15 @@ def _linux_deny_findings(
     started in a directory that holds it."""
     writable = out.get("allowWrite", [])
     readable = [*LINUX_MOUNTS, *out.get("allowRead", []), *writable]
+    write_denies = [path for key, path, _ in denies if key == "denyWrite"]
+    read_denies = [path for key, path, _ in denies if key != "denyWrite"]
+    hits = {
+        "write": iter(first_mounts(writable, write_denies)),
+        "read": iter(first_mounts(readable, read_denies)),
+    }
     findings = []
     for key, path, origin in denies:
-        mounts = writable if key == "denyWrite" else readable
-        mount = next((m for m in mounts if inside(path, m) or inside(m, path)), None)
+        mount = next(hits["write" if key == "denyWrite" else "read"])
         if mount is not None:
             findings.append(
                 _lossy(
@@ -162,25 +170,12 @@ def _linux_deny_findings(
     return findings
 
 
-def _overlap(a: str, b: str) -> bool:
-    """Whether two host patterns (ports ignored) can name the same host; ``*.x`` is taken to
-    cover ``x`` too, so that a doubt counts as an overlap."""
-    a, b = split_port(a)[0].lower(), split_port(b)[0].lower()
-    if "*" in (a, b):
-        return True
-
-    def covers(pattern: str, host: str) -> bool:
-        base = pattern.removeprefix("*.")
-        return host == base or (pattern.startswith("*.") and host.endswith("." + base))
-
-    return covers(a, b.removeprefix("*.")) or covers(b, a.removeprefix("*."))
-
-
 def _network(
     policy: Policy, findings: list[Finding], origins: dict[str, Location]
 ) -> dict[str, Any]:
     srt_net = policy.srt.get("network", {})
     allowed: list[str] = []
+    seen: set[str] = set()
     for entry in policy.allowed_domains:
         _host, port = split_port(entry.value)
         if port is not None:
@@ -193,7 +188,8 @@ def _network(
                 )
             )
             continue
-        if entry.value not in allowed:
+        if entry.value not in seen:
+            seen.add(entry.value)
             allowed.append(entry.value)
         origins.setdefault(entry.value, entry.origin)
     # srt: absent or empty means no network; DeepCode: absent means every host, [] means none
@@ -212,10 +208,10 @@ def _network(
         out["deniedDomains"] = list(srt_net["deniedDomains"])
         for entry in policy.denied_domains:
             origins.setdefault(entry.value, entry.origin)
-        for entry in policy.denied_domains:
-            # the Linux allow-list blocks a denied host unless an allowed pattern admits it
-            # (macOS lets every host through, TWS434)
-            hit = next((a for a in allowed if _overlap(a, entry.value)), None)
+        # the Linux allow-list blocks a denied host unless an allowed pattern admits it
+        # (macOS lets every host through, TWS434)
+        hits = first_overlaps(allowed, [entry.value for entry in policy.denied_domains])
+        for entry, hit in zip(policy.denied_domains, hits, strict=True):
             if hit is not None:
                 findings.append(
                     _lossy(
