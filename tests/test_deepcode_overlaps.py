@@ -29,16 +29,14 @@ host = st.one_of(
 entry = st.one_of(host, st.tuples(host, st.sampled_from(["80", "443", "", "x"])).map(":".join))
 
 
-@st.composite
-def entry_lists(draw: st.DrawFn) -> tuple[list[str], list[str]]:
-    """Allowed and denied entries drawn from one small pool, so that they overlap and repeat."""
-    pool = draw(st.lists(entry, min_size=1, max_size=8))
-    pick = st.sampled_from(pool)
-    return draw(st.lists(pick, max_size=10)), draw(st.lists(pick, max_size=10))
+def pooled_lists(item: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[list[str], list[str]]]:
+    """Two lists drawn from one small pool of items, so that they overlap and repeat."""
+    pools = st.lists(item, min_size=1, max_size=8).map(st.sampled_from)
+    return pools.flatmap(lambda pick: st.tuples(*[st.lists(pick, max_size=10)] * 2))
 
 
 @settings(max_examples=500, deadline=None)
-@given(entry_lists())
+@given(pooled_lists(entry))
 def test_first_overlaps_equals_the_pairwise_search(lists: tuple[list[str], list[str]]) -> None:
     allowed, denied = lists
     expected = oracle.first_overlaps(allowed, denied)
@@ -54,15 +52,8 @@ path = st.tuples(
 any_path = st.one_of(path, st.text(alphabet="/a~.", max_size=8))
 
 
-@st.composite
-def path_lists(draw: st.DrawFn) -> tuple[list[str], list[str]]:
-    pool = draw(st.lists(any_path, min_size=1, max_size=8))
-    pick = st.sampled_from(pool)
-    return draw(st.lists(pick, max_size=10)), draw(st.lists(pick, max_size=10))
-
-
 @settings(max_examples=500, deadline=None)
-@given(path_lists())
+@given(pooled_lists(any_path))
 def test_first_mounts_equals_the_pairwise_search(lists: tuple[list[str], list[str]]) -> None:
     mounts, paths = lists
     expected = oracle.first_mounts(mounts, paths)

@@ -21,71 +21,46 @@ def first_mounts(mounts: list[str], paths: list[str]) -> list[str | None]:
     for index, mount in reversed(list(enumerate(mounts))):
         first[mount] = index
         above[mount.rstrip("/")] = index
-    # a mount inside a path: the mount's prefixes that end before a slash, only as long as a
-    # path can be (so one long mount costs no more than its length)
     stems = [path.rstrip("/") for path in paths]
-    below = _slash_prefixes(mounts, {len(stem) for stem in stems})
-    above_lengths = {len(stem) for stem in above}
-    longest = max(above_lengths, default=-1)
+    # a mount inside a path: the mount's prefixes before a slash that some path's stem equals
+    below = _prefix_index(mounts, "/", {len(stem) for stem in stems})
+    above_lengths = _Lengths({len(stem) for stem in above})
     none = len(mounts)
     out: list[str | None] = []
     for path, stem in zip(paths, stems, strict=True):
         hits = [first.get(path, none), below.get(stem, none)]
-        hits += (above.get(prefix, none) for prefix in _prefixes(path, above_lengths, longest))
+        hits += (above.get(prefix, none) for prefix in above_lengths.prefixes(path, "/"))
         best = min(hits)
         out.append(mounts[best] if best < none else None)
-    return out
-
-
-def _prefixes(text: str, lengths: set[int], longest: int) -> list[str]:
-    """The prefixes of ``text`` that a slash follows, of the given lengths (at most
-    ``longest``) only."""
-    out = []
-    cut = text.find("/")
-    while cut != -1 and cut <= longest:
-        if cut in lengths:
-            out.append(text[:cut])
-        cut = text.find("/", cut + 1)
-    return out
-
-
-def _slash_prefixes(texts: list[str], lengths: set[int]) -> dict[str, int]:
-    """Each prefix (of the given lengths) of each text that a slash follows -> the first text's
-    index."""
-    out: dict[str, int] = {}
-    longest = max(lengths, default=-1)
-    for index, text in reversed(list(enumerate(texts))):
-        for prefix in _prefixes(text, lengths, longest):
-            out[prefix] = index
     return out
 
 
 def first_overlaps(allowed: list[str], denied: list[str]) -> list[str | None]:
     """For each denied entry, the first allowed entry that can name the same host (ports
     ignored; ``*.x`` is taken to cover ``x`` too, so that a doubt counts as an overlap), found
-    through indexes of the allowed hosts instead of a comparison with each of them."""
+    through indexes of the allowed hosts instead of a comparison with each of them.
+
+    The suffix tests (``a.b.x`` under ``*.x``) run on reversed hosts, where a suffix after a
+    dot is a prefix before one."""
     none = len(allowed)
     star = none  # the first allowed ``*``
     base: dict[str, int] = {}  # host without ``*.`` -> first allowed index
-    wild: dict[str, int] = {}  # the same, for the allowed ``*.x`` patterns only
-    allowed_bases: list[str] = []
+    wild: dict[str, int] = {}  # reversed, for the allowed ``*.x`` patterns only
+    reversed_bases: list[str] = []
     for index, entry in reversed(list(enumerate(allowed))):
         host = split_port(entry)[0].lower()
         stripped = host.removeprefix("*.")
-        allowed_bases.append(stripped)
+        reversed_bases.append(stripped[::-1])
         if host == "*":
             star = index
         base[stripped] = index
         if host.startswith("*."):
-            wild[stripped] = index
-    allowed_bases.reverse()
+            wild[stripped[::-1]] = index
+    reversed_bases.reverse()
     hosts = [split_port(entry)[0].lower() for entry in denied]
-    # an allowed host under a denied ``*.x``: the allowed hosts' suffixes after a dot, only of
-    # the lengths a denied ``x`` has
-    wild_denied = {len(h) - 2 for h in hosts if h.startswith("*.")}
-    under = _dot_suffixes(allowed_bases, wild_denied)
-    wild_lengths = {len(stripped) for stripped in wild}
-    longest = max(wild_lengths, default=-1)
+    # an allowed host under a denied ``*.x``
+    under = _prefix_index(reversed_bases, ".", {len(h) - 2 for h in hosts if h.startswith("*.")})
+    wild_lengths = _Lengths({len(key) for key in wild})
     out: list[str | None] = []
     for host in hosts:
         stripped = host.removeprefix("*.")
@@ -93,32 +68,39 @@ def first_overlaps(allowed: list[str], denied: list[str]) -> list[str | None]:
         if host == "*" and allowed:
             hits.append(0)
         if host.startswith("*."):
-            hits.append(under.get(stripped, none))
+            hits.append(under.get(stripped[::-1], none))
         # a denied host under an allowed ``*.x``
-        hits += (wild.get(s, none) for s in _suffixes(stripped, wild_lengths, longest))
+        hits += (wild.get(key, none) for key in wild_lengths.prefixes(stripped[::-1], "."))
         best = min(hits)
         out.append(allowed[best] if best < none else None)
     return out
 
 
-def _suffixes(text: str, lengths: set[int], longest: int) -> list[str]:
-    """The suffixes of ``text`` that a dot precedes, of the given lengths (at most ``longest``)
-    only."""
-    out = []
-    cut = text.rfind(".")
-    while cut != -1 and len(text) - cut - 1 <= longest:
-        if len(text) - cut - 1 in lengths:
-            out.append(text[cut + 1 :])
-        cut = text.rfind(".", 0, cut)
-    return out
+class _Lengths:
+    """The lengths an index's keys have: only prefixes of those lengths are cut from a text, so
+    a long text costs its length and not its length times its separators."""
+
+    def __init__(self, lengths: set[int]) -> None:
+        self.lengths = lengths
+        self.longest = max(lengths, default=-1)
+
+    def prefixes(self, text: str, separator: str) -> list[str]:
+        """The prefixes of ``text`` that ``separator`` follows, of the indexed lengths."""
+        out = []
+        cut = text.find(separator)
+        while cut != -1 and cut <= self.longest:
+            if cut in self.lengths:
+                out.append(text[:cut])
+            cut = text.find(separator, cut + 1)
+        return out
 
 
-def _dot_suffixes(texts: list[str], lengths: set[int]) -> dict[str, int]:
-    """Each suffix (of the given lengths) of each text that a dot precedes -> the first text's
-    index."""
+def _prefix_index(texts: list[str], separator: str, lengths: set[int]) -> dict[str, int]:
+    """Each prefix (of the given lengths) of each text that ``separator`` follows -> the index
+    of the first text that has it."""
+    cuts = _Lengths(lengths)
     out: dict[str, int] = {}
-    longest = max(lengths, default=-1)
     for index, text in reversed(list(enumerate(texts))):
-        for suffix in _suffixes(text, lengths, longest):
-            out[suffix] = index
+        for prefix in cuts.prefixes(text, separator):
+            out[prefix] = index
     return out
