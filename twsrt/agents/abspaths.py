@@ -9,7 +9,7 @@ reports the same loss in the same words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from twsrt.config import Config
@@ -46,6 +46,90 @@ class PathTarget:
 
 def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class _Node:
+    """One path segment of a ``PathIndex`` trie."""
+
+    __slots__ = ("children", "end", "below")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.end: int | None = None  # the first root that ends here
+        self.below: int | None = None  # the first root that goes on below here
+
+    def child(self, part: str) -> _Node:
+        node = self.children.get(part)
+        if node is None:
+            node = self.children[part] = _Node()
+        return node
+
+
+class PathIndex:
+    """Roots indexed by path segment, so "the first root that holds P" (``inside(P, root)``)
+    and "the first root P holds" (``inside(root, P)``) cost O(len(P)) instead of a scan of every
+    root; "first" is the order the roots were added in, as the scan would find them.
+
+    ``b + "/"`` starts ``a`` exactly when ``b.split("/")`` is a proper prefix of
+    ``a.split("/")``, so both questions are walks down a trie of segments."""
+
+    def __init__(self, roots: Iterable[str] = ()) -> None:
+        self.roots: list[str] = []
+        self._exact: dict[str, int] = {}
+        self._holders = _Node()  # each root without its trailing slashes, as inside() reads it
+        self._held = _Node()  # each root as written
+        for root in roots:
+            self.add(root)
+
+    def add(self, root: str) -> None:
+        order = len(self.roots)
+        self.roots.append(root)
+        self._exact.setdefault(root, order)
+        node = self._holders
+        for part in root.rstrip("/").split("/"):
+            node = node.child(part)
+        if node.end is None:
+            node.end = order
+        node = self._held
+        for part in root.split("/"):
+            if node.below is None:
+                node.below = order
+            node = node.child(part)
+
+    def first_holding(self, path: str) -> int | None:
+        """The position of the first root ``r`` with ``inside(path, r)``, else None."""
+        best = self._exact.get(path)
+        node = self._holders
+        for part in path.split("/")[:-1]:  # a root's segments, then at least one more
+            step = node.children.get(part)
+            if step is None:
+                break
+            node = step
+            if node.end is not None and (best is None or node.end < best):
+                best = node.end
+        return best
+
+    def first_held(self, path: str) -> int | None:
+        """The position of the first root ``r`` with ``inside(r, path)``, else None."""
+        best = self._exact.get(path)
+        node = self._held
+        for part in path.rstrip("/").split("/"):
+            step = node.children.get(part)
+            if step is None:
+                return best
+            node = step
+        if node.below is not None and (best is None or node.below < best):
+            best = node.below
+        return best
+
+    def holds(self, path: str) -> bool:
+        """Whether some root holds ``path`` (is it, or an ancestor of it)."""
+        return self.first_holding(path) is not None
+
+    def first_related(self, path: str) -> str | None:
+        """The first root that holds ``path`` or lies inside it, else None."""
+        found = [i for i in (self.first_holding(path), self.first_held(path)) if i is not None]
+        return self.roots[min(found)] if found else None
 
 
 def is_relative(path: str) -> bool:

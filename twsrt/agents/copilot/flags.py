@@ -3,6 +3,7 @@ back as drift items."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterator
 from typing import Any
@@ -43,9 +44,40 @@ def render_snippet(argv: list[str]) -> str:
     return " \\\n".join(lines) + "\n" if lines else ""
 
 
+# A POSIX shell word (shlex's, with whitespace_split): unquoted runs, '...', "..." with
+# backslash escapes, and backslash-escaped characters, glued together. shlex reads one character
+# per Python call, which made reading back a large snippet the slowest part of a Copilot check.
+_BLANKS = "[ \t\r\n]"
+_WORD = re.compile(
+    rf"""{_BLANKS}*((?:[^ \t\r\n'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+){_BLANKS}*""", re.S
+)
+_PART = re.compile(r"""([^'"\\]+)|'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""", re.S)
+_IN_DOUBLE = re.compile(r'\\([\\"])')
+
+
 def parse_snippet(text: str) -> list[str]:
-    """The argv a shell would see: continuation lines joined, then shlex-split."""
-    return shlex.split(text.replace("\\\n", ""))
+    """The argv a shell would see: continuation lines joined, then split as ``shlex.split``
+    does (which still reports the text it cannot split, an unclosed quote, as ValueError)."""
+    text = text.replace("\\\n", "")
+    words: list[str] = []
+    position = len(text) - len(text.lstrip(" \t\r\n"))
+    while position < len(text):
+        match = _WORD.match(text, position)
+        if match is None:
+            return shlex.split(text)
+        words.append(_unquote(match[1]))
+        position = match.end()
+    return words
+
+
+def _unquote(word: str) -> str:
+    if not any(c in word for c in "'\"\\"):
+        return word
+    out: list[str] = []
+    for plain, single, double, escaped in _PART.findall(word):
+        # inside "...", a backslash escapes only " and itself (shlex keeps it before others)
+        out.append(plain or single or _IN_DOUBLE.sub(r"\1", double) or escaped)
+    return "".join(out)
 
 
 def _domain(entry: Any) -> tuple[str, str | None]:

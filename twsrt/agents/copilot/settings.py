@@ -6,7 +6,7 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from twsrt.agents.abspaths import HomePaths, deny_path, grant_path, inside
+from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
 from twsrt.agents.base import splice_settings
 from twsrt.agents.copilot.declaration import (
     FS_KEYS,
@@ -43,27 +43,20 @@ def compile_sandbox(
         raise disabled_sandbox(policy, NAME, "write a Copilot sandbox")
     paths = HomePaths(home)
     denied, write_denied = _denied_paths(policy, paths, findings, origins)
+    denied_set = set(denied)
     read_grants: list[tuple[str, Location]] = []
     for rule in policy.allow_read:
         path = grant_path(rule, "allowRead", paths, findings, PATHS)
         # inside a denied path on purpose: srt's allowRead re-opens reads there, as does
         # Copilot's more specific grant; an equal path stays denied (the stricter reading)
-        if path is not None and path not in denied:
+        if path is not None and path not in denied_set:
             read_grants.append((path, rule.origin))
     blockers = [(d, "denied") for d in denied] + [(w, "read-only") for w in write_denied]
     grants = [] if read_only else policy.allow_write  # read-only: nothing writable
     readwrite, cwd_writable = _writable(grants, paths, blockers, findings, origins)
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
         cwd_writable = False
-    readonly = list(write_denied)
-    for path, origin in read_grants:
-        # srt's allowRead never takes writes away: inside a write root (and outside every
-        # deny) a read-only entry would, so it is left out there
-        in_root = any(inside(path, root) for root in readwrite)
-        if path in readonly or (in_root and not any(inside(path, d) for d in denied)):
-            continue
-        readonly.append(path)
-        origins.setdefault(path, origin)
+    readonly = _readonly(write_denied, read_grants, PathIndex(readwrite), denied, origins)
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
     sandbox: dict[str, Any] = {
         "enabled": sandbox_mode != "danger-full-access",
@@ -100,21 +93,43 @@ def _denied_paths(
     policy: Policy, paths: HomePaths, findings: list[Finding], origins: dict[str, Location]
 ) -> tuple[list[str], list[str]]:
     """The denied paths and the read-only ones (denyWrite), each once."""
-    denied: list[str] = []
+    denied: dict[str, None] = {}  # a dict keeps the first-seen order and looks up in O(1)
     for rule in policy.deny_read:
         path = deny_path(rule, "denyRead", paths, findings, PATHS)
         if path is not None and path not in denied:
-            denied.append(path)
+            denied[path] = None
             origins.setdefault(path, rule.origin)
-    write_denied: list[str] = []
+    denied_index = PathIndex(denied)
+    write_denied: dict[str, None] = {}
     for rule in policy.deny_write:
         path = deny_path(rule, "denyWrite", paths, findings, PATHS)
         # read-only inside a denied path would re-open reads there: the deny already covers it
-        if path is None or any(inside(path, d) for d in denied) or path in write_denied:
+        if path is None or denied_index.holds(path) or path in write_denied:
             continue
-        write_denied.append(path)
+        write_denied[path] = None
         origins.setdefault(path, rule.origin)
-    return denied, write_denied
+    return list(denied), list(write_denied)
+
+
+def _readonly(
+    write_denied: list[str],
+    read_grants: list[tuple[str, Location]],
+    readwrite: PathIndex,
+    denied: list[str],
+    origins: dict[str, Location],
+) -> list[str]:
+    """The read-only paths: the denyWrite ones, then the read grants that take no write away."""
+    readonly = dict.fromkeys(write_denied)
+    denied_index = PathIndex(denied)
+    for path, origin in read_grants:
+        # srt's allowRead never takes writes away: inside a write root (and outside every
+        # deny) a read-only entry would, so it is left out there
+        in_root = readwrite.holds(path)
+        if path in readonly or (in_root and not denied_index.holds(path)):
+            continue
+        readonly[path] = None
+        origins.setdefault(path, origin)
+    return list(readonly)
 
 
 def _writable(
@@ -125,8 +140,9 @@ def _writable(
     origins: dict[str, Location],
 ) -> tuple[list[str], bool]:
     """The read-write paths, and whether the working directory is writable (``.``)."""
-    readwrite: list[str] = []
+    readwrite: dict[str, None] = {}
     cwd_writable = False
+    blocker_index = PathIndex(b for b, _ in blockers)
     for rule in grants:
         if rule.path == "." and not rule.literal:
             cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
@@ -134,8 +150,9 @@ def _writable(
         path = grant_path(rule, "allowWrite", paths, findings, PATHS)
         if path is None or path in readwrite:
             continue
-        blocker = next(((b, kind) for b, kind in blockers if inside(path, b)), None)
-        if blocker is not None:
+        first = blocker_index.first_holding(path)
+        if first is not None:
+            blocker = blockers[first]
             # Copilot lets the more specific grant win; srt lets the deny win
             findings.append(
                 _lossy(
@@ -146,15 +163,15 @@ def _writable(
                 )
             )
             continue
-        readwrite.append(path)
+        readwrite[path] = None
         origins.setdefault(path, rule.origin)
-    return readwrite, cwd_writable
+    return list(readwrite), cwd_writable
 
 
 def _hosts(
     policy: Policy, findings: list[Finding], origins: dict[str, Location]
 ) -> tuple[list[str], list[str]]:
-    allowed: list[str] = []
+    allowed: dict[str, None] = {}
     for entry in policy.allowed_domains:
         host, port = _domain(entry)
         if port is not None:
@@ -167,10 +184,9 @@ def _hosts(
                 )
             )
             continue
-        if host not in allowed:
-            allowed.append(host)
+        allowed.setdefault(host)
         origins.setdefault(host, entry.origin)
-    blocked: list[str] = []
+    blocked: dict[str, None] = {}
     for entry in policy.denied_domains:
         host, port = _domain(entry)
         if port is not None:
@@ -183,10 +199,9 @@ def _hosts(
                     entry.origin,
                 )
             )
-        if host not in blocked:
-            blocked.append(host)
+        blocked.setdefault(host)
         origins.setdefault(host, entry.origin)
-    return allowed, blocked
+    return list(allowed), list(blocked)
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
