@@ -146,6 +146,8 @@ def test_sandbox_compile_hits_the_nested_cases(
 snippet_text = st.lists(
     st.sampled_from(
         ["a", "--f", " ", "\t", "\n", "\r", "\x0b", "'", '"', "\\", "\\\n", "x y", "é", "*", ")"]
+        # escapes inside double quotes: \" and \\ lose the backslash, \a keeps it
+        + ['"\\""', '"\\\\"', '"\\a"', "'\\'"]
     ),
     max_size=16,
 ).map("".join)
