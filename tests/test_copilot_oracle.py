@@ -8,6 +8,7 @@ quotes and escapes in a snippet) and demand the same output, findings, origins a
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,8 +17,9 @@ from support import oracle_copilot as old
 from support.policies import make_policy
 
 from twsrt.agents.abspaths import PathIndex, inside
+from twsrt.agents.copilot.declaration import Compiled
 from twsrt.agents.copilot.flags import _flag_items, parse_snippet, render_snippet
-from twsrt.agents.copilot.settings import compile_sandbox
+from twsrt.agents.copilot.settings import compile_sandbox, merge
 from twsrt.findings import TwsrtError
 from twsrt.rules import LOSSY_WRITE_ROOT
 
@@ -82,7 +84,7 @@ domain = st.one_of(
 
 
 @st.composite
-def nested_srt(draw: st.DrawFn) -> dict[str, Any]:
+def nested_srt(draw: st.DrawFn, refusals: bool = True) -> dict[str, Any]:
     filesystem = {
         key: draw(st.lists(path_item, max_size=6))
         for key in ("denyRead", "denyWrite", "allowWrite", "allowRead")
@@ -92,9 +94,9 @@ def nested_srt(draw: st.DrawFn) -> dict[str, Any]:
     }
     srt: dict[str, Any] = {"filesystem": filesystem, "network": network}
     # the refusals, now and then (each refuses the whole compile)
-    if draw(st.integers(0, 19)) == 0:
+    if refusals and draw(st.integers(0, 19)) == 0:
         srt["enabled"] = False
-    if draw(st.integers(0, 19)) == 0:
+    if refusals and draw(st.integers(0, 19)) == 0:
         filesystem[draw(st.sampled_from(sorted(filesystem)))].append("/~/x")
     return srt
 
@@ -139,6 +141,49 @@ def test_sandbox_compile_hits_the_nested_cases(
     assert new == _outcome(old.compile_sandbox, srt, "workspace-write")
     assume(new[0] != "refused")  # a malformed path elsewhere in the policy
     assert LOSSY_WRITE_ROOT.id in [f.rule_id for f in new[3]]
+
+
+# ---------------------------------------------------------------- merging into the user's file
+
+user_value = st.one_of(
+    st.booleans(), st.text(max_size=3), st.lists(st.text(max_size=3), max_size=3)
+)
+user_keys = st.dictionaries(st.sampled_from(["x", "proxy", "allowedHosts", "enabled"]), user_value)
+
+
+@st.composite
+def user_settings(draw: st.DrawFn) -> dict[str, Any]:
+    """A settings file as a user may have it: managed keys stale or missing, user keys beside
+    them at every level."""
+    doc: dict[str, Any] = draw(
+        st.dictionaries(st.sampled_from(["model", "allowedUrls"]), user_value)
+    )
+    if draw(st.booleans()):
+        sandbox = draw(user_keys)
+        if draw(st.booleans()):
+            sandbox["userPolicy"] = {
+                section: draw(user_keys)
+                for section in ("filesystem", "network", "seatbelt")
+                if draw(st.booleans())
+            }
+        doc["sandbox"] = sandbox
+    return doc
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(srt=nested_srt(refusals=False), existing=user_settings())
+def test_merge_equals_the_deep_copying_one(srt: dict[str, Any], existing: dict[str, Any]) -> None:
+    compiled = Compiled()
+    compiled.sandbox, compiled.urls, _, _ = compile_sandbox(make_policy(srt), HOME, {})
+    before = copy.deepcopy(existing)
+    merged = merge(existing, compiled)
+    assert merged == old.merge(copy.deepcopy(existing), compiled)
+    assert existing == before  # the user's document is not changed
+    # nothing the result holds is the compiled output's own list (a later edit stays local)
+    filesystem = merged["sandbox"]["userPolicy"]["filesystem"]
+    assert (
+        filesystem["deniedPaths"] is not compiled.sandbox["userPolicy"]["filesystem"]["deniedPaths"]
+    )
 
 
 # ---------------------------------------------------------------- reading a snippet back

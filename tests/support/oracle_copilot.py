@@ -10,11 +10,20 @@ Do not edit to follow the product: this is the reference the new code must equal
 from __future__ import annotations
 
 import shlex
+from copy import deepcopy
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, deny_path, grant_path
 from twsrt.agents.base import DriftItem
-from twsrt.agents.copilot.declaration import PATHS, _lossy
+from twsrt.agents.copilot.declaration import (
+    FS_KEYS,
+    NET_KEYS,
+    PATHS,
+    TOP_KEYS,
+    URL_KEYS,
+    Compiled,
+    _lossy,
+)
 from twsrt.agents.copilot.flags import _domain
 from twsrt.agents.targets import disabled_sandbox, unique
 from twsrt.findings import Finding
@@ -212,3 +221,29 @@ def _flag_items(text: str) -> list[DriftItem]:
             items.append(DriftItem(flag, ""))
             index += 1
     return items
+
+
+def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
+    """New values of the top-level members twsrt owns (pure); other sandbox keys are kept."""
+    generated = compiled.sandbox
+    current = existing.get("sandbox")
+    if current is None:
+        sandbox = deepcopy(generated)
+    else:
+        sandbox = deepcopy(current)
+        for key in TOP_KEYS:
+            sandbox[key] = deepcopy(generated[key])
+        user_policy = sandbox.get("userPolicy") or {}
+        for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
+            part = user_policy.get(section) or {}
+            for key in keys:
+                part[key] = deepcopy(generated["userPolicy"][section][key])
+            user_policy[section] = part
+        sandbox["userPolicy"] = user_policy
+    updates: dict[str, Any] = {"sandbox": sandbox}
+    for key in URL_KEYS:
+        wanted = compiled.urls.get(key, [])
+        # a list that left the policy is emptied, not deleted: same meaning, simpler splice
+        if wanted or existing.get(key):
+            updates[key] = list(wanted)
+    return updates

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding
@@ -48,21 +49,10 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-class _Node:
-    """One path segment of a ``PathIndex`` trie."""
-
-    __slots__ = ("children", "end", "below")
-
-    def __init__(self) -> None:
-        self.children: dict[str, _Node] = {}
-        self.end: int | None = None  # the first root that ends here
-        self.below: int | None = None  # the first root that goes on below here
-
-    def child(self, part: str) -> _Node:
-        node = self.children.get(part)
-        if node is None:
-            node = self.children[part] = _Node()
-        return node
+# A trie node maps each next path segment to its node; a segment never holds "/", so the key
+# "/" is free to mark, per trie, the first root that ends at (or goes on below) the node.
+_Trie = dict[str, Any]
+_MARK = "/"
 
 
 class PathIndex:
@@ -76,8 +66,8 @@ class PathIndex:
     def __init__(self, roots: Iterable[str] = ()) -> None:
         self.roots: list[str] = []
         self._exact: dict[str, int] = {}
-        self._holders = _Node()  # each root without its trailing slashes, as inside() reads it
-        self._held = _Node()  # each root as written
+        self._holders: _Trie = {}  # each root without its trailing slashes, as inside() reads it
+        self._held: _Trie | None = None  # each root as written, built on first use
         for root in roots:
             self.add(root)
 
@@ -87,39 +77,39 @@ class PathIndex:
         self._exact.setdefault(root, order)
         node = self._holders
         for part in root.rstrip("/").split("/"):
-            node = node.child(part)
-        if node.end is None:
-            node.end = order
-        node = self._held
-        for part in root.split("/"):
-            if node.below is None:
-                node.below = order
-            node = node.child(part)
+            node = node.setdefault(part, {})
+        node.setdefault(_MARK, order)  # the first root that ends here
+        if self._held is not None:
+            _add_held(self._held, root, order)
 
     def first_holding(self, path: str) -> int | None:
         """The position of the first root ``r`` with ``inside(path, r)``, else None."""
         best = self._exact.get(path)
         node = self._holders
         for part in path.split("/")[:-1]:  # a root's segments, then at least one more
-            step = node.children.get(part)
-            if step is None:
+            node = node.get(part)
+            if node is None:
                 break
-            node = step
-            if node.end is not None and (best is None or node.end < best):
-                best = node.end
+            end = node.get(_MARK)
+            if end is not None and (best is None or end < best):
+                best = end
         return best
 
     def first_held(self, path: str) -> int | None:
         """The position of the first root ``r`` with ``inside(r, path)``, else None."""
+        if self._held is None:
+            self._held = {}
+            for order, root in enumerate(self.roots):
+                _add_held(self._held, root, order)
         best = self._exact.get(path)
         node = self._held
         for part in path.rstrip("/").split("/"):
-            step = node.children.get(part)
-            if step is None:
+            node = node.get(part)
+            if node is None:
                 return best
-            node = step
-        if node.below is not None and (best is None or node.below < best):
-            best = node.below
+        below = node.get(_MARK)
+        if below is not None and (best is None or below < best):
+            best = below
         return best
 
     def holds(self, path: str) -> bool:
@@ -130,6 +120,13 @@ class PathIndex:
         """The first root that holds ``path`` or lies inside it, else None."""
         found = [i for i in (self.first_holding(path), self.first_held(path)) if i is not None]
         return self.roots[min(found)] if found else None
+
+
+def _add_held(trie: _Trie, root: str, order: int) -> None:
+    node = trie
+    for part in root.split("/"):
+        node.setdefault(_MARK, order)  # the first root that goes on below here
+        node = node.setdefault(part, {})
 
 
 def is_relative(path: str) -> bool:

@@ -47,9 +47,14 @@ def render_snippet(argv: list[str]) -> str:
 # A POSIX shell word (shlex's, with whitespace_split): unquoted runs, '...', "..." with
 # backslash escapes, and backslash-escaped characters, glued together. shlex reads one character
 # per Python call, which made reading back a large snippet the slowest part of a Copilot check.
-_BLANKS = "[ \t\r\n]"
+# The two forms twsrt writes (a bare flag, a '...' value) are captured whole; any other word is
+# taken apart by _PART.
+_BLANK = " \t\r\n"
+_END = rf"(?=[{_BLANK}]|\Z)"
 _WORD = re.compile(
-    rf"""{_BLANKS}*((?:[^ \t\r\n'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+){_BLANKS}*""", re.S
+    rf"""[{_BLANK}]*(?:'([^']*)'{_END}|([^{_BLANK}'"\\]+){_END}"""
+    rf"""|((?:[^{_BLANK}'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+))[{_BLANK}]*""",
+    re.S,
 )
 _PART = re.compile(r"""([^'"\\]+)|'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""", re.S)
 _IN_DOUBLE = re.compile(r'\\([\\"])')
@@ -57,22 +62,22 @@ _IN_DOUBLE = re.compile(r'\\([\\"])')
 
 def parse_snippet(text: str) -> list[str]:
     """The argv a shell would see: continuation lines joined, then split as ``shlex.split``
-    does (which still reports the text it cannot split, an unclosed quote, as ValueError)."""
+    does (text it cannot split, an unclosed quote, goes to shlex for its ValueError)."""
     text = text.replace("\\\n", "")
     words: list[str] = []
-    position = len(text) - len(text.lstrip(" \t\r\n"))
-    while position < len(text):
-        match = _WORD.match(text, position)
-        if match is None:
+    position = 0
+    for match in _WORD.finditer(text):
+        if match.start() != position:
             return shlex.split(text)
-        words.append(_unquote(match[1]))
+        single, bare, other = match.groups()
+        words.append(_unquote(other) if other is not None else bare if single is None else single)
         position = match.end()
+    if text[position:].strip(_BLANK):
+        return shlex.split(text)
     return words
 
 
 def _unquote(word: str) -> str:
-    if not any(c in word for c in "'\"\\"):
-        return word
     out: list[str] = []
     for plain, single, double, escaped in _PART.findall(word):
         # inside "...", a backslash escapes only " and itself (shlex keeps it before others)

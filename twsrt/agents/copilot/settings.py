@@ -3,7 +3,6 @@ into the user's settings.json, and the members drift compares and reports show."
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
@@ -216,20 +215,24 @@ SETTINGS_SHAPES = {
 
 
 def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
-    """New values of the top-level members twsrt owns (pure); other sandbox keys are kept."""
+    """New values of the top-level members twsrt owns (pure); other sandbox keys are kept.
+
+    Only the objects on the way to a managed key are copied: the user's other values are
+    passed through, not changed, and the old managed lists (as long as the policy) are dropped
+    without a deep copy."""
     generated = compiled.sandbox
     current = existing.get("sandbox")
     if current is None:
-        sandbox = deepcopy(generated)
+        sandbox = _copy(generated)
     else:
-        sandbox = deepcopy(current)
+        sandbox = dict(current)
         for key in TOP_KEYS:
-            sandbox[key] = deepcopy(generated[key])
-        user_policy = sandbox.get("userPolicy") or {}
+            sandbox[key] = _copy(generated[key])
+        user_policy = dict(sandbox.get("userPolicy") or {})
         for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
-            part = user_policy.get(section) or {}
+            part = dict(user_policy.get(section) or {})
             for key in keys:
-                part[key] = deepcopy(generated["userPolicy"][section][key])
+                part[key] = _copy(generated["userPolicy"][section][key])
             user_policy[section] = part
         sandbox["userPolicy"] = user_policy
     updates: dict[str, Any] = {"sandbox": sandbox}
@@ -239,6 +242,14 @@ def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
         if wanted or existing.get(key):
             updates[key] = list(wanted)
     return updates
+
+
+def _copy(value: Any) -> Any:
+    """A compiled value with new containers: its lists hold only strings, so a list copy is
+    enough (``deepcopy`` costs a call per path)."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    return list(value) if isinstance(value, list) else value
 
 
 def merged_settings(
