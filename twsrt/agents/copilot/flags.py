@@ -173,13 +173,9 @@ def _flag_items(text: str) -> list[DriftItem]:
     except ValueError:
         return [DriftItem("line", line) for line in text.splitlines() if line.strip()]
     items: list[DriftItem] = []
-    index = 0
-    while index < len(argv):
-        flag = argv[index]
-        if flag.startswith("--") and flag != "--yolo" and index + 1 < len(argv):
-            items.append(DriftItem(flag, argv[index + 1]))
-            index += 2
-        else:
-            items.append(DriftItem(flag, ""))
-            index += 1
+    words = iter(argv)
+    for flag in words:
+        # a flag takes the next word as its value; --yolo and a stray word stand alone
+        paired = flag.startswith("--") and flag != "--yolo"
+        items.append(DriftItem(flag, next(words, "") if paired else ""))
     return items
