@@ -38,27 +38,17 @@ raw_root = st.lists(
 def test_path_index_finds_the_first_root_a_scan_finds(roots: list[str], path: str) -> None:
     index = PathIndex(roots)
     holding = next((i for i, root in enumerate(roots) if inside(path, root)), None)
-    held = next((i for i, root in enumerate(roots) if inside(root, path)), None)
-    related = next((r for r in roots if inside(path, r) or inside(r, path)), None)
     assert index.first_holding(path) == holding
     assert index.holds(path) == (holding is not None)
-    assert index.first_held(path) == held
-    assert index.first_related(path) == related
 
 
 @given(roots=st.lists(raw_root, min_size=1, max_size=6), data=st.data())
-def test_path_index_finds_roots_below_and_above_a_root(roots: list[str], data: Any) -> None:
+def test_path_index_finds_roots_above_a_root(roots: list[str], data: Any) -> None:
     """Queries built from the roots themselves, so most of them do match something."""
     root = data.draw(st.sampled_from(roots))
     path = root + data.draw(st.sampled_from(["", "/", "/x", "//x/", "x"]))
-    index = PathIndex(roots)
-    assert index.first_holding(path) == next(
-        (i for i, r in enumerate(roots) if inside(path, r)), None
-    )
-    shorter = root.rsplit("/", 1)[0]
-    assert index.first_held(shorter) == next(
-        (i for i, r in enumerate(roots) if inside(r, shorter)), None
-    )
+    holding = next((i for i, r in enumerate(roots) if inside(path, r)), None)
+    assert PathIndex(roots).first_holding(path) == holding
 
 
 # ---------------------------------------------------------------- the sandbox compile

@@ -50,24 +50,23 @@ def inside(path: str, root: str) -> bool:
 
 
 # A trie node maps each next path segment to its node; a segment never holds "/", so the key
-# "/" is free to mark, per trie, the first root that ends at (or goes on below) the node.
+# "/" is free to mark the first root that ends at the node.
 _Trie = dict[str, Any]
 _MARK = "/"
 
 
 class PathIndex:
     """Roots indexed by path segment, so "the first root that holds P" (``inside(P, root)``)
-    and "the first root P holds" (``inside(root, P)``) cost O(len(P)) instead of a scan of every
-    root; "first" is the order the roots were added in, as the scan would find them.
+    costs O(len(P)) instead of a scan of every root; "first" is the order the roots were added
+    in, as the scan would find them.
 
-    ``b + "/"`` starts ``a`` exactly when ``b.split("/")`` is a proper prefix of
-    ``a.split("/")``, so both questions are walks down a trie of segments."""
+    ``r + "/"`` starts ``P`` exactly when ``r.split("/")`` is a proper prefix of
+    ``P.split("/")``, so the question is a walk down a trie of segments."""
 
     def __init__(self, roots: Iterable[str] = ()) -> None:
         self.roots: list[str] = []
         self._exact: dict[str, int] = {}
-        self._holders: _Trie = {}  # each root without its trailing slashes, as inside() reads it
-        self._held: _Trie | None = None  # each root as written, built on first use
+        self._trie: _Trie = {}  # each root without its trailing slashes, as inside() reads it
         for root in roots:
             self.add(root)
 
@@ -75,17 +74,15 @@ class PathIndex:
         order = len(self.roots)
         self.roots.append(root)
         self._exact.setdefault(root, order)
-        node = self._holders
+        node = self._trie
         for part in root.rstrip("/").split("/"):
             node = node.setdefault(part, {})
-        node.setdefault(_MARK, order)  # the first root that ends here
-        if self._held is not None:
-            _add_held(self._held, root, order)
+        node.setdefault(_MARK, order)
 
     def first_holding(self, path: str) -> int | None:
         """The position of the first root ``r`` with ``inside(path, r)``, else None."""
         best = self._exact.get(path)
-        node = self._holders
+        node = self._trie
         for part in path.split("/")[:-1]:  # a root's segments, then at least one more
             node = node.get(part)
             if node is None:
@@ -95,38 +92,9 @@ class PathIndex:
                 best = end
         return best
 
-    def first_held(self, path: str) -> int | None:
-        """The position of the first root ``r`` with ``inside(r, path)``, else None."""
-        if self._held is None:
-            self._held = {}
-            for order, root in enumerate(self.roots):
-                _add_held(self._held, root, order)
-        best = self._exact.get(path)
-        node = self._held
-        for part in path.rstrip("/").split("/"):
-            node = node.get(part)
-            if node is None:
-                return best
-        below = node.get(_MARK)
-        if below is not None and (best is None or below < best):
-            best = below
-        return best
-
     def holds(self, path: str) -> bool:
         """Whether some root holds ``path`` (is it, or an ancestor of it)."""
         return self.first_holding(path) is not None
-
-    def first_related(self, path: str) -> str | None:
-        """The first root that holds ``path`` or lies inside it, else None."""
-        found = [i for i in (self.first_holding(path), self.first_held(path)) if i is not None]
-        return self.roots[min(found)] if found else None
-
-
-def _add_held(trie: _Trie, root: str, order: int) -> None:
-    node = trie
-    for part in root.split("/"):
-        node.setdefault(_MARK, order)  # the first root that goes on below here
-        node = node.setdefault(part, {})
 
 
 def is_relative(path: str) -> bool:
