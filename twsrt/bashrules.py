@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from twsrt.findings import TwsrtError, finding
+from twsrt.findings import TwsrtError, finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import UNEXPRESSIBLE_COMMAND
 
@@ -16,7 +16,7 @@ def bash_rules(command: str, origin: Location, agent: str) -> list[str]:
         raise TwsrtError(
             finding(
                 UNEXPRESSIBLE_COMMAND,
-                f"command '{command}' contains ')', which {label(agent)}'s Bash(...) rule "
+                f"command '{quoted(command)}' contains ')', which {label(agent)}'s Bash(...) rule "
                 "syntax cannot hold; rewrite the rule without it",
                 origin,
                 agent=agent,

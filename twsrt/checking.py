@@ -21,7 +21,7 @@ from twsrt.config import (
 )
 from twsrt.diffs import render_diff
 from twsrt.effective import effective_findings
-from twsrt.findings import Finding, Level, TwsrtError, fail, finding
+from twsrt.findings import MESSAGE_LIMIT, Finding, Level, TwsrtError, fail, finding, quoted
 from twsrt.lints import lint_policy
 from twsrt.locations import Location
 from twsrt.outcome import Outcome
@@ -273,7 +273,7 @@ def first_difference(old: str, new: str) -> int:
 
 def quote_item(item: DriftItem) -> str:
     """A managed entry as reports quote it: key and value, credentials redacted."""
-    return f"{item.key} {redact_item(item.key, item.value)}"
+    return f"{quoted(item.key)} {quoted(redact_item(item.key, item.value))}"
 
 
 def _origin(result: Result, drift: Drift) -> tuple[Location, ...]:
@@ -364,7 +364,7 @@ def _suppressions(config: Config) -> list[Suppression]:
         out.append(
             Suppression(
                 rule=entry["rule"],
-                reason=entry["reason"],
+                reason=quoted(entry["reason"], MESSAGE_LIMIT),
                 path=entry.get("path", ""),
                 pointer=entry.get("pointer", ""),
                 agent=entry.get("agent", ""),
@@ -390,7 +390,7 @@ def ignore_findings(config: Config) -> list[Finding]:
             else "no rule has this id or name (see `twsrt explain` and docs/rules.md)"
         )
         location = config.location(f"/check/ignore/{index}/rule")
-        out.append(finding(IGNORE_NOT_ALLOWED, f"ignore entry '{name}': {why}", location))
+        out.append(finding(IGNORE_NOT_ALLOWED, f"ignore entry '{quoted(name)}': {why}", location))
     return out
 
 

@@ -8,6 +8,35 @@ from dataclasses import dataclass, field
 from twsrt.locations import Location
 from twsrt.rules import CATALOG, Level, Rule
 
+# What a finding quotes of one user value (a path, a domain, a command, a key): enough to find
+# it in the file, never the whole of a value that could be megabytes long.
+QUOTE_LIMIT = 120
+# The last line of defence: no message, whatever it quotes, is longer than this.
+MESSAGE_LIMIT = 2000
+
+
+def quoted(value: str, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as a finding or report shows it: whole when it has at most ``limit``
+    characters, else its first ``limit`` characters, an ellipsis and its length."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… ({len(value):,} characters)"
+
+
+def capped_message(message: str) -> str:
+    """``message`` cut at ``MESSAGE_LIMIT`` characters (saying so) when it is longer."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    cut = f"message cut at {MESSAGE_LIMIT:,} of {len(message):,} characters"
+    return f"{message[:MESSAGE_LIMIT]}… ({cut})"
+
+
+def capped_lines(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` (a diff, a snippet of a file) with every line longer than ``limit`` quoted."""
+    if all(len(line) <= limit for line in text.split("\n")):
+        return text
+    return "\n".join(quoted(line, limit) for line in text.split("\n"))
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -18,6 +47,13 @@ class Finding:
     agent: str = ""
     related: tuple[Location, ...] = field(default=())
     diff: str = field(default="", compare=False)  # unified diff, for drift findings
+
+    def __post_init__(self) -> None:
+        # the last line of defence: a value quoted without `quoted` must not flood the reports
+        if len(self.message) > MESSAGE_LIMIT:
+            object.__setattr__(self, "message", capped_message(self.message))
+        if self.diff:
+            object.__setattr__(self, "diff", capped_lines(self.diff))
 
     @property
     def rule(self) -> Rule:
@@ -35,14 +71,16 @@ class Finding:
 
     def render(self) -> str:
         """``path:line:col: level[rule-id] message`` (plus the pointer and agent when known)."""
-        where = str(self.location)
+        return f"{self.location}: {self.level.value}[{self.rule_id}] {self.message}{self.tail()}"
+
+    def tail(self) -> str:
+        """`` (at POINTER, agent AGENT)`` as far as they are known, else empty."""
         extra = []
         if self.location.pointer:
-            extra.append(f"at {self.location.pointer}")
+            extra.append(f"at {quoted(self.location.pointer, MESSAGE_LIMIT)}")
         if self.agent:
             extra.append(f"agent {self.agent}")
-        tail = f" ({', '.join(extra)})" if extra else ""
-        return f"{where}: {self.level.value}[{self.rule_id}] {self.message}{tail}"
+        return f" ({', '.join(extra)})" if extra else ""
 
 
 LEVEL_ORDER = {Level.NOTE: 0, Level.WARNING: 1, Level.ERROR: 2}

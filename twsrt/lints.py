@@ -5,7 +5,7 @@ from __future__ import annotations
 from twsrt.agents import home_dependent_keys
 from twsrt.agents.abspaths import unpinned_home
 from twsrt.config import Config
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
 from twsrt.rules import (
@@ -68,7 +68,8 @@ def _contradictions(policy: Policy) -> list[Finding]:
                 out.append(
                     finding(
                         CONTRADICTORY_COMMANDS,
-                        f"'{entry.value}' is in both {weak} and {strong} (at {other.origin}); "
+                        f"'{quoted(entry.value)}' is in both {weak} and {strong} "
+                        f"(at {other.origin}); "
                         f"{strong} wins, so this {weak} entry has no effect",
                         entry.origin,
                         related=(other.origin,),
@@ -98,7 +99,7 @@ def _duplicates(policy: Policy) -> list[Finding]:
                 out.append(
                     finding(
                         DUPLICATE_ENTRY,
-                        f"'{key}' is listed twice in {name} (first at {first[key]})",
+                        f"'{quoted(key)}' is listed twice in {name} (first at {first[key]})",
                         item.origin,
                         related=(first[key],),
                     )
@@ -134,8 +135,8 @@ def _write_roots(policy: Policy) -> list[Finding]:
                 out.append(
                     finding(
                         WRITE_ROOT_IN_DENIED_READ,
-                        f"write root '{root.path}' lies inside read-denied '{deny.path}' "
-                        f"(at {deny.origin})",
+                        f"write root '{quoted(root.path)}' lies inside read-denied "
+                        f"'{quoted(deny.path)}' (at {deny.origin})",
                         root.origin,
                         related=(deny.origin,),
                     )
@@ -145,7 +146,7 @@ def _write_roots(policy: Policy) -> list[Finding]:
             out.append(
                 finding(
                     WRITE_AND_DENY_WRITE,
-                    f"'{root.path}' is in allowWrite and denyWrite (at {deny.origin}); "
+                    f"'{quoted(root.path)}' is in allowWrite and denyWrite (at {deny.origin}); "
                     "denyWrite wins",
                     root.origin,
                     related=(deny.origin,),
@@ -163,13 +164,13 @@ def _wildcards(policy: Policy) -> list[Finding]:
         present = {entry.value for entry in entries}
         for entry in entries:
             if entry.value.startswith("*.") and entry.value[2:] not in present:
-                apex = entry.value[2:]
+                apex = quoted(entry.value[2:])
                 effect = "stays reachable" if name == "deniedDomains" else "is not allowed"
                 out.append(
                     finding(
                         WILDCARD_WITHOUT_APEX,
-                        f"'{entry.value}' in {name} matches subdomains only; '{apex}' itself "
-                        f"{effect} — add '{apex}' if you meant it",
+                        f"'{quoted(entry.value)}' in {name} matches subdomains only; "
+                        f"'{apex}' itself {effect} — add '{apex}' if you meant it",
                         entry.origin,
                     )
                 )
@@ -187,7 +188,7 @@ def _relative_patterns(policy: Policy) -> list[Finding]:
                 out.append(
                     finding(
                         LAUNCH_RELATIVE_PATTERN,
-                        f"'{rule.path}' in {name} is relative: it covers files below the "
+                        f"'{quoted(rule.path)}' in {name} is relative: it covers files below the "
                         "directory the agent is launched in, not everywhere",
                         rule.origin,
                     )

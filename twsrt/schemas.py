@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt import __version__
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, pointer_join
 from twsrt.positions import PositionedDocument
 from twsrt.rules import REFUSED_DOMAIN, SCHEMA_UNKNOWN_KEY, SCHEMA_VIOLATION
@@ -119,7 +119,7 @@ def _refused_domains(instance: Any, path: str, positions: PositionedDocument) ->
         out.append(
             finding(
                 REFUSED_DOMAIN,
-                f"srt refuses '{entry}' in network.{key}: {why}",
+                f"srt refuses '{quoted(entry)}' in network.{key}: {why}",
                 Location(path, line, col, pointer),
             )
         )
@@ -170,11 +170,11 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
             line, col = positions.position(child, key=True)
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(known)}"
-            where = f"'{pointer}'" if pointer else "the top level"
+            where = f"'{quoted(pointer)}'" if pointer else "the top level"
             out.append(
                 finding(
                     SCHEMA_UNKNOWN_KEY,
-                    f"unknown key '{key}' in {where}{hint}",
+                    f"unknown key '{quoted(key)}' in {where}{hint}",
                     Location(path, line, col, child),
                 )
             )
@@ -184,7 +184,7 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
             kinds = " or ".join(_article(sub.validator_value) for sub in error.context)
             line, col = positions.position(pointer)
             got = _json_type(error.instance)
-            message = f"expected {kinds}, got {got} {json.dumps(error.instance)}"
+            message = f"expected {kinds}, got {got} {quoted(json.dumps(error.instance))}"
             return [finding(SCHEMA_VIOLATION, message, Location(path, line, col, pointer))]
         # report the branch that matches the value's JSON type, e.g. the string form of a path
         same_type = [

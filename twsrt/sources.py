@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.config import Config
-from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
@@ -48,10 +48,11 @@ def read_json_source(
     found += control_characters(parsed, display)
     for pointer in parsed.duplicate_keys:
         line, col = parsed.position(pointer, key=True)
+        key = quoted(pointer.rsplit("/", 1)[1])
         found.append(
             finding(
                 DUPLICATE_JSON_KEY,
-                f"key '{pointer.rsplit('/', 1)[1]}' appears more than once; only the last counts",
+                f"key '{key}' appears more than once; only the last counts",
                 Location(display, line, col, pointer),
             )
         )

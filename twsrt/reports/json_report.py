@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from twsrt import __version__
-from twsrt.findings import Finding
+from twsrt.findings import MESSAGE_LIMIT, Finding, quoted
 from twsrt.locations import Location
 from twsrt.report import REPORT_VERSION, CheckReport
 
@@ -20,7 +20,7 @@ def location_json(location: Location) -> dict[str, Any]:
         "path": location.path,
         "line": location.line,
         "column": location.column,
-        "pointer": location.pointer,
+        "pointer": quoted(location.pointer, MESSAGE_LIMIT),
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from twsrt.findings import LEVEL_ORDER, Finding
+from twsrt.findings import LEVEL_ORDER, MESSAGE_LIMIT, Finding, quoted
 from twsrt.report import CheckedFile, CheckReport
 
 if TYPE_CHECKING:
@@ -81,7 +81,8 @@ def _details(item: Finding) -> str:
     """The rendered finding, its related locations, its rule summary and its diff."""
     lines = [item.render()]
     lines += [
-        f"related: {where}" + (f" ({where.pointer})" if where.pointer else "")
+        f"related: {where}"
+        + (f" ({quoted(where.pointer, MESSAGE_LIMIT)})" if where.pointer else "")
         for where in item.related
     ]
     lines.append(f"rule: {item.rule_id} {item.rule.name}: {item.rule.short}")

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from twsrt.findings import Finding
+from twsrt.findings import MESSAGE_LIMIT, Finding, quoted
 from twsrt.locations import Location
 from twsrt.report import CheckReport
 from twsrt.rules import CATALOG, Rule
@@ -99,9 +99,10 @@ def _descriptor(om: Any, rule: Rule) -> Any:
 
 def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = None) -> Any:
     """One result; ``suppressed`` is the reason of the ``[[check.ignore]]`` that hides it."""
-    extra = {"agent": item.agent, "pointer": item.location.pointer, "diff": item.diff}
+    pointer = quoted(item.location.pointer, MESSAGE_LIMIT)
+    extra = {"agent": item.agent, "pointer": pointer, "diff": item.diff}
     related = [
-        _location(om, where, id=n, message=where.pointer)
+        _location(om, where, id=n, message=quoted(where.pointer, MESSAGE_LIMIT))
         for n, where in enumerate(item.related, start=1)
     ]
     return _om(

@@ -64,13 +64,7 @@ def render_text(report: CheckReport, *, verbose: bool, quiet: bool, colour: bool
 
 def _line(item: Finding, colour: bool) -> str:
     level = paint(f"{item.level.value}[{item.rule_id}]", _COLOURS[item.level], colour)
-    extra = []
-    if item.location.pointer:
-        extra.append(f"at {item.location.pointer}")
-    if item.agent:
-        extra.append(f"agent {item.agent}")
-    tail = f" ({', '.join(extra)})" if extra else ""
-    text = f"{item.location}: {level} {item.message}{tail}"
+    text = f"{item.location}: {level} {item.message}{item.tail()}"
     for related in item.related:
         text += f"\n  related: {related}"
     return text
