@@ -131,9 +131,9 @@ def _run_check(
     config = config.confined(git)
     findings = placement + _check(config, agent, yolo, report, sandbox, placement)
     findings += ignore_findings(config)
-    suppressions = [] if no_ignores else _suppressions(config)
+    ignores = _by_rule([] if no_ignores else _suppressions(config))
     for item in _dedupe(findings):
-        rule = next((s for s in suppressions if _matches(s, item)), None)
+        rule = _first_match(ignores, item)
         if rule is None:
             report.findings.append(item)
         else:
@@ -397,9 +397,34 @@ def ignore_findings(config: Config) -> list[Finding]:
 def unsuppressed(config: Config, findings: list[Finding]) -> tuple[list[Finding], int]:
     """The findings no ``[[check.ignore]]`` entry matches, and how many were suppressed: what
     generate and diff count and print, as check does."""
-    ignores = _suppressions(config)
-    active = [f for f in findings if not any(_matches(s, f) for s in ignores)]
+    ignores = _by_rule(_suppressions(config))
+    active = [f for f in findings if _first_match(ignores, f) is None]
     return active, len(findings) - len(active)
+
+
+def _by_rule(suppressions: list[Suppression]) -> dict[str, list[Suppression]]:
+    """The ignore entries by the rule id or name they give, each list in config order: a
+    finding is then matched against the entries of its own rule, not against all of them."""
+    out: dict[str, list[Suppression]] = {}
+    for entry in suppressions:
+        out.setdefault(entry.rule, []).append(entry)
+    return out
+
+
+def _first_match(ignores: dict[str, list[Suppression]], item: Finding) -> Suppression | None:
+    """The first ignore entry (in config order) that suppresses ``item``, if any."""
+    rule = item.rule
+    if not rule.suppressible:
+        return None
+    first: Suppression | None = None
+    for key in (item.rule_id, rule.name):
+        for entry in ignores.get(key, ()):
+            if first is not None and entry.index > first.index:
+                break
+            if _matches(entry, item):
+                first = entry
+                break
+    return first
 
 
 def _matches(rule: Suppression, item: Finding) -> bool:

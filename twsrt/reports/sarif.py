@@ -12,7 +12,7 @@ file is exactly what this module passed.
 
 from __future__ import annotations
 
-import json
+from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -60,17 +60,21 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
         invocations=[_om(om.Invocation, execution_successful=False, exit_code=report.exit_code)]
         if report.aborted
         else None,
-        results=[_result(om, item, index[item.rule_id]) for item in report.findings]
-        + [_result(om, item, index[item.rule_id], rule.reason) for item, rule in report.suppressed],
     )
     log = _to_json(_om(om.SarifLog, runs=[run], version=SARIF_VERSION, schema_uri=SARIF_SCHEMA))
+    # the results after the run's other members, where sarif_om puts them
+    log["runs"][0]["results"] = [_result(item, index[item.rule_id]) for item in report.findings] + [
+        _result(item, index[item.rule_id], rule.reason) for item, rule in report.suppressed
+    ]
     # "$schema" and "version" first, as readers and sniffers expect them.
     return {"$schema": log.pop("$schema"), "version": log.pop("version"), **log}
 
 
 def sarif_text(report: CheckReport) -> str:
     """The SARIF file's text: same report, same bytes (no timestamps, fixed key order)."""
-    return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
+    from twsrt.reports.json_report import dump
+
+    return dump(sarif_log(report))
 
 
 def render(report: CheckReport, _options: RenderOptions) -> str:
@@ -97,44 +101,47 @@ def _descriptor(om: Any, rule: Rule) -> Any:
     )
 
 
-def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = None) -> Any:
-    """One result; ``suppressed`` is the reason of the ``[[check.ignore]]`` that hides it."""
+def _result(item: Finding, rule_index: int, suppressed: str | None = None) -> dict[str, Any]:
+    """One result as JSON data; ``suppressed`` is the reason of the ``[[check.ignore]]`` that
+    hides it. Members in sarif_om's order, so the text equals the sarif_om form."""
+    out: dict[str, Any] = {
+        "message": {"text": item.message},
+        "level": item.level.value,  # always explicit, even when it equals the rule's default
+        "locations": [_location(item.location)],
+        "partialFingerprints": {FINGERPRINT_KEY: item.fingerprint},
+    }
     pointer = quoted(item.location.pointer, MESSAGE_LIMIT)
     extra = {"agent": item.agent, "pointer": pointer, "diff": item.diff}
-    related = [
-        _location(om, where, id=n, message=quoted(where.pointer, MESSAGE_LIMIT))
-        for n, where in enumerate(item.related, start=1)
-    ]
-    return _om(
-        om.Result,
-        rule_id=item.rule_id,
-        rule_index=rule_index,
-        level=item.level.value,  # always explicit, even when it equals the rule's default
-        message=_om(om.Message, text=item.message),
-        locations=[_location(om, item.location)],
-        related_locations=related or None,
-        partial_fingerprints={FINGERPRINT_KEY: item.fingerprint},
-        suppressions=None
-        if suppressed is None
-        else [_om(om.Suppression, kind="external", justification=suppressed)],
-        properties=_bag(om, {k: v for k, v in extra.items() if v}) if any(extra.values()) else None,
-    )
+    if any(extra.values()):
+        out["properties"] = {key: value for key, value in extra.items() if value}
+    if item.related:
+        out["relatedLocations"] = [
+            _location(where, id=n, message=quoted(where.pointer, MESSAGE_LIMIT))
+            for n, where in enumerate(item.related, start=1)
+        ]
+    out["ruleId"] = item.rule_id
+    out["ruleIndex"] = rule_index
+    if suppressed is not None:
+        out["suppressions"] = [{"kind": "external", "justification": suppressed}]
+    return out
 
 
-def _location(om: Any, where: Location, id: int | None = None, message: str = "") -> Any:
+def _location(where: Location, id: int | None = None, message: str = "") -> dict[str, Any]:
     uri, base = _uri(where.path)
-    region = _om(
-        om.Region,
-        start_line=where.line if where.line > 0 else 1,  # unknown line: the file's start
-        start_column=where.column if where.line > 0 and where.column > 0 else None,
-    )
-    physical = _om(
-        om.PhysicalLocation,
-        artifact_location=_om(om.ArtifactLocation, uri=uri, uri_base_id=base),
-        region=region,
-    )
-    text = _om(om.Message, text=message) if message else None
-    return _om(om.Location, id=id, physical_location=physical, message=text)
+    artifact: dict[str, Any] = {"uri": uri}
+    if base is not None:
+        artifact["uriBaseId"] = base
+    region: dict[str, Any] = {}
+    if where.line > 0 and where.column > 0:
+        region["startColumn"] = where.column
+    region["startLine"] = where.line if where.line > 0 else 1  # unknown line: the file's start
+    out: dict[str, Any] = {}
+    if id is not None:
+        out["id"] = id
+    if message:
+        out["message"] = {"text": message}
+    out["physicalLocation"] = {"artifactLocation": artifact, "region": region}
+    return out
 
 
 def _uri(path: str) -> tuple[str, str | None]:
@@ -156,9 +163,23 @@ def _om(cls: type, **values: Any) -> Any:
     sarif_om defaults include sentinels such as ``byteOffset: -1`` and ``rank: -1.0`` that mean
     "absent"; nulling them keeps them out of the file while explicit values always stay in.
     """
+    arguments = dict.fromkeys(_init_names(cls))
+    arguments.update(values)
+    return cls(**arguments)
+
+
+@cache
+def _init_names(cls: type) -> tuple[str, ...]:
+    """The names ``cls``'s constructor takes (its attrs fields with ``init``)."""
+    return tuple(f.name for f in cls.__attrs_attrs__ if f.init)  # type: ignore[attr-defined]
+
+
+@cache
+def _json_names(cls: type) -> tuple[tuple[tuple[str, str], ...], frozenset[str]]:
+    """``cls``'s fields as (attribute, JSON property) pairs, and the set of its attributes."""
     fields = cls.__attrs_attrs__  # type: ignore[attr-defined]
-    unset = {f.name: None for f in fields if f.name not in values and f.init}
-    return cls(**unset, **values)
+    pairs = tuple((f.name, f.metadata["schema_property_name"]) for f in fields)
+    return pairs, frozenset(f.name for f in fields)
 
 
 def _bag(om: Any, values: dict[str, Any], tags: list[str] | None = None) -> Any:
@@ -170,17 +191,18 @@ def _bag(om: Any, values: dict[str, Any], tags: list[str] | None = None) -> Any:
 
 def _to_json(value: Any) -> Any:
     """sarif_om objects to JSON data: JSON names from the field metadata, every non-None value."""
-    fields = getattr(type(value), "__attrs_attrs__", None)
-    if fields is not None:
+    if hasattr(type(value), "__attrs_attrs__"):
+        pairs, names = _json_names(type(value))
+        members = vars(value)
         out: dict[str, Any] = {}
-        for field in fields:
-            item = getattr(value, field.name)
+        for name, json_name in pairs:
+            item = members[name]
             if item is not None:
-                out[field.metadata["schema_property_name"]] = _to_json(item)
-        names = {field.name for field in fields}
-        for key, item in vars(value).items():  # a PropertyBag's additional properties
-            if key not in names and item is not None:
-                out[key] = _to_json(item)
+                out[json_name] = _to_json(item)
+        if len(members) > len(names):  # a PropertyBag's additional properties
+            for key, item in members.items():
+                if key not in names and item is not None:
+                    out[key] = _to_json(item)
         return out
     if isinstance(value, dict):
         return {str(key): _to_json(item) for key, item in value.items() if item is not None}
