@@ -1,0 +1,120 @@
+"""The findings path as it was before issue 17, kept as the oracle of its faster replacement:
+the standard library's indented JSON, SARIF results built from sarif_om objects, and ignore
+matching that tries every ``[[check.ignore]]`` entry against every finding."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from twsrt.checking import _matches
+from twsrt.findings import MESSAGE_LIMIT, Finding, quoted
+from twsrt.locations import Location
+from twsrt.report import CheckReport, Suppression
+from twsrt.reports.sarif import (
+    FINGERPRINT_KEY,
+    SARIF_SCHEMA,
+    SARIF_VERSION,
+    _bag,
+    _descriptor,
+    _om,
+    _root_uri,
+    _uri,
+)
+from twsrt.rules import CATALOG
+
+
+def dump(document: dict[str, Any]) -> str:
+    """A JSON report's text as json_report.dump wrote it before."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def first_suppression(suppressions: list[Suppression], item: Finding) -> Suppression | None:
+    """The ignore entry that suppresses ``item``: every entry tried, in config order."""
+    return next((s for s in suppressions if _matches(s, item)), None)
+
+
+def sarif_results(report: CheckReport) -> list[Any]:
+    """The results of the SARIF log, each built from sarif_om objects and converted."""
+    import sarif_om as om
+
+    from twsrt.reports.sarif import _to_json
+
+    rules = sorted(CATALOG.values(), key=lambda rule: rule.id)
+    index = {rule.id: i for i, rule in enumerate(rules)}
+    results = [_result(om, item, index[item.rule_id]) for item in report.findings] + [
+        _result(om, item, index[item.rule_id], rule.reason) for item, rule in report.suppressed
+    ]
+    return [_to_json(result) for result in results]
+
+
+def sarif_whole(report: CheckReport) -> dict[str, Any]:
+    """The whole log as it was built: every part from sarif_om, results included."""
+    import sarif_om as om
+
+    from twsrt import __version__
+    from twsrt.reports.sarif import INFORMATION_URI, SRCROOT, _to_json
+
+    rules = sorted(CATALOG.values(), key=lambda rule: rule.id)
+    driver = _om(
+        om.ToolComponent,
+        name="twsrt",
+        version=__version__,
+        semantic_version=__version__,
+        information_uri=INFORMATION_URI,
+        rules=[_descriptor(om, rule) for rule in rules],
+    )
+    run = _om(
+        om.Run,
+        tool=_om(om.Tool, driver=driver),
+        column_kind="unicodeCodePoints",
+        original_uri_base_ids={SRCROOT: _om(om.ArtifactLocation, uri=_root_uri(report.root))},
+        invocations=[_om(om.Invocation, execution_successful=False, exit_code=report.exit_code)]
+        if report.aborted
+        else None,
+        results=sarif_results(report),
+    )
+    log = _to_json(_om(om.SarifLog, runs=[run], version=SARIF_VERSION, schema_uri=SARIF_SCHEMA))
+    return {"$schema": log.pop("$schema"), "version": log.pop("version"), **log}
+
+
+def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = None) -> Any:
+    pointer = quoted(item.location.pointer, MESSAGE_LIMIT)
+    extra = {"agent": item.agent, "pointer": pointer, "diff": item.diff}
+    related = [
+        _location(om, where, id=n, message=quoted(where.pointer, MESSAGE_LIMIT))
+        for n, where in enumerate(item.related, start=1)
+    ]
+    return _om(
+        om.Result,
+        rule_id=item.rule_id,
+        rule_index=rule_index,
+        level=item.level.value,
+        message=_om(om.Message, text=item.message),
+        locations=[_location(om, item.location)],
+        related_locations=related or None,
+        partial_fingerprints={FINGERPRINT_KEY: item.fingerprint},
+        suppressions=None
+        if suppressed is None
+        else [_om(om.Suppression, kind="external", justification=suppressed)],
+        properties=_bag(om, {k: v for k, v in extra.items() if v}) if any(extra.values()) else None,
+    )
+
+
+def _location(om: Any, where: Location, id: int | None = None, message: str = "") -> Any:
+    uri, base = _uri(where.path)
+    region = _om(
+        om.Region,
+        start_line=where.line if where.line > 0 else 1,
+        start_column=where.column if where.line > 0 and where.column > 0 else None,
+    )
+    physical = _om(
+        om.PhysicalLocation,
+        artifact_location=_om(om.ArtifactLocation, uri=uri, uri_base_id=base),
+        region=region,
+    )
+    text = _om(om.Message, text=message) if message else None
+    return _om(om.Location, id=id, physical_location=physical, message=text)
+
+
+__all__ = ["dump", "first_suppression", "sarif_results", "sarif_whole"]
