@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import oracle_findings as oracle
 from support.sandbox import Sandbox
@@ -177,7 +177,7 @@ def test_sarif_results_equal_the_sarif_om_form(
 
 # ---------------------------------------------------------------- ignore matching
 
-SUPPRESSIBLE = sorted(rule.id for rule in CATALOG.values() if rule.suppressible)[:4]
+SUPPRESSIBLE = sorted(rule.id for rule in CATALOG.values() if rule.suppressible)[:2]
 RULE_KEYS = SUPPRESSIBLE + [CATALOG[rule].name for rule in SUPPRESSIBLE] + ["TWS001", "nope"]
 small_location = st.builds(
     Location,
@@ -198,14 +198,27 @@ ignore_entry = st.builds(
     Suppression,
     st.sampled_from(RULE_KEYS),
     st.just("a reason that is long enough"),
-    st.sampled_from(["", "policy/*", "home/.codex/config.toml", "*.toml", "[ph]*"]),
-    st.sampled_from(["", "/filesystem/denyRead/*", "/network/x", "/*/denyRead/1"]),
-    st.sampled_from(["", "codex", "claude"]),
+    st.sampled_from(["", "", "policy/*", "home/.codex/config.toml", "*.toml", "[ph]*"]),
+    st.sampled_from(["", "", "/filesystem/denyRead/*", "/network/x", "/*/denyRead/1"]),
+    st.sampled_from(["", "", "codex", "claude"]),
 )
+# one rule suppressed by its id and then by its name: the earlier entry must win
+BY_ID_THEN_NAME = [
+    Suppression(SUPPRESSIBLE[0], "a reason that is long enough"),
+    Suppression(CATALOG[SUPPRESSIBLE[0]].name, "a reason that is long enough", path="policy/*"),
+]
 
 
 @FAST
 @given(items=st.lists(small_finding, max_size=8), entries=st.lists(ignore_entry, max_size=8))
+@example(
+    items=[Finding(SUPPRESSIBLE[0], "a", Location("policy/srt-settings.json"))],
+    entries=BY_ID_THEN_NAME,
+)
+@example(
+    items=[Finding(SUPPRESSIBLE[0], "a", Location("policy/srt-settings.json"))],
+    entries=BY_ID_THEN_NAME[::-1],
+)
 def test_indexed_ignore_matching_finds_the_first_matching_entry(
     items: list[Finding], entries: list[Suppression]
 ) -> None:
