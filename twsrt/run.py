@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -223,27 +224,47 @@ def foreign_home(drift: Drift, config: Config) -> str | None:
     here = config.output_home.rstrip("/")
     if config.pinned_home is not None or not here or not drift.missing or not drift.extra:
         return None
-    theirs = sorted((item.key, item.value) for item in drift.extra)
+    if len(drift.missing) != len(drift.extra):
+        return None  # a home swap maps each missing entry onto one extra entry
+    # Only one home can explain the drift (a missing entry holds ours, and each home moves it
+    # elsewhere), and it turns any entry that names ours once into an extra entry: read the
+    # candidates off one such entry, against every extra entry (linear, not missing x extra).
+    anchor = next(
+        (
+            (field, mine)
+            for ours in drift.missing
+            for field, mine in enumerate((ours.key, ours.value))
+            if mine.count(here) == 1
+        ),
+        None,
+    )
+    if anchor is None:
+        return None
+    field, mine = anchor
+    at = mine.find(here)
+    head, tail = mine[:at], mine[at + len(here) :]
+    theirs = Counter((item.key, item.value) for item in drift.extra)
     candidates: dict[str, None] = {}
-    for ours in drift.missing:
-        for extra in drift.extra:
-            for mine, other in ((ours.key, extra.key), (ours.value, extra.value)):
-                at = mine.find(here)
-                if at < 0:
-                    continue
-                head, tail = mine[:at], mine[at + len(here) :]
-                fits = len(other) > len(head) + len(tail)
-                if fits and other.startswith(head) and other.endswith(tail):
-                    candidates.setdefault(other[len(head) : len(other) - len(tail)], None)
+    for extra in drift.extra:
+        other = (extra.key, extra.value)[field]
+        if len(other) > len(head) + len(tail) and other.startswith(head) and other.endswith(tail):
+            candidates.setdefault(other[len(head) : len(other) - len(tail)], None)
     for home in candidates:
-        if not home.startswith("/") or home == here:
-            continue
-        moved = sorted(
-            (item.key.replace(here, home), item.value.replace(here, home)) for item in drift.missing
-        )
-        if moved == theirs:
+        if home.startswith("/") and home != here and _moves_onto(drift, here, home, theirs):
             return home
     return None
+
+
+def _moves_onto(drift: Drift, here: str, home: str, theirs: Counter[tuple[str, str]]) -> bool:
+    """Is every missing entry, with ``home`` for ``here``, an extra entry (as many times)?
+    Stops at the first one that is not."""
+    left = theirs.copy()
+    for item in drift.missing:
+        moved = (item.key.replace(here, home), item.value.replace(here, home))
+        if left[moved] <= 0:
+            return False
+        left[moved] -= 1
+    return True
 
 
 def unpinned_home_advice(home: str, config: Config) -> str:

@@ -242,8 +242,9 @@ def compare(
     if old is None:
         result.missing_file = True
         return result
-    old_items = items(old)
-    new_items = old_items if new == old else items(new)  # in sync: one text, one parse
+    if new == old:  # in sync (the common case): equal texts have equal items, none to compute
+        return result
+    old_items, new_items = items(old), items(new)
     old_set, new_set = set(old_items), set(new_items)
     result.missing = [item for item in new_items if item not in old_set]
     result.extra = [item for item in old_items if item not in new_set]
