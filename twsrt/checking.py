@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -19,7 +18,7 @@ from twsrt.config import (
     load_config,
     repo_root,
 )
-from twsrt.diffs import render_diff
+from twsrt.diffs import line_opcodes, render_diff
 from twsrt.effective import effective_findings
 from twsrt.findings import MESSAGE_LIMIT, Finding, Level, TwsrtError, fail, finding, quoted
 from twsrt.lints import lint_policy
@@ -264,8 +263,7 @@ def _with_agent(item: Finding, agent: str) -> Finding:
 def first_difference(old: str, new: str) -> int:
     """1-based line in ``old`` where it first differs from ``new``."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, _i2, _j1, _j2 in matcher.get_opcodes():
+    for tag, i1, _i2, _j1, _j2 in line_opcodes(old_lines, new_lines, autojunk=False):
         if tag != "equal":
             return min(i1 + 1, max(len(old_lines), 1))
     return 1

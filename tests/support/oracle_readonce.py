@@ -3,8 +3,11 @@ oracles: the new code must answer exactly as these did (``tests/test_read_once_o
 
 from __future__ import annotations
 
+import difflib
+
 from twsrt.agents.base import Drift
 from twsrt.config import Config
+from twsrt.diffs import View
 
 
 def foreign_home(drift: Drift, config: Config) -> str | None:
@@ -33,3 +36,29 @@ def foreign_home(drift: Drift, config: Config) -> str | None:
         if moved == theirs:
             return home
     return None
+
+
+def render_diff(display: str, old: str | None, new: str, view: View) -> str:
+    """``diffs.render_diff`` before issue 17: difflib's matcher at every size."""
+    before = [] if old is None else view(old).splitlines(keepends=True)
+    after = view(new).splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        before,
+        after,
+        fromfile=f"a/{display}" if old is not None else "/dev/null",
+        tofile=f"b/{display}",
+    )
+    out = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    if not out and old != new:
+        return f"(only content twsrt does not manage changes in {display})\n"
+    return out
+
+
+def first_difference(old: str, new: str) -> int:
+    """``checking.first_difference`` before issue 17: difflib's matcher at every size."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, _i2, _j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            return min(i1 + 1, max(len(old_lines), 1))
+    return 1
