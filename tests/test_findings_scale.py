@@ -17,8 +17,9 @@ from support.sandbox import Sandbox
 from twsrt.checking import _by_rule, _first_match
 from twsrt.findings import MESSAGE_LIMIT, QUOTE_LIMIT, Finding, capped_lines, quoted
 from twsrt.locations import Location
-from twsrt.report import CheckReport, Suppression
+from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.reports.json_report import dump
+from twsrt.reports.junit import report_suite, xml_text
 from twsrt.reports.sarif import sarif_log
 from twsrt.rules import CATALOG, Level
 
@@ -173,6 +174,50 @@ def test_sarif_results_equal_the_sarif_om_form(
     )
     assert sarif_log(report) == oracle.sarif_whole(report)
     assert dump(sarif_log(report)) == oracle.dump(oracle.sarif_whole(report))
+
+
+# ---------------------------------------------------------------- JUnit XML
+
+# What the XML round trip treats specially: line ends, tabs, stripped and kept control
+# characters, noncharacters, markup characters.
+awkward_text = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("\r\n\t\x0b\x00\x1f\x7f\x84\x85\x9f\"<>&'\ufdd0\ufffe\U0001fffe é")),
+        st.characters(blacklist_categories=("Cs",)),  # lone surrogates break junit_xml itself
+    ),
+    max_size=20,
+)
+junit_finding = st.builds(
+    lambda rule, message, where, level, agent, diff: Finding(
+        rule, message, where, level, agent, (where,), diff
+    ),
+    st.sampled_from(RULE_IDS),
+    awkward_text,
+    st.builds(Location, awkward_text, st.integers(-1, 9), st.integers(0, 3), awkward_text),
+    st.sampled_from(list(Level)),
+    st.sampled_from(["", "codex"]),
+    st.one_of(st.just(""), awkward_text),
+)
+junit_report = st.builds(
+    lambda findings, fail_on, checked: CheckReport(
+        findings=findings,
+        fail_on=fail_on,
+        checked=[CheckedFile(path, kind, agent) for path, kind, agent in checked],
+    ),
+    st.lists(junit_finding, max_size=5),
+    st.sampled_from(list(Level)),
+    st.lists(
+        st.tuples(awkward_text, st.sampled_from(["config", "source", "target"]), awkward_text),
+        max_size=3,
+    ),
+)
+
+
+@FAST
+@given(reports=st.lists(junit_report, max_size=3))
+def test_junit_text_equals_junit_xmls_round_trip(reports: list[CheckReport]) -> None:
+    suites = [report_suite(report) for report in reports]
+    assert xml_text(suites) == oracle.junit_text(suites)
 
 
 # ---------------------------------------------------------------- ignore matching

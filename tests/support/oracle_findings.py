@@ -29,6 +29,13 @@ def dump(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def junit_text(suites: list[Any]) -> str:
+    """The JUnit XML text as junit_xml writes it (serialize, strip, reparse, pretty-print)."""
+    from junit_xml import to_xml_report_string
+
+    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
+
+
 def first_suppression(suppressions: list[Suppression], item: Finding) -> Suppression | None:
     """The ignore entry that suppresses ``item``: every entry tried, in config order."""
     return next((s for s in suppressions if _matches(s, item)), None)
@@ -117,4 +124,4 @@ def _location(om: Any, where: Location, id: int | None = None, message: str = ""
     return _om(om.Location, id=id, physical_location=physical, message=text)
 
 
-__all__ = ["dump", "first_suppression", "sarif_results", "sarif_whole"]
+__all__ = ["dump", "first_suppression", "junit_text", "sarif_results", "sarif_whole"]
