@@ -86,6 +86,14 @@ _STRIPPED_TEXT = re.compile(f"[{_STRIPPED}]")
 _STRIPPED_ATTRIBUTE = re.compile(f"(?!\r)[{_STRIPPED}]")
 
 
+def _stripped(text: str, pattern: re.Pattern[str]) -> str:
+    """``text`` without what ``pattern`` matches; printable text (the common case, also with
+    line breaks and tabs) holds nothing it could match, and skips the slow search."""
+    if text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable():
+        return text
+    return pattern.sub("", text)
+
+
 def _escaped(text: str) -> str:
     """minidom's escaping, for text and attribute values alike."""
     return (
@@ -97,8 +105,8 @@ def _write_element(element: Any, indent: str, out: list[str]) -> None:
     """``element`` as minidom's ``toprettyxml`` prints it (tab indentation, one per line)."""
     out.append(f"{indent}<{element.tag}")
     for name, value in element.attrib.items():
-        out.append(f' {name}="{_escaped(_STRIPPED_ATTRIBUTE.sub("", value))}"')
-    text = _STRIPPED_TEXT.sub("", element.text or "")
+        out.append(f' {name}="{_escaped(_stripped(value, _STRIPPED_ATTRIBUTE))}"')
+    text = _stripped(element.text or "", _STRIPPED_TEXT)
     children = list(element)
     if not children:
         out.append(f">{_escaped(text)}</{element.tag}>\n" if text else "/>\n")
@@ -108,7 +116,7 @@ def _write_element(element: Any, indent: str, out: list[str]) -> None:
         out.append(f"{indent}\t{_escaped(text)}\n")
     for child in children:
         _write_element(child, indent + "\t", out)
-        tail = _STRIPPED_TEXT.sub("", child.tail or "")
+        tail = _stripped(child.tail or "", _STRIPPED_TEXT)
         if tail:
             out.append(f"{indent}\t{_escaped(tail)}\n")
     out.append(f"{indent}</{element.tag}>\n")

@@ -13,7 +13,7 @@ file is exactly what this module passed.
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -148,7 +148,7 @@ def _uri(path: str) -> tuple[str, str | None]:
     """A URI reference for a location path and its base id (None for an absolute URI)."""
     if path.startswith("~/"):
         return quote(path[2:]), HOME
-    if PurePosixPath(path).is_absolute():
+    if path.startswith("/"):  # what PurePosixPath.is_absolute says, without building one
         return Path(path).as_uri(), None
     return quote(path), SRCROOT  # repo-relative; quote() keeps "/" and escapes spaces, "#", "%"
 
