@@ -54,6 +54,36 @@ def _ancestors(path: str, root: str) -> list[str]:
     return [f"{root.rstrip('/')}/{'/'.join(below[:n])}" for n in range(1, len(below))]
 
 
+class _Roots:
+    """Write roots indexed by spelling, so the roots a path lies below are found by looking up
+    its own prefixes (O(depth)) instead of trying every root (quadratic in large policies)."""
+
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = roots
+        self.by_prefix: dict[str, list[int]] = {}
+        self.launch: list[int] = []  # ``.``: every relative path lies below it
+        for position, root in enumerate(roots):
+            if root == ".":
+                self.launch.append(position)
+            else:
+                self.by_prefix.setdefault(root.rstrip("/"), []).append(position)
+
+    def around(self, path: str) -> list[tuple[int, list[str]]]:
+        """``(position, _ancestors(path, root))`` for each root with directories between it and
+        ``path``, in the roots' order."""
+        positions = list(self.launch)
+        slash = path.find("/")
+        while slash != -1:
+            positions += self.by_prefix.get(path[:slash], [])
+            slash = path.find("/", slash + 1)
+        found = []
+        for position in sorted(set(positions)):
+            between = _ancestors(path, self.roots[position])
+            if between:
+                found.append((position, between))
+        return found
+
+
 def _anchor(rule: PathRule) -> tuple[str, str]:
     """Key and sub-path for a filesystem entry; relative paths scope to the workspace roots."""
     path = rule.path
@@ -249,13 +279,15 @@ def _write_access(
         key, sub = (WORKSPACE, root.path) if _relative(root.path) else (root.path, ".")
         _set_access(filesystem, key, sub, "write")
         out.origins.setdefault(root.path, root.origin)
+    index = _Roots([root.path for root in roots])
+    pinned: set[str] = set()  # a pin is set once, whichever deny and root need it
     for deny in concrete:
-        path = deny.path.removeprefix("./")
-        for root in roots:
-            for parent in _ancestors(path, root.path):
-                if covered_by_deny(parent) is None:
+        for _, between in index.around(deny.path.removeprefix("./")):
+            for parent in between:
+                if parent not in pinned and covered_by_deny(parent) is None:
                     key, sub = (WORKSPACE, parent) if _relative(parent) else (parent, ".")
                     _set_access(filesystem, key, sub, "write")
+                pinned.add(parent)
 
 
 def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -> list[Finding]:
@@ -268,26 +300,29 @@ def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -
         return home.rstrip("/") + path[1:] if path == "~" or path.startswith("~/") else path
 
     absolute = {root.path: expand(root.path) for root in roots if not _relative(root.path)}
+    # by spelling (``~`` or not): a deny is compared with the roots spelled the other way only
+    spelled = {
+        home_spelling: [root for root in absolute if root.startswith("~") == home_spelling]
+        for home_spelling in (False, True)
+    }
+    index = {key: _Roots([absolute[root] for root in spelled[key]]) for key in spelled}
     findings = []
     for deny in denies:
         if _relative(deny.path):
             continue
-        for root, root_abs in absolute.items():
-            if root.startswith("~") == deny.path.startswith("~"):
-                continue  # same spelling: pinned by translate
-            between = _ancestors(expand(deny.path), root_abs)
-            if between:
-                findings.append(
-                    _lossy(
-                        CODEX_MIXED_SPELLING,
-                        f"'{deny.path}' lies below write root '{root}' (with ~ = {home}) but is "
-                        f"spelled the other way, so Codex cannot pin '{between[0]}' between "
-                        "them: a command can rename it away and re-create the denied path "
-                        "writable; spell both with ~/ or both absolute",
-                        deny.origin,
-                    )
+        other = not deny.path.startswith("~")  # same spelling: pinned by translate
+        for position, between in index[other].around(expand(deny.path))[:1]:
+            root = spelled[other][position]
+            findings.append(
+                _lossy(
+                    CODEX_MIXED_SPELLING,
+                    f"'{deny.path}' lies below write root '{root}' (with ~ = {home}) but is "
+                    f"spelled the other way, so Codex cannot pin '{between[0]}' between "
+                    "them: a command can rename it away and re-create the denied path "
+                    "writable; spell both with ~/ or both absolute",
+                    deny.origin,
                 )
-                break
+            )
     return findings
 
 
