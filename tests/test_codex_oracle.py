@@ -5,11 +5,13 @@ overlapping paths, ``~`` against absolute spellings of the same directory, relat
 
 from __future__ import annotations
 
+import tomllib
 from importlib import import_module
 from typing import Any
 from unittest import mock
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.support import oracle_codex
@@ -61,4 +63,122 @@ def test_indexed_paths_equal_the_quadratic_oracle(
         old = _translate(srt, home)
     assert new == old
     if isinstance(new, tuple):
-        assert codex.merged_config(None, new[0]) == codex.merged_config(None, old[0])
+        assert codex.merged_config(None, new[0]) == oracle_codex.merged_config(None, old[0])
+
+
+def _compiled(srt: dict[str, Any], mode: str = "workspace-write") -> Any:
+    return codex.translate(make_policy(srt), mode)[0]
+
+
+# what twsrt may merge: stale and current profiles, with and without the network proxy, none
+COMPILED = [
+    _compiled({"filesystem": {"denyRead": ["~/.aws", "./x"], "allowWrite": ["."]}}),
+    _compiled({"filesystem": {"denyRead": ["~/.ssh"]}, "network": {"allowedDomains": ["a.com"]}}),
+    _compiled({"filesystem": {"denyWrite": ["~/.ssh/*.pem", "/etc/é"]}}),
+    _compiled({"network": {"deniedDomains": ["b.com"]}}, "danger-full-access"),
+    _compiled({}, "danger-full-access"),
+]
+
+
+def _owned_lines(compiled: Any) -> list[str]:
+    """What the merge writes for ``compiled``: its top keys, features table and profile."""
+    fresh = oracle_codex.merged_config(None, compiled)
+    top, _, tables = fresh.partition("\n\n")
+    return [*top.splitlines(), *(f"[{t}" for t in f"\n{tables}".split("\n[")[1:])]
+
+
+_value = st.sampled_from(['"o3"', "true", "false", "1", '"twsrt"', '"on-request"', '"user"'])
+_owned_key = st.sampled_from([*codex.OWNED_TOP, "model", "sandbox_mode_x", '"approval_policy"'])
+_top_line = st.tuples(_owned_key, _value).map(lambda t: f"{t[0]} = {t[1]}")
+_comment = st.sampled_from(["# hand-maintained", "", "# twsrt: keep"])
+_table = st.sampled_from(
+    [
+        "[features]\nnetwork_proxy = true",
+        "[features]\nnetwork_proxy = false\nother = 1",
+        "[features]\nnetwork_proxy = false",
+        "[features]\nother = 1",
+        "[features]\nnetwork_proxy = true # why",
+        "[features]\nnetwork_proxy = 1",
+        '[permissions.other]\nextends = ":read-only"',
+        '[permissions.other.filesystem]\n"~/x" = "deny"',
+        '[permissions]\nother = { extends = ":workspace" }',
+        '[mcp_servers.x]\nenv = { TOKEN = "s" }\nargs = ["a", "b"]',
+        '[profiles.p]\nmodel = "o3"',
+        '[projects."/home/u/src"]\ntrust_level = "trusted"',
+        '[[skills]]\nname = "a"',
+        '[permissions.twsrt]\nextends = ":workspace"',
+        "[permissions.twsrt]\ndescription = 'mine'\n\n[permissions.twsrt.network]\nx = 1",
+        *(line for compiled in COMPILED for line in _owned_lines(compiled) if line[0] == "["),
+    ]
+)
+
+
+@st.composite
+def user_config(draw: st.DrawFn, compiled: Any) -> str:
+    """A config.toml a user may have, around what ``compiled`` merges: comments, plain and
+    owned keys, dotted keys, tables and inline tables, the current or a stale twsrt profile,
+    or a file twsrt merged before."""
+    owned = _owned_lines(compiled)
+    top = [line for line in owned if line[0] != "["]
+    lines = draw(st.permutations(top)) if draw(st.booleans()) else []
+    lines += draw(st.lists(st.one_of(_top_line, _comment), max_size=3))
+    if draw(st.booleans()):
+        lines.append(draw(st.sampled_from(["features.network_proxy = true", "features.x = 1"])))
+    tables = [line for line in owned if line[0] == "["] if draw(st.booleans()) else []
+    tables += draw(st.lists(_table, max_size=4))
+    tables = list(dict.fromkeys(draw(st.permutations(tables))))
+    assume(len({table.split("\n")[0] for table in tables}) == len(tables))
+    text = "\n".join(lines + tables) + draw(st.sampled_from(["\n", "", "\n\n"]))
+    assume(_valid(text))  # e.g. [features] after features.x: check refuses it before merging
+    if draw(st.booleans()):
+        merged = _outcome(oracle_codex.merged_config, text, draw(st.sampled_from(COMPILED)))
+        assume(_valid(merged))  # not a tomlkit error message
+        text = merged
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+def _valid(text: str) -> bool:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+def _outcome(merge: Any, text: str, compiled: Any) -> str:
+    from tomlkit.exceptions import ParseError
+
+    try:
+        return merge(text, compiled)
+    except (ParseError, ValueError, KeyError, TypeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data(), st.sampled_from(COMPILED))
+def test_merged_config_equals_the_tomlkit_oracle(data: st.DataObject, compiled: Any) -> None:
+    text = data.draw(user_config(compiled))
+    old = _outcome(oracle_codex.merged_config, text, compiled)
+    assert _outcome(codex.merged_config, text, compiled) == old
+    assert _outcome(lambda t, c: codex.merged_config(t, c, tomllib.loads(t)), text, compiled) == old
+
+
+def _in_sync_out_of_order(compiled: Any) -> list[str]:
+    """Files whose values are in sync but whose tables tomlkit lays out again (or refuses)."""
+    top, *tables = "\n".join(_owned_lines(compiled)).split("\n[")
+    other = '[permissions]\nother = { extends = ":workspace" }\n'
+    return [
+        "\n[".join([top, *tables[:-1]]) + "\n" + other + "[" + tables[-1],
+        "\n[".join([top, *tables[1:]]) + "\n[" + tables[0],
+        "\n[".join([top, tables[-1], *tables[:-1]]) + '\n[model]\nx = "y"\n',
+    ]
+
+
+@pytest.mark.parametrize("compiled", COMPILED[:3])
+def test_tables_out_of_order_are_merged_as_tomlkit_does(compiled: Any) -> None:
+    for text in _in_sync_out_of_order(compiled):
+        assert _valid(text)
+        expected = _outcome(oracle_codex.merged_config, text, compiled)
+        assert _outcome(codex.merged_config, text, compiled) == expected

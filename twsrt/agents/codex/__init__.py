@@ -32,6 +32,7 @@ from twsrt.agents.codex.files import (
     _rule_items,
     managed_view,
     merged_config,
+    parsed_config,
     preview_toml,
 )
 from twsrt.agents.codex.paths import _split_glob
@@ -93,11 +94,14 @@ class CodexAgent:
             )
         display = ctx.config.display_path(config_path)
         disk = read_target(config_path, display, ctx.config)
+        disk_value = None
         if disk is not None:
-            legacy = _legacy_locations(disk, display, ctx.config.documents)
+            parsed = parsed_config(disk, display, ctx.config.documents)
+            legacy = _legacy_locations(parsed, display)
             if legacy:
                 raise TwsrtError(legacy)
-        new_text = _merged_or_refused(disk, compiled, display)
+            disk_value = parsed.value
+        new_text = _merged_or_refused(disk, compiled, display, disk_value)
         changes: list[Change] = [target_write(config_path, display, new_text, disk)]
         members = CONFIG.using(ctx.config.documents)
         drift = [compare(display, "codex_config", disk, new_text, members.text_items, members.view)]

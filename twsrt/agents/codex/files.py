@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from typing import Any
 
 from twsrt.agents.base import DriftItem
@@ -20,7 +21,10 @@ from twsrt.rules import CODEX_LEGACY_SANDBOX, TARGET_UNUSABLE
 TABLE_KEYS = ("features", "permissions", "profiles")
 
 
-def _legacy_locations(text: str, display: str, documents: Documents | None = None) -> list[Finding]:
+def parsed_config(text: str, display: str, documents: Documents | None = None) -> Any:
+    """The one positioned parse of config.toml per run (``tomllib`` values, lazy positions;
+    ``documents``: the run's parse-once store); invalid TOML or a merge table of another type
+    is a located error."""
     from twsrt.tomlpos import TomlSyntaxError
 
     try:
@@ -33,6 +37,10 @@ def _legacy_locations(text: str, display: str, documents: Documents | None = Non
             line, col = parsed.position(f"/{key}")
             where = Location(display, line, col, f"/{key}")
             raise fail(TARGET_UNUSABLE, f"'{key}' must be a table", where)
+    return parsed
+
+
+def _legacy_locations(parsed: Any, display: str) -> list[Finding]:
     found = []
     tables: list[tuple[str, dict[str, Any]]] = [("", parsed.value)]
     for section in ("profiles", "permissions"):
@@ -75,12 +83,152 @@ def _toml_text(values: dict[str, Any], header: str) -> list[str]:
 def _table(values: dict[str, Any]) -> Any:
     import tomlkit
 
-    text = "\n".join(_toml_text(values, f"permissions.{PROFILE}")) + "\n"
-    return tomlkit.parse(text)["permissions"][PROFILE]
+    return tomlkit.parse(_profile_text(values))["permissions"][PROFILE]
 
 
-def merged_config(base_text: str | None, compiled: Compiled) -> str:
-    """The user's config.toml with only the owned keys and the twsrt profile replaced."""
+def _profile_text(values: dict[str, Any]) -> str:
+    return "\n".join(_toml_text(values, f"permissions.{PROFILE}")) + "\n"
+
+
+# Deeper documents go to tomlkit, which refuses more than 100 levels (tomllib does not): the
+# fast paths must not accept what the merge would refuse.
+_SAFE_DEPTH = 64
+
+
+_KEY_PART_TEXT = r"[A-Za-z0-9_-]+|\"[^\"\n]*\"|'[^'\n]*'"
+_KEY_PART = re.compile(_KEY_PART_TEXT)
+_KEY = rf"(?:{_KEY_PART_TEXT})(?:\s*\.\s*(?:{_KEY_PART_TEXT}))*"
+
+
+# Characters json.dumps leaves raw that TOML forbids in a string: such output goes to tomlkit.
+_NOT_TOML = re.compile("[\x7f\ud800-\udfff]")
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a parsed TOML value, iteratively (no recursion limit to hit)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level <= _SAFE_DEPTH:
+            children = item.values() if isinstance(item, dict) else item
+            if isinstance(item, (dict, list)):
+                stack += [(child, level + 1) for child in children]
+    return deepest
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Equal values of the same types (``1 == True`` and ``1 == 1.0`` do not count)."""
+    if type(old) is not type(new):
+        return False
+    if isinstance(new, dict):
+        return old.keys() == new.keys() and all(_same(old[k], v) for k, v in new.items())
+    if isinstance(new, list):
+        return len(old) == len(new) and all(map(_same, old, new))
+    return bool(old == new)
+
+
+def _in_sync(value: dict[str, Any], compiled: Compiled) -> bool:
+    """Whether the parsed config.toml already holds exactly the owned keys: the merge would
+    change no value, so it returns the text as it is."""
+    if not all(_same(value.get(k), v) for k, v in compiled.top.items()):
+        return False
+    features = value.get("features", {})
+    permissions = value.get("permissions", {})
+    if not (isinstance(features, dict) and isinstance(permissions, dict)):
+        return False
+    if compiled.network_proxy != _same(features.get("network_proxy"), True):
+        return False
+    if not compiled.network_proxy and "network_proxy" in features:
+        return False
+    if compiled.profile:
+        return _same(permissions.get(PROFILE), compiled.profile)
+    return PROFILE not in permissions
+
+
+_HEADER_LINE = re.compile(r"^[ \t]*\[(.*)$", re.M)
+_HEADER = re.compile(r"\[\s*(" + _KEY + r")\s*\]\s*(?:#.*)?\r?")
+_DOTTED_KEY = re.compile(r"^[ \t]*(?:[A-Za-z0-9_-]+|\"[^\"\\\\]*\"|'[^']*')[ \t]*\.", re.M)
+
+
+def _plain_layout(text: str) -> bool:
+    """No layout tomlkit rewrites on its own: every table is one run of headers (none comes
+    back after another table, no parent after its child), no dotted keys, no arrays of
+    tables, no escapes in a quoted header key. Lines that only look like headers or dotted
+    keys (inside a multi-line value) count too: that only sends more files to tomlkit."""
+    if _DOTTED_KEY.search(text):
+        return False
+    closed: set[tuple[str, ...]] = set()
+    created: set[tuple[str, ...]] = set()
+    previous: tuple[str, ...] = ()
+    for line in _HEADER_LINE.finditer(text):
+        header = _HEADER.fullmatch(line[0].strip(" \t"))
+        if header is None or "\\" in header[1]:
+            return False
+        path = tuple(_KEY_PART.findall(header[1]))
+        path = tuple(part[1:-1] if part[0] in "\"'" else part for part in path)
+        prefixes = [path[:n] for n in range(1, len(path) + 1)]
+        if path in created or any(prefix in closed for prefix in prefixes):
+            return False  # defined again, a parent after its child, or out of order
+        closed.update(previous[:n] for n in range(1, len(previous) + 1))
+        closed.difference_update(prefixes)
+        created.update(prefixes)
+        previous = path
+    return True
+
+
+def _top_line(key: str, value: Any) -> str | None:
+    """``key = value`` as tomlkit writes a plain string or boolean; None for anything else."""
+    if isinstance(value, bool):
+        return f"{toml_key(key)} = {'true' if value else 'false'}"
+    plain = isinstance(value, str) and value.isascii() and value.isprintable()
+    if plain and '"' not in value and "\\" not in value:
+        return f'{toml_key(key)} = "{value}"'
+    return None
+
+
+def _fresh_text(compiled: Compiled) -> str | None:
+    """The merge into an empty config.toml, as text (what tomlkit writes for it); None when a
+    value is not one this rendering knows."""
+    top = [_top_line(key, value) for key, value in compiled.top.items()]
+    if None in top:
+        return None
+    sections = ["".join(f"{line}\n" for line in top)] if top else []
+    if compiled.network_proxy:
+        sections.append("[features]\nnetwork_proxy = true\n")
+    if compiled.profile:
+        sections.append(_profile_text(compiled.profile))
+    text = "\n".join(sections)
+    return None if _NOT_TOML.search(text) else text
+
+
+def merged_config(base_text: str | None, compiled: Compiled, base_value: Any = None) -> str:
+    """The user's config.toml with only the owned keys and the twsrt profile replaced.
+
+    tomlkit only where the text changes: a config.toml already in sync is returned as it is
+    (``base_value``: its ``tomllib`` values, when the caller parsed it already), and the merge
+    into no file is rendered as text."""
+    if base_text is None:
+        fresh = _fresh_text(compiled)
+        if fresh is not None:
+            return fresh
+    else:
+        if base_value is None:
+            try:
+                base_value = tomllib.loads(base_text)
+            except tomllib.TOMLDecodeError:
+                base_value = {}  # tomlkit decides, and reports
+        if (
+            base_value
+            and _in_sync(base_value, compiled)
+            and _depth(base_value) <= _SAFE_DEPTH
+            and _plain_layout(base_text)
+        ):
+            return base_text
+    return _merged_with_tomlkit(base_text, compiled)
+
+
+def _merged_with_tomlkit(base_text: str | None, compiled: Compiled) -> str:
     import tomlkit
 
     doc = tomlkit.parse(base_text or "")
@@ -112,13 +260,15 @@ def merged_config(base_text: str | None, compiled: Compiled) -> str:
     return text
 
 
-def _merged_or_refused(disk: str | None, compiled: Compiled, display: str) -> str:
+def _merged_or_refused(
+    disk: str | None, compiled: Compiled, display: str, disk_value: Any = None
+) -> str:
     """``merged_config``, with tomlkit's own refusals (it stops at 100 nesting levels, where
     tomllib does not) as a located error instead of a traceback."""
     from tomlkit.exceptions import ParseError
 
     try:
-        return merged_config(disk, compiled)
+        return merged_config(disk, compiled, disk_value)
     except ParseError as exc:
         message = str(exc).split(" at line ")[0]
         where = Location(display, exc.line, exc.col)
