@@ -15,12 +15,14 @@ QUOTE_LIMIT = 120
 MESSAGE_LIMIT = 2000
 
 
-def quoted(value: str, limit: int = QUOTE_LIMIT) -> str:
-    """``value`` as a finding or report shows it: whole when it has at most ``limit``
-    characters, else its first ``limit`` characters, an ellipsis and its length."""
-    if len(value) <= limit:
-        return value
-    return f"{value[:limit]}… ({len(value):,} characters)"
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` (as ``str`` shows it) as a finding or report quotes it: whole when it has at
+    most ``limit`` characters, else its first ``limit`` characters, an ellipsis and its
+    length."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def capped_message(message: str) -> str:
