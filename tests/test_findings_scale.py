@@ -16,12 +16,14 @@ from support.sandbox import Sandbox
 
 from twsrt.checking import _by_rule, _first_match
 from twsrt.findings import MESSAGE_LIMIT, QUOTE_LIMIT, Finding, capped_lines, quoted
+from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.reports.json_report import dump
 from twsrt.reports.junit import report_suite, xml_text
 from twsrt.reports.sarif import sarif_log
 from twsrt.rules import CATALOG, Level
+from twsrt.schemas import _validate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles"
 FAST = settings(max_examples=60, deadline=None)
@@ -218,6 +220,56 @@ junit_report = st.builds(
 def test_junit_text_equals_junit_xmls_round_trip(reports: list[CheckReport]) -> None:
     suites = [report_suite(report) for report in reports]
     assert xml_text(suites) == oracle.junit_text(suites)
+
+
+# ---------------------------------------------------------------- schema validation
+
+list_item = st.one_of(
+    st.sampled_from(["~/.aws", "/tmp", "./x", "**/*.pem", "github.com", "*.example.com", "ls -l"]),
+    st.sampled_from(["", " ", "~user/x", "a b", " ls", "ls ", "\t", "x\ny"]),
+    st.text(max_size=4),
+    st.sampled_from([5, None, True, ["x"], {"path": "~/x"}, {"path": ""}, {"path": 1}]),
+    st.sampled_from([{"path": "~/y", "literal": True}, {"path": "~/y", "extra": 1}]),
+)
+rule_list = st.one_of(st.lists(list_item, max_size=5), st.sampled_from(["~/.aws", 3, None]))
+srt_instance = st.fixed_dictionaries(
+    {},
+    optional={
+        "enabled": st.sampled_from([True, False, "yes"]),
+        "filesystem": st.one_of(
+            st.dictionaries(
+                st.sampled_from(["denyRead", "allowRead", "allowWrite", "denyWrite", "bogus"]),
+                rule_list,
+            ),
+            st.just([]),
+        ),
+        "network": st.dictionaries(
+            st.sampled_from(
+                ["allowedDomains", "deniedDomains", "allowUnixSockets", "stripResponseHeaders", "x"]
+            ),
+            rule_list,
+        ),
+        "unknownKey": st.just(1),
+    },
+)
+bash_instance = st.dictionaries(
+    st.sampled_from(["allow", "deny", "ask", "$schema", "bogus"]), rule_list
+)
+
+
+@FAST
+@given(
+    instance=st.one_of(
+        srt_instance.map(lambda i: ("srt", i)), bash_instance.map(lambda i: ("bash", i))
+    )
+)
+@example(instance=("srt", {"network": {"stripResponseHeaders": ["", "x-trace"]}}))
+@example(instance=("bash", {"deny": ["rm", " rm"], "ask": ["sudo"]}))
+def test_schema_findings_equal_validating_every_list_item(instance: tuple[str, Any]) -> None:
+    name, value = instance
+    positions = parse_json(json.dumps(value, indent=1))
+    found = _validate(name, value, "policy/source.json", positions)
+    assert found == oracle.schema_findings(name, value, "policy/source.json", positions)
 
 
 # ---------------------------------------------------------------- ignore matching

@@ -6,6 +6,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -143,12 +144,78 @@ def remember_valid() -> None:
 def _validate(name: str, instance: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     out: list[Finding] = []
     validator = _validator(name, _registry_state(name))
-    errors = sorted(
-        validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
-    )
+    checked = _without_valid_lists(load_schema(name), instance, load_schema(name))
+    errors = sorted(validator.iter_errors(checked), key=lambda e: [str(p) for p in e.absolute_path])
     for error in errors:
         out.extend(_to_findings(error, path, positions))
     return sorted(out, key=lambda f: (f.location.line, f.location.column, f.message))
+
+
+# Schema keywords that only describe: they never produce an error.
+_ANNOTATIONS = frozenset({"description", "examples", "default", "title", "$comment"})
+_OBJECT_KEYS = _ANNOTATIONS | {"type", "properties", "additionalProperties", "required"}
+_ROOT_KEYS = _OBJECT_KEYS | {"$id", "$schema", "$defs"}
+_ARRAY_KEYS = _ANNOTATIONS | {"type", "items"}
+_STRING_KEYS = _ANNOTATIONS | {"type", "minLength", "maxLength", "pattern"}
+
+
+def _without_valid_lists(schema: dict[str, Any], instance: Any, root: dict[str, Any]) -> Any:
+    """``instance`` with every list emptied whose items all pass a plain string schema, so
+    jsonschema (~20 us per item) sees only what can hold an error; the errors are the same.
+
+    Only lists reached through plain objects (``properties``, no keyword that quotes the
+    instance in its message) are emptied, and only when the list itself has no keyword
+    beyond ``type`` and ``items``: an emptied list then makes no error and hides none.
+    """
+    schema = _resolved(schema, root)
+    keys = _ROOT_KEYS if schema is root else _OBJECT_KEYS
+    if isinstance(instance, dict) and schema.get("type") == "object" and set(schema) <= keys:
+        properties = schema.get("properties", {})
+        return {
+            key: _without_valid_lists(properties[key], item, root) if key in properties else item
+            for key, item in instance.items()
+        }
+    if isinstance(instance, list) and schema.get("type") == "array" and set(schema) <= _ARRAY_KEYS:
+        passes = _string_check(schema.get("items"), root)
+        if passes is not None and all(passes(item) for item in instance):
+            return []
+    return instance
+
+
+def _resolved(schema: Any, root: dict[str, Any]) -> Any:
+    """A ``{"$ref": "#/$defs/NAME"}`` schema (annotations aside) as the schema it names."""
+    while (
+        isinstance(schema, dict)
+        and isinstance(schema.get("$ref"), str)
+        and schema["$ref"].startswith("#/$defs/")
+        and set(schema) <= _ANNOTATIONS | {"$ref"}
+    ):
+        schema = root.get("$defs", {}).get(schema["$ref"].removeprefix("#/$defs/"))
+    return schema
+
+
+def _string_check(schema: Any, root: dict[str, Any]) -> Any:
+    """A function telling whether a value passes ``schema`` for sure, when ``schema`` is a
+    plain string schema or an ``anyOf`` whose first branch is one; else None."""
+    schema = _resolved(schema, root)
+    if isinstance(schema, dict) and set(schema) <= _ANNOTATIONS | {"anyOf"} and schema.get("anyOf"):
+        schema = _resolved(schema["anyOf"][0], root)  # passing one branch passes anyOf
+    if not isinstance(schema, dict) or schema.get("type") != "string":
+        return None
+    if not set(schema) <= _STRING_KEYS:
+        return None
+    shortest, longest = schema.get("minLength", 0), schema.get("maxLength")
+    pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
+
+    def passes(value: Any) -> bool:
+        return (
+            isinstance(value, str)
+            and len(value) >= shortest
+            and (longest is None or len(value) <= longest)
+            and (pattern is None or pattern.search(value) is not None)
+        )
+
+    return passes
 
 
 def _pointer(parts: Any) -> str:

@@ -36,6 +36,18 @@ def junit_text(suites: list[Any]) -> str:
     return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
 
 
+def schema_findings(name: str, instance: Any, path: str, positions: Any) -> list[Finding]:
+    """Schema findings with jsonschema run over the whole instance, every list item included."""
+    from twsrt import schemas
+
+    validator = schemas._validator(name, schemas._registry_state(name))
+    errors = sorted(
+        validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    out = [item for error in errors for item in schemas._to_findings(error, path, positions)]
+    return sorted(out, key=lambda f: (f.location.line, f.location.column, f.message))
+
+
 def first_suppression(suppressions: list[Suppression], item: Finding) -> Suppression | None:
     """The ignore entry that suppresses ``item``: every entry tried, in config order."""
     return next((s for s in suppressions if _matches(s, item)), None)
@@ -124,4 +136,11 @@ def _location(om: Any, where: Location, id: int | None = None, message: str = ""
     return _om(om.Location, id=id, physical_location=physical, message=text)
 
 
-__all__ = ["dump", "first_suppression", "junit_text", "sarif_results", "sarif_whole"]
+__all__ = [
+    "dump",
+    "first_suppression",
+    "junit_text",
+    "schema_findings",
+    "sarif_results",
+    "sarif_whole",
+]
