@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from twsrt.jsonpos import JsonSyntaxError, parse_json
+from twsrt.jsonpos import JsonSyntaxError, parse_json, walk
 from twsrt.positions import LineIndex, SourceSyntaxError
 from twsrt.tomlpos import TomlSyntaxError, parse_toml
 
@@ -61,13 +61,17 @@ def test_every_json_key_and_value_position_points_at_its_text() -> None:
     text = '{"a": [1, {"b\\u00e9": "x"}],\r\n  "c\u2028": {"d": null},\n"e": -1.5e3}'
     parsed = parse_json(text)
     lines = text.split("\n")
-    for pointer, (line, col) in parsed.values.items():
-        start, end = parsed.spans[pointer]
+    nodes = {pointer: node for pointer, is_key, node in walk(parsed.value) if not is_key}
+    assert len(nodes) == 8
+    for pointer, node in nodes.items():
+        line, col = parsed.position(pointer)
+        start, end = parsed.span(pointer) or (-1, -1)
         assert sum(len(part) + 1 for part in lines[: line - 1]) + col - 1 == start, pointer
-        assert json.loads(text[start:end]) is not None or text[start:end] == "null"
-    for pointer, (line, col) in parsed.keys.items():
-        key = pointer.rsplit("/", 1)[1]
-        assert json.loads(lines[line - 1][col - 1 :].split(":", 1)[0]) == key
+        assert json.loads(text[start:end]) == node, pointer
+        if pointer.count("/") and not pointer.rsplit("/", 1)[1].isdigit():
+            line, col = parsed.position(pointer, key=True)
+            key = pointer.rsplit("/", 1)[1]
+            assert json.loads(lines[line - 1][col - 1 :].split(":", 1)[0]) == key
 
 
 @pytest.mark.parametrize(
@@ -98,3 +102,11 @@ def test_syntax_errors_keep_the_parsers_positions() -> None:
     assert (toml_error.value.line, toml_error.value.column) == (2, 5)
     with pytest.raises(JsonSyntaxError, match="nesting too deep"):
         parse_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_json_nesting_is_refused_beyond_the_limit_json_loads_itself_would_accept() -> None:
+    assert parse_json("[" * 450 + "]" * 450).value is not None
+    json.loads("[" * 451 + "]" * 451)  # the parser takes it; twsrt does not
+    with pytest.raises(JsonSyntaxError, match="nesting too deep") as caught:
+        parse_json('{"a":' * 300 + "[" * 151 + "]" * 151 + "}" * 300)
+    assert (caught.value.line, caught.value.column) == (1, 1)

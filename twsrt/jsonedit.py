@@ -42,17 +42,17 @@ def replace_members(
     indent = detect_indent(text)
     for key, value in updates.items():
         parsed = parse(text)
-        pointer = pointer_join("", key)
         rendered = dump(value, indent, depth=1)
-        if pointer in parsed.spans:
-            start, end = parsed.spans[pointer]
+        span = parsed.span(pointer_join("", key))
+        if span is not None:
+            start, end = span
             text = text[:start] + rendered + text[end:]
             continue
-        children = [p for p in parsed.spans if p.count("/") == 1]
+        children = parsed.member_spans("")
         member = f"{json.dumps(key, ensure_ascii=False)}: {rendered}"
-        root_start, root_end = parsed.spans[""]
+        root_start, root_end, _ = parsed.root
         if children:
-            last_end = max(parsed.spans[p][1] for p in children)
+            last_end = max(end for _, end in children)
             text = text[:last_end] + f",\n{indent}{member}" + text[last_end:]
         else:
             close = root_end - 1

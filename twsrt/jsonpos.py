@@ -1,46 +1,266 @@
-"""Parse JSON and remember where every value and key sits in the text.
+"""Parse JSON and find where any value or key sits in the text, on request.
 
-``json.loads`` does the parsing (and reports syntax errors); a small scanner walks the same,
-already-valid text to record the position of each value and object key by JSON pointer.
+``json.loads`` does the parsing (and reports syntax errors) at C speed; its hooks notice what
+the text must not hold (a repeated key, NaN or a number beyond a double) as it goes, so the
+usual valid file is never walked in Python. Positions are found lazily: the first question
+about a pointer indexes the members of each container along its path (the C scanner skips
+each member), so a file of 100,000 values answers one position for the cost of the siblings on
+that path, and the index is kept for the next question.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from functools import cached_property
+from json.scanner import make_scanner  # type: ignore[attr-defined]
 from typing import Any
 
 from twsrt.locations import pointer_join
 from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
 
-_WS = " \t\r\n"
+_WS = re.compile(r"[ \t\n\r]*")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# deeper than the recursive scanner this module had could go; jsonschema recurses too
+_MAX_DEPTH = 450
 
 
 class JsonSyntaxError(SourceSyntaxError):
     pass
 
 
-@dataclass
+# A value in the text: (start, end, key) character offsets, key -1 for an array item or the root
+Node = tuple[int, int, int]
+_START, _END, _KEY = 0, 1, 2
+
+
 class PositionedJson(PositionedDocument):
-    # (start, end) character offsets of each value, for splicing members into the text
-    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    def __init__(self, value: Any, text: str) -> None:
+        super().__init__(value, text)
+        # the members of each container indexed so far, by the container's start offset
+        self._arrays: dict[int, list[tuple[int, int]]] = {}
+        self._objects: dict[int, list[tuple[str, Node]]] = {}
+        self._by_key: dict[int, dict[str, list[Node]]] = {}
+
+    @cached_property
+    def root(self) -> Node:
+        """The whole document's value: the text without the whitespace around it."""
+        start = _WS.match(self.text).end()  # type: ignore[union-attr]
+        return (start, len(self.text.rstrip(" \t\n\r")), -1)
+
+    def value_position(self, pointer: str) -> tuple[int, int] | None:
+        nodes = self._nodes(pointer)
+        return self.index.line_col(nodes[-1][_START]) if nodes else None
+
+    def key_position(self, pointer: str) -> tuple[int, int] | None:
+        keyed = [node for node in self._nodes(pointer) if node[_KEY] >= 0]
+        return self.index.line_col(keyed[-1][_KEY]) if keyed else None
+
+    def span(self, pointer: str) -> tuple[int, int] | None:
+        """The (start, end) character offsets of the value at ``pointer``, for splicing."""
+        nodes = self._nodes(pointer)
+        return (nodes[-1][_START], nodes[-1][_END]) if nodes else None
+
+    def member_spans(self, pointer: str) -> list[tuple[int, int]]:
+        """The spans of the members of the container at ``pointer``, in text order."""
+        nodes = self._nodes(pointer)
+        members = self.members(pointer, nodes[-1]) if nodes else []
+        return [(node[_START], node[_END]) for _, node in members]
+
+    def members(self, pointer: str, node: Node) -> list[tuple[str, Node]]:
+        """The pointer and node of each member of the container ``node`` (whose pointer is
+        ``pointer``), in text order; none for a scalar."""
+        opening = self.text[node[_START]]
+        if opening == "{":
+            return [(f"{pointer}/{name}", member) for name, member in self._object(node)]
+        if opening == "[":
+            spans = self._array(node)
+            return [(f"{pointer}/{index}", (*span, -1)) for index, span in enumerate(spans)]
+        return []
+
+    def _nodes(self, pointer: str) -> list[Node]:
+        """Every value whose pointer is ``pointer``, in text order: one, or several where a
+        repeated key makes two values share a pointer (the last one is the one that counts,
+        as in the parsed value)."""
+        if not pointer:
+            return [self.root]
+        if pointer[0] != "/":
+            return []
+        nodes = [self.root]
+        for token in pointer[1:].split("/"):
+            # children of earlier nodes come first, so the list stays in text order
+            nodes = [child for node in nodes for child in self._children(node, token)]
+            if not nodes:
+                break
+        return nodes
+
+    def _children(self, node: Node, token: str) -> list[Node]:
+        opening = self.text[node[_START]]
+        if opening == "{":
+            by_key = self._by_key.get(node[_START])
+            if by_key is None:
+                by_key = self._by_key[node[_START]] = {}
+                for name, member in self._object(node):
+                    by_key.setdefault(name, []).append(member)
+            return by_key.get(token, [])
+        if opening == "[" and _is_index(token):
+            spans = self._array(node)
+            return [(*spans[int(token)], -1)] if int(token) < len(spans) else []
+        return []
+
+    def _object(self, node: Node) -> list[tuple[str, Node]]:
+        found = self._objects.get(node[_START])
+        if found is None:
+            found = self._objects[node[_START]] = _object_members(self.text, node[_START])
+        return found
+
+    def _array(self, node: Node) -> list[tuple[int, int]]:
+        found = self._arrays.get(node[_START])
+        if found is None:
+            found = self._arrays[node[_START]] = _array_items(self.text, *node[:2])
+        return found
+
+
+def _is_index(token: str) -> bool:
+    # the tokens pointer_join writes for array items: "0", "1", ... (no sign, no leading 0)
+    digits = token.isascii() and token.isdigit() and len(token) < 19
+    return digits and (token == "0" or token[0] != "0")
+
+
+_scan_once = make_scanner(json.JSONDecoder())
+_S = r"[ \t\n\r]*"  # JSON's whitespace (``\s`` would also take U+2028)
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+# one item of an array that holds no array or object, with the comma after it
+_FLAT_ITEM = re.compile(rf"{_S}({_STRING}|[-0-9A-Za-z][-+.0-9A-Za-z]*){_S},?")
+_SCALARS = {str, int, float, bool, type(None)}
+
+
+def _array_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The span of each item of the array ``text[start:end]``. In a flat array (strings and
+    numbers: the usual rule list) one regular expression matches item after item; otherwise
+    the C scanner reads (and so skips) each item."""
+    array, _ = _scan_once(text, start)
+    if set(map(type, array)) <= _SCALARS:
+        return [item.span(1) for item in _FLAT_ITEM.finditer(text, start + 1, end - 1)]
+    items: list[tuple[int, int]] = []
+    ws = _WS.match
+    pos = ws(text, start + 1).end()  # type: ignore[union-attr]
+    if text[pos] == "]":
+        return items
+    while True:
+        _, item_end = _scan_once(text, pos)
+        items.append((pos, item_end))
+        pos = ws(text, item_end).end()  # type: ignore[union-attr]
+        if text[pos] != ",":
+            return items
+        pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+def _object_members(text: str, start: int) -> list[tuple[str, Node]]:
+    """The escaped key and the node of each member of the object that opens at ``start``;
+    the C scanner reads (and so skips) each key and value."""
+    members: list[tuple[str, Node]] = []
+    ws = _WS.match
+    pos = ws(text, start + 1).end()  # type: ignore[union-attr]
+    if text[pos] == "}":
+        return members
+    while True:
+        key, (raw, pos) = pos, _scan_once(text, pos)
+        value_start = ws(text, ws(text, pos).end() + 1).end()  # type: ignore[union-attr]
+        _, pos = _scan_once(text, value_start)
+        name = raw.replace("~", "~0").replace("/", "~1")
+        members.append((name, (value_start, pos, key)))
+        pos = ws(text, pos).end()  # type: ignore[union-attr]
+        if text[pos] != ",":
+            return members
+        pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
 
 
 def _decode_error(exc: json.JSONDecodeError) -> tuple[str, int, int]:
     return exc.msg, exc.lineno, exc.colno
 
 
+class _Watch:
+    """Hooks for ``json.loads`` that note, as it parses, what must be looked at afterwards."""
+
+    def __init__(self) -> None:
+        self.repeated_key = False
+        self.not_finite = False
+
+    def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        members = dict(pairs)
+        if len(members) != len(pairs):
+            self.repeated_key = True
+        return members
+
+    def number(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            self.not_finite = True
+        return value
+
+    def constant(self, name: str) -> float:
+        self.not_finite = True
+        return float(name)
+
+    def loads(self, text: str) -> Any:
+        hooks = {"parse_float": self.number, "parse_constant": self.constant}
+        return json.loads(text, object_pairs_hook=self.pairs, **hooks)
+
+
 def parse_json(text: str) -> PositionedJson:
-    value = load_text(text, json.loads, json.JSONDecodeError, _decode_error, JsonSyntaxError)
+    watch = _Watch()
+    value = load_text(text, watch.loads, json.JSONDecodeError, _decode_error, JsonSyntaxError)
     result = PositionedJson(value, text)
-    try:
-        _Scanner(result).scan()
-    except RecursionError:
-        raise JsonSyntaxError("nesting too deep", 1, 1) from None
-    _refuse_unencodable(result)
+    if text.count("[") + text.count("{") > _MAX_DEPTH and _depth(value) > _MAX_DEPTH:
+        raise JsonSyntaxError("nesting too deep", 1, 1)
+    if watch.repeated_key:
+        result.duplicate_keys = _duplicate_keys(result)
+    if watch.not_finite or _may_hold_surrogate(text):
+        _refuse_unencodable(result)
     return result
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    """Could a string in ``text`` hold a lone surrogate? Only through a ``\\uD800``-``\\uDFFF``
+    escape, or one already in the text (then it does not encode); each test runs at C speed."""
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        return True
+    return not text.isascii() and not _encodable(text)
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (``[[]]`` is 2)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in node)
+    return deepest
+
+
+def _duplicate_keys(parsed: PositionedJson) -> list[str]:
+    """The pointer of each key that repeats one before it in its object, in text order
+    (also inside a value that a later repeat overrides)."""
+    found: list[str] = []
+    stack = [("", parsed.root, False)]
+    while stack:
+        pointer, node, repeated = stack.pop()
+        if repeated:
+            found.append(pointer)
+        seen: set[str] = set()
+        members = []
+        for child, member in parsed.members(pointer, node):
+            members.append((child, member, child in seen))
+            seen.add(child)
+        stack.extend(reversed(members))
+    return found
 
 
 def walk(value: Any) -> Iterator[tuple[str, bool, Any]]:
@@ -61,7 +281,8 @@ def walk(value: Any) -> Iterator[tuple[str, bool, Any]]:
 
 def _refuse_unencodable(parsed: PositionedJson) -> None:
     """A lone surrogate (``"\\udc00"``) cannot be written as UTF-8 and NaN/Infinity (or a
-    number beyond a double) is not JSON: refuse them where they sit instead of failing later."""
+    number beyond a double) is not JSON: refuse them where they sit instead of failing later.
+    Only called when the parse saw such a number or the text may hold a surrogate."""
     for pointer, is_key, node in walk(parsed.value):
         if isinstance(node, str) and not _encodable(node):
             line, col = parsed.position(pointer, key=is_key)
@@ -78,100 +299,3 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-class _Scanner:
-    def __init__(self, out: PositionedJson) -> None:
-        self.text = out.text
-        self.pos = 0
-        self.out = out
-
-    def skip_ws(self) -> None:
-        text, pos = self.text, self.pos
-        while pos < len(text) and text[pos] in _WS:
-            pos += 1
-        self.pos = pos
-
-    def scan(self) -> None:
-        self.skip_ws()
-        self.value("")
-
-    def value(self, pointer: str) -> None:
-        start = self.pos
-        self.out.mark_value(pointer, start)
-        char = self.text[start]
-        if char == "{":
-            self.obj(pointer)
-        elif char == "[":
-            self.arr(pointer)
-        elif char == '"':
-            self.string()
-        else:
-            self.scalar()
-        self.out.spans[pointer] = (start, self.pos)
-
-    def obj(self, pointer: str) -> None:
-        self.pos += 1
-        self.skip_ws()
-        seen: set[str] = set()
-        if self.text[self.pos] == "}":
-            self.pos += 1
-            return
-        while True:
-            self.skip_ws()
-            key_start = self.pos
-            key = self.string()
-            child = pointer_join(pointer, key)
-            if key in seen:
-                self.out.duplicate_keys.append(child)
-            seen.add(key)
-            self.out.mark_key(child, key_start)
-            self.skip_ws()
-            self.pos += 1  # ':'
-            self.skip_ws()
-            self.value(child)
-            self.skip_ws()
-            if self.text[self.pos] == ",":
-                self.pos += 1
-                continue
-            self.pos += 1  # '}'
-            return
-
-    def arr(self, pointer: str) -> None:
-        self.pos += 1
-        self.skip_ws()
-        if self.text[self.pos] == "]":
-            self.pos += 1
-            return
-        index = 0
-        while True:
-            self.skip_ws()
-            self.value(pointer_join(pointer, index))
-            index += 1
-            self.skip_ws()
-            if self.text[self.pos] == ",":
-                self.pos += 1
-                continue
-            self.pos += 1  # ']'
-            return
-
-    def string(self) -> str:
-        start = self.pos
-        pos = start + 1
-        text = self.text
-        while True:
-            char = text[pos]
-            if char == "\\":
-                pos += 2
-                continue
-            pos += 1
-            if char == '"':
-                break
-        self.pos = pos
-        return json.loads(text[start:pos])
-
-    def scalar(self) -> None:
-        text, pos = self.text, self.pos
-        while pos < len(text) and text[pos] not in _WS + ",]}":
-            pos += 1
-        self.pos = pos

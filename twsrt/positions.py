@@ -1,12 +1,11 @@
-"""A parsed document that knows where its values and keys sit: the base the JSON and TOML
-scanners (``jsonpos``, ``tomlpos``) fill in.
+"""A parsed document that knows where its values and keys sit: the base of the JSON and TOML
+position finders (``jsonpos``, ``tomlpos``).
 
-The parser of the format (``json``, ``tomllib``) reads the value and reports syntax errors; a
-scanner then walks the same, already-valid text and records the character offset of each value
-and key by JSON pointer (TOML key paths are written as pointers too). Offsets become 1-based
-line and column through one index of line starts built once per text; lines end at ``\\n``
-only, as both parsers count them (``str.splitlines`` would also split at U+2028 inside a
-string).
+The parser of the format (``json``, ``tomllib``) reads the value and reports syntax errors; the
+format's finder then answers, for a JSON pointer (TOML key paths are written as pointers too),
+the character offset of the value or its key in the same, already-valid text. Offsets become
+1-based line and column by counting ``\\n`` only, as both parsers count lines
+(``str.splitlines`` would also split at U+2028 inside a string).
 """
 
 from __future__ import annotations
@@ -15,8 +14,9 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate, count
+from operator import add
 from typing import Any, ClassVar, TypeVar
 
 _MAX_DIGITS = sys.get_int_max_str_digits() or 4300
@@ -34,49 +34,62 @@ class SourceSyntaxError(ValueError):
 
 
 class LineIndex:
-    """Character offsets of one text as 1-based (line, column), each a binary search."""
+    """Character offsets of one text as 1-based (line, column). The first few are counted
+    in the text; after that an index of line starts answers each by a binary search."""
+
+    counted = 8  # lookups answered by counting newlines, before the index is built
 
     def __init__(self, text: str) -> None:
-        self.starts = [0]
-        self.starts.extend(index + 1 for index, char in enumerate(text) if char == "\n")
+        self.text = text
+        self.lookups = 0
+
+    @cached_property
+    def starts(self) -> list[int]:
+        # line n + 1 starts after the lengths of lines 1..n and their n newlines (all in C)
+        lengths = accumulate(map(len, self.text.split("\n")[:-1]))
+        return [0, *map(add, lengths, count(1))]
 
     def line_col(self, offset: int) -> tuple[int, int]:
+        if self.lookups < self.counted:
+            self.lookups += 1
+            line_start = self.text.rfind("\n", 0, offset) + 1
+            return self.text.count("\n", 0, line_start) + 1, offset - line_start + 1
         line = bisect_right(self.starts, offset)
         return line, offset - self.starts[line - 1] + 1
 
 
-@dataclass
 class PositionedDocument:
     """The parsed ``value`` of ``text``, with the (line, column) of each value and object key
-    by pointer and the pointers of keys that appear twice in one object."""
+    by pointer and the pointers of keys that appear twice in one object. The formats answer
+    ``value_position``/``key_position`` (``None`` where the pointer is not in the text)."""
 
-    value: Any
-    text: str = field(repr=False)
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
-    duplicate_keys: list[str] = field(default_factory=list)
     # Where a pointer is not in the text, fall back to the parent's key before its value?
     # TOML: yes (a key inside an inline table is not scanned; its table's key names the line).
     parent_keys: ClassVar[bool] = False
+
+    def __init__(self, value: Any, text: str) -> None:
+        self.value = value
+        self.text = text
+        self.duplicate_keys: list[str] = []
 
     @cached_property
     def index(self) -> LineIndex:
         return LineIndex(self.text)
 
-    def mark_value(self, pointer: str, offset: int) -> None:
-        self.values[pointer] = self.index.line_col(offset)
+    def value_position(self, pointer: str) -> tuple[int, int] | None:
+        raise NotImplementedError
 
-    def mark_key(self, pointer: str, offset: int) -> None:
-        self.keys[pointer] = self.index.line_col(offset)
+    def key_position(self, pointer: str) -> tuple[int, int] | None:
+        raise NotImplementedError
 
     def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
         """Position of the value (or its key) at ``pointer``, else of the nearest parent."""
         want_key = key
         while True:
-            if want_key and pointer in self.keys:
-                return self.keys[pointer]
-            if pointer in self.values:
-                return self.values[pointer]
+            if want_key and (found := self.key_position(pointer)) is not None:
+                return found
+            if (found := self.value_position(pointer)) is not None:
+                return found
             if not pointer:
                 return (1, 1)
             pointer = pointer.rsplit("/", 1)[0]

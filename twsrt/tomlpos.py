@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from twsrt.locations import pointer_join
 from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
@@ -25,9 +24,27 @@ class TomlSyntaxError(SourceSyntaxError):
     pass
 
 
-@dataclass
 class PositionedToml(PositionedDocument):
+    """Positions of every table header and ``key = value`` line, recorded by the scanner."""
+
     parent_keys: ClassVar[bool] = True
+
+    def __init__(self, value: Any, text: str) -> None:
+        super().__init__(value, text)
+        self.values: dict[str, tuple[int, int]] = {}
+        self.keys: dict[str, tuple[int, int]] = {}
+
+    def value_position(self, pointer: str) -> tuple[int, int] | None:
+        return self.values.get(pointer)
+
+    def key_position(self, pointer: str) -> tuple[int, int] | None:
+        return self.keys.get(pointer)
+
+    def mark_value(self, pointer: str, offset: int) -> None:
+        self.values[pointer] = self.index.line_col(offset)
+
+    def mark_key(self, pointer: str, offset: int) -> None:
+        self.keys[pointer] = self.index.line_col(offset)
 
 
 def _decode_error(exc: tomllib.TOMLDecodeError) -> tuple[str, int, int]:

@@ -120,6 +120,7 @@ def unmanaged_members(text: str, managed: set[str]) -> dict[str, str]:
     out = {}
     for key in parsed.value:
         if key not in managed:
-            start, end = parsed.spans["/" + key]
-            out[key] = text[start:end]
+            span = parsed.span("/" + key)
+            assert span is not None, key
+            out[key] = text[span[0] : span[1]]
     return out
