@@ -5,15 +5,23 @@ escapes (also of ``/`` and ``~`` in keys), U+2028, nesting, empty containers and
 from __future__ import annotations
 
 import json
+import tomllib
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from support.oracle_positions import OldDocument, old_parse_json, old_refusal, old_replace_members
+from support.oracle_positions import (
+    OldDocument,
+    old_parse_json,
+    old_parse_toml,
+    old_refusal,
+    old_replace_members,
+)
 
 from twsrt.jsonedit import replace_members
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json
+from twsrt.tomlpos import parse_toml
 
 ws = st.text(alphabet=" \t\r\n", max_size=3)
 # raw pieces of a JSON string: plain text and escapes, among them a lone surrogate
@@ -103,3 +111,55 @@ def test_spliced_members_equal_the_eager_splice(text: str, changes: dict[str, An
         raise
     assume(old_refusal(old) is None)
     assert replace_members(text, changes) == old_replace_members(text, changes)
+
+
+# ---------------------------------------------------------------- TOML
+
+toml_space = st.sampled_from(["", " ", "\t", "  "])
+toml_key_part = st.sampled_from(
+    ["a", "b-1", "_x", "0", '"a"', '"a.b"', '"q\\"t"', '"\\u00e9"', '"\\\\"', '"é\u2028"']
+    + ["'lit'", "'a\\b'", '""', '"/~"', '"tab\\t"', '"a b"']
+)
+toml_key = st.lists(toml_key_part, min_size=1, max_size=3).map(".".join)
+toml_scalar = st.sampled_from(
+    ['"x"', "'y'", "1", "-2.5", "true", '"[{#"', "'#'", '"a\\"]"', '"\u2028"', "1979-05-27"]
+)
+toml_value = st.one_of(
+    toml_scalar,
+    st.lists(toml_scalar, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+    st.lists(toml_scalar, max_size=2).map(lambda items: "[\n  " + ",\n  ".join(items) + "\n]"),
+    st.lists(st.tuples(toml_key, toml_scalar), max_size=2).map(
+        lambda pairs: "{ " + ", ".join(f"{k} = {v}" for k, v in pairs) + " }"
+    ),
+    st.just('"""\nmulti = "line"\n"""'),
+    st.just("[ [1, 2],\n  [3], # ]\n]"),
+)
+toml_line = st.one_of(
+    st.tuples(toml_space, toml_key, toml_space, toml_value).map(
+        lambda parts: f"{parts[0]}{parts[1]}{parts[2]}={parts[2]}{parts[3]}"
+    ),
+    st.tuples(st.sampled_from(["[", "[[", "[ "]), toml_key).map(
+        lambda parts: f"{parts[0]}{parts[1]}{']]' if parts[0] == '[[' else ']'}"
+    ),
+    st.sampled_from(["", "# [not] a = table", "  # x = 1"]),
+)
+toml_text = st.tuples(st.lists(toml_line, max_size=8), st.sampled_from(["\n", "\r\n"])).map(
+    lambda parts: parts[1].join(parts[0]) + parts[1]
+)
+
+
+@settings(
+    max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+@given(toml_text)
+def test_lazy_toml_positions_equal_the_line_scanner(text: str) -> None:
+    try:
+        old = old_parse_toml(text)
+    except tomllib.TOMLDecodeError:
+        assume(False)
+        raise
+    new = parse_toml(text)
+    assert (new.keys, new.values) == (old.keys, old.values)
+    for pointer in set(old.values) | {"", "/zz", "/a/zz"}:
+        for key in (False, True):
+            assert new.position(pointer, key=key) == old.position(pointer, key=key), pointer

@@ -1,14 +1,16 @@
-"""Parse TOML and remember the line and column of each key and value.
+"""Parse TOML and find the line and column of each key and value, on request.
 
-``tomllib`` parses (and reports syntax errors); a line scanner records positions of table
-headers and ``key = value`` pairs, which is all a config file needs to point at its mistakes.
+``tomllib`` parses (and reports syntax errors); on the first question a line scanner records
+the positions of table headers and ``key = value`` pairs, which is all a config file needs to
+point at its mistakes.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from typing import Any, ClassVar
+from functools import cached_property
+from typing import ClassVar
 
 from twsrt.locations import pointer_join
 from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
@@ -18,6 +20,9 @@ _BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
 _KEY = re.compile(rf"^(\s*)({_BARE_OR_QUOTED}(?:\s*\.\s*{_BARE_OR_QUOTED})*)\s*=\s*")
 _HEADER = re.compile(rf"^\s*(\[\[?)\s*({_BARE_OR_QUOTED}(?:\s*\.\s*{_BARE_OR_QUOTED})*)\s*\]\]?")
 _PART = re.compile(_BARE_OR_QUOTED)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+Position = tuple[int, int]
 
 
 class TomlSyntaxError(SourceSyntaxError):
@@ -25,26 +30,28 @@ class TomlSyntaxError(SourceSyntaxError):
 
 
 class PositionedToml(PositionedDocument):
-    """Positions of every table header and ``key = value`` line, recorded by the scanner."""
+    """Positions of every table header and ``key = value`` line, found by one scan of the
+    text on the first question."""
 
     parent_keys: ClassVar[bool] = True
 
-    def __init__(self, value: Any, text: str) -> None:
-        super().__init__(value, text)
-        self.values: dict[str, tuple[int, int]] = {}
-        self.keys: dict[str, tuple[int, int]] = {}
-
-    def value_position(self, pointer: str) -> tuple[int, int] | None:
+    def value_position(self, pointer: str) -> Position | None:
         return self.values.get(pointer)
 
-    def key_position(self, pointer: str) -> tuple[int, int] | None:
+    def key_position(self, pointer: str) -> Position | None:
         return self.keys.get(pointer)
 
-    def mark_value(self, pointer: str, offset: int) -> None:
-        self.values[pointer] = self.index.line_col(offset)
+    @property
+    def values(self) -> dict[str, Position]:
+        return self._scanned[1]
 
-    def mark_key(self, pointer: str, offset: int) -> None:
-        self.keys[pointer] = self.index.line_col(offset)
+    @property
+    def keys(self) -> dict[str, Position]:
+        return self._scanned[0]
+
+    @cached_property
+    def _scanned(self) -> tuple[dict[str, Position], dict[str, Position]]:
+        return _scan(self.text)
 
 
 def _decode_error(exc: tomllib.TOMLDecodeError) -> tuple[str, int, int]:
@@ -56,53 +63,57 @@ def _decode_error(exc: tomllib.TOMLDecodeError) -> tuple[str, int, int]:
 
 def parse_toml(text: str) -> PositionedToml:
     value = load_text(text, tomllib.loads, tomllib.TOMLDecodeError, _decode_error, TomlSyntaxError)
-    result = PositionedToml(value, text)
-    _scan(result)
-    return result
+    return PositionedToml(value, text)
 
 
-def _split_key(raw: str) -> list[str]:
-    parts = []
-    for match in _PART.finditer(raw):
-        token = match.group(0)
-        parts.append(tomllib.loads(f"k = {token}")["k"] if token[0] in "\"'" else token)
-    return parts
+def _key_part(token: str) -> str:
+    """One bare or quoted part of a dotted key, as TOML reads it."""
+    if token[0] == "'" or (token[0] == '"' and "\\" not in token):
+        return token[1:-1]  # literal, or basic without an escape: the text between the quotes
+    if token[0] == '"':
+        key: str = tomllib.loads(f"k = {token}")["k"]  # escapes: the exact decoder (rare)
+        return key
+    return token
 
 
-def _scan(out: PositionedToml) -> None:
-    """Record each table header and ``key = value`` pair, line by line (only ``\\n`` ends a
-    line, as for ``tomllib``; keys inside a multi-line value are skipped)."""
+def _pointer(table: str, raw: str) -> str:
+    for token in _PART.findall(raw):
+        table = pointer_join(table, _key_part(token))
+    return table
+
+
+def _scan(text: str) -> tuple[dict[str, Position], dict[str, Position]]:
+    """The (key, value) positions of each table header and ``key = value`` pair, line by
+    line (only ``\\n`` ends a line, as for ``tomllib``; keys inside a multi-line value are
+    skipped)."""
+    keys: dict[str, Position] = {}
+    values: dict[str, Position] = {}
     table = ""
     arrays: dict[str, int] = {}
     depth = 0  # open brackets of a multi-line value; keys inside it are not top-level keys
-    start = 0  # offset of the line in the text
-    for line in out.text.split("\n"):
-        line_start, start = start, start + len(line) + 1
+    header_match, key_match = _HEADER.match, _KEY.match
+    for number, line in enumerate(text.split("\n"), 1):
         if depth:
             depth = max(depth + _bracket_balance(line), 0)
             continue
-        header = _HEADER.match(line)
+        header = header_match(line)
         if header:
             table = _header_pointer(header, arrays)
-            position = out.index.line_col(line_start + header.start(2))
-            out.keys.setdefault(table, position)
-            out.values.setdefault(table, position)
+            keys.setdefault(table, (number, header.start(2) + 1))
+            values.setdefault(table, (number, header.start(2) + 1))
             continue
-        key = _KEY.match(line)
+        key = key_match(line)
         if key:
-            pointer = table
-            for part in _split_key(key[2]):
-                pointer = pointer_join(pointer, part)
-            out.mark_key(pointer, line_start + key.start(2))
-            out.mark_value(pointer, line_start + key.end())
-            depth = max(_bracket_balance(line[key.end() :]), 0)
+            pointer = _pointer(table, key[2])
+            keys[pointer] = (number, key.start(2) + 1)
+            values[pointer] = (number, key.end() + 1)
+            depth = max(_bracket_balance(line, key.end()), 0)
+    return keys, values
 
 
 def _header_pointer(header: re.Match[str], arrays: dict[str, int]) -> str:
     """The pointer of a ``[table]`` or ``[[array]]`` header (counting array entries)."""
-    table = ""
-    for part in _split_key(header[2]):
-        table = pointer_join(table, part)
+    table = _pointer("", header[2])
     if header[1] == "[[":
         index = arrays.get(table, -1) + 1
         arrays[table] = index
@@ -110,12 +121,15 @@ def _header_pointer(header: re.Match[str], arrays: dict[str, int]) -> str:
     return table
 
 
-def _bracket_balance(fragment: str) -> int:
+def _bracket_balance(line: str, start: int = 0) -> int:
+    """Brackets opened minus closed in ``line[start:]``, outside strings and comments."""
+    if not _BRACKETS.search(line, start):
+        return 0  # the usual value: a string or a number on one line
     balance = 0
     quote = ""
-    index = 0
-    while index < len(fragment):
-        char = fragment[index]
+    index = start
+    while index < len(line):
+        char = line[index]
         if quote:
             if char == "\\" and quote == '"':
                 index += 1
