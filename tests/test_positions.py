@@ -14,15 +14,11 @@ from twsrt.tomlpos import TomlSyntaxError, parse_toml
 
 def test_line_index_counts_newlines_only() -> None:
     index = LineIndex("ab\ncd\u2028e\r\nf")
-    assert [index.line_col(offset) for offset in (0, 1, 2, 3, 6, 7, 9)] == [
-        (1, 1),
-        (1, 2),
-        (1, 3),
-        (2, 1),
-        (2, 4),
-        (2, 5),
-        (3, 1),
-    ]
+    expected = [(1, 1), (1, 2), (1, 3), (2, 1), (2, 4), (2, 5), (3, 1)]
+    offsets = (0, 1, 2, 3, 6, 7, 9)
+    # the first lookups count newlines in the text, later ones search the index of line starts
+    assert [index.line_col(offset) for offset in offsets * 3] == expected * 3
+    assert index.lookups == LineIndex.counted and index.starts == [0, 3, 9]
 
 
 def test_toml_line_numbers_do_not_split_at_unicode_line_separators() -> None:
