@@ -76,7 +76,7 @@ class PathIndex:
         self._exact.setdefault(root, order)
         node = self._trie
         for part in root.rstrip("/").split("/"):
-            node = node.setdefault(part, {})
+            node = node.get(part) or node.setdefault(part, {})  # no new dict when it is there
         node.setdefault(_MARK, order)
 
     def first_holding(self, path: str) -> int | None:

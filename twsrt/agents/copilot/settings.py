@@ -3,6 +3,7 @@ into the user's settings.json, and the members drift compares and reports show."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
@@ -41,7 +42,8 @@ def compile_sandbox(
     if not policy.enabled and sandbox_mode != "danger-full-access":
         raise disabled_sandbox(policy, NAME, "write a Copilot sandbox")
     paths = HomePaths(home)
-    denied, write_denied = _denied_paths(policy, paths, findings, origins)
+    denies = _denied_paths(policy, paths, findings, origins)
+    denied = denies.denied
     denied_set = set(denied)
     read_grants: list[tuple[str, Location]] = []
     for rule in policy.allow_read:
@@ -50,12 +52,11 @@ def compile_sandbox(
         # Copilot's more specific grant; an equal path stays denied (the stricter reading)
         if path is not None and path not in denied_set:
             read_grants.append((path, rule.origin))
-    blockers = [(d, "denied") for d in denied] + [(w, "read-only") for w in write_denied]
     grants = [] if read_only else policy.allow_write  # read-only: nothing writable
-    readwrite, cwd_writable = _writable(grants, paths, blockers, findings, origins)
+    readwrite, cwd_writable = _writable(grants, paths, denies, findings, origins)
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
         cwd_writable = False
-    readonly = _readonly(write_denied, read_grants, PathIndex(readwrite), denied, origins)
+    readonly = _readonly(read_grants, PathIndex(readwrite), denies, origins)
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
     sandbox: dict[str, Any] = {
         "enabled": sandbox_mode != "danger-full-access",
@@ -88,43 +89,63 @@ def compile_sandbox(
     return sandbox, urls, paths.used, findings
 
 
+@dataclass
+class _Denies:
+    """The denied paths, the read-only ones (denyWrite), each once, and one index of both (the
+    denied first), for the questions the grants ask."""
+
+    denied: list[str]
+    write_denied: list[str]
+    index: PathIndex
+
+    def blocker(self, path: str) -> tuple[str, str] | None:
+        """The first deny that holds ``path`` and its kind, as a scan of both lists finds it."""
+        first = self.index.first_holding(path)
+        if first is None:
+            return None
+        return self.index.roots[first], "denied" if first < len(self.denied) else "read-only"
+
+    def in_denied(self, path: str) -> bool:
+        first = self.index.first_holding(path)
+        return first is not None and first < len(self.denied)
+
+
 def _denied_paths(
     policy: Policy, paths: HomePaths, findings: list[Finding], origins: dict[str, Location]
-) -> tuple[list[str], list[str]]:
-    """The denied paths and the read-only ones (denyWrite), each once."""
+) -> _Denies:
     denied: dict[str, None] = {}  # a dict keeps the first-seen order and looks up in O(1)
     for rule in policy.deny_read:
         path = deny_path(rule, "denyRead", paths, findings, PATHS)
         if path is not None and path not in denied:
             denied[path] = None
             origins.setdefault(path, rule.origin)
-    denied_index = PathIndex(denied)
+    index = PathIndex(denied)
     write_denied: dict[str, None] = {}
     for rule in policy.deny_write:
         path = deny_path(rule, "denyWrite", paths, findings, PATHS)
         # read-only inside a denied path would re-open reads there: the deny already covers it
-        if path is None or denied_index.holds(path) or path in write_denied:
+        if path is None or index.holds(path) or path in write_denied:
             continue
         write_denied[path] = None
         origins.setdefault(path, rule.origin)
-    return list(denied), list(write_denied)
+    for path in write_denied:  # added after the loop: the loop asks about denyRead only
+        index.add(path)
+    return _Denies(list(denied), list(write_denied), index)
 
 
 def _readonly(
-    write_denied: list[str],
     read_grants: list[tuple[str, Location]],
     readwrite: PathIndex,
-    denied: list[str],
+    denies: _Denies,
     origins: dict[str, Location],
 ) -> list[str]:
     """The read-only paths: the denyWrite ones, then the read grants that take no write away."""
-    readonly = dict.fromkeys(write_denied)
-    denied_index = PathIndex(denied)
+    readonly = dict.fromkeys(denies.write_denied)
     for path, origin in read_grants:
         # srt's allowRead never takes writes away: inside a write root (and outside every
         # deny) a read-only entry would, so it is left out there
         in_root = readwrite.holds(path)
-        if path in readonly or (in_root and not denied_index.holds(path)):
+        if path in readonly or (in_root and not denies.in_denied(path)):
             continue
         readonly[path] = None
         origins.setdefault(path, origin)
@@ -134,14 +155,13 @@ def _readonly(
 def _writable(
     grants: list[PathRule],
     paths: HomePaths,
-    blockers: list[tuple[str, str]],
+    denies: _Denies,
     findings: list[Finding],
     origins: dict[str, Location],
 ) -> tuple[list[str], bool]:
     """The read-write paths, and whether the working directory is writable (``.``)."""
     readwrite: dict[str, None] = {}
     cwd_writable = False
-    blocker_index = PathIndex(b for b, _ in blockers)
     for rule in grants:
         if rule.path == "." and not rule.literal:
             cwd_writable = True  # Copilot's addCurrentWorkingDirectory, not a path
@@ -149,9 +169,8 @@ def _writable(
         path = grant_path(rule, "allowWrite", paths, findings, PATHS)
         if path is None or path in readwrite:
             continue
-        first = blocker_index.first_holding(path)
-        if first is not None:
-            blocker = blockers[first]
+        blocker = denies.blocker(path)
+        if blocker is not None:
             # Copilot lets the more specific grant win; srt lets the deny win
             findings.append(
                 _lossy(
