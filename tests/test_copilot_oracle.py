@@ -57,6 +57,7 @@ def test_path_index_finds_roots_above_a_root(roots: list[str], data: Any) -> Non
 segment = st.sampled_from(["a", "b", ".c", "user"])
 tail = st.lists(segment, max_size=3).map("/".join)
 tail_1 = st.lists(segment, min_size=1, max_size=3).map("/".join)
+home_or_tmp_path = st.tuples(st.sampled_from(["/tmp/", "~/", "/home/user/"]), tail_1).map("".join)
 anchor = st.sampled_from(["~/", "/home/user/", "/", "", "./", "/tmp/"])
 glob = st.sampled_from(["", "", "", "/**", "/*", "/*.pem", "/**/x"])
 spelled = st.tuples(anchor, tail, glob, st.sampled_from(["", "", "/"])).map("".join)
@@ -115,7 +116,7 @@ def test_sandbox_compile_equals_the_old_scans(srt: dict[str, Any], mode: str) ->
 @settings(max_examples=100)
 @given(
     srt=nested_srt(),
-    base=st.tuples(st.sampled_from(["/tmp/", "~/", "/home/user/"]), tail_1).map("".join),
+    base=home_or_tmp_path,
     key=st.sampled_from(["denyRead", "denyWrite"]),
     below=segment,
 )
@@ -131,6 +132,22 @@ def test_sandbox_compile_hits_the_nested_cases(
     assert new == _outcome(old.compile_sandbox, srt, "workspace-write")
     assume(new[0] != "refused")  # a malformed path elsewhere in the policy
     assert LOSSY_WRITE_ROOT.id in [f.rule_id for f in new[3]]
+
+
+@settings(max_examples=100)
+@given(srt=nested_srt(refusals=False), base=home_or_tmp_path, below=segment, deeper=segment)
+def test_sandbox_compile_hits_read_grants_under_a_read_only_path(
+    srt: dict[str, Any], base: str, below: str, deeper: str
+) -> None:
+    """allowRead under denyWrite under allowWrite: the read grant is left out (it would take
+    writes away inside the root), unless something the policy denies holds it."""
+    filesystem = srt["filesystem"]
+    filesystem["allowWrite"].insert(0, base)
+    filesystem["denyWrite"].insert(0, f"{base}/{below}")
+    filesystem["allowRead"].insert(0, f"{base}/{below}/{deeper}")
+    assert _outcome(compile_sandbox, srt, "workspace-write") == _outcome(
+        old.compile_sandbox, srt, "workspace-write"
+    )
 
 
 # ---------------------------------------------------------------- merging into the user's file
