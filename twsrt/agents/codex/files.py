@@ -265,11 +265,14 @@ def _merged_or_refused(
 ) -> str:
     """``merged_config``, with tomlkit's own refusals (it stops at 100 nesting levels, where
     tomllib does not) as a located error instead of a traceback."""
-    from tomlkit.exceptions import ParseError
-
     try:
         return merged_config(disk, compiled, disk_value)
-    except ParseError as exc:
+    except Exception as exc:
+        # imported only here: a file in sync never loads tomlkit
+        from tomlkit.exceptions import ParseError
+
+        if not isinstance(exc, ParseError):
+            raise
         message = str(exc).split(" at line ")[0]
         where = Location(display, exc.line, exc.col)
         raise fail(TARGET_UNUSABLE, f"invalid TOML: {message}", where) from None
