@@ -182,3 +182,20 @@ def test_tables_out_of_order_are_merged_as_tomlkit_does(compiled: Any) -> None:
         assert _valid(text)
         expected = _outcome(oracle_codex.merged_config, text, compiled)
         assert _outcome(codex.merged_config, text, compiled) == expected
+
+
+@pytest.mark.parametrize("compiled", COMPILED)
+@pytest.mark.parametrize("stale", [COMPILED[0], COMPILED[1]])
+@pytest.mark.parametrize("after", ["", "\n", "\n\n", "\n[b]\n", "\n\n\n[b]\n", "[b]\n"])
+def test_stale_profile_is_replaced_as_tomlkit_does(compiled: Any, stale: Any, after: str) -> None:
+    """The blank lines after a stale profile: tomlkit drops or keeps them depending on whether
+    the profile's last table is a sub-table, which the stub must mirror."""
+    profile = (
+        "[permissions.twsrt]"
+        + oracle_codex.merged_config(None, stale).split("[permissions.twsrt]", 1)[1]
+    )
+    for text in (profile + after, 'model = "o3"\n' + profile.split("\n\n[")[0] + "\n" + after):
+        for eol in ("\n", "\r\n"):
+            text = text.replace("\n", eol)
+            expected = _outcome(oracle_codex.merged_config, text, compiled)
+            assert _outcome(codex.merged_config, text, compiled) == expected

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from dataclasses import replace
 from typing import Any
 
 from twsrt.agents.base import DriftItem
@@ -218,14 +219,80 @@ def merged_config(base_text: str | None, compiled: Compiled, base_value: Any = N
                 base_value = tomllib.loads(base_text)
             except tomllib.TOMLDecodeError:
                 base_value = {}  # tomlkit decides, and reports
-        if (
-            base_value
-            and _in_sync(base_value, compiled)
-            and _depth(base_value) <= _SAFE_DEPTH
-            and _plain_layout(base_text)
-        ):
-            return base_text
+        if base_value and _depth(base_value) <= _SAFE_DEPTH and _plain_layout(base_text):
+            if _in_sync(base_value, compiled):
+                return base_text
+            spliced = _spliced(base_text, compiled, base_value)
+            if spliced is not None:
+                return spliced
     return _merged_with_tomlkit(base_text, compiled)
+
+
+# Stands in for the generated profile while tomlkit merges the rest of the file (never a key
+# Codex or a user would write); the stub's value differs between the file and the merge, so
+# the merge never finds the stubbed file unchanged.
+_STUB_KEY = "__twsrt_profile_stub__"
+
+
+# A line of a profile as twsrt writes it: a header below it, a plain key = value, or blank.
+_PROFILE_LINE = re.compile(
+    r'(?:\[permissions\.twsrt(?:\.(?:[A-Za-z0-9_-]+|"[^"\\]*"))*\]'
+    r'|(?:[A-Za-z0-9_-]+|"[^"\\]*") = (?:"[^"\\]*"|true|false|-?[0-9]+)|)\r?'
+)
+
+
+def _profile_region(text: str) -> tuple[int, int, str] | None:
+    """Where the ``[permissions.twsrt]`` tables are in a file of plain layout (one run of
+    headers), and the blank lines that end them; None without them, or when a line in them is
+    not one twsrt writes (a comment, a multi-line value)."""
+    start = text.find("[permissions.twsrt]")
+    if start == -1 or (start and text[start - 1] != "\n"):
+        return None
+    end = start
+    for line in _HEADER_LINE.finditer(text, start + 1):
+        if not line[0].startswith("[permissions.twsrt"):  # plain layout: the run has ended
+            end = line.start()
+            break
+    else:
+        end = len(text)
+    region = text[start:end]
+    lines = region.split("\n")
+    if lines[-1] != "" or not all(_PROFILE_LINE.fullmatch(line) for line in lines):
+        return None
+    body = region.rstrip("\r\n")
+    after = region[len(body) :]  # the last line's end, then the blank lines
+    return start, end, after[2:] if after.startswith("\r\n") else after[1:]
+
+
+def _spliced(base_text: str, compiled: Compiled, base_value: dict[str, Any]) -> str | None:
+    """The tomlkit merge with the profile spliced in as text: tomlkit merges the file with a
+    one-key stub in place of the old and the new profile (so it never parses thousands of
+    generated keys), and the new profile's text replaces the stub. None where that cannot be
+    shown to give the full merge's bytes."""
+    permissions = base_value.get("permissions", {})
+    old = permissions.get(PROFILE) if isinstance(permissions, dict) else None
+    if _STUB_KEY in base_text or (compiled.profile and old == compiled.profile):
+        return None  # the merge may find the file unchanged: only tomlkit knows
+    region = _profile_region(base_text)
+    if (region is None) != (old is None):
+        return None
+    stubbed = base_text
+    if region is not None:
+        start, end, blank = region
+        eol = "\r\n" if base_text.startswith("[permissions.twsrt]\r\n", start) else "\n"
+        stub = f"[permissions.{PROFILE}]{eol}{_STUB_KEY} = 0{eol}"
+        if base_text.count("[permissions.twsrt.", start, end):  # whose the blank lines are
+            stub += f"{eol}[permissions.{PROFILE}.__twsrt_stub_table__]{eol}{_STUB_KEY} = 0{eol}"
+        stub += blank
+        stubbed = base_text[:start] + stub + base_text[end:]
+    profile = {_STUB_KEY: 1} if compiled.profile else {}
+    merged = _merged_with_tomlkit(stubbed, replace(compiled, profile=profile))
+    if not compiled.profile:
+        return None if _STUB_KEY in merged else merged
+    stub_text = _profile_text(profile)
+    if merged.count(_STUB_KEY) != 1 or merged.count(stub_text) != 1:
+        return None
+    return merged.replace(stub_text, _profile_text(compiled.profile))
 
 
 def _merged_with_tomlkit(base_text: str | None, compiled: Compiled) -> str:
