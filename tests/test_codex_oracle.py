@@ -199,3 +199,24 @@ def test_stale_profile_is_replaced_as_tomlkit_does(compiled: Any, stale: Any, af
             text = text.replace("\n", eol)
             expected = _outcome(oracle_codex.merged_config, text, compiled)
             assert _outcome(codex.merged_config, text, compiled) == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=" \t\r\n\x0b\x0c\xa0\u2003ab-=*'\"\\#;|", max_size=12),
+        st.text(max_size=12),
+    )
+)
+def test_rule_words_equal_shlex(command: str) -> None:
+    import shlex
+
+    try:
+        expected: Any = tuple(shlex.split(command))
+    except ValueError as exc:
+        expected = str(exc)
+    try:
+        words: Any = TRANSLATE._words(command)
+    except ValueError as exc:
+        words = str(exc)
+    assert words == expected
