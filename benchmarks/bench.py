@@ -14,9 +14,9 @@ this one run: rows are the example and one policy per --sizes entry (default
 shape; see make_policy.py), columns `check`, `generate -n -w`, `diff`, the floor (floor.py: start
 Python, read and parse the same files with json and tomllib) and check-jsonschema on the same srt
 file against twsrt's schema, for comparison. Last the two acceptance ratios of issue 17, each
-PASS or FAIL; --check-ratios exits 1 when one fails or was not measured. --markdown prints the
-tables as Markdown, for the README. No timing is asserted anywhere: tests/test_benchmark.py only
-runs this script on tiny inputs.
+PASS or FAIL; --check-ratios exits 1 when one fails or was not measured. --markdown prints only
+the README's block on stdout (header, scaling table, ratios; the rest goes to stderr). No timing
+is asserted anywhere: tests/test_benchmark.py only runs this script on tiny inputs.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from make_policy import SHAPES, clean_env, twsrt_command, write_repo
 
@@ -235,13 +236,17 @@ def header(twsrt: list[str]) -> str:
     )
 
 
-def measure_startup(twsrt: list[str], args: argparse.Namespace, failed: list[str]) -> None:
+def measure_startup(
+    twsrt: list[str], args: argparse.Namespace, failed: list[str], progress: TextIO
+) -> None:
     width = 36
-    print(f"{'start-up, examples/dotfiles':{width}} {'median ms':>10} {'best ms':>9} {'runs':>5}")
+    title = f"{'start-up, examples/dotfiles':{width}} {'median ms':>10} {'best ms':>9} {'runs':>5}"
+    print(title, file=progress)
     for case in startup_cases(twsrt):
         timing = time_case(case, args.runs, args.budget)
         print(
             f"{case.label:{width}} {timing.median_ms:10.1f} {timing.best_ms:9.1f} {timing.runs:5d}",
+            file=progress,
             flush=True,
         )
         if timing.exit_code != 0:
@@ -260,6 +265,26 @@ def measure_row(
             failure = f"{row_label(key)} {name}: exit {timing.exit_code}"
             failed.append(f"{failure}\n{timing.stderr[-2000:]}")
     return Row(key, count_rules(repo), cells)
+
+
+def measure_scaling(
+    twsrt: list[str], args: argparse.Namespace, failed: list[str], progress: TextIO
+) -> list[Row]:
+    """The example's row, then one per --sizes entry, each policy generated in a scratch dir."""
+    rows = [measure_row(twsrt, "example", EXAMPLE, args, failed)]
+    with tempfile.TemporaryDirectory(prefix="twsrt-bench-") as tmp:
+        for key in args.sizes:
+            repo = Path(tmp) / key
+            start = time.perf_counter()
+            if key in SHAPES:
+                write_repo(repo, shape=key)
+            else:
+                write_repo(repo, int(key))
+            made = time.perf_counter() - start
+            made_line = f"made {row_label(key)}: twsrt generate -w {made:.1f} s"
+            print(made_line, file=progress, flush=True)
+            rows.append(measure_row(twsrt, key, repo, args, failed))
+    return rows
 
 
 def main() -> None:
@@ -282,29 +307,24 @@ def main() -> None:
     if args.runs < 1 or args.budget <= 0:
         parser.error("--runs and --budget must be positive")
     twsrt = twsrt_command()
-    print(header(twsrt))
-    print(f"command: python benchmarks/bench.py {' '.join(sys.argv[1:])}".rstrip())
-    print(f"median wall ms of up to {args.runs} fresh-process runs per cell, {args.budget:g} s")
+    head = header(twsrt)
+    command = f"python benchmarks/bench.py {' '.join(sys.argv[1:])}".rstrip()
+    method = f"median wall ms of up to {args.runs} fresh-process runs per cell, {args.budget:g} s"
+    # with --markdown stdout is only the README block; the progress goes to stderr
+    progress = sys.stderr if args.markdown else sys.stdout
+    if not args.markdown:
+        print(f"{head}\ncommand: {command}\n{method}", flush=True)
     failed: list[str] = []
-    measure_startup(twsrt, args, failed)
-    rows = [measure_row(twsrt, "example", EXAMPLE, args, failed)]
-    with tempfile.TemporaryDirectory(prefix="twsrt-bench-") as tmp:
-        for key in args.sizes:
-            repo = Path(tmp) / key
-            start = time.perf_counter()
-            if key in SHAPES:
-                write_repo(repo, shape=key)
-            else:
-                write_repo(repo, int(key))
-            made = time.perf_counter() - start
-            print(f"made {row_label(key)}: twsrt generate -w {made:.1f} s", flush=True)
-            rows.append(measure_row(twsrt, key, repo, args, failed))
-    print()
-    print("\n".join(render_markdown(rows) if args.markdown else render_text(rows)))
-    print()
+    measure_startup(twsrt, args, failed, progress)
+    rows = measure_scaling(twsrt, args, failed, progress)
     verdicts = ratio_verdicts(rows)
-    for line, _ in verdicts:
-        print(f"- {line}" if args.markdown else line)
+    if args.markdown:
+        print(f"{head}; `{command}`; {method}.\n")
+        print("\n".join(render_markdown(rows)) + "\n")
+        print("\n".join(f"- {line}" for line, _ in verdicts))
+    else:
+        print("\n" + "\n".join(render_text(rows)) + "\n")
+        print("\n".join(line for line, _ in verdicts))
     if failed:
         # every input is clean, so anything but 0 means a broken command, not a slow one
         sys.exit("bench: non-zero exit from\n" + "\n".join(failed))
