@@ -271,7 +271,14 @@ def measure_scaling(
     twsrt: list[str], args: argparse.Namespace, failed: list[str], progress: TextIO
 ) -> list[Row]:
     """The example's row, then one per --sizes entry, each policy generated in a scratch dir."""
-    rows = [measure_row(twsrt, "example", EXAMPLE, args, failed)]
+    rows: list[Row] = []
+
+    def measure(key: str, repo: Path) -> None:
+        rows.append(measure_row(twsrt, key, repo, args, failed))
+        # a long run that is stopped still leaves every measured row on the progress stream
+        print(f"measured {render_text(rows[-1:])[1]}", file=progress, flush=True)
+
+    measure("example", EXAMPLE)
     with tempfile.TemporaryDirectory(prefix="twsrt-bench-") as tmp:
         for key in args.sizes:
             repo = Path(tmp) / key
@@ -283,7 +290,7 @@ def measure_scaling(
             made = time.perf_counter() - start
             made_line = f"made {row_label(key)}: twsrt generate -w {made:.1f} s"
             print(made_line, file=progress, flush=True)
-            rows.append(measure_row(twsrt, key, repo, args, failed))
+            measure(key, repo)
     return rows
 
 
