@@ -326,7 +326,7 @@ def main() -> None:
     rows = measure_scaling(twsrt, args, failed, progress)
     verdicts = ratio_verdicts(rows)
     if args.markdown:
-        print(f"{head}; `{command}`; {method}.\n")
+        print(f"{head};\n`{command}`: {method}.\n")
         print("\n".join(render_markdown(rows)) + "\n")
         print("\n".join(f"- {line}" for line, _ in verdicts))
     else:

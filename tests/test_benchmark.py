@@ -126,6 +126,34 @@ def test_the_markdown_table_has_a_row_per_policy() -> None:
     ]
 
 
+def test_the_readmes_speed_table_is_the_scripts_output() -> None:
+    """The README's Speed section holds a --markdown block as bench.py prints it: the header with
+    date, CPU and commit, the scaling table's columns, both acceptance ratios with a verdict."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.partition("<!-- bench.py --markdown: from here -->\n")[2]
+    block = block.partition("<!-- bench.py --markdown: to here -->")[0]
+    lines = block.strip().splitlines()
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC; .+; \d+ cores; Python .+; .+ \([\w+]+\);\n"
+        r"`python benchmarks/bench\.py [^`]*--markdown[^`]*`: median wall ms .+\.",
+        "\n".join(lines[:2]),
+    ), block
+    assert lines[3:5] == bench.render_markdown([])
+    table = [line for line in lines[5:] if line.startswith("| ")]
+    assert [line.split(" | ")[0] for line in table] == [
+        "| example",
+        "| 1k",
+        "| 10k",
+        "| 13k (org13k)",
+        "| 50k",
+    ]
+    ratios = [line for line in lines if line.startswith("- check(")]
+    assert len(ratios) == 2, block
+    assert ratios[0].startswith("- check(13k (org13k)) / check(example) <= 5: ")
+    assert ratios[1].startswith("- check(50k) / check(10k) <= 4: ")
+    assert all(re.search(r": \d+\.\d\d (PASS|FAIL)$", line) for line in ratios), ratios
+
+
 def test_floor_reads_every_file_the_config_names(tmp_path: Path) -> None:
     (tmp_path / "twsrt.toml").write_text(
         '[sources]\nsrt = "a.json"\n[targets]\ncodex_config = "b.toml"\n', encoding="utf-8"
