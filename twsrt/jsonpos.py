@@ -43,6 +43,7 @@ class PositionedJson(PositionedDocument):
         self._arrays: dict[int, list[tuple[int, int]]] = {}
         self._objects: dict[int, list[tuple[str, Node]]] = {}
         self._by_key: dict[int, dict[str, list[Node]]] = {}
+        self._parents: dict[str, list[Node]] = {}  # the values at each parent pointer asked
 
     @cached_property
     def root(self) -> Node:
@@ -83,18 +84,23 @@ class PositionedJson(PositionedDocument):
     def _nodes(self, pointer: str) -> list[Node]:
         """Every value whose pointer is ``pointer``, in text order: one, or several where a
         repeated key makes two values share a pointer (the last one is the one that counts,
-        as in the parsed value)."""
+        as in the parsed value). The parent's values are kept: the next question is usually
+        about a sibling."""
         if not pointer:
             return [self.root]
         if pointer[0] != "/":
             return []
-        nodes = [self.root]
-        for token in pointer[1:].split("/"):
-            # children of earlier nodes come first, so the list stays in text order
-            nodes = [child for node in nodes for child in self._children(node, token)]
-            if not nodes:
-                break
-        return nodes
+        parent, token = pointer.rsplit("/", 1)
+        parents = self._parents.get(parent)
+        if parents is None:
+            parents = [self.root]
+            for step in parent.split("/")[1:]:
+                # children of earlier nodes come first, so the list stays in text order
+                parents = [child for node in parents for child in self._children(node, step)]
+                if not parents:
+                    break
+            self._parents[parent] = parents
+        return [child for node in parents for child in self._children(node, token)]
 
     def _children(self, node: Node, token: str) -> list[Node]:
         opening = self.text[node[_START]]
@@ -107,7 +113,8 @@ class PositionedJson(PositionedDocument):
             return by_key.get(token, [])
         if opening == "[" and _is_index(token):
             spans = self._array(node)
-            return [(*spans[int(token)], -1)] if int(token) < len(spans) else []
+            if len(token) <= len(str(len(spans))) and int(token) < len(spans):
+                return [(*spans[int(token)], -1)]
         return []
 
     def _object(self, node: Node) -> list[tuple[str, Node]]:
@@ -125,8 +132,7 @@ class PositionedJson(PositionedDocument):
 
 def _is_index(token: str) -> bool:
     # the tokens pointer_join writes for array items: "0", "1", ... (no sign, no leading 0)
-    digits = token.isascii() and token.isdigit() and len(token) < 19
-    return digits and (token == "0" or token[0] != "0")
+    return token.isdigit() and token.isascii() and (token[0] != "0" or token == "0")
 
 
 _scan_once = make_scanner(json.JSONDecoder())
