@@ -325,3 +325,36 @@ def test_indexed_ignore_matching_finds_the_first_matching_entry(
     index = _by_rule(entries)
     for item in items:
         assert _first_match(index, item) == oracle.first_suppression(entries, item)
+
+
+# ---------------------------------------------------------------- validity cache
+
+
+def test_each_source_is_hashed_and_its_schema_read_once_per_run(
+    dotfiles: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The validity cache's key costs a hash of the whole source: once per source and run
+    (after a first run has found the sources valid)."""
+    from twsrt import schemas
+
+    assert dotfiles.run("check").returncode == 0
+
+    calls: list[str] = []
+    marker, text = schemas._cache_marker, schemas.schema_text
+
+    def counted_marker(name: str, instance: Any) -> Any:
+        calls.append(f"hash {name}")
+        return marker(name, instance)
+
+    def counted_text(name: str) -> str:
+        calls.append(f"read {name}")
+        return text(name)
+
+    monkeypatch.setattr(schemas, "_cache_marker", counted_marker)
+    monkeypatch.setattr(schemas, "schema_text", counted_text)
+    for command in (["check"], ["generate", "-n"], ["diff"]):
+        calls.clear()
+        assert dotfiles.run(*command).returncode == 0
+        assert sorted(calls) == sorted(
+            f"{what} {name}" for what in ("hash", "read") for name in ("bash", "config", "srt")
+        ), command
