@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.rules import SYMLINKED_POLICY_PATH, WRITE_ROOT_NOT_DIRECTORY
 
@@ -109,12 +109,13 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
         findings.append(
             finding(
                 SYMLINKED_POLICY_PATH,
-                f"{key} '{rule.path}' goes through a symlink on this host: '{link}' points to "
-                f"'{target}', so the path is really '{_spelled(resolved, home, tail)}'. Codex "
-                "does not match a write root and a deny when one is spelled through the symlink "
-                "and the other by the real path (the denied directory stays writable), and it "
-                "refuses to start when a denyRead crosses a symlink inside a writable "
-                "directory; write the real path in every rule",
+                f"{key} '{quoted(rule.path)}' goes through a symlink on this host: "
+                f"'{quoted(link)}' points to '{quoted(target)}', so the path is really "
+                f"'{quoted(_spelled(resolved, home, tail))}'. Codex does not match a write root "
+                "and a deny when one is spelled through the symlink and the other by the real "
+                "path (the denied directory stays writable), and it refuses to start when a "
+                "denyRead crosses a symlink inside a writable directory; write the real path in "
+                "every rule",
                 rule.origin,
             )
         )
@@ -138,10 +139,10 @@ def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
         findings.append(
             finding(
                 WRITE_ROOT_NOT_DIRECTORY,
-                f"allowWrite '{rule.path}' is a file on this host, not a directory: Codex takes "
-                "only directories as write roots and then fails every sandbox start (it mounts "
-                "protected entries such as .git inside each root); grant a directory that holds "
-                "only what may be written, or leave the file out",
+                f"allowWrite '{quoted(rule.path)}' is a file on this host, not a directory: Codex "
+                "takes only directories as write roots and then fails every sandbox start (it "
+                "mounts protected entries such as .git inside each root); grant a directory that "
+                "holds only what may be written, or leave the file out",
                 rule.origin,
                 agent="codex",
             )

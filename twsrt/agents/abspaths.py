@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.config import Config
-from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, fold_dots, is_glob
 from twsrt.rules import (
@@ -138,7 +138,7 @@ def check_malformed(rule: PathRule, spec: PathTarget) -> None:
         raise TwsrtError(
             spec.lossy(
                 UNEXPRESSIBLE_PATH,
-                f"malformed path '{rule.path}': did you mean '~/'?",
+                f"malformed path '{quoted(rule.path)}': did you mean '~/'?",
                 rule.origin,
             )
         )
@@ -156,9 +156,9 @@ def deny_path(
         findings.append(
             spec.lossy(
                 LOSSY_RELATIVE_PATH,
-                f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
-                f"sandbox takes only absolute paths, so it is not in {target} (run {label} under "
-                "srt to enforce it)",
+                f"{key} '{quoted(rule.path)}' is relative to the directory an agent starts in; "
+                f"{label}'s sandbox takes only absolute paths, so it is not in {target} (run "
+                f"{label} under srt to enforce it)",
                 rule.origin,
             )
         )
@@ -173,8 +173,8 @@ def deny_path(
         findings.append(
             spec.lossy(
                 LOSSY_GLOB_PATH,
-                f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards), and "
-                f"denying all of '{prefix}' instead would lock it out; not in {target}",
+                f"{key} glob '{quoted(rule.path)}' cannot be written for {label} (no wildcards), "
+                f"and denying all of '{quoted(prefix)}' instead would lock it out; not in {target}",
                 rule.origin,
             )
         )
@@ -182,8 +182,8 @@ def deny_path(
     findings.append(
         spec.lossy(
             LOSSY_STRICTER_GLOB,
-            f"{label} takes no wildcards; {key} glob '{rule.path}' becomes {target} entry "
-            f"'{prefix}' (the whole directory)",
+            f"{label} takes no wildcards; {key} glob '{quoted(rule.path)}' becomes {target} entry "
+            f"'{quoted(prefix)}' (the whole directory)",
             rule.origin,
         )
     )
@@ -201,8 +201,8 @@ def grant_path(
         findings.append(
             spec.lossy(
                 RELATIVE_GRANT_LEFT_OUT,
-                f"{key} '{rule.path}' is relative to the directory an agent starts in; {label}'s "
-                "sandbox takes only absolute paths, so it is not granted",
+                f"{key} '{quoted(rule.path)}' is relative to the directory an agent starts in; "
+                f"{label}'s sandbox takes only absolute paths, so it is not granted",
                 rule.origin,
             )
         )
@@ -211,8 +211,8 @@ def grant_path(
         findings.append(
             spec.lossy(
                 GLOB_GRANT_LEFT_OUT,
-                f"{key} glob '{rule.path}' cannot be written for {label} (no wildcards) and a "
-                "parent directory would grant more; it is not granted",
+                f"{key} glob '{quoted(rule.path)}' cannot be written for {label} (no wildcards) "
+                "and a parent directory would grant more; it is not granted",
                 rule.origin,
             )
         )

@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
 from twsrt.diffs import View, opaque
 from twsrt.documents import Documents
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.rules import DANGER_FULL_ACCESS, TARGET_UNUSABLE
@@ -192,7 +192,7 @@ def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None
         node = value_at(document, pointer)
         if node is not None and not isinstance(node, kind):
             expected = "an object" if kind is dict else "an array"
-            raise fail(TARGET_UNUSABLE, f"'{pointer}' must be {expected}", where(pointer))
+            raise fail(TARGET_UNUSABLE, f"'{quoted(pointer)}' must be {expected}", where(pointer))
 
 
 def splice_settings(

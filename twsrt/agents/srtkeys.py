@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import pointer_join
 from twsrt.policy import Policy
 from twsrt.rules import LOSSY_UNSUPPORTED_KEY, UNCOMPILED_KEY_NOTE
@@ -188,7 +188,7 @@ def key_finding(policy: Policy, agent: str, pointer: str, why: str | None = None
     note when it grants or only configures srt; ``why`` replaces the generic reason."""
     info = SRT_KEYS[pointer]
     rule = LOSSY_UNSUPPORTED_KEY if info.effect == "restricts" else UNCOMPILED_KEY_NOTE
-    message = f"'{dotted(pointer)}' is not compiled for {agent}: {why or info.why}" + _TAIL[
+    message = f"'{quoted(dotted(pointer))}' is not compiled for {agent}: {why or info.why}" + _TAIL[
         info.effect
     ].format(agent=agent)
     return finding(rule, message, policy.srt_location(pointer, key=True), agent=agent)

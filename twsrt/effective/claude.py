@@ -25,7 +25,7 @@ from twsrt.effective import (
     srt_key,
     strings,
 )
-from twsrt.findings import Finding
+from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import (
     AGENT_SANDBOX_OFF,
@@ -162,8 +162,8 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
             out.append(
                 report(
                     USER_UNSANDBOXED_COMMAND,
-                    f"sandbox.excludedCommands runs '{command}' outside Claude's sandbox, where "
-                    "the policy's filesystem and network rules do not apply",
+                    f"sandbox.excludedCommands runs '{quoted(command)}' outside Claude's sandbox, "
+                    "where the policy's filesystem and network rules do not apply",
                     layer,
                     pointer,
                     NAME,
@@ -215,8 +215,8 @@ def _permissions(
                 out.append(
                     report(
                         USER_WRITE_ROOT,
-                        f"permissions.additionalDirectories '{path}' becomes a write root of "
-                        "Claude's sandbox, outside the policy's allowWrite",
+                        f"permissions.additionalDirectories '{quoted(path)}' becomes a write root "
+                        "of Claude's sandbox, outside the policy's allowWrite",
                         layer,
                         pointer,
                         NAME,
@@ -252,7 +252,7 @@ def _allow_rule(
             if hit is not None:
                 return _shadowed(
                     rule,
-                    f"the policy's bash {kind} '{hit.value}'",
+                    f"the policy's bash {kind} '{quoted(hit.value)}'",
                     kind,
                     layer,
                     pointer,
@@ -267,7 +267,7 @@ def _allow_rule(
         if denied is not None:
             return _shadowed(
                 rule,
-                f"the policy's deniedDomains '{denied.value}'",
+                f"the policy's deniedDomains '{quoted(denied.value)}'",
                 "deny",
                 layer,
                 pointer,
@@ -277,8 +277,9 @@ def _allow_rule(
             return None
         return report(
             USER_NETWORK_GRANT,
-            f"allow rule '{rule}' lets WebFetch reach '{host}' without asking, and Claude adds it "
-            "to its sandbox's allowed hosts; the policy's allowedDomains does not list it",
+            f"allow rule '{quoted(rule)}' lets WebFetch reach '{quoted(host)}' without asking, and "
+            "Claude adds it to its sandbox's allowed hosts; the policy's allowedDomains does not "
+            "list it",
             layer,
             pointer,
             NAME,
@@ -293,12 +294,12 @@ def _allow_rule(
     if hit is not None:
         what = "denyRead" if hit in policy.deny_read else "denyWrite"
         return _shadowed(
-            rule, f"the policy's {what} '{hit.path}'", "deny", layer, pointer, hit.origin
+            rule, f"the policy's {what} '{quoted(hit.path)}'", "deny", layer, pointer, hit.origin
         )
     if tool == "Edit" and sandboxed and view.writable(path) is None:
         return report(
             USER_WRITE_ROOT,
-            f"allow rule '{rule}' becomes a write root of Claude's sandbox, outside the "
+            f"allow rule '{quoted(rule)}' becomes a write root of Claude's sandbox, outside the "
             "policy's allowWrite",
             layer,
             pointer,
@@ -314,9 +315,9 @@ def _shadowed(
 ) -> Finding:
     return report(
         USER_ALLOW_SHADOWED,
-        f"allow rule '{rule}' names what {what} covers; Claude evaluates {kind} rules before "
-        "allow rules, so the policy still holds while that rule is there — remove the allow "
-        "entry",
+        f"allow rule '{quoted(rule)}' names what {what} covers; Claude evaluates {kind} rules "
+        "before allow rules, so the policy still holds while that rule is there — remove the "
+        "allow entry",
         layer,
         pointer,
         NAME,
@@ -380,7 +381,8 @@ def _socket_grant(socket: str, pointer: str, layer: Layer, view: PolicyView) -> 
         return None
     return report(
         USER_SANDBOX_GRANT,
-        f"sandbox.network.allowUnixSockets opens '{socket}', which the policy does not allow",
+        f"sandbox.network.allowUnixSockets opens '{quoted(socket)}', which the policy does not "
+        "allow",
         layer,
         pointer,
         NAME,
@@ -393,8 +395,8 @@ def _domain_grant(host: str, pointer: str, layer: Layer, view: PolicyView) -> Fi
         return None
     return report(
         USER_NETWORK_GRANT,
-        f"sandbox.network.allowedDomains in {layer.display} adds '{host}', which the policy's "
-        "allowedDomains does not list",
+        f"sandbox.network.allowedDomains in {layer.display} adds '{quoted(host)}', which the "
+        "policy's allowedDomains does not list",
         layer,
         pointer,
         NAME,
@@ -408,8 +410,8 @@ def _write_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Fin
         return None
     return report(
         USER_WRITE_ROOT,
-        f"sandbox.filesystem.allowWrite in {layer.display} makes '{path}' writable, outside "
-        "the policy's allowWrite",
+        f"sandbox.filesystem.allowWrite in {layer.display} makes '{quoted(path)}' writable, "
+        "outside the policy's allowWrite",
         layer,
         pointer,
         NAME,
@@ -428,8 +430,8 @@ def _read_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Find
         return None
     return report(
         USER_ALLOW_RULE,
-        f"sandbox.filesystem.allowRead in {layer.display} re-opens '{path}' inside the "
-        f"policy's denyRead '{hit.path}' (allowRead wins over denyRead)",
+        f"sandbox.filesystem.allowRead in {layer.display} re-opens '{quoted(path)}' inside the "
+        f"policy's denyRead '{quoted(hit.path)}' (allowRead wins over denyRead)",
         layer,
         pointer,
         NAME,

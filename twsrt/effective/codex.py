@@ -17,7 +17,7 @@ from typing import Any
 from twsrt.agents import codex as target
 from twsrt.agents.base import Context
 from twsrt.effective import Layer, PolicyView, load_layer, report, sandbox_origin
-from twsrt.findings import Finding
+from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import CODEX_LEGACY_SANDBOX, CODEX_OTHER_PERMISSIONS, USER_SKIPS_APPROVAL
 
@@ -66,8 +66,8 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
             related.append(table)
         found = report(
             CODEX_OTHER_PERMISSIONS,
-            f"`codex --profile {profile}` selects permissions '{selected}' instead of "
-            f"'{ours}', so the policy's filesystem and network rules do not apply in that "
+            f"`codex --profile {profile}` selects permissions '{quoted(selected)}' instead of "
+            f"'{quoted(ours)}', so the policy's filesystem and network rules do not apply in that "
             "profile",
             layer,
             "/default_permissions",
@@ -107,7 +107,7 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
         out.append(
             report(
                 USER_SKIPS_APPROVAL,
-                f"approvals_reviewer '{reviewer}' in {layer.display} lets a model approve "
+                f"approvals_reviewer '{quoted(reviewer)}' in {layer.display} lets a model approve "
                 "commands that leave the sandbox instead of the user",
                 layer,
                 "/approvals_reviewer",

@@ -24,7 +24,7 @@ from twsrt.effective import (
     srt_key,
     strings,
 )
-from twsrt.findings import Finding
+from twsrt.findings import Finding, quoted
 from twsrt.rules import (
     USER_ALLOW_SHADOWED,
     USER_SKIPS_APPROVAL,
@@ -91,9 +91,10 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
                 out.append(
                     report(
                         USER_ALLOW_SHADOWED,
-                        f"allow rule '{rule}' names what the policy's bash {kind} '{hit.value}' "
-                        f"covers; DeepCode evaluates {kind} rules before allow rules, so the "
-                        "policy still holds while that rule is there — remove the allow entry",
+                        f"allow rule '{quoted(rule)}' names what the policy's bash {kind} "
+                        f"'{quoted(hit.value)}' covers; DeepCode evaluates {kind} rules before "
+                        "allow rules, so the policy still holds while that rule is there — remove "
+                        "the allow entry",
                         layer,
                         pointer,
                         NAME,
@@ -115,7 +116,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
             out.append(
                 report(
                     USER_WRITE_ROOT,
-                    f"permissions.additionalDirectories '{path}' becomes a write root of "
+                    f"permissions.additionalDirectories '{quoted(path)}' becomes a write root of "
                     "DeepCode's sandbox, outside the policy's allowWrite",
                     layer,
                     pointer,
@@ -129,8 +130,8 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
         out.append(
             report(
                 USER_UNSANDBOXED_COMMAND,
-                f"sandbox.excludedCommands runs '{command}' outside DeepCode's sandbox, where the "
-                "policy's filesystem and network rules do not apply",
+                f"sandbox.excludedCommands runs '{quoted(command)}' outside DeepCode's sandbox, "
+                "where the policy's filesystem and network rules do not apply",
                 layer,
                 pointer,
                 NAME,

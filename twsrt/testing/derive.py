@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from twsrt.findings import quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, normalize_path
 from twsrt.testing.domains import domain_probes
@@ -92,12 +93,12 @@ def _path_draft(kind: str, rule: PathRule, action: Action, expect: Outcome, shap
         mapped = layout_glob(rule.path)
         base = instantiate(mapped) if mapped else None
         if base is None:
-            problem = f"no concrete path matching glob '{rule.path}' could be made"
+            problem = f"no concrete path matching glob '{quoted(rule.path)}' could be made"
         shape = "dir" if shape == "dir" else "file"
     else:
         base = layout_path(rule.path)
         if base is None:
-            problem = f"'{rule.path}' leaves the fixture tree"
+            problem = f"'{quoted(rule.path)}' leaves the fixture tree"
     probe = Probe(kind, rule.path, rule.origin, action, expect, glob=rule.glob, problem=problem)
     return _Draft(probe, base or "", shape)
 
@@ -123,7 +124,7 @@ def _socket_drafts(policy: Policy, add: Any) -> None:
         origin = policy.srt_location(f"/network/allowUnixSockets/{index}")
         path = normalize_path(path)
         base = layout_path(path) if path.startswith(("/", "~/")) else None
-        problem = "" if base else f"'{path}' is not an absolute socket path"
+        problem = "" if base else f"'{quoted(path)}' is not an absolute socket path"
         probe = Probe(
             "allow-unix-socket", path, origin, Action.CONNECT, Outcome.ALLOWED, problem=problem
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twsrt.findings import quoted
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
 from twsrt.testing.gaps import Mismatch
@@ -33,8 +34,8 @@ def glob_snapshot(m: Mismatch) -> Finding | None:
     if probe.glob and fresh and deny and m.observed is Outcome.ALLOWED:
         return m.gap(
             LOSSY_GLOB_SNAPSHOT,
-            f"Codex expands the deny glob '{probe.rule}' when its sandbox starts: a matching "
-            "file created later stays writable",
+            f"Codex expands the deny glob '{quoted(probe.rule)}' when its sandbox starts: a "
+            "matching file created later stays writable",
         )
     return None
 
@@ -57,7 +58,7 @@ def no_allow_read(m: Mismatch) -> Finding | None:
     if m.probe.kind == "allow-read" and m.observed is Outcome.DENIED:
         return m.gap(
             CODEX_NO_ALLOW_READ,
-            f"the Codex profile has no allowRead: '{m.probe.rule}' stays denied with the "
+            f"the Codex profile has no allowRead: '{quoted(m.probe.rule)}' stays denied with the "
             "denyRead region around it",
         )
     return None
@@ -71,7 +72,7 @@ def network_off(m: Mismatch) -> Finding | None:
     if m.probe.action is Action.FETCH and cut is not None and m.observed is Outcome.DENIED:
         return m.gap(
             LOSSY_PORT_DOMAIN,
-            f"deniedDomains '{cut.value}' ({cut.origin}) cannot be a Codex domain rule, so "
+            f"deniedDomains '{quoted(cut.value)}' ({cut.origin}) cannot be a Codex domain rule, so "
             "twsrt switches Codex's network off: every host is refused",
         )
     return None
@@ -90,12 +91,13 @@ def portless_domains(m: Mismatch) -> Finding | None:
         if port is not None and domain_matches(pattern, host, 80):
             return m.gap(
                 LOSSY_PORT_DOMAIN,
-                f"Codex domain rules take no port: deniedDomains '{entry.value}' "
+                f"Codex domain rules take no port: deniedDomains '{quoted(entry.value)}' "
                 f"({entry.origin}) denies the host on every port",
             )
     if probe.port:
         return m.gap(
-            LOSSY_PORT_DOMAIN, f"Codex domain rules take no port; '{probe.rule}' is not allowed"
+            LOSSY_PORT_DOMAIN,
+            f"Codex domain rules take no port; '{quoted(probe.rule)}' is not allowed",
         )
     return None
 
@@ -109,7 +111,7 @@ def skipped_write_root(m: Mismatch) -> Finding | None:
     if probe.kind == "allow-write" and m.observed is Outcome.DENIED and skipped:
         return m.gap(
             LOSSY_WRITE_ROOT,
-            f"allowWrite '{probe.rule}' cannot be a Codex workspace root and is skipped",
+            f"allowWrite '{quoted(probe.rule)}' cannot be a Codex workspace root and is skipped",
         )
     return None
 
@@ -120,7 +122,8 @@ def linux_unix_sockets(m: Mismatch) -> Finding | None:
     if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
         return m.gap(
             CODEX_LINUX_UNIX_SOCKETS,
-            f"Codex on Linux gives its sandbox no Unix sockets; '{m.probe.rule}' is blocked",
+            f"Codex on Linux gives its sandbox no Unix sockets; '{quoted(m.probe.rule)}' is "
+            "blocked",
         )
     return None
 

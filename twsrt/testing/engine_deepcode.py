@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twsrt.findings import quoted
 from twsrt.testing.engines import EngineUnavailable, Run, locate
 from twsrt.testing.gaps import Mismatch
 from twsrt.testing.globs import within
@@ -173,8 +174,8 @@ def linux_deny_unenforced(m: Mismatch) -> Finding | None:
     if m.linux and key and m.observed is Outcome.ALLOWED:
         return m.gap(
             LOSSY_LINUX_DENY,
-            f"DeepCode's Linux sandbox (bubblewrap) applies no {key}: '{m.probe.rule}' is open "
-            "wherever DeepCode mounts it",
+            f"DeepCode's Linux sandbox (bubblewrap) applies no {key}: '{quoted(m.probe.rule)}' is "
+            "open wherever DeepCode mounts it",
         )
     return None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.policy import Policy
 from twsrt.rules import SRT_LINUX_UNIX_SOCKETS, SRT_LINUX_WRITE_GLOB, Rule
 from twsrt.testing.globs import srt_skips_write_glob
@@ -55,13 +55,13 @@ def srt_write_glob(m: Mismatch) -> Finding | None:
     if probe.kind == "deny-write" and m.observed is Outcome.ALLOWED:
         return m.gap(
             SRT_LINUX_WRITE_GLOB,
-            f"srt on Linux skips glob '{probe.rule}' in denyWrite; matching files stay "
+            f"srt on Linux skips glob '{quoted(probe.rule)}' in denyWrite; matching files stay "
             "writable inside allowWrite roots",
         )
     if probe.kind == "allow-write" and m.observed is Outcome.DENIED:
         return m.gap(
             SRT_LINUX_WRITE_GLOB,
-            f"srt on Linux skips glob '{probe.rule}' in allowWrite; it grants nothing",
+            f"srt on Linux skips glob '{quoted(probe.rule)}' in allowWrite; it grants nothing",
         )
     return None
 
@@ -70,8 +70,8 @@ def srt_unix_sockets(m: Mismatch) -> Finding | None:
     if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
         return m.gap(
             SRT_LINUX_UNIX_SOCKETS,
-            f"srt on Linux ignores allowUnixSockets; '{m.probe.rule}' is blocked with every "
-            "other Unix socket (only allowAllUnixSockets opens them)",
+            f"srt on Linux ignores allowUnixSockets; '{quoted(m.probe.rule)}' is blocked with "
+            "every other Unix socket (only allowAllUnixSockets opens them)",
         )
     return None
 
@@ -86,7 +86,7 @@ def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
         return found
     for rule in [*policy.deny_write, *policy.allow_write]:
         if rule.glob and srt_skips_write_glob(rule.path):
-            message = f"srt on Linux skips glob '{rule.path}' in write lists"
+            message = f"srt on Linux skips glob '{quoted(rule.path)}' in write lists"
             found.append(finding(SRT_LINUX_WRITE_GLOB, message, rule.origin, agent="srt"))
     network = policy.srt.get("network", {})
     for index, path in enumerate(network.get("allowUnixSockets", [])):
@@ -94,7 +94,7 @@ def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
             found.append(
                 finding(
                     SRT_LINUX_UNIX_SOCKETS,
-                    f"srt on Linux ignores allowUnixSockets; '{path}' stays blocked",
+                    f"srt on Linux ignores allowUnixSockets; '{quoted(path)}' stays blocked",
                     policy.srt_location(f"/network/allowUnixSockets/{index}"),
                     agent="srt",
                 )

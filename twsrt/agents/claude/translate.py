@@ -25,7 +25,7 @@ from twsrt.agents.claude.declaration import (
 from twsrt.agents.targets import unique
 from twsrt.bashrules import bash_rules
 from twsrt.domains import split_port
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.rules import (
@@ -87,8 +87,8 @@ def translate(
             findings.append(
                 finding(
                     LOSSY_PORT_DOMAIN,
-                    f"WebFetch cannot deny only port {port}; '{host}' is denied for WebFetch on "
-                    "every port (the sandbox keeps the port)",
+                    f"WebFetch cannot deny only port {port}; '{quoted(host)}' is denied for "
+                    "WebFetch on every port (the sandbox keeps the port)",
                     entry.origin,
                     agent=NAME,
                 )
@@ -97,7 +97,7 @@ def translate(
             findings.append(
                 finding(
                     LOSSY_PORT_DOMAIN,
-                    f"'{entry.value}' concerns a port WebFetch never uses (it fetches over "
+                    f"'{quoted(entry.value)}' concerns a port WebFetch never uses (it fetches over "
                     "80/443); no WebFetch deny rule is emitted (the sandbox keeps the entry)",
                     entry.origin,
                     agent=NAME,
@@ -125,8 +125,8 @@ def translate(
             findings.append(
                 finding(
                     LOSSY_PORT_DOMAIN,
-                    f"WebFetch cannot allow only port {port}; '{entry.value}' is left out of the "
-                    "WebFetch allow rules (the sandbox keeps it)",
+                    f"WebFetch cannot allow only port {port}; '{quoted(entry.value)}' is left out "
+                    "of the WebFetch allow rules (the sandbox keeps it)",
                     entry.origin,
                     agent=NAME,
                 )
@@ -259,8 +259,8 @@ def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
         findings.append(
             finding(
                 LOSSY_LITERAL_GLOB,
-                f"literal path '{rule.path}' contains glob characters; Claude reads it as a "
-                "pattern, which may miss the literal path itself — protect a parent directory "
+                f"literal path '{quoted(rule.path)}' contains glob characters; Claude reads it as "
+                "a pattern, which may miss the literal path itself — protect a parent directory "
                 "without glob characters",
                 rule.origin,
                 agent=NAME,
@@ -335,8 +335,8 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
             findings.append(
                 finding(
                     LOSSY_CREDENTIAL_ENTRY,
-                    f"credential '{path}' is a directory, which Claude Code cannot mask; it is "
-                    "denied instead (stricter: commands cannot read it at all)",
+                    f"credential '{quoted(path)}' is a directory, which Claude Code cannot mask; "
+                    "it is denied instead (stricter: commands cannot read it at all)",
                     where,
                     agent=NAME,
                 )
@@ -354,7 +354,7 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
             findings.append(
                 finding(
                     LOSSY_CREDENTIAL_ENTRY,
-                    f"credential variable '{entry.get('name')}': "
+                    f"credential variable '{quoted(entry.get('name'))}': "
                     + " and ".join(ignored)
                     + " left out for Claude Code, which rejects them beside decode; srt ignores "
                     "them there too (the decode path never reads them)",
@@ -368,10 +368,10 @@ def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
 def _relative_credential(text: str, origin: Location) -> Finding:
     return finding(
         LOSSY_RELATIVE_SANDBOX_PATH,
-        f"relative credential path '{text}' in Claude's user settings protects "
+        f"relative credential path '{quoted(text)}' in Claude's user settings protects "
         f"~/.claude/{text.removeprefix('./')} only: Bash commands still read the file in the "
-        "project, which srt hides (no permission rule carries it there); write the path with "
-        "~/ or / to cover it everywhere",
+        "project, which srt hides (no permission rule carries it there); write the path with ~/ "
+        "or / to cover it everywhere",
         origin,
         agent=NAME,
     )
@@ -388,8 +388,8 @@ def _sandbox_paths(
             findings.append(
                 finding(
                     LITERAL_GLOB_GRANT_LEFT_OUT,
-                    f"literal path '{rule.path}' contains glob characters and would grant more "
-                    f"as a pattern; left out of Claude's sandbox.filesystem.{key}",
+                    f"literal path '{quoted(rule.path)}' contains glob characters and would grant "
+                    f"more as a pattern; left out of Claude's sandbox.filesystem.{key}",
                     rule.origin,
                     agent=NAME,
                 )
@@ -401,9 +401,10 @@ def _sandbox_paths(
             findings.append(
                 finding(
                     LOSSY_RELATIVE_WRITE_ROOT,
-                    f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
-                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} "
-                    "(Claude's sandbox already allows writing the working directory)",
+                    f"relative path '{quoted(text)}' would mean "
+                    f"~/.claude/{text.removeprefix('./')} in Claude's user sandbox; left out of "
+                    f"sandbox.filesystem.{key} (Claude's sandbox already allows writing the "
+                    "working directory)",
                     rule.origin,
                     agent=NAME,
                 )
@@ -413,9 +414,9 @@ def _sandbox_paths(
             findings.append(
                 finding(
                     RELATIVE_SANDBOX_PATH_NOTE,
-                    f"relative path '{text}' would mean ~/.claude/{text.removeprefix('./')} in "
-                    f"Claude's user sandbox; left out of sandbox.filesystem.{key} (stricter: "
-                    "reads there stay denied)",
+                    f"relative path '{quoted(text)}' would mean "
+                    f"~/.claude/{text.removeprefix('./')} in Claude's user sandbox; left out of "
+                    f"sandbox.filesystem.{key} (stricter: reads there stay denied)",
                     rule.origin,
                     agent=NAME,
                 )
@@ -432,10 +433,9 @@ def _sandbox_paths(
             findings.append(
                 finding(
                     RELATIVE_SANDBOX_PATH_NOTE,
-                    f"relative path '{text}' in sandbox.filesystem.{key} means "
-                    f"~/.claude/{text.removeprefix('./')} to Claude Code; the {tools} twsrt "
-                    "emits for it are merged into Claude's sandbox at the working directory, "
-                    + effect,
+                    f"relative path '{quoted(text)}' in sandbox.filesystem.{key} means "
+                    f"~/.claude/{text.removeprefix('./')} to Claude Code; the {tools} twsrt emits "
+                    "for it are merged into Claude's sandbox at the working directory, " + effect,
                     rule.origin,
                     agent=NAME,
                 )

@@ -39,7 +39,7 @@ from twsrt.agents.codex.paths import _split_glob
 from twsrt.agents.codex.translate import render_rules, translate
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys
 from twsrt.agents.targets import compare, target_write
-from twsrt.findings import TwsrtError
+from twsrt.findings import TwsrtError, quoted
 from twsrt.writes import Change
 
 __all__ = [
@@ -73,7 +73,7 @@ class CodexAgent:
         if ctx.full_access:
             # no profile, so no sandbox key the policy sets is enforced; name each one
             keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
-            unenforced = ", ".join(f"'{dotted(p)}'" for p in keys)
+            unenforced = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
             findings.append(
                 ctx.full_access_finding(
                     NAME,

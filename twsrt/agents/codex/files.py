@@ -14,7 +14,7 @@ from twsrt.agents.codex.declaration import LEGACY_KEYS, NAME, OWNED_TOP, PROFILE
 from twsrt.agents.targets import Members, project
 from twsrt.diffs import toml_key
 from twsrt.documents import Documents
-from twsrt.findings import Finding, fail, finding
+from twsrt.findings import Finding, fail, finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import CODEX_LEGACY_SANDBOX, TARGET_UNUSABLE
 
@@ -37,7 +37,7 @@ def parsed_config(text: str, display: str, documents: Documents | None = None) -
         if key in parsed.value and not isinstance(parsed.value[key], dict):
             line, col = parsed.position(f"/{key}")
             where = Location(display, line, col, f"/{key}")
-            raise fail(TARGET_UNUSABLE, f"'{key}' must be a table", where)
+            raise fail(TARGET_UNUSABLE, f"'{quoted(key)}' must be a table", where)
     return parsed
 
 
@@ -56,8 +56,8 @@ def _legacy_locations(parsed: Any, display: str) -> list[Finding]:
                 found.append(
                     finding(
                         CODEX_LEGACY_SANDBOX,
-                        f"legacy '{key}' makes Codex ignore default_permissions and the twsrt "
-                        "profile; remove it",
+                        f"legacy '{quoted(key)}' makes Codex ignore default_permissions and the "
+                        "twsrt profile; remove it",
                         Location(display, line, col, pointer),
                         agent=NAME,
                     )

@@ -7,7 +7,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from twsrt.agents.codex.declaration import STRICTNESS, WORKSPACE, Compiled, _lossy
-from twsrt.findings import Finding, TwsrtError
+from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
 from twsrt.rules import (
     CODEX_MIXED_SPELLING,
@@ -89,15 +89,19 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
     path = rule.path
     if path.startswith("/~/") or path == "/~":
         raise TwsrtError(
-            _lossy(UNEXPRESSIBLE_PATH, f"malformed path '{path}': did you mean '~/'?", rule.origin)
+            _lossy(
+                UNEXPRESSIBLE_PATH,
+                f"malformed path '{quoted(path)}': did you mean '~/'?",
+                rule.origin,
+            )
         )
     if has_dots(path):
         raise TwsrtError(
             _lossy(
                 UNEXPRESSIBLE_PATH,
-                f"'{path}' climbs above the launch directory or the home directory with '..', "
-                "which a Codex profile cannot name (Codex refuses to load such a path); write "
-                "it as an absolute or `~/` path",
+                f"'{quoted(path)}' climbs above the launch directory or the home directory with "
+                "'..', which a Codex profile cannot name (Codex refuses to load such a path); "
+                "write it as an absolute or `~/` path",
                 rule.origin,
             )
         )
@@ -112,8 +116,8 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
             raise TwsrtError(
                 _lossy(
                     UNEXPRESSIBLE_PATH,
-                    f"glob '{path}' would make Codex scan the whole filesystem, and its sandbox "
-                    "refuses to start; anchor the glob under a directory",
+                    f"glob '{quoted(path)}' would make Codex scan the whole filesystem, and its "
+                    "sandbox refuses to start; anchor the glob under a directory",
                     rule.origin,
                 )
             )
@@ -122,8 +126,8 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
         raise TwsrtError(
             _lossy(
                 UNEXPRESSIBLE_PATH,
-                f"'{path}' covers the whole home directory, which a Codex profile cannot name; "
-                "list the directories to protect instead",
+                f"'{quoted(path)}' covers the whole home directory, which a Codex profile cannot "
+                "name; list the directories to protect instead",
                 rule.origin,
             )
         )
@@ -140,7 +144,7 @@ def _literal_glob(rule: PathRule, findings: list[Finding]) -> PathRule:
         raise TwsrtError(
             _lossy(
                 UNEXPRESSIBLE_PATH,
-                f"literal path '{rule.path}' has glob characters, which Codex ignores in a "
+                f"literal path '{quoted(rule.path)}' has glob characters, which Codex ignores in a "
                 "filesystem key, and its parent is too broad to deny instead; rename it or "
                 "protect a concrete parent directory",
                 rule.origin,
@@ -149,8 +153,8 @@ def _literal_glob(rule: PathRule, findings: list[Finding]) -> PathRule:
     findings.append(
         _lossy(
             LOSSY_STRICTER_GLOB,
-            f"Codex ignores filesystem keys with glob characters; '{rule.path}' is protected by "
-            f"denying its parent '{parent}' instead",
+            f"Codex ignores filesystem keys with glob characters; '{quoted(rule.path)}' is "
+            f"protected by denying its parent '{quoted(parent)}' instead",
             rule.origin,
         )
     )
@@ -165,15 +169,15 @@ def _snapshot_glob(rule: PathRule, findings: list[Finding], write: bool) -> bool
     walk = ""
     if "**" in rule.path:  # observed: 12 of 20 starts failed while another process churned
         prefix = _split_glob(rule.path)[0] if not _relative(rule.path) else ""
-        where = f"'{prefix}'" if prefix else "the launch directory"
+        where = f"'{quoted(prefix)}'" if prefix else "the launch directory"
         walk = f"; Codex walks {where} for it at every start and fails to start when an entry "
         walk += "disappears during the walk"
     findings.append(
         _lossy(
             LOSSY_GLOB_SNAPSHOT,
-            f"Codex expands deny glob '{rule.path}' once when its sandbox starts: a matching "
-            f"file created or renamed into place later in the session stays {access}{walk}; "
-            "name the directory instead (a directory deny covers new files)",
+            f"Codex expands deny glob '{quoted(rule.path)}' once when its sandbox starts: a "
+            "matching file created or renamed into place later in the session stays "
+            f"{access}{walk}; name the directory instead (a directory deny covers new files)",
             rule.origin,
         )
     )
@@ -254,8 +258,8 @@ def _deny_access(
             findings.append(
                 _lossy(
                     LOSSY_STRICTER_GLOB,
-                    f"Codex cannot make glob '{rule.path}' read-only; it is denied outright "
-                    "(reads too)",
+                    f"Codex cannot make glob '{quoted(rule.path)}' read-only; it is denied "
+                    "outright (reads too)",
                     rule.origin,
                 )
             )
@@ -316,10 +320,10 @@ def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -
             findings.append(
                 _lossy(
                     CODEX_MIXED_SPELLING,
-                    f"'{deny.path}' lies below write root '{root}' (with ~ = {home}) but is "
-                    f"spelled the other way, so Codex cannot pin '{between[0]}' between "
-                    "them: a command can rename it away and re-create the denied path "
-                    "writable; spell both with ~/ or both absolute",
+                    f"'{quoted(deny.path)}' lies below write root '{quoted(root)}' (with ~ = "
+                    f"{home}) but is spelled the other way, so Codex cannot pin "
+                    f"'{quoted(between[0])}' between them: a command can rename it away and "
+                    "re-create the denied path writable; spell both with ~/ or both absolute",
                     deny.origin,
                 )
             )
@@ -341,8 +345,8 @@ def _credential_denies(policy: Policy, findings: list[Finding]) -> list[PathRule
             findings.append(
                 _lossy(
                     LOSSY_CREDENTIAL_MASK,
-                    f"Codex cannot mask credential file '{rule.path}'; it is denied outright "
-                    "(commands cannot read it at all)",
+                    f"Codex cannot mask credential file '{quoted(rule.path)}'; it is denied "
+                    "outright (commands cannot read it at all)",
                     origin,
                 )
             )
@@ -366,7 +370,8 @@ def _write_roots(policy: Policy, covered_by_deny: Any, findings: list[Finding]) 
             findings.append(
                 _lossy(
                     LOSSY_WRITE_ROOT,
-                    f"allowWrite '{rule.path}' cannot be a Codex write root ({why}); skipped",
+                    f"allowWrite '{quoted(rule.path)}' cannot be a Codex write root ({why}); "
+                    "skipped",
                     rule.origin,
                 )
             )
@@ -376,8 +381,9 @@ def _write_roots(policy: Policy, covered_by_deny: Any, findings: list[Finding]) 
             findings.append(
                 _lossy(
                     LOSSY_WRITE_ROOT,
-                    f"allowWrite '{rule.path}' is also matched by deny rule '{blocker.path}' "
-                    f"({blocker.origin}); the deny wins and the root is skipped",
+                    f"allowWrite '{quoted(rule.path)}' is also matched by deny rule "
+                    f"'{quoted(blocker.path)}' ({blocker.origin}); the deny wins and the root is "
+                    "skipped",
                     rule.origin,
                 )
             )

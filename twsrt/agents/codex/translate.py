@@ -29,7 +29,7 @@ from twsrt.agents.codex.paths import (
 )
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
-from twsrt.findings import Finding, TwsrtError
+from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.policy import Policy, has_dots, is_glob, normalize_path
 from twsrt.rules import LOSSY_BASH_RULE, LOSSY_PORT_DOMAIN, LOSSY_UNIX_SOCKET, UNEXPRESSIBLE_COMMAND
 
@@ -99,8 +99,8 @@ def _bash_findings(policy: Policy) -> list[Finding]:
         findings.append(
             _lossy(
                 LOSSY_BASH_RULE,
-                f"bash allow '{entry.value}' is not compiled: a Codex allow rule would run it "
-                "outside the sandbox without asking",
+                f"bash allow '{quoted(entry.value)}' is not compiled: a Codex allow rule would run "
+                "it outside the sandbox without asking",
                 entry.origin,
             )
         )
@@ -108,8 +108,8 @@ def _bash_findings(policy: Policy) -> list[Finding]:
         findings.append(
             _lossy(
                 LOSSY_BASH_RULE,
-                f"bash ask '{entry.value}' is not compiled: Codex already asks before every "
-                "command that leaves the sandbox",
+                f"bash ask '{quoted(entry.value)}' is not compiled: Codex already asks before "
+                "every command that leaves the sandbox",
                 entry.origin,
             )
         )
@@ -126,8 +126,8 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
             findings.append(
                 _lossy(
                     LOSSY_PORT_DOMAIN,
-                    f"'{entry.value}' cannot be expressed as a Codex domain rule; network access "
-                    "is switched off for Codex instead",
+                    f"'{quoted(entry.value)}' cannot be expressed as a Codex domain rule; network "
+                    "access is switched off for Codex instead",
                     entry.origin,
                 )
             )
@@ -136,7 +136,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
             findings.append(
                 _lossy(
                     LOSSY_PORT_DOMAIN,
-                    f"Codex domain rules take no port; '{host}' is denied on every port",
+                    f"Codex domain rules take no port; '{quoted(host)}' is denied on every port",
                     entry.origin,
                 )
             )
@@ -147,7 +147,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
             findings.append(
                 _lossy(
                     LOSSY_PORT_DOMAIN,
-                    f"Codex domain rules take no port; '{entry.value}' is not allowed",
+                    f"Codex domain rules take no port; '{quoted(entry.value)}' is not allowed",
                     entry.origin,
                 )
             )
@@ -164,8 +164,8 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
             findings.append(
                 _lossy(
                     LOSSY_UNIX_SOCKET,
-                    f"network.allowUnixSockets entry '{written}' is not an exact absolute socket "
-                    "path; skipped",
+                    f"network.allowUnixSockets entry '{quoted(written)}' is not an exact absolute "
+                    "socket path; skipped",
                     origin,
                 )
             )
@@ -200,7 +200,11 @@ def render_rules(policy: Policy) -> str:
             tokens = _words(entry.value)
         except ValueError as exc:
             raise TwsrtError(
-                _lossy(UNEXPRESSIBLE_COMMAND, f"cannot split '{entry.value}': {exc}", entry.origin)
+                _lossy(
+                    UNEXPRESSIBLE_COMMAND,
+                    f"cannot split '{quoted(entry.value)}': {exc}",
+                    entry.origin,
+                )
             ) from None
         if not tokens or tokens in seen:
             continue

@@ -17,7 +17,7 @@ from twsrt.agents.copilot.declaration import (
     _lossy,
 )
 from twsrt.domains import split_port
-from twsrt.findings import Finding, TwsrtError
+from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.rules import LOSSY_ASK_AS_DENY, UNEXPRESSIBLE_COMMAND, UNEXPRESSIBLE_DOMAIN
@@ -94,7 +94,7 @@ def _domain(entry: Any) -> tuple[str, str | None]:
         raise TwsrtError(
             _lossy(
                 UNEXPRESSIBLE_DOMAIN,
-                f"'{value}' is not a host pattern Copilot can take (a hostname, IP, "
+                f"'{quoted(value)}' is not a host pattern Copilot can take (a hostname, IP, "
                 "*.example.com or *, optionally with :port); fix the entry",
                 entry.origin,
             )
@@ -107,8 +107,8 @@ def _shell(entry: Any) -> str:
         raise TwsrtError(
             _lossy(
                 UNEXPRESSIBLE_COMMAND,
-                f"command '{entry.value}' contains ')', which Copilot's shell(...) tool pattern "
-                "rejects; rewrite the rule without it",
+                f"command '{quoted(entry.value)}' contains ')', which Copilot's shell(...) tool "
+                "pattern rejects; rewrite the rule without it",
                 entry.origin,
             )
         )
@@ -154,7 +154,7 @@ def _flags(
             findings.append(
                 _lossy(
                     LOSSY_ASK_AS_DENY,
-                    f"Copilot has no ask tier; bash ask '{entry.value}' is denied outright",
+                    f"Copilot has no ask tier; bash ask '{quoted(entry.value)}' is denied outright",
                     entry.origin,
                 )
             )

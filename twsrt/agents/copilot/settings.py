@@ -21,7 +21,7 @@ from twsrt.agents.copilot.declaration import (
 from twsrt.agents.copilot.flags import _domain
 from twsrt.agents.targets import Members, disabled_sandbox, unique
 from twsrt.documents import Documents
-from twsrt.findings import Finding
+from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
 from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
@@ -175,8 +175,9 @@ def _writable(
             findings.append(
                 _lossy(
                     LOSSY_WRITE_ROOT,
-                    f"allowWrite '{rule.path}' lies inside {blocker[1]} path '{blocker[0]}'; "
-                    "Copilot would let the more specific grant override it, so it is not granted",
+                    f"allowWrite '{quoted(rule.path)}' lies inside {blocker[1]} path "
+                    f"'{quoted(blocker[0])}'; Copilot would let the more specific grant override "
+                    "it, so it is not granted",
                     rule.origin,
                 )
             )
@@ -196,8 +197,8 @@ def _hosts(
             findings.append(
                 _lossy(
                     LOSSY_PORT_DOMAIN,
-                    f"Copilot host rules take no port; '{entry.value}' is left out of allowedHosts "
-                    "(allowing the host on every port would be wider)",
+                    f"Copilot host rules take no port; '{quoted(entry.value)}' is left out of "
+                    "allowedHosts (allowing the host on every port would be wider)",
                     entry.origin,
                 )
             )
@@ -212,8 +213,8 @@ def _hosts(
             findings.append(
                 _lossy(
                     LOSSY_PORT_DOMAIN,
-                    f"Copilot host rules take no port; '{entry.value}' blocks '{host}' on every "
-                    f"port{every}",
+                    f"Copilot host rules take no port; '{quoted(entry.value)}' blocks "
+                    f"'{quoted(host)}' on every port{every}",
                     entry.origin,
                 )
             )

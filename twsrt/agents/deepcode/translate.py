@@ -20,7 +20,7 @@ from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, strict_allowlist_note, unique
 from twsrt.bashrules import bash_rules
 from twsrt.domains import split_port
-from twsrt.findings import Finding
+from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.rules import (
@@ -150,9 +150,9 @@ def _linux_deny_findings(
             findings.append(
                 _lossy(
                     LOSSY_LINUX_DENY,
-                    f"DeepCode applies sandbox.filesystem.{key} '{path}' on macOS only; its "
-                    f"Linux sandbox (bubblewrap) mounts '{mount}' and ignores the deny there (on "
-                    "Linux run DeepCode under srt to enforce it)",
+                    f"DeepCode applies sandbox.filesystem.{key} '{quoted(path)}' on macOS only; "
+                    f"its Linux sandbox (bubblewrap) mounts '{quoted(mount)}' and ignores the deny "
+                    "there (on Linux run DeepCode under srt to enforce it)",
                     origin,
                 )
             )
@@ -161,8 +161,8 @@ def _linux_deny_findings(
             findings.append(
                 _lossy(
                     DEEPCODE_LINUX_DENY_UNMOUNTED,
-                    f"DeepCode's Linux sandbox ignores sandbox.filesystem.{key} '{path}' but "
-                    f"mounts nothing {kind}that holds it, so commands cannot {verb} it unless "
+                    f"DeepCode's Linux sandbox ignores sandbox.filesystem.{key} '{quoted(path)}' "
+                    f"but mounts nothing {kind}that holds it, so commands cannot {verb} it unless "
                     "DeepCode is started in a directory that contains it",
                     origin,
                 )
@@ -182,7 +182,7 @@ def _network(
             findings.append(
                 _lossy(
                     LOSSY_PORT_DOMAIN,
-                    f"DeepCode's allowedDomains take no port; '{entry.value}' is left out "
+                    f"DeepCode's allowedDomains take no port; '{quoted(entry.value)}' is left out "
                     "(allowing the host on every port would be wider)",
                     entry.origin,
                 )
@@ -216,9 +216,9 @@ def _network(
                 findings.append(
                     _lossy(
                         LOSSY_DENIED_DOMAINS,
-                        f"DeepCode does not enforce deniedDomains entry '{entry.value}', and "
-                        f"allowedDomains entry '{hit}' admits it: sandboxed commands can reach "
-                        "it (run DeepCode under srt to enforce the deny)",
+                        f"DeepCode does not enforce deniedDomains entry '{quoted(entry.value)}', "
+                        f"and allowedDomains entry '{quoted(hit)}' admits it: sandboxed commands "
+                        "can reach it (run DeepCode under srt to enforce the deny)",
                         entry.origin,
                     )
                 )
@@ -226,8 +226,9 @@ def _network(
                 findings.append(
                     _lossy(
                         DEEPCODE_DENIED_DOMAINS_BLOCKED,
-                        f"DeepCode does not enforce deniedDomains entry '{entry.value}', but no "
-                        "allowedDomains entry admits it, so its allow-list blocks it on Linux",
+                        f"DeepCode does not enforce deniedDomains entry '{quoted(entry.value)}', "
+                        "but no allowedDomains entry admits it, so its allow-list blocks it on "
+                        "Linux",
                         entry.origin,
                     )
                 )
