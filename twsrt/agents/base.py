@@ -253,7 +253,11 @@ def merge_sections(
     from copy import deepcopy
 
     for section, keys in sections:
-        part = deepcopy(target.get(section) or {})
+        managed = set(keys)
+        # the user's keys copied; a managed key only keeps its place (each is set or removed
+        # below), so the thousands of entries about to be replaced are never copied
+        current = target.get(section) or {}
+        part = {key: None if key in managed else deepcopy(value) for key, value in current.items()}
         wanted = generated.get(section, {})
         for key in keys:
             if key in wanted:
