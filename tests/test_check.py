@@ -21,10 +21,7 @@ FORMATS = (["--format", "text"], ["--format", "json"], ["--format", "github"])
 @pytest.fixture
 def dotfiles(sandbox: Sandbox) -> Sandbox:
     """The bundled example, copied into a git repo inside the temporary HOME."""
-    shutil.rmtree(sandbox.repo)
-    shutil.copytree(EXAMPLE, sandbox.repo, symlinks=True)
-    (sandbox.repo / ".git").mkdir()
-    return sandbox
+    return sandbox.use_example()
 
 
 def check(box: Sandbox, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:

@@ -4,7 +4,6 @@ report writers and ignore matching equal the ones they replaced (``support.oracl
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from twsrt.reports.sarif import sarif_log
 from twsrt.rules import CATALOG, Level
 from twsrt.schemas import _validate
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles"
 FAST = settings(max_examples=60, deadline=None)
 
 # ---------------------------------------------------------------- the cap
@@ -54,10 +52,7 @@ def test_a_finding_caps_its_message_and_each_diff_line() -> None:
 
 @pytest.fixture
 def dotfiles(sandbox: Sandbox) -> Sandbox:
-    shutil.rmtree(sandbox.repo)
-    shutil.copytree(EXAMPLE, sandbox.repo, symlinks=True)
-    (sandbox.repo / ".git").mkdir()
-    return sandbox
+    return sandbox.use_example()
 
 
 def _with_deny_path(box: Sandbox, path: str) -> None:

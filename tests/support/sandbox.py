@@ -77,6 +77,13 @@ class Sandbox:
         )
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
+    def use_example(self) -> Sandbox:
+        """This sandbox with the bundled example (examples/dotfiles) as its git repository."""
+        shutil.rmtree(self.repo)
+        shutil.copytree(REPO_ROOT / "examples" / "dotfiles", self.repo, symlinks=True)
+        (self.repo / ".git").mkdir()
+        return self
+
     def write(self, relative: str, content: str | dict) -> Path:
         path = self.repo / relative
         path.parent.mkdir(parents=True, exist_ok=True)
