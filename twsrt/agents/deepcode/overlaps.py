@@ -28,9 +28,8 @@ def first_mounts(mounts: list[str], paths: list[str]) -> list[str | None]:
     none = len(mounts)
     out: list[str | None] = []
     for path, stem in zip(paths, stems, strict=True):
-        hits = [first.get(path, none), below.get(stem, none)]
-        hits += (above.get(prefix, none) for prefix in above_lengths.prefixes(path, "/"))
-        best = min(hits)
+        best = min(first.get(path, none), below.get(stem, none))
+        best = above_lengths.first(path, "/", above, best)
         out.append(mounts[best] if best < none else None)
     return out
 
@@ -70,8 +69,7 @@ def first_overlaps(allowed: list[str], denied: list[str]) -> list[str | None]:
         if host.startswith("*."):
             hits.append(under.get(stripped[::-1], none))
         # a denied host under an allowed ``*.x``
-        hits += (wild.get(key, none) for key in wild_lengths.prefixes(stripped[::-1], "."))
-        best = min(hits)
+        best = wild_lengths.first(stripped[::-1], ".", wild, min(hits))
         out.append(allowed[best] if best < none else None)
     return out
 
@@ -93,6 +91,15 @@ class _Lengths:
                 out.append(text[:cut])
             cut = text.find(separator, cut + 1)
         return out
+
+    def first(self, text: str, separator: str, index: dict[str, int], best: int) -> int:
+        """The least of ``best`` and what ``index`` holds for ``text``'s prefixes."""
+        cut = text.find(separator)
+        while cut != -1 and cut <= self.longest:
+            if cut in self.lengths:
+                best = min(best, index.get(text[:cut], best))
+            cut = text.find(separator, cut + 1)
+        return best
 
 
 def _prefix_index(texts: list[str], separator: str, lengths: set[int]) -> dict[str, int]:
