@@ -268,6 +268,30 @@ def merge_sections(
             target[section] = part
 
 
+def copy_for_merge(
+    document: dict[str, Any],
+    replaced: tuple[str, ...] = (),
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = (),
+) -> dict[str, Any]:
+    """A deep copy of a user's object for a merge that sets or removes each ``replaced`` key and
+    each listed key of a sub-object (``merge_sections``): those values are not copied, a None
+    holds their place (so the key order stays), which spares copying the large managed lists
+    only to throw the copies away."""
+    from copy import deepcopy
+
+    managed = dict(sections)
+    out: dict[str, Any] = {}
+    for key, value in document.items():
+        if key in replaced:
+            out[key] = None
+        elif key in managed and isinstance(value, dict):
+            keys = managed[key]
+            out[key] = {k: None if k in keys else deepcopy(v) for k, v in value.items()}
+        else:
+            out[key] = deepcopy(value)
+    return out
+
+
 def value_at(data: Any, pointer: str) -> Any:
     """The value at a simple JSON pointer (no escapes), or None when any step is missing."""
     node = data

@@ -6,7 +6,7 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from twsrt.agents.base import Drift, merge_sections, splice_settings
+from twsrt.agents.base import Drift, copy_for_merge, merge_sections, splice_settings
 from twsrt.agents.claude.declaration import (
     FILESYSTEM_KEYS,
     NETWORK_KEYS,
@@ -21,26 +21,44 @@ from twsrt.documents import Documents
 
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
-    permissions = deepcopy(existing.get("permissions") or {})
+    current = existing.get("permissions") or {}
+    # deny, ask and allow are set or removed below, so only the user's other members are copied
+    permissions = copy_for_merge(current, PERMISSION_KEYS)
     permissions["deny"] = list(managed.deny)
     if managed.ask is None:
         permissions.pop("ask", None)
     else:
         permissions["ask"] = list(managed.ask)
-    kept = [rule for rule in (permissions.get("allow") or []) if not _is_webfetch(rule)]
-    allow = kept + [rule for rule in managed.webfetch_allow if rule not in kept]
+    kept = [
+        rule if isinstance(rule, str) else deepcopy(rule)
+        for rule in (current.get("allow") or [])
+        if not _is_webfetch(rule)
+    ]
+    # the managed rules all start with WEBFETCH_PREFIX, so none of them is among the kept
+    allow = kept + managed.webfetch_allow
     if allow or "allow" in permissions:
         permissions["allow"] = allow
     generated = managed.sandbox
     # a new sandbox section takes the generated key order; an existing one keeps its own
-    sandbox = deepcopy(existing["sandbox"] if existing.get("sandbox") is not None else generated)
+    if existing.get("sandbox") is not None:
+        sandbox = copy_for_merge(existing["sandbox"], sections=SECTIONS)
+    else:
+        sandbox = deepcopy(generated)
     for key in (*TOP_KEYS, *managed.sandbox_keys):
         if key in generated:
             sandbox[key] = deepcopy(generated[key])
         elif key in TOP_KEYS or key in managed.dropped_keys:
             sandbox.pop(key, None)
-    merge_sections(sandbox, generated, (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS)))
+    merge_sections(sandbox, generated, SECTIONS)
     return {"permissions": permissions, "sandbox": sandbox}
+
+
+# the permission lists twsrt sets (allow: its WebFetch rules after the user's other rules)
+PERMISSION_KEYS = ("deny", "ask", "allow")
+
+
+# the sandbox sub-objects whose listed keys twsrt sets or removes
+SECTIONS = (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS))
 
 
 # Managed members whose type must be right before twsrt can merge into the file.

@@ -3,10 +3,9 @@ drift compares and reports show."""
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
 
-from twsrt.agents.base import Drift, merge_sections, splice_settings
+from twsrt.agents.base import Drift, copy_for_merge, merge_sections, splice_settings
 from twsrt.agents.deepcode.declaration import (
     FS_KEYS,
     LEGACY_KEYS,
@@ -21,22 +20,27 @@ from twsrt.documents import Documents
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     """New values of the top-level ``permissions`` and ``sandbox`` members (pure)."""
     current_permissions = existing.get("permissions")
-    permissions = deepcopy(current_permissions) if current_permissions is not None else {}
+    # deny and ask are set below: only the user's other members are copied
+    permissions = copy_for_merge(current_permissions or {}, PERMISSION_KEYS)
     permissions["deny"] = list(managed.deny)
     permissions["ask"] = list(managed.ask)
     generated = managed.sandbox()
     current = existing.get("sandbox")
     if current is None:
         return {"permissions": permissions, "sandbox": generated}
-    sandbox = deepcopy(current)
+    sandbox = copy_for_merge(current, sections=SECTIONS)
     for key in LEGACY_KEYS:
         sandbox.pop(key, None)
     if "mode" in sandbox:
         sandbox["mode"] = managed.mode
     else:
         sandbox = {"mode": managed.mode, **sandbox}
-    merge_sections(sandbox, generated, (("filesystem", FS_KEYS), ("network", NET_KEYS)))
+    merge_sections(sandbox, generated, SECTIONS)
     return {"permissions": permissions, "sandbox": sandbox}
+
+
+# the sandbox sub-objects whose listed keys twsrt sets or removes
+SECTIONS = (("filesystem", FS_KEYS), ("network", NET_KEYS))
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
