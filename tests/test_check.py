@@ -14,7 +14,6 @@ from twsrt.docs import render_rules_markdown
 from twsrt.rules import CATALOG
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLE = REPO / "examples" / "dotfiles"
 FORMATS = (["--format", "text"], ["--format", "json"], ["--format", "github"])
 
 
