@@ -194,8 +194,10 @@ class _Watch:
     def __init__(self) -> None:
         self.repeated_key = False
         self.not_finite = False
+        self.objects = 0
 
     def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self.objects += 1
         members = dict(pairs)
         if len(members) != len(pairs):
             self.repeated_key = True
@@ -220,7 +222,8 @@ def parse_json(text: str) -> PositionedJson:
     watch = _Watch()
     value = load_text(text, watch.loads, json.JSONDecodeError, _decode_error, JsonSyntaxError)
     result = PositionedJson(value, text)
-    if text.count("[") + text.count("{") > _MAX_DEPTH and _depth(value) > _MAX_DEPTH:
+    # nesting deeper than the limit takes more arrays and objects than that
+    if watch.objects + text.count("[") > _MAX_DEPTH and _depth(value) > _MAX_DEPTH:
         raise JsonSyntaxError("nesting too deep", 1, 1)
     if watch.repeated_key:
         result.duplicate_keys = _duplicate_keys(result)
@@ -232,7 +235,7 @@ def parse_json(text: str) -> PositionedJson:
 def _may_hold_surrogate(text: str) -> bool:
     """Could a string in ``text`` hold a lone surrogate? Only through a ``\\uD800``-``\\uDFFF``
     escape, or one already in the text (then it does not encode); each test runs at C speed."""
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+    if "\\" in text and _SURROGATE_ESCAPE.search(text):
         return True
     return not text.isascii() and not _encodable(text)
 
