@@ -23,6 +23,7 @@ HOME = "/home/u"
 
 # the module, not the function ``codex.translate`` that shadows it
 TRANSLATE = import_module("twsrt.agents.codex.translate")
+FILES = import_module("twsrt.agents.codex.files")
 
 # few names, so that paths nest and overlap often
 _name = st.sampled_from(["a", "b", "c", "u"])
@@ -220,3 +221,13 @@ def test_rule_words_equal_shlex(command: str) -> None:
     except ValueError as exc:
         words = str(exc)
     assert words == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet='aZ09_-."\\\x00\x1f\x7f é\n\u2028/~*:', max_size=6) | st.text(max_size=6))
+def test_profile_keys_and_values_render_as_before(text: str) -> None:
+    from twsrt.diffs import toml_key
+
+    values = {text: text, "x": {text: True}}
+    assert FILES._key(text) == toml_key(text)
+    assert FILES._toml_text(values, "t") == oracle_codex._toml_text(values, "t")

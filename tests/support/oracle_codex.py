@@ -6,11 +6,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from twsrt.agents.codex.declaration import PROFILE, WORKSPACE, Compiled, _lossy
-from twsrt.agents.codex.files import _toml_text
 from twsrt.agents.codex.paths import _ancestors, _relative, _set_access
+from twsrt.diffs import toml_key
 from twsrt.findings import Finding
 from twsrt.policy import PathRule
 from twsrt.rules import CODEX_MIXED_SPELLING
@@ -73,6 +74,18 @@ def mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) ->
                 )
                 break
     return findings
+
+
+def _toml_text(values: dict[str, Any], header: str) -> list[str]:
+    lines = [f"[{header}]"]
+    for key, value in values.items():
+        if not isinstance(value, dict):
+            rendered = json.dumps(value, ensure_ascii=False)  # str, bool, int: JSON == TOML
+            lines.append(f"{toml_key(key)} = {rendered}")
+    for key, value in values.items():
+        if isinstance(value, dict):
+            lines += ["", *_toml_text(value, f"{header}.{toml_key(key)}")]
+    return lines
 
 
 def _table(values: dict[str, Any]) -> Any:
