@@ -11,7 +11,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests.support import oracle_codex
@@ -35,6 +35,9 @@ _path = st.one_of(
     _below,
     _below.map(lambda p: "./" + p),
     st.sampled_from([".", "/home/u", "/home", "~/a/*.pem", "a/**", "~/b/[ab]", "**/*.key"]),
+    st.tuples(_below, st.sampled_from(["*", "?", "[ab]", "[", "{a,b}", "*/c", "**/b"])).map(
+        lambda t: t[0] + t[1]  # a wildcard inside a name: the literal start ends mid-name
+    ),
 )
 _entry = st.tuples(_path, st.sampled_from(["", "", "", "/**", "/"])).map(lambda t: t[0] + t[1])
 _entries = st.lists(_entry, max_size=8)
@@ -50,6 +53,9 @@ def _translate(srt: dict[str, Any], home: str | None) -> tuple[Any, list[Any]] |
 
 @settings(max_examples=400, deadline=None)
 @given(_entries, _entries, _entries, st.sampled_from([HOME, HOME + "/", None]))
+# a write root matched by a glob deny whose wildcard is a class, or inside a name
+@example(["~/b/[ab]"], [], ["~/b/a", "~/b/c"], HOME)
+@example([], ["/a/b*"], ["/a/bc/d", "/a/c"], None)
 def test_indexed_paths_equal_the_quadratic_oracle(
     deny_read: list[str], deny_write: list[str], allow_write: list[str], home: str | None
 ) -> None:
@@ -60,6 +66,7 @@ def test_indexed_paths_equal_the_quadratic_oracle(
     with (
         mock.patch.object(TRANSLATE, "_write_access", oracle_codex.write_access),
         mock.patch.object(TRANSLATE, "_mixed_spellings", oracle_codex.mixed_spellings),
+        mock.patch.object(TRANSLATE, "_deny_index", oracle_codex.deny_index),
     ):
         old = _translate(srt, home)
     assert new == old

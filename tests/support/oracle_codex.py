@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from typing import Any
 
 from twsrt.agents.codex.declaration import PROFILE, WORKSPACE, Compiled, _lossy
@@ -15,6 +16,32 @@ from twsrt.diffs import toml_key
 from twsrt.findings import Finding
 from twsrt.policy import PathRule
 from twsrt.rules import CODEX_MIXED_SPELLING
+
+
+def deny_index(denies: list[PathRule]) -> Any:
+    """A lookup ``root -> first deny (in policy order) that also matches it``.
+
+    Concrete denies are found by looking up the root's ancestors in a dict, globs by matching;
+    a linear scan per root would make large policies quadratic."""
+    concrete: dict[str, int] = {}
+    globs: list[tuple[int, PathRule]] = []
+    for index, rule in enumerate(denies):
+        if rule.glob:
+            globs.append((index, rule))
+        else:
+            path = rule.path.removeprefix("./") if rule.path != "./" else "."
+            concrete.setdefault(path.rstrip("/") or "/", index)
+
+    def covered(root: str) -> PathRule | None:
+        parts = root.rstrip("/").split("/")
+        prefixes = ["/".join(parts[:n]) or "/" for n in range(len(parts), 0, -1)]
+        if _relative(root):
+            prefixes.append(".")  # the launch directory holds every relative path
+        hits = [concrete[prefix] for prefix in prefixes if prefix in concrete]
+        hits += [index for index, rule in globs if fnmatchcase(root, rule.path)]
+        return denies[min(hits)] if hits else None
+
+    return covered
 
 
 def write_access(

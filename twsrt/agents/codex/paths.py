@@ -3,6 +3,7 @@ the deny and write entries, the pins between a write root and a deny below it.""
 
 from __future__ import annotations
 
+import re
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -202,19 +203,28 @@ def _render_filesystem(filesystem: dict[str, dict[str, str]]) -> dict[str, Any]:
     return out
 
 
+# fnmatch's wildcards: the text before the first one must match literally
+_WILDCARD = re.compile(r"[*?\[]")
+
+
 def _deny_index(denies: list[PathRule]) -> Any:
     """A lookup ``root -> first deny (in policy order) that also matches it``.
 
-    Concrete denies are found by looking up the root's ancestors in a dict, globs by matching;
-    a linear scan per root would make large policies quadratic."""
+    Concrete denies are found by looking up the root's ancestors in a dict, globs by matching
+    only those whose literal start the root starts with; a linear scan per root would make
+    large policies quadratic."""
     concrete: dict[str, int] = {}
-    globs: list[tuple[int, PathRule]] = []
+    # globs by the literal text before their first wildcard, which a match must start with
+    globs: dict[str, list[tuple[int, str]]] = {}
     for index, rule in enumerate(denies):
         if rule.glob:
-            globs.append((index, rule))
+            literal = _WILDCARD.split(rule.path, maxsplit=1)[0]
+            globs.setdefault(literal, []).append((index, rule.path))
         else:
             path = rule.path.removeprefix("./") if rule.path != "./" else "."
             concrete.setdefault(path.rstrip("/") or "/", index)
+
+    sizes = sorted({len(literal) for literal in globs})
 
     def covered(root: str) -> PathRule | None:
         parts = root.rstrip("/").split("/")
@@ -222,7 +232,10 @@ def _deny_index(denies: list[PathRule]) -> Any:
         if _relative(root):
             prefixes.append(".")  # the launch directory holds every relative path
         hits = [concrete[prefix] for prefix in prefixes if prefix in concrete]
-        hits += [index for index, rule in globs if fnmatchcase(root, rule.path)]
+        for size in sizes:
+            for index, pattern in globs.get(root[:size], []) if size <= len(root) else []:
+                if fnmatchcase(root, pattern):
+                    hits.append(index)
         return denies[min(hits)] if hits else None
 
     return covered
