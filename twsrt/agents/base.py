@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -253,11 +253,9 @@ def merge_sections(
     from copy import deepcopy
 
     for section, keys in sections:
-        managed = set(keys)
         # the user's keys copied; a managed key only keeps its place (each is set or removed
         # below), so the thousands of entries about to be replaced are never copied
-        current = target.get(section) or {}
-        part = {key: None if key in managed else deepcopy(value) for key, value in current.items()}
+        part = copy_for_merge(target.get(section) or {}, keys)
         wanted = generated.get(section, {})
         for key in keys:
             if key in wanted:
@@ -269,24 +267,21 @@ def merge_sections(
 
 
 def copy_for_merge(
-    document: dict[str, Any],
-    replaced: tuple[str, ...] = (),
-    sections: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    document: dict[str, Any], replaced: Iterable[str] = (), rebuilt: Iterable[str] = ()
 ) -> dict[str, Any]:
-    """A deep copy of a user's object for a merge that sets or removes each ``replaced`` key and
-    each listed key of a sub-object (``merge_sections``): those values are not copied, a None
-    holds their place (so the key order stays), which spares copying the large managed lists
-    only to throw the copies away."""
+    """A deep copy of a user's object for a merge that sets or removes each ``replaced`` key
+    (a None holds its place, so the key order stays) and rebuilds each ``rebuilt`` sub-object
+    from copies (``merge_sections``; it is handed over as it is): the large managed lists are
+    never copied only to be thrown away."""
     from copy import deepcopy
 
-    managed = dict(sections)
+    placeholders, handed_over = set(replaced), set(rebuilt)
     out: dict[str, Any] = {}
     for key, value in document.items():
-        if key in replaced:
+        if key in placeholders:
             out[key] = None
-        elif key in managed and isinstance(value, dict):
-            keys = managed[key]
-            out[key] = {k: None if k in keys else deepcopy(v) for k, v in value.items()}
+        elif key in handed_over:
+            out[key] = value
         else:
             out[key] = deepcopy(value)
     return out

@@ -41,7 +41,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     generated = managed.sandbox
     # a new sandbox section takes the generated key order; an existing one keeps its own
     if existing.get("sandbox") is not None:
-        sandbox = copy_for_merge(existing["sandbox"], sections=SECTIONS)
+        sandbox = copy_for_merge(existing["sandbox"], rebuilt=SECTION_NAMES)
     else:
         sandbox = deepcopy(generated)
     for key in (*TOP_KEYS, *managed.sandbox_keys):
@@ -57,8 +57,9 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
 PERMISSION_KEYS = ("deny", "ask", "allow")
 
 
-# the sandbox sub-objects whose listed keys twsrt sets or removes
+# the sandbox sub-objects whose listed keys twsrt sets or removes (merge_sections rebuilds them)
 SECTIONS = (("network", NETWORK_KEYS), ("filesystem", FILESYSTEM_KEYS))
+SECTION_NAMES = tuple(name for name, _keys in SECTIONS)
 
 
 # Managed members whose type must be right before twsrt can merge into the file.

@@ -28,7 +28,7 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     current = existing.get("sandbox")
     if current is None:
         return {"permissions": permissions, "sandbox": generated}
-    sandbox = copy_for_merge(current, sections=SECTIONS)
+    sandbox = copy_for_merge(current, rebuilt=SECTION_NAMES)
     for key in LEGACY_KEYS:
         sandbox.pop(key, None)
     if "mode" in sandbox:
@@ -39,8 +39,9 @@ def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
     return {"permissions": permissions, "sandbox": sandbox}
 
 
-# the sandbox sub-objects whose listed keys twsrt sets or removes
+# the sandbox sub-objects whose listed keys twsrt sets or removes (merge_sections rebuilds them)
 SECTIONS = (("filesystem", FS_KEYS), ("network", NET_KEYS))
+SECTION_NAMES = tuple(name for name, _keys in SECTIONS)
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
