@@ -4,6 +4,7 @@ temporary directories. The findings name both spellings; generated files never c
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from support.sandbox import Sandbox
@@ -161,3 +162,22 @@ def test_check_reports_a_file_root_only_where_codex_is_a_target(sandbox: Sandbox
     config = (sandbox.repo / "twsrt.toml").read_text()
     sandbox.write("twsrt.toml", config + 'codex_config = "home/.codex/config.toml"\n')
     assert "TWS221" in rules()
+
+
+def test_each_path_is_looked_at_once_per_run(tmp_path: Path, monkeypatch) -> None:
+    """Thousands of rules share their ancestors: each one is looked at once, not per rule."""
+    home, work = tree(tmp_path)
+    names = [f"~/real/secrets/key-{i}" for i in range(50)]
+    srt = {"filesystem": {"denyRead": names, "denyWrite": ["~/real", "~/real/secrets"]}}
+    looked: list[str] = []
+    real_lstat = os.lstat
+
+    def counting_lstat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        looked.append(str(path))
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counting_lstat)
+    assert findings(tmp_path, srt, home, work) == []  # no symlink: os.path.realpath not called
+    assert len(looked) == len(set(looked)), sorted(p for p in looked if looked.count(p) > 1)
+    # the home and its ancestors, real, real/secrets and each key: nothing else
+    assert len(looked) == len(home.parents) + 1 + 2 + len(names)

@@ -15,6 +15,7 @@ every sandbox start fail ("Not a directory"). An allowWrite path that is a file 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
@@ -50,21 +51,40 @@ def _concrete(rule: PathRule) -> tuple[list[str], list[str]]:
     return parts, []
 
 
-def _first_symlink(candidates: list[Path]) -> Path | None:
-    """The first candidate that is a symlink on this host; the walk stops at the first one that
-    does not exist (or cannot be looked at), since nothing below it can be a symlink either."""
-    for candidate in candidates:
+class _Lookups:
+    """One ``lstat`` per path for the whole run: policies of thousands of paths share their
+    ancestors (``/``, the home, ``~/.config``), which would otherwise be looked at per rule.
+    Paths are plain strings here; pathlib's hashing costs more than the system call."""
+
+    def __init__(self) -> None:
+        self._modes: dict[str, int | None] = {}
+
+    def mode(self, path: str) -> int | None:
+        """The path's own mode (a symlink is not followed), None when it cannot be looked at."""
         try:
-            if candidate.is_symlink():
-                return candidate
-            if not candidate.exists():
+            return self._modes[path]
+        except KeyError:
+            pass
+        try:
+            mode: int | None = os.lstat(path).st_mode
+        except (OSError, ValueError):  # missing, not a directory, a NUL in the name
+            mode = None
+        self._modes[path] = mode
+        return mode
+
+    def first_symlink(self, candidates: list[str]) -> str | None:
+        """The first candidate that is a symlink on this host; the walk stops at the first one
+        that does not exist (or cannot be looked at), since nothing below it can be a symlink."""
+        for candidate in candidates:
+            mode = self.mode(candidate)
+            if mode is None:
                 return None
-        except OSError:
-            return None
-    return None
+            if stat.S_ISLNK(mode):
+                return candidate
+        return None
 
 
-def _candidates(path: str, parts: list[str], home: Path, cwd: Path) -> tuple[Path, list[Path]]:
+def _candidates(path: str, parts: list[str], home: Path, cwd: Path) -> tuple[str, list[str]]:
     """The concrete path on this host and the paths to look at, outermost first. ``/`` and
     ``~`` paths count every ancestor (the home's too); a relative path counts only the parts it
     spells, because the directory an agent starts in is not known here."""
@@ -74,10 +94,10 @@ def _candidates(path: str, parts: list[str], home: Path, cwd: Path) -> tuple[Pat
         start, ancestors = Path("/"), True
     else:
         start, ancestors = cwd, False
-    found = [*reversed(start.parents), start] if ancestors else []
-    current = start
+    found = [str(p) for p in (*reversed(start.parents), start)] if ancestors else []
+    current = str(start)
     for part in parts:
-        current = current / part
+        current = os.path.join(current, part)
         found.append(current)
     return current, found
 
@@ -98,10 +118,11 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
     ``home`` is the home of the user running the check, not the pinned output home: the
     finding is about the paths on this machine."""
     findings: list[Finding] = []
+    lookups = _Lookups()
     for key, rule in _rules(policy):
         parts, tail = _concrete(rule)
         concrete, candidates = _candidates(rule.path, parts, home, cwd)
-        link = _first_symlink(candidates)
+        link = lookups.first_symlink(candidates)
         if link is None:
             continue
         resolved = Path(os.path.realpath(concrete))
@@ -132,9 +153,9 @@ def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
             continue  # a glob grant: Codex skips it (TWS408)
         concrete, _ = _candidates(rule.path, parts, home, cwd)
         try:
-            if not concrete.exists() or concrete.is_dir():
+            if not os.path.exists(concrete) or os.path.isdir(concrete):
                 continue
-        except OSError:
+        except (OSError, ValueError):
             continue
         findings.append(
             finding(
