@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
@@ -49,24 +48,21 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-# A trie node maps each next path segment to its node; a segment never holds "/", so the key
-# "/" is free to mark the first root that ends at the node.
-_Trie = dict[str, Any]
-_MARK = "/"
-
-
 class PathIndex:
-    """Roots indexed by path segment, so "the first root that holds P" (``inside(P, root)``)
-    costs O(len(P)) instead of a scan of every root; "first" is the order the roots were added
-    in, as the scan would find them.
+    """Roots indexed so that "the first root that holds P" (``inside(P, root)``) costs a few
+    dictionary lookups instead of a scan of every root; "first" is the order the roots were
+    added in, as the scan would find them.
 
-    ``r + "/"`` starts ``P`` exactly when ``r.split("/")`` is a proper prefix of
-    ``P.split("/")``, so the question is a walk down a trie of segments."""
+    A root holds P when it is P, or when the root without its trailing slashes (its stem) is
+    the part of P before one of P's slashes. Only those parts are looked up, and only at the
+    lengths some stem has: P's slashes or the stems' lengths, whichever are fewer, so a long
+    path costs a few slices whatever the number of roots."""
 
     def __init__(self, roots: Iterable[str] = ()) -> None:
         self.roots: list[str] = []
-        self._exact: dict[str, int] = {}
-        self._trie: _Trie = {}  # each root without its trailing slashes, as inside() reads it
+        self._exact: dict[str, int] = {}  # each root as written -> its first position
+        self._stems: dict[str, int] = {}  # each root's stem -> the first position
+        self._lengths: set[int] = set()  # the stems' lengths
         for root in roots:
             self.add(root)
 
@@ -74,27 +70,35 @@ class PathIndex:
         order = len(self.roots)
         self.roots.append(root)
         self._exact.setdefault(root, order)
-        node = self._trie
-        for part in root.rstrip("/").split("/"):
-            node = node.get(part) or node.setdefault(part, {})  # no new dict when it is there
-        node.setdefault(_MARK, order)
+        stem = root.rstrip("/")
+        self._stems.setdefault(stem, order)
+        self._lengths.add(len(stem))
 
     def first_holding(self, path: str) -> int | None:
         """The position of the first root ``r`` with ``inside(path, r)``, else None."""
         best = self._exact.get(path)
-        node = self._trie
-        for part in path.split("/")[:-1]:  # a root's segments, then at least one more
-            node = node.get(part)
-            if node is None:
-                break
-            end = node.get(_MARK)
-            if end is not None and (best is None or end < best):
-                best = end
+        if len(self._lengths) <= path.count("/"):
+            cuts = [n for n in self._lengths if n < len(path) and path[n] == "/"]
+        else:
+            cuts = [n for n in _slashes(path) if n in self._lengths]
+        for cut in cuts:
+            order = self._stems.get(path[:cut])
+            if order is not None and (best is None or order < best):
+                best = order
         return best
 
     def holds(self, path: str) -> bool:
         """Whether some root holds ``path`` (is it, or an ancestor of it)."""
         return self.first_holding(path) is not None
+
+
+def _slashes(path: str) -> list[int]:
+    out = []
+    cut = path.find("/")
+    while cut != -1:
+        out.append(cut)
+        cut = path.find("/", cut + 1)
+    return out
 
 
 def is_relative(path: str) -> bool:
