@@ -84,22 +84,31 @@ class _Lookups:
         return None
 
 
-def _candidates(path: str, parts: list[str], home: Path, cwd: Path) -> tuple[str, list[str]]:
-    """The concrete path on this host and the paths to look at, outermost first. ``/`` and
-    ``~`` paths count every ancestor (the home's too); a relative path counts only the parts it
-    spells, because the directory an agent starts in is not known here."""
-    if path == "~" or path.startswith("~/"):
-        start, parts, ancestors = home, parts[1:], True
-    elif path.startswith("/"):
-        start, ancestors = Path("/"), True
-    else:
-        start, ancestors = cwd, False
-    found = [str(p) for p in (*reversed(start.parents), start)] if ancestors else []
-    current = str(start)
-    for part in parts:
-        current = os.path.join(current, part)
-        found.append(current)
-    return current, found
+class _Starts:
+    """Where a policy path starts on this host, with the ancestors to look at, worked out once
+    per run instead of per rule."""
+
+    def __init__(self, home: Path, cwd: Path) -> None:
+        # ``/`` and ``~`` paths count every ancestor (the home's too); a relative path counts
+        # only the parts it spells, because the directory an agent starts in is not known here
+        self.home = (str(home), tuple(str(p) for p in (*reversed(home.parents), home)))
+        self.root = ("/", ("/",))
+        self.cwd = (str(cwd), ())
+
+    def candidates(self, path: str, parts: list[str]) -> tuple[str, list[str]]:
+        """The concrete path on this host and the paths to look at, outermost first."""
+        if path == "~" or path.startswith("~/"):
+            (current, found), parts = self.home, parts[1:]
+        elif path.startswith("/"):
+            current, found = self.root
+        else:
+            current, found = self.cwd
+        candidates = list(found)
+        for part in parts:
+            # os.path.join's result (parts hold no "/"; only the root ends with one), faster
+            current = f"{current}{part}" if current.endswith("/") else f"{current}/{part}"
+            candidates.append(current)
+        return current, candidates
 
 
 def _spelled(resolved: Path, home: Path, tail: list[str]) -> str:
@@ -118,10 +127,10 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
     ``home`` is the home of the user running the check, not the pinned output home: the
     finding is about the paths on this machine."""
     findings: list[Finding] = []
-    lookups = _Lookups()
+    lookups, starts = _Lookups(), _Starts(home, cwd)
     for key, rule in _rules(policy):
         parts, tail = _concrete(rule)
-        concrete, candidates = _candidates(rule.path, parts, home, cwd)
+        concrete, candidates = starts.candidates(rule.path, parts)
         link = lookups.first_symlink(candidates)
         if link is None:
             continue
@@ -147,11 +156,12 @@ def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
     """TWS221 for every plain allowWrite path that exists on this host and is not a directory
     (``home`` is the running user's, as for the symlink check)."""
     findings: list[Finding] = []
+    starts = _Starts(home, cwd)
     for rule in policy.allow_write:
         parts, tail = _concrete(rule)
         if tail:
             continue  # a glob grant: Codex skips it (TWS408)
-        concrete, _ = _candidates(rule.path, parts, home, cwd)
+        concrete, _ = starts.candidates(rule.path, parts)
         try:
             if not os.path.exists(concrete) or os.path.isdir(concrete):
                 continue
