@@ -16,7 +16,8 @@ from twsrt.locations import pointer_join
 from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
 
 _ERROR_AT = re.compile(r"^(.*?)\s*\(at line (\d+), column (\d+)\)$")
-_BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
+# a bare key part, or a quoted one (a basic string's escapes unrolled: no alternation per char)
+_BARE_OR_QUOTED = r'(?:[A-Za-z0-9_-]+|"[^"\\]*(?:\\.[^"\\]*)*"|\'[^\']*\')'
 _KEY = re.compile(rf"^(\s*)({_BARE_OR_QUOTED}(?:\s*\.\s*{_BARE_OR_QUOTED})*)\s*=\s*")
 _HEADER = re.compile(rf"^\s*(\[\[?)\s*({_BARE_OR_QUOTED}(?:\s*\.\s*{_BARE_OR_QUOTED})*)\s*\]\]?")
 _PART = re.compile(_BARE_OR_QUOTED)
