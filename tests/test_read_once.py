@@ -1,6 +1,7 @@
-"""Each file a run reads is read once, and each text parsed at most once per format (issue 17):
-the compile, the drift compare, the report views and the effective-configuration check share
-one run's ``documents`` store, and none of them changes a parsed value the others see."""
+"""Each file a run reads is read once, and each text parsed at most once per format (issue 17:
+positioned JSON and TOML, plain json/tomllib values): the compile, the drift compare, the
+report views and the effective-configuration check share one run's ``documents`` store, and
+none of them changes a parsed value the others see."""
 
 from __future__ import annotations
 
@@ -23,7 +24,15 @@ from twsrt.documents import Documents
 
 REPO = Path(__file__).resolve().parent.parent
 COMMANDS = [("check",), ("check", "--yolo"), ("diff",), ("generate", "-n", "-w")]
-EXAMPLES = ["dotfiles", "broken/drift"]
+EXAMPLES = ["dotfiles", "broken/drift", "dotfiles-drifted"]
+# dotfiles-drifted: the dotfiles example with every kind of target edited by hand, so the drift
+# compare and the report views parse the generated texts too (each once, beside the files')
+HAND_EDITS = {
+    "home/.codex/config.toml": ('"/tmp" = "write"', '"/tmp" = "read"'),
+    "home/.claude/settings.full.json": ('"deny": [', '"deny": [\n      "Bash(hand-added)",'),
+    "home/.deepcode/settings.json": ('"deny": [', '"deny": [\n      "Bash(hand-added)",'),
+    "home/.copilot/settings.json": ('"deniedPaths": [', '"deniedPaths": [\n          "/x",'),
+}
 _PARSER_MODULES = ("jsonpos.py", "tomlpos.py", "positions.py")
 
 
@@ -97,6 +106,12 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the bundled examples (nothing a test run does can touch the repository's)."""
     root = tmp_path_factory.mktemp("examples") / "examples"
     shutil.copytree(REPO / "examples", root, symlinks=True)
+    drifted = root / "dotfiles-drifted"
+    shutil.copytree(root / "dotfiles", drifted, symlinks=True)
+    for name, (old, new) in HAND_EDITS.items():
+        text = (drifted / name).read_text(encoding="utf-8")
+        assert old in text, name
+        (drifted / name).write_text(text.replace(old, new, 1), encoding="utf-8")
     return root
 
 
