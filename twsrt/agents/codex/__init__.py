@@ -1,7 +1,8 @@
 """Codex CLI target: a ``[permissions.twsrt]`` profile in ``config.toml`` and ``twsrt.rules``.
 
 Translation is pure (Policy -> managed TOML values, rules text, lossy findings); the merge edits
-only the owned keys with tomlkit so comments, order and every other table survive; previews
+only the owned keys (tomlkit, or text where the result is known) so comments, order and every
+other table survive; previews
 and drift reports contain only managed security data, never the user's other values.
 
 The package: ``declaration`` (keys, pinned settings, ``Compiled``), ``paths`` (filesystem

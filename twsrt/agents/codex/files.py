@@ -1,5 +1,10 @@
-"""Codex's files: the owned keys merged into the user's config.toml with tomlkit, and the
-members drift compares and reports show (config and rules)."""
+"""Codex's files: the owned keys merged into the user's config.toml, and the members drift
+compares and reports show (config and rules).
+
+The merge is tomlkit's, which keeps comments and layout; where its result is known without it
+(a file in sync, no file, a stale profile of twsrt's own lines) it is rendered as text, so
+that tomlkit never parses the thousands of keys of a large profile. ``tests/test_codex_oracle``
+compares the bytes with the whole-file tomlkit merge."""
 
 from __future__ import annotations
 
