@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from twsrt.jsonpos import PositionedJson, parse_json
@@ -23,8 +24,29 @@ def detect_indent(text: str) -> str:
 
 
 def dump(value: Any, indent: str, depth: int = 0) -> str:
-    text = json.dumps(value, indent=indent, ensure_ascii=False)
-    return text.replace("\n", "\n" + indent * depth) if depth else text
+    """``json.dumps(value, indent=indent, ensure_ascii=False)``, its lines indented ``depth``
+    more levels, byte for byte."""
+    return _dump(value, indent, "\n" + indent * depth)
+
+
+def _dump(value: Any, indent: str, newline: str) -> str:
+    # json.dumps with an indent runs the pure-Python encoder, one call per item (a third of a
+    # 13k-rule check's own time); this writes the same bytes with one C call per string
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if isinstance(value, dict) and value and all(type(key) is str for key in value):
+        inner = newline + indent
+        members = [f"{encode_basestring(k)}: {_dump(v, indent, inner)}" for k, v in value.items()]
+        return "{" + inner + ("," + inner).join(members) + newline + "}"
+    if isinstance(value, list) and value:
+        inner = newline + indent
+        try:  # the common case, a list of strings: one C call per item
+            items = list(map(encode_basestring, value))
+        except TypeError:
+            items = [_dump(v, indent, inner) for v in value]
+        return "[" + inner + ("," + inner).join(items) + newline + "]"
+    text = json.dumps(value, indent=indent, ensure_ascii=False)  # scalars, {} and [], odd keys
+    return text.replace("\n", newline)
 
 
 def render_new(document: dict[str, Any]) -> str:
