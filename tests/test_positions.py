@@ -51,6 +51,9 @@ def test_missing_pointer_falls_back_per_format() -> None:
     assert toml_doc.position("/t/sandbox/x") == (2, 11)
     assert toml_doc.position("/nowhere") == (1, 1)
     assert parse_json("[1]").position("/9") == (1, 1)
+    # a pointer without a leading "/" names nothing: the root, not an endless walk up
+    assert json_doc.position("sandbox") == (1, 1)
+    assert toml_doc.position("t/sandbox", key=True) == (1, 1)
 
 
 def test_every_json_key_and_value_position_points_at_its_text() -> None:

@@ -92,7 +92,8 @@ class PositionedDocument:
                 return found
             if not pointer:
                 return (1, 1)
-            pointer = pointer.rsplit("/", 1)[0]
+            # "" when no "/" is left: a pointer that does not start with one ends at the root
+            pointer = pointer.rpartition("/")[0]
             want_key = key and self.parent_keys
 
 
