@@ -147,6 +147,11 @@ class Config:
         """How this run names ``path`` in messages and reports."""
         return display_path(path, self.display_root)
 
+    def new_run(self) -> Config:
+        """This config with an empty store of documents: a run that follows another (a library
+        caller probing, editing a file, probing again) reads every file afresh."""
+        return replace(self, documents=Documents())
+
     def confined(self, root: Path | None) -> Config:
         """This config with reads confined to the repository ``root`` (None: not confined)."""
         return replace(self, confine_root=Path(os.path.realpath(root)) if root else None)

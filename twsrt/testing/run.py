@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -344,6 +345,7 @@ def run_tests(
     Raises EngineUnavailable before running anything when a named engine (or, by default,
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
     """
+    ctx = replace(ctx, config=ctx.config.new_run())  # one run: the files as they are now
     policy = ctx.policy
     if not policy.enabled:
         raise TwsrtError(
