@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
-from twsrt.agents.base import splice_settings
+from twsrt.agents.base import copy_for_merge, splice_settings
 from twsrt.agents.copilot.declaration import (
     FS_KEYS,
     NAME,
@@ -237,20 +237,22 @@ SETTINGS_SHAPES = {
 def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
     """New values of the top-level members twsrt owns (pure); other sandbox keys are kept.
 
-    Only the objects on the way to a managed key are copied: the user's other values are
-    passed through, not changed, and the old managed lists (as long as the policy) are dropped
-    without a deep copy."""
+    The user's old managed lists (as long as the policy) are dropped, not deep-copied first
+    (``copy_for_merge``)."""
     generated = compiled.sandbox
     current = existing.get("sandbox")
     if current is None:
         sandbox = _copy(generated)
     else:
-        sandbox = dict(current)
+        sandbox = copy_for_merge(current, replaced=TOP_KEYS, rebuilt=("userPolicy",))
         for key in TOP_KEYS:
             sandbox[key] = _copy(generated[key])
-        user_policy = dict(sandbox.get("userPolicy") or {})
-        for section, keys in (("filesystem", FS_KEYS), ("network", NET_KEYS)):
-            part = dict(user_policy.get(section) or {})
+        sections = (("filesystem", FS_KEYS), ("network", NET_KEYS))
+        user_policy = copy_for_merge(
+            sandbox.get("userPolicy") or {}, rebuilt=[name for name, _ in sections]
+        )
+        for section, keys in sections:
+            part = copy_for_merge(user_policy.get(section) or {}, replaced=keys)
             for key in keys:
                 part[key] = _copy(generated["userPolicy"][section][key])
             user_policy[section] = part
