@@ -8,7 +8,7 @@ import json
 from typing import Any
 from unittest.mock import patch
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import oracle_deepcode as oracle
 
@@ -35,7 +35,7 @@ def pooled_lists(item: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[list[s
     return pools.flatmap(lambda pick: st.tuples(*[st.lists(pick, max_size=10)] * 2))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pooled_lists(entry))
 def test_first_overlaps_equals_the_pairwise_search(lists: tuple[list[str], list[str]]) -> None:
     allowed, denied = lists
@@ -52,7 +52,7 @@ path = st.tuples(
 any_path = st.one_of(path, st.text(alphabet="/a~.", max_size=8))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pooled_lists(any_path))
 def test_first_mounts_equals_the_pairwise_search(lists: tuple[list[str], list[str]]) -> None:
     mounts, paths = lists
@@ -89,7 +89,7 @@ def _translate(srt: dict[str, Any]) -> tuple[Any, list[Any]]:
     return deepcode.translate(policy, False, "workspace-write", "/home/u")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(overlapping_policies())
 def test_translation_equals_the_one_with_pairwise_searches(srt: dict[str, Any]) -> None:
     """The wiring too: the whole translation (managed content and every finding) is the same

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from support import oracle_deepcode as oracle
 from support.strategies import compilable_bash_rules, compilable_srt_settings
@@ -92,7 +92,7 @@ CLAUDE_FILE = settings_file(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     compilable_srt_settings(),
     compilable_bash_rules(),
@@ -121,7 +121,7 @@ DEEPCODE_FILE = settings_file(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     compilable_srt_settings(),
     compilable_bash_rules(),
