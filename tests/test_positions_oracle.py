@@ -79,6 +79,19 @@ def _compare(new: PositionedJson, old: OldDocument) -> None:
         for key in (False, True):
             assert new.position(pointer, key=key) == old.position(pointer, key=key), pointer
         assert new.span(pointer) == old.spans.get(pointer), pointer
+        _compare_items(new, old, pointer)
+
+
+def _compare_items(new: PositionedJson, old: OldDocument, pointer: str) -> None:
+    """``item_positions`` places every item of the array at ``pointer`` (the value that
+    counts, the last of repeated keys) where ``position`` places each one."""
+    span = new.span(pointer)
+    if span is None or new.text[span[0]] != "[":
+        assert new.item_positions(pointer) == [], pointer
+        return
+    count = len(json.loads(new.text[span[0] : span[1]]))
+    expected = [old.position(f"{pointer}/{index}") for index in range(count)]
+    assert new.item_positions(pointer) == expected, pointer
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])

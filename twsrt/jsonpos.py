@@ -70,6 +70,16 @@ class PositionedJson(PositionedDocument):
         members = self.members(pointer, nodes[-1]) if nodes else []
         return [(node[_START], node[_END]) for _, node in members]
 
+    def item_positions(self, pointer: str) -> list[tuple[int, int]]:
+        """The (line, column) of each item of the array at ``pointer``, by index, as
+        ``position`` gives them one by one (none when no array is there): a policy's rule
+        lists are placed in one pass."""
+        nodes = self._nodes(pointer)
+        if not nodes or self.text[nodes[-1][_START]] != "[":
+            return []
+        line_col = self.index.line_col
+        return [line_col(start) for start, _ in self._array(nodes[-1])]
+
     def members(self, pointer: str, node: Node) -> list[tuple[str, Node]]:
         """The pointer and node of each member of the container ``node`` (whose pointer is
         ``pointer``), in text order; none for a scalar."""

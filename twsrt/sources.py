@@ -114,9 +114,11 @@ def build_policy(
         ("allowWrite", policy.allow_write),
         ("denyWrite", policy.deny_write),
     ):
+        parent = pointer_join("/filesystem", key)
+        positions = srt.item_positions(parent)
         for index, item in enumerate(filesystem.get(key, [])):
-            pointer = pointer_join(pointer_join("/filesystem", key), index)
-            location = policy.srt_location(pointer)
+            pointer = f"{parent}/{index}"
+            location = Location(srt_display, *positions[index], pointer)
             if isinstance(item, dict):
                 target.append(PathRule(normalize_path(item["path"]), location, literal=True))
             else:
@@ -126,16 +128,18 @@ def build_policy(
         ("allowedDomains", policy.allowed_domains),
         ("deniedDomains", policy.denied_domains),
     ):
+        parent = pointer_join("/network", key)
+        positions = srt.item_positions(parent)
         for index, domain in enumerate(network.get(key, [])):
-            pointer = pointer_join(pointer_join("/network", key), index)
-            target.append(Entry(domain, policy.srt_location(pointer)))
+            pointer = f"{parent}/{index}"
+            target.append(Entry(domain, Location(srt_display, *positions[index], pointer)))
     for key, target in (
         ("allow", policy.bash_allow),
         ("deny", policy.bash_deny),
         ("ask", policy.bash_ask),
     ):
+        positions = bash.item_positions(f"/{key}")
         for index, command in enumerate(bash.value.get(key, [])):
-            pointer = pointer_join(f"/{key}", index)
-            line, col = bash.position(pointer)
-            target.append(Entry(command, Location(bash_display, line, col, pointer)))
+            pointer = f"/{key}/{index}"
+            target.append(Entry(command, Location(bash_display, *positions[index], pointer)))
     return policy
