@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -88,7 +89,9 @@ class Result:
     """One agent's compiled output for one mode."""
 
     agent: str
-    preview: str
+    # what ``generate`` prints without -w, rendered only when printed: check and diff never
+    # show it, and at 13k rules rendering it cost a tenth of a check
+    render_preview: Callable[[], str]
     changes: list[Change] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     drift: list[Drift] = field(default_factory=list)
@@ -99,6 +102,10 @@ class Result:
     # what ``generate -w`` prints because its target is omitted (the seed: Copilot's flags go
     # to stdout when copilot_output is not set)
     stdout: str = ""
+
+    @cached_property
+    def preview(self) -> str:
+        return self.render_preview()
 
 
 # What a target file is, as twsrt edits it: a JSON settings file it merges into, a TOML config

@@ -81,7 +81,10 @@ class ClaudeAgent:
         managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
         findings += mode_findings(ctx)
         findings += unhandled_key_findings(ctx.policy, NAME, HANDLED_SRT_KEYS, REASONS)
-        preview = dump(managed.fragment(), "  ") + "\n"
+
+        def preview() -> str:
+            return dump(managed.fragment(), "  ") + "\n"
+
         targets = ctx.config.targets
         located = mode_target(targets, FULL_KEY, YOLO_KEY, ctx.yolo)
         if located is None:

@@ -86,9 +86,13 @@ class CodexAgent:
         config_path = ctx.config.targets.get("codex_config")
         rules_path = ctx.config.targets.get("codex_rules")
         notices = [] if ctx.full_access else [REMINDER]  # no profile to deactivate
-        preview = "# config.toml (managed keys only)\n" + preview_toml(compiled)
-        if rules_path is not None:
-            preview += "\n# rules/twsrt.rules\n" + compiled.rules
+
+        def preview() -> str:
+            text = "# config.toml (managed keys only)\n" + preview_toml(compiled)
+            if rules_path is not None:
+                text += "\n# rules/twsrt.rules\n" + compiled.rules
+            return text
+
         if config_path is None:
             return Result(
                 NAME, preview, findings=findings, target_configured=False, notices=notices

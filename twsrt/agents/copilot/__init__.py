@@ -153,7 +153,15 @@ class CopilotAgent:
             findings.append(unpinned_home(ctx.config, SETTINGS_KEY))
         findings += srt_key_findings(ctx.policy, settings_path is not None)
         snippet = render_snippet(compiled.argv)
-        preview = snippet
+        settings_display = None if settings_path is None else ctx.config.display_path(settings_path)
+
+        def preview() -> str:
+            if settings_display is None:
+                return snippet
+            fragment = dump(compiled.settings_fragment(), "  ")
+            commented = "".join(f"# {line}\n" for line in fragment.splitlines())
+            return f"{snippet}\n# {settings_display} (managed keys only)\n{commented}"
+
         flags = flags_target(ctx)
         printed = snippet if flags is None else ""  # no copilot_output: stdout, as the seed says
         if flags is None and settings_path is None:
@@ -177,9 +185,6 @@ class CopilotAgent:
             drift.append(
                 compare(display, SETTINGS_KEY, disk, new_text, members.text_items, members.view)
             )
-            fragment = dump(compiled.settings_fragment(), "  ")
-            preview += f"\n# {display} (managed keys only)\n"
-            preview += "".join(f"# {line}\n" for line in fragment.splitlines())
         return Result(
             NAME,
             preview,

@@ -136,7 +136,10 @@ class DeepCodeAgent:
                     "in force",
                 )
             )
-        preview = dump(managed.fragment(), "  ") + "\n"
+
+        def preview() -> str:
+            return dump(managed.fragment(), "  ") + "\n"
+
         located = target(ctx)
         if located is None:
             return Result(NAME, preview, findings=findings, target_configured=False)
