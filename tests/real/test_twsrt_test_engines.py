@@ -15,6 +15,7 @@ import base64
 import json
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,8 @@ def context(repo: Path, targets: str, policy: dict[str, Any]) -> Any:
     compiled = run.compile_agents(str(config), None, False)
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
-    return compiled.context
+    # the engines read the files just written: a new run (the compile's store read them before)
+    return replace(compiled.context, config=compiled.context.config.new_run())
 
 
 def example_context(tmp_path: Path, yolo: bool = False, example: str = "dotfiles") -> Any:
