@@ -16,6 +16,7 @@ signals, resource limits — stays with the end-to-end tests (``Sandbox.run_scri
 from __future__ import annotations
 
 import contextvars
+import gc
 import io
 import os
 import sys
@@ -55,6 +56,7 @@ def _exit_status(code: object) -> int:
 def _main() -> int:
     from twsrt import cli
 
+    collecting = gc.isenabled()  # cli.main turns the collector off for the rest of a process
     try:
         cli.main()
     except SystemExit as exc:
@@ -64,6 +66,9 @@ def _main() -> int:
     except BaseException:  # noqa: BLE001 - what the interpreter does with an uncaught exception
         traceback.print_exc()
         return 1
+    finally:
+        if collecting:
+            gc.enable()
     return 0  # pragma: no cover - cli.main always exits
 
 
