@@ -5,7 +5,8 @@ Usage: python benchmarks/bench.py [--runs N] [--budget SECONDS] [--sizes LIST] [
 
 Every command runs in a fresh process, as a hook starts it: one untimed warm-up run, then up to N
 timed runs (default 5) until the cell's runs have taken --budget seconds (default 20), so a slow
-cell still finishes; a cell shows the median wall time in ms.
+cell still finishes; a cell shows the median wall time in ms. The runs go in rounds over all the
+cells of a table, so a change in the machine's load falls on every row alike.
 
 First the start-up table on examples/dotfiles: `python -c pass`, `twsrt --version`, `check` with
 and without the schema-validity cache, `generate claude`. Then the scaling table, all measured in
@@ -76,23 +77,46 @@ class Row:
     cells: dict[str, Timing]
 
 
-def time_case(case: Case, runs: int, budget: float) -> Timing:
-    env = {**clean_env(), "NO_COLOR": "1", **case.env}
+def measure_cases(
+    cases: Sequence[Case], runs: int, budget: float, progress: TextIO | None = None
+) -> list[Timing]:
+    """Time every case, in rounds: a round runs each case once, so that a change in the
+    machine's load over the minutes of a run falls on every cell alike, not on whichever row
+    happened to be measured then (the ratios compare rows).
 
-    def run() -> tuple[float, subprocess.CompletedProcess[bytes]]:
+    The first round is an untimed warm-up (it fills the OS file cache and twsrt's
+    schema-validity cache, as a hook's steady state has them); then up to ``runs`` timed rounds,
+    a case leaving once its runs, warm-up included, took ``budget`` seconds (one timed run always).
+    """
+    envs = [{**clean_env(), "NO_COLOR": "1", **case.env} for case in cases]
+    spent = [0.0] * len(cases)
+    times: list[list[float]] = [[] for _ in cases]
+    last: list[subprocess.CompletedProcess[bytes] | None] = [None] * len(cases)
+
+    def run(n: int) -> float:
         start = time.perf_counter()
-        proc = subprocess.run(case.argv, cwd=case.cwd, env=env, capture_output=True, check=False)
-        return (time.perf_counter() - start) * 1000, proc
+        last[n] = subprocess.run(
+            cases[n].argv, cwd=cases[n].cwd, env=envs[n], capture_output=True, check=False
+        )
+        elapsed = (time.perf_counter() - start) * 1000
+        spent[n] += elapsed
+        return elapsed
 
-    # the warm-up fills the OS file cache and twsrt's schema-validity cache, as a hook's steady
-    # state has them; it counts against the budget, but one timed run always follows
-    spent, proc = run()
-    times: list[float] = []
-    while len(times) < runs and (not times or spent + sum(times) < budget * 1000):
-        elapsed, proc = run()
-        times.append(elapsed)
-    stderr = proc.stderr.decode("utf-8", "replace")
-    return Timing(statistics.median(times), min(times), len(times), proc.returncode, stderr)
+    for n in range(len(cases)):
+        run(n)
+    for round_number in range(1, runs + 1):
+        for n in range(len(cases)):
+            if not times[n] or spent[n] < budget * 1000:
+                times[n].append(run(n))
+        if progress is not None:
+            print(f"round {round_number} of {runs} done", file=progress, flush=True)
+    timings = []
+    for n, proc in enumerate(last):
+        assert proc is not None  # every case ran at least twice
+        stderr = proc.stderr.decode("utf-8", "replace")
+        ms = times[n]
+        timings.append(Timing(statistics.median(ms), min(ms), len(ms), proc.returncode, stderr))
+    return timings
 
 
 def startup_cases(twsrt: list[str]) -> list[Case]:
@@ -242,8 +266,8 @@ def measure_startup(
     width = 36
     title = f"{'start-up, examples/dotfiles':{width}} {'median ms':>10} {'best ms':>9} {'runs':>5}"
     print(title, file=progress)
-    for case in startup_cases(twsrt):
-        timing = time_case(case, args.runs, args.budget)
+    cases = startup_cases(twsrt)
+    for case, timing in zip(cases, measure_cases(cases, args.runs, args.budget), strict=True):
         print(
             f"{case.label:{width}} {timing.median_ms:10.1f} {timing.best_ms:9.1f} {timing.runs:5d}",
             file=progress,
@@ -253,35 +277,15 @@ def measure_startup(
             failed.append(f"{case.label}: exit {timing.exit_code}\n{timing.stderr[-2000:]}")
 
 
-def measure_row(
-    twsrt: list[str], key: str, repo: Path, args: argparse.Namespace, failed: list[str]
-) -> Row:
-    cells: dict[str, Timing] = {}
-    for name, case in column_cases(twsrt, repo).items():
-        if case is None:
-            continue
-        cells[name] = timing = time_case(case, args.runs, args.budget)
-        if timing.exit_code != 0:
-            failure = f"{row_label(key)} {name}: exit {timing.exit_code}"
-            failed.append(f"{failure}\n{timing.stderr[-2000:]}")
-    return Row(key, count_rules(repo), cells)
-
-
 def measure_scaling(
     twsrt: list[str], args: argparse.Namespace, failed: list[str], progress: TextIO
 ) -> list[Row]:
-    """The example's row, then one per --sizes entry, each policy generated in a scratch dir."""
-    rows: list[Row] = []
-
-    def measure(key: str, repo: Path) -> None:
-        rows.append(measure_row(twsrt, key, repo, args, failed))
-        # a long run that is stopped still leaves every measured row on the progress stream
-        print(f"measured {render_text(rows[-1:])[1]}", file=progress, flush=True)
-
-    measure("example", EXAMPLE)
+    """The example's row and one per --sizes entry: every policy generated in a scratch directory
+    first, then all cells measured together, round by round."""
     with tempfile.TemporaryDirectory(prefix="twsrt-bench-") as tmp:
+        repos = {"example": EXAMPLE}
         for key in args.sizes:
-            repo = Path(tmp) / key
+            repos[key] = repo = Path(tmp) / key
             start = time.perf_counter()
             if key in SHAPES:
                 write_repo(repo, shape=key)
@@ -290,8 +294,20 @@ def measure_scaling(
             made = time.perf_counter() - start
             made_line = f"made {row_label(key)}: twsrt generate -w {made:.1f} s"
             print(made_line, file=progress, flush=True)
-            measure(key, repo)
-    return rows
+        cells = [
+            (key, name, case)
+            for key, repo in repos.items()
+            for name, case in column_cases(twsrt, repo).items()
+            if case is not None
+        ]
+        timings = measure_cases([case for _, _, case in cells], args.runs, args.budget, progress)
+        rows = {key: Row(key, count_rules(repo), {}) for key, repo in repos.items()}
+    for (key, name, _), timing in zip(cells, timings, strict=True):
+        rows[key].cells[name] = timing
+        if timing.exit_code != 0:
+            failure = f"{row_label(key)} {name}: exit {timing.exit_code}"
+            failed.append(f"{failure}\n{timing.stderr[-2000:]}")
+    return list(rows.values())
 
 
 def main() -> None:

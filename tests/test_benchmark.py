@@ -100,6 +100,19 @@ def timing(ms: float) -> object:
     return bench.Timing(ms, ms, 1, 0, "")
 
 
+def test_cells_are_measured_in_rounds_after_a_warm_up(tmp_path: Path) -> None:
+    """Each round runs every cell once, so the machine's load falls on all rows alike."""
+    log = tmp_path / "log"
+
+    def case(mark: str) -> object:
+        write = f"open({str(log)!r}, 'a').write({mark!r})"
+        return bench.Case(mark, [sys.executable, "-c", write], tmp_path)
+
+    timings = bench.measure_cases([case("a"), case("b")], runs=2, budget=600.0)
+    assert log.read_text(encoding="utf-8") == "ababab"  # warm-up, then two timed rounds
+    assert [(t.runs, t.exit_code) for t in timings] == [(2, 0), (2, 0)]
+
+
 def test_the_acceptance_ratios_pass_and_fail_by_their_limits() -> None:
     def rows(example: float, org: float, ten: float, fifty: float) -> list[object]:
         checks = {"example": example, "org13k": org, "10000": ten, "50000": fifty}
