@@ -238,3 +238,24 @@ def test_profile_keys_and_values_render_as_before(text: str) -> None:
     values = {text: text, "x": {text: True}}
     assert FILES._key(text) == toml_key(text)
     assert FILES._toml_text(values, "t") == oracle_codex._toml_text(values, "t")
+
+
+def test_a_deep_path_is_looked_up_only_where_a_root_could_end() -> None:
+    """A path of 20,000 parts below a write root: the roots are looked up at the lengths some
+    root has, not at every slash (one slice per slash made a 400 kB path take 4 s)."""
+    from twsrt.agents.codex.paths import _Roots
+
+    roots = _Roots(["/srv/a", "/srv/a/b/c", "/elsewhere"])
+    asked: list[str] = []
+
+    class Counting(dict):  # type: ignore[type-arg]
+        def get(self, key: Any, default: Any = None) -> Any:
+            asked.append(key)
+            return super().get(key, default)
+
+    roots.by_prefix = Counting(roots.by_prefix)
+    path = "/srv/a/b/c/" + "x/" * 20_000 + "leaf"
+    around = roots.around(path)
+    assert asked == ["/srv/a", "/srv/a/b/c"]
+    assert [position for position, _ in around] == [0, 1]
+    assert around[0][1][:2] == ["/srv/a/b", "/srv/a/b/c"]

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path, PurePosixPath
 
 from twsrt.findings import Finding, finding, quoted
@@ -72,7 +73,7 @@ class _Lookups:
         self._modes[path] = mode
         return mode
 
-    def first_symlink(self, candidates: list[str]) -> str | None:
+    def first_symlink(self, candidates: Iterable[str]) -> str | None:
         """The first candidate that is a symlink on this host; the walk stops at the first one
         that does not exist (or cannot be looked at), since nothing below it can be a symlink."""
         for candidate in candidates:
@@ -95,20 +96,28 @@ class _Starts:
         self.root = ("/", ("/",))
         self.cwd = (str(cwd), ())
 
-    def candidates(self, path: str, parts: list[str]) -> tuple[str, list[str]]:
-        """The concrete path on this host and the paths to look at, outermost first."""
+    def candidates(self, path: str, parts: list[str]) -> tuple[str, Iterator[str]]:
+        """The concrete path on this host and the paths to look at, outermost first. The
+        paths are made as they are looked at: the walk stops at the first missing one, so a
+        policy path of a million characters is not cut into a million prefixes."""
         if path == "~" or path.startswith("~/"):
-            (current, found), parts = self.home, parts[1:]
+            (start, found), parts = self.home, parts[1:]
         elif path.startswith("/"):
-            current, found = self.root
+            start, found = self.root
         else:
-            current, found = self.cwd
-        candidates = list(found)
-        for part in parts:
-            # os.path.join's result (parts hold no "/"; only the root ends with one), faster
-            current = f"{current}{part}" if current.endswith("/") else f"{current}/{part}"
-            candidates.append(current)
-        return current, candidates
+            start, found = self.cwd
+        # os.path.join's result (parts hold no "/"; only the root ends with one)
+        sep = "" if start.endswith("/") else "/"
+        concrete = f"{start}{sep}{'/'.join(parts)}" if parts else start
+        return concrete, chain(found, _below(start, sep, parts))
+
+
+def _below(start: str, sep: str, parts: list[str]) -> Iterator[str]:
+    current, joiner = start, sep
+    for part in parts:
+        current = f"{current}{joiner}{part}"
+        joiner = "/"
+        yield current
 
 
 def _spelled(resolved: Path, home: Path, tail: list[str]) -> str:

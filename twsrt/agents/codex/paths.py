@@ -68,14 +68,19 @@ class _Roots:
                 self.launch.append(position)
             else:
                 self.by_prefix.setdefault(root.rstrip("/"), []).append(position)
+        # a prefix is cut and looked up only where some root has its length: a path of a
+        # million characters and as many slashes costs one pass, not one slice per slash
+        self.lengths = {len(prefix) for prefix in self.by_prefix}
 
     def around(self, path: str) -> list[tuple[int, list[str]]]:
         """``(position, _ancestors(path, root))`` for each root with directories between it and
         ``path``, in the roots' order."""
         positions = list(self.launch)
+        lengths = self.lengths
         slash = path.find("/")
         while slash != -1:
-            positions += self.by_prefix.get(path[:slash], [])
+            if slash in lengths:
+                positions += self.by_prefix.get(path[:slash], [])
             slash = path.find("/", slash + 1)
         found = []
         for position in sorted(set(positions)):
