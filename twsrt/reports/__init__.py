@@ -10,8 +10,7 @@ pre-commit hook must start fast), so this module imports nothing heavy. ``probes
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,25 +57,8 @@ REPORTERS: dict[str, Reporter] = {
 def render(name: str, report: CheckReport, options: RenderOptions) -> str:
     """The report in the format ``name`` (a key of ``REPORTERS``)."""
     module = importlib.import_module(f"{__name__}.{REPORTERS[name].module}")
-    with _no_cycle_collection():
-        text: str = module.render(report, options)
+    text: str = module.render(report, options)  # cli.main has paused the garbage collector
     return text
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused: a report is built of containers that form no
-    cycles, and at 50,000 findings the collector's passes over them took a third of the time."""
-    import gc  # built in, and only needed when a report is rendered
-
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def write_reports(report: CheckReport, files: Mapping[str, str]) -> None:
