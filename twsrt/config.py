@@ -109,6 +109,15 @@ def _search_dirs(cwd: Path) -> list[Path]:
     return [cwd]
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which profile a run composes its policy from, and what chose it (shown in every report)."""
+
+    name: str
+    chosen_by: str  # "--profile", "$TWSRT_PROFILE", "hosts" or "default"
+    origin: Location  # the config line that made the choice (the profile, or the hosts entry)
+
+
 @dataclass
 class Config:
     path: Path
@@ -128,6 +137,12 @@ class Config:
     # real repository directory in repo mode, see ``safeio``; None: anywhere).
     display_root: Path | None = None
     confine_root: Path | None = None
+    # the profile this run composes (None: the config has no [profiles], one policy as before)
+    selection: Selection | None = None
+    # where this run's targets take effect (agents.base.Scope) and the directory their relative
+    # defaults hang from: the project root in "project" scope, the output tree in "managed"
+    scope: str = "user"
+    scope_root: Path | None = None
     # this run's files, each read and parsed once (documents.py); ``confined`` keeps it
     documents: Documents = field(default_factory=Documents, repr=False, compare=False)
 

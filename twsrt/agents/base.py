@@ -112,6 +112,11 @@ class Result:
 # it merges into, a rules file or a flags snippet it owns whole.
 TargetKind = Literal["json-settings", "toml-config", "exec-rules", "flags-text"]
 
+# Where a target file takes effect: the user's own files (``default`` under ``~``), a project's
+# files (``default`` relative to the project root), or the files an administrator deploys
+# (``default`` relative to the managed output tree). One run works in one scope (Config.scope).
+Scope = Literal["user", "project", "managed"]
+
 
 @dataclass(frozen=True)
 class TargetSpec:
@@ -130,6 +135,7 @@ class TargetSpec:
     home_dependent: bool = False  # the file holds absolute paths: ~ expands with the home
     scaffold: bool = True  # ``init --repo`` writes the key into a new repository's config
     examples: tuple[str, ...] = ()  # the config schema's examples
+    scope: Scope = "user"  # where the file takes effect (see Scope)
 
 
 @dataclass(frozen=True)
