@@ -116,6 +116,10 @@ class Selection:
     name: str
     chosen_by: str  # "--profile", "$TWSRT_PROFILE", "hosts" or "default"
     origin: Location  # the config line that made the choice (the profile, or the hosts entry)
+    # chosen_by "hosts": this machine's host name and the hosts pattern it matched (reports
+    # name both, so a reader sees why this machine got this profile)
+    host: str = ""
+    pattern: str = ""
 
 
 @dataclass
