@@ -122,6 +122,7 @@ def _run_check(
     config = load_config(path, home, cwd, display_root=root)
     settings = config.check
     report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
+    report.selection = config.selection
     report.checked.append(CheckedFile(config.display, "config"))
     from twsrt.placement import placement_findings
 

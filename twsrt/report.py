@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from twsrt.findings import LEVEL_ORDER, Finding, Level
+from twsrt.findings import LEVEL_ORDER, Finding, Level, quoted
+
+if TYPE_CHECKING:
+    from twsrt.config import Selection
 
 REPORT_VERSION = 1
 
@@ -42,6 +46,8 @@ class CheckReport:
     # The run stopped at an input it cannot check with (a broken or missing config): the
     # findings say why, nothing else was checked, and the exit code is 2, in every format.
     aborted: bool = False
+    # the profile the run composed (None: the config has no [profiles]; nothing is shown)
+    selection: Selection | None = None
 
     def failing(self) -> list[Finding]:
         threshold = LEVEL_ORDER[self.fail_on]
@@ -58,3 +64,19 @@ class CheckReport:
         for item in self.findings:
             out[item.level.value] += 1
         return out
+
+
+def selection_text(selection: Selection) -> str:
+    """How every report names a run's profile and what chose it, with the config line that
+    made the choice: ``work (selected by --profile, twsrt.toml:7:1)``; a hosts entry also names
+    this machine's host and the pattern it matched."""
+    why = selection.chosen_by
+    if selection.host or selection.pattern:
+        why += f': host "{quoted(selection.host)}" matches "{quoted(selection.pattern)}"'
+    return f"{quoted(selection.name)} (selected by {why}, {selection.origin})"
+
+
+def profile_clause(selection: Selection | None) -> str:
+    """``, profile work (selected by ...)`` for a line that lists a run's modes; empty without
+    profiles, so such a line stays as it was."""
+    return f", profile {selection_text(selection)}" if selection else ""

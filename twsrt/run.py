@@ -27,6 +27,7 @@ from twsrt.locations import Location
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.policy import Policy
 from twsrt.redact import redact_item
+from twsrt.report import profile_clause
 from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
@@ -83,7 +84,8 @@ def context(config: Config, policy: Policy, yolo: bool, sandbox_flag: str | None
 
 def mode_line(ctx: Context) -> str:
     """The resolved pair, as every preview and diff shows it."""
-    return f"twsrt: approval mode {ctx.mode}, sandbox mode {ctx.sandbox_mode}"
+    clause = profile_clause(ctx.config.selection)
+    return f"twsrt: approval mode {ctx.mode}, sandbox mode {ctx.sandbox_mode}{clause}"
 
 
 @dataclass

@@ -22,7 +22,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from twsrt.findings import Finding, Level
-from twsrt.report import CheckReport
+from twsrt.report import CheckReport, selection_text
 
 if TYPE_CHECKING:
     from twsrt.reports import RenderOptions
@@ -99,4 +99,7 @@ def render(report: CheckReport, options: RenderOptions) -> str:
 def render_github(report: CheckReport, text: str = "") -> str:
     """The annotations (GitHub shows 10 per level), then ``text`` (the text report) inert."""
     annotations = "".join(annotation(item) + "\n" for item in report.findings)
+    if report.selection:  # the profile first, as a notice of the whole run (no file)
+        notice = f"profile {selection_text(report.selection)}"
+        annotations = f"::notice title=twsrt profile::{_escape_data(notice)}\n" + annotations
     return annotations + (stop_commands(text) if text else "")

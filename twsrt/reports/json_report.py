@@ -11,6 +11,7 @@ from twsrt.locations import Location
 from twsrt.report import REPORT_VERSION, CheckReport
 
 if TYPE_CHECKING:
+    from twsrt.config import Selection
     from twsrt.reports import RenderOptions
 
 
@@ -22,6 +23,19 @@ def location_json(location: Location) -> dict[str, Any]:
         "column": location.column,
         "pointer": quoted(location.pointer, MESSAGE_LIMIT),
     }
+
+
+def selection_json(selection: Selection) -> dict[str, Any]:
+    """The ``"profile"`` member of every JSON report of a run that composed a profile."""
+    out: dict[str, Any] = {
+        "name": selection.name,
+        "selected_by": selection.chosen_by,
+        "location": location_json(selection.origin),
+    }
+    if selection.host or selection.pattern:
+        out["host"] = selection.host
+        out["pattern"] = selection.pattern
+    return out
 
 
 def _finding(item: Finding) -> dict[str, Any]:
@@ -57,6 +71,8 @@ def render(report: CheckReport, _options: RenderOptions) -> str:
 def render_json(report: CheckReport) -> str:
     document = {
         **header(REPORT_VERSION),
+        # only a run that composed a profile has one, so a config without profiles reads as before
+        **({"profile": selection_json(report.selection)} if report.selection else {}),
         "summary": {
             **report.counts(),
             "suppressed": len(report.suppressed),

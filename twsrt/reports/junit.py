@@ -14,6 +14,7 @@ from twsrt.findings import LEVEL_ORDER, MESSAGE_LIMIT, Finding, quoted
 from twsrt.report import CheckedFile, CheckReport
 
 if TYPE_CHECKING:
+    from twsrt.config import Selection
     from twsrt.reports import RenderOptions
 
 SUITE_NAME = "twsrt check"
@@ -47,7 +48,22 @@ def report_suite(report: CheckReport) -> Any:
         else:
             case.stdout = _details(item)  # below --fail-on: reported, but not a failure
         cases.append(case)
-    return TestSuite(SUITE_NAME, cases)
+    return TestSuite(SUITE_NAME, cases, properties=selection_properties(report.selection))
+
+
+def selection_properties(selection: Selection | None) -> dict[str, str] | None:
+    """The suite's ``<properties>`` naming the run's profile (None without one: no element)."""
+    if selection is None:
+        return None
+    out = {
+        "twsrt.profile": selection.name,
+        "twsrt.profile.selected_by": selection.chosen_by,
+        "twsrt.profile.location": str(selection.origin),
+    }
+    if selection.host or selection.pattern:
+        out["twsrt.profile.host"] = selection.host
+        out["twsrt.profile.pattern"] = selection.pattern
+    return out
 
 
 def xml_text(suites: list[Any]) -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from twsrt.reports.json_report import dump, header, location_json
-from twsrt.reports.junit import unique_name, xml_text
+from twsrt.report import profile_clause
+from twsrt.reports.json_report import dump, header, location_json, selection_json
+from twsrt.reports.junit import selection_properties, unique_name, xml_text
 from twsrt.reports.text import paint
 from twsrt.testing.model import Attack, Observation, ProbeReport, Result, Verdict
 
@@ -71,6 +72,7 @@ def modes_line(report: ProbeReport) -> str:
     )
     return (
         f"twsrt test: sandbox mode {report.sandbox_mode}, approval mode {report.approval_mode}"
+        + profile_clause(report.selection)
         + (f"; {reads}" if reads else "")
     )
 
@@ -133,6 +135,7 @@ def render_json(report: ProbeReport) -> str:
         )
     document = {
         **header(REPORT_VERSION),
+        **({"profile": selection_json(report.selection)} if report.selection else {}),
         "summary": {
             **report.counts(),
             "probes": len(report.results),
@@ -192,7 +195,8 @@ def junit_xml(report: ProbeReport) -> str:
             else:
                 case.stdout = text
             cases.append(case)
-        suites.append(TestSuite(f"twsrt test {engine}", cases))
+        properties = selection_properties(report.selection)
+        suites.append(TestSuite(f"twsrt test {engine}", cases, properties=properties))
     return xml_text(suites)
 
 

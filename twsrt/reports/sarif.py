@@ -60,6 +60,7 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
         invocations=[_om(om.Invocation, execution_successful=False, exit_code=report.exit_code)]
         if report.aborted
         else None,
+        **_profile(om, report),
     )
     log = _to_json(_om(om.SarifLog, runs=[run], version=SARIF_VERSION, schema_uri=SARIF_SCHEMA))
     # the results after the run's other members, where sarif_om puts them
@@ -68,6 +69,21 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
     ]
     # "$schema" and "version" first, as readers and sniffers expect them.
     return {"$schema": log.pop("$schema"), "version": log.pop("version"), **log}
+
+
+def _profile(om: Any, report: CheckReport) -> dict[str, Any]:
+    """A run that composed a profile names it: ``automationDetails.id`` ``twsrt/profile/NAME/``
+    (code scanning's category is the id up to its last slash, so each profile keeps its own
+    alerts) and the selection in the run's ``properties``; nothing without a profile."""
+    if report.selection is None:
+        return {}
+    from twsrt.reports.json_report import selection_json
+
+    name = quote(report.selection.name, safe="")  # a slash in a name cannot split the category
+    return {
+        "automation_details": _om(om.RunAutomationDetails, id=f"twsrt/profile/{name}/"),
+        "properties": _bag(om, {"profile": selection_json(report.selection)}),
+    }
 
 
 def sarif_text(report: CheckReport) -> str:

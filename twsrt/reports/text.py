@@ -8,7 +8,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING, TextIO
 
 from twsrt.findings import Finding, Level
-from twsrt.report import CheckReport
+from twsrt.report import CheckReport, selection_text
 
 if TYPE_CHECKING:
     from twsrt.reports import RenderOptions
@@ -47,6 +47,8 @@ def render_text(report: CheckReport, *, verbose: bool, quiet: bool, colour: bool
         else [f for f in report.findings if verbose or f.level is not Level.NOTE]
     )
     out: list[str] = []
+    if report.selection and not quiet:  # the profile first: every finding below is about it
+        out.append(f"profile: {selection_text(report.selection)}")
     for path, group in groupby(shown, key=lambda f: f.location.path):
         if not quiet:
             out.append(paint(path, "1", colour))

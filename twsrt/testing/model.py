@@ -6,9 +6,13 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from twsrt.findings import Finding
 from twsrt.locations import Location
+
+if TYPE_CHECKING:
+    from twsrt.config import Selection
 
 MARK = "TWSRT-PROBE"
 NET_MARK = "TWSRT-PROBE-NET"
@@ -200,6 +204,7 @@ class ProbeReport:
     inputs: dict[str, list[str]] = field(default_factory=dict)  # engine -> the files it read
     # engine -> what it models instead of running the agent itself (the claude engine)
     models: dict[str, str] = field(default_factory=dict)
+    selection: Selection | None = None  # the profile the policy was composed from (if any)
 
     def counts(self) -> dict[str, int]:
         out = {verdict.value: 0 for verdict in Verdict}

@@ -365,6 +365,7 @@ def run_tests(
         sandbox_mode=ctx.sandbox_mode,
         approval_mode=ctx.mode,
         skipped=skipped,
+        selection=ctx.config.selection,
     )
     report.inputs = {n: [ctx.config.display_path(p) for p in factory(n).reads(ctx)] for n in names}
     report.models = {n: m for n in names if (m := getattr(factory(n), "models", ""))}
