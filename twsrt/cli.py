@@ -220,6 +220,28 @@ def check(
 
 
 @cli.command()
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text for a person, json for programs.",
+)
+@config_option
+@click.pass_context
+@report_errors
+def show(ctx: click.Context, output_format: str, config: str | None) -> None:
+    """Print the policy a run composes, each entry with the file:line:col that set it.
+
+    Exit 0; 2: no usable config, or a source that cannot be read or is invalid.
+    """
+    from twsrt.showing import show_outcome
+
+    _finish(show_outcome(_config(ctx, config), output_format))
+
+
+@cli.command()
 @click.argument("rule_id", metavar="RULE")
 @report_errors
 def explain(rule_id: str) -> None:

@@ -1,0 +1,159 @@
+"""`twsrt show`: the composed policy, every srt key and bash list entry by entry, each with the
+file:line:col that set it; golden text and JSON, structure, bad input, determinism."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.golden import GOLDEN_ROOT, assert_golden
+from support.sandbox import Sandbox
+
+from twsrt import __version__
+from twsrt.config import Config, Selection, load_config
+from twsrt.locations import Location
+
+GOLDEN = GOLDEN_ROOT / "show"
+VERSION_LINE = f'"version": "{__version__}"'
+
+
+def _golden_json(text: str) -> str:
+    """The JSON document with the tool's version as a placeholder (a release changes it)."""
+    assert text.count(VERSION_LINE) == 1
+    return text.replace(VERSION_LINE, '"version": "<twsrt version>"')
+
+
+def _case(sandbox: Sandbox, name: str) -> Sandbox:
+    """The sandbox with the case's sources as its policy."""
+    for source, target in (("srt.json", ".srt-settings.json"), ("bash.json", "bash-rules.json")):
+        shutil.copyfile(GOLDEN / name / source, sandbox.repo / target)
+    return sandbox
+
+
+def _show(box: Sandbox, *args: str, cwd: Path | None = None) -> tuple[str, str]:
+    result = box.run("show", *args, cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("name", ["example", "every-key"])
+def test_show_golden(sandbox: Sandbox, name: str) -> None:
+    box = sandbox.use_example() if name == "example" else _case(sandbox, name)
+    text, _ = _show(box)
+    assert_golden(GOLDEN / name / "expected.txt", text)
+    document, _ = _show(box, "--format", "json")
+    assert_golden(GOLDEN / name / "expected.json", _golden_json(document))
+    assert _show(box) == (text, "")  # the same bytes on every run
+
+
+def _leaves(document: dict) -> list[dict]:
+    return [
+        *document["srt"],
+        *(e for name in ("allow", "deny", "ask") for e in document["bash"][name]),
+    ]
+
+
+@pytest.mark.parametrize("name", ["example", "every-key"])
+def test_every_origin_points_at_its_value(sandbox: Sandbox, name: str) -> None:
+    """Each leaf's file:line:col is where its value is written, in the file it names."""
+    box = sandbox.use_example() if name == "example" else _case(sandbox, name)
+    document = json.loads(_show(box, "--format", "json")[0])
+    leaves = _leaves(document)
+    assert len(leaves) > 10
+    for leaf in leaves:
+        where = leaf["location"]
+        line = (
+            (box.repo / where["path"]).read_text(encoding="utf-8").splitlines()[where["line"] - 1]
+        )
+        written = json.dumps(leaf["value"], separators=(", ", ": "))
+        if isinstance(leaf["value"], dict | list) and leaf["value"]:
+            written = written[0]  # a table or list entry: it starts there
+        assert line[where["column"] - 1 :].startswith(written), (leaf, line)
+
+
+def test_every_srt_key_is_shown(sandbox: Sandbox) -> None:
+    """Every key of the source is a leaf, or holds leaves: nothing of the policy is left out."""
+    box = _case(sandbox, "every-key")
+    document = json.loads(_show(box, "--format", "json")[0])
+    source = json.loads((GOLDEN / "every-key" / "srt.json").read_text(encoding="utf-8"))
+    pointers = [leaf["pointer"] for leaf in document["srt"]]
+
+    def expected(node: object, pointer: str) -> list[str]:
+        if isinstance(node, dict) and node:
+            return [p for key, v in node.items() for p in expected(v, f"{pointer}/{key}")]
+        if isinstance(node, list) and node:
+            return [f"{pointer}/{index}" for index in range(len(node))]
+        return [pointer]
+
+    del source["$schema"]  # the editor's hint, not policy
+    assert pointers == expected(source, "")
+    assert [leaf["value"] for leaf in document["bash"]["allow"]] == ["git status", "git diff *"]
+    assert document["bash"]["ask"] == []
+    assert "profile" not in document  # no [profiles]: no selection
+
+
+def test_show_names_files_from_the_repository_root(sandbox: Sandbox) -> None:
+    box = sandbox.use_example()
+    (box.repo / "home").mkdir(exist_ok=True)
+    text, _ = _show(box, cwd=box.repo / "home")
+    assert text == _show(box)[0]
+    assert "  policy/srt-settings.json:2:14\n" in text
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        (
+            '{"enabled": true,\n  "filesystem": {"denyRead": [1]}}\n',
+            ".srt-settings.json:2:31: error[TWS102]",
+        ),
+        ('{"enabled": true,\n  "network": {\n}\n', ".srt-settings.json:4:1: error[TWS"),
+    ],
+    ids=["schema", "syntax"],
+)
+def test_bad_source_is_located_exit_2(sandbox: Sandbox, content: str, where: str) -> None:
+    sandbox.write(".srt-settings.json", content)
+    for fmt in ("text", "json"):
+        result = sandbox.run("show", "--format", fmt)
+        assert result.returncode == 2, result.stderr
+        assert result.stdout == ""
+        assert result.stderr.startswith(where), result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_no_config_exit_2(sandbox: Sandbox) -> None:
+    (sandbox.repo / "twsrt.toml").unlink()
+    result = sandbox.run("show")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "error[TWS013] no twsrt config found" in result.stderr
+
+
+def test_show_is_in_the_help() -> None:
+    from twsrt.cli import cli
+
+    assert "show" in cli.commands
+    formats = [p for p in cli.commands["show"].params if p.name == "output_format"]
+    assert formats and list(formats[0].type.choices) == ["text", "json"]
+
+
+def test_show_names_the_profile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that composed a profile says which, first, in both formats."""
+    import twsrt.run
+
+    chosen = Selection("work", "$TWSRT_PROFILE", Location("twsrt.toml", 9, 1, "profiles.work"))
+
+    def load(*args: Any, **kwargs: Any) -> Config:
+        return replace(load_config(*args, **kwargs), selection=chosen)
+
+    plain = _show(sandbox)[0]
+    monkeypatch.setattr(twsrt.run, "load_config", load)
+    text = _show(sandbox)[0]
+    assert text == "profile: work (selected by $TWSRT_PROFILE, twsrt.toml:9:1)\n" + plain
+    document = json.loads(_show(sandbox, "--format", "json")[0])
+    assert list(document)[:3] == ["version", "tool", "profile"]
+    assert document["profile"]["selected_by"] == "$TWSRT_PROFILE"
