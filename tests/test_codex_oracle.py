@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tests.support import oracle_codex
 from tests.support.policies import make_policy
 from twsrt.agents import codex
+from twsrt.agents.codex.project import translate_project
 from twsrt.findings import TwsrtError
 
 HOME = "/home/u"
@@ -74,7 +75,9 @@ def test_indexed_paths_equal_the_quadratic_oracle(
         assert codex.merged_config(None, new[0]) == oracle_codex.merged_config(None, old[0])
 
 
-def _compiled(srt: dict[str, Any], mode: str = "workspace-write") -> Any:
+def _compiled(srt: dict[str, Any], mode: str = "workspace-write", project: bool = False) -> Any:
+    if project:  # the project layer: its own profile name (agents/codex/project.py)
+        return translate_project(make_policy(srt), mode)[0]
     return codex.translate(make_policy(srt), mode)[0]
 
 
@@ -85,6 +88,8 @@ COMPILED = [
     _compiled({"filesystem": {"denyWrite": ["~/.ssh/*.pem", "/etc/é"]}}),
     _compiled({"network": {"deniedDomains": ["b.com"]}}, "danger-full-access"),
     _compiled({}, "danger-full-access"),
+    _compiled({"filesystem": {"denyRead": ["**/*.pem"], "allowWrite": ["."]}}, project=True),
+    _compiled({"filesystem": {"denyRead": ["~/.ssh", "./x"]}}, project=True),
 ]
 
 
@@ -115,6 +120,8 @@ _table = st.sampled_from(
         '[projects."/home/u/src"]\ntrust_level = "trusted"',
         '[[skills]]\nname = "a"',
         '[permissions.twsrt]\nextends = ":workspace"',
+        '[permissions.twsrt-project]\nextends = ":workspace"',
+        '[permissions.twsrt-project.workspace_roots]\n"." = true',
         "[permissions.twsrt]\ndescription = 'mine'\n\n[permissions.twsrt.network]\nx = 1",
         *(line for compiled in COMPILED for line in _owned_lines(compiled) if line[0] == "["),
     ]

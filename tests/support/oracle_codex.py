@@ -115,11 +115,11 @@ def _toml_text(values: dict[str, Any], header: str) -> list[str]:
     return lines
 
 
-def _table(values: dict[str, Any]) -> Any:
+def _table(values: dict[str, Any], name: str = PROFILE) -> Any:
     import tomlkit
 
-    text = "\n".join(_toml_text(values, f"permissions.{PROFILE}")) + "\n"
-    return tomlkit.parse(text)["permissions"][PROFILE]
+    text = "\n".join(_toml_text(values, f"permissions.{name}")) + "\n"
+    return tomlkit.parse(text)["permissions"][name]
 
 
 def merged_config(base_text: str | None, compiled: Compiled) -> str:
@@ -140,13 +140,14 @@ def merged_config(base_text: str | None, compiled: Compiled) -> str:
         if not features:
             del doc["features"]  # twsrt made it; an empty table would stay behind
     permissions = doc.get("permissions")
+    name = compiled.name  # the project layer's profile has a name of its own (issue 18)
     if compiled.profile:
         if permissions is None:
             permissions = tomlkit.table(is_super_table=True)
             doc["permissions"] = permissions
-        permissions[PROFILE] = _table(compiled.profile)
-    elif permissions is not None and PROFILE in permissions:
-        del permissions[PROFILE]  # danger-full-access: no profile that would look enforced
+        permissions[name] = _table(compiled.profile, name)
+    elif permissions is not None and name in permissions:
+        del permissions[name]  # danger-full-access: no profile that would look enforced
         if not permissions:
             del doc["permissions"]
     text = tomlkit.dumps(doc)

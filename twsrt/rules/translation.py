@@ -443,3 +443,21 @@ DEEPCODE_LINUX_DENY_UNMOUNTED = Rule(
     "never started in a directory that holds the path (such as your home directory). A "
     "deny that overlaps a mount is TWS432.",
 )
+
+# Codex's project layer (TWS457-TWS459)
+
+CODEX_LAUNCH_ANCHORED_WRITE = Rule(
+    "TWS457",
+    "codex-launch-anchored-write",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Codex also anchors a relative write root of a project policy at the directory it starts in.",
+    "In Codex's project layer twsrt makes the project root a workspace root, so the policy's "
+    "relative paths cover the project wherever in it Codex starts. Codex keeps the directory "
+    "it starts in as a workspace root too: started in a subdirectory, a relative allowWrite "
+    "such as `build` is writable there as well (`sub/build`), which the policy does not grant. "
+    "Nothing is wider when the project itself (`.`) is a write root, or when Codex is always "
+    "started in the project root; otherwise grant `.`, or suppress the finding with that "
+    "reason in `[[check.ignore]]`. (Relative denies apply at both places: stricter.)",
+)

@@ -7,7 +7,8 @@ and drift reports contain only managed security data, never the user's other val
 
 The package: ``declaration`` (keys, pinned settings, ``Compiled``), ``paths`` (filesystem
 entries and pins), ``translate`` (profile, network, rules), ``files`` (TOML merge and drift
-members); this module compiles one run (shared machinery: ``agents.targets``).
+members), ``project`` (the project layer); this module compiles one run (shared machinery:
+``agents.targets``).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from twsrt.agents.codex.files import (
 from twsrt.agents.codex.paths import _split_glob
 from twsrt.agents.codex.translate import render_rules, translate
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys
-from twsrt.agents.targets import compare, target_write
-from twsrt.findings import TwsrtError, quoted
+from twsrt.agents.targets import Members, compare, target_write
+from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.writes import Change
 
 __all__ = [
@@ -70,61 +71,86 @@ class CodexAgent:
     target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
+        if ctx.config.scope == "project":
+            from twsrt.agents.codex import project
+
+            compiled, findings = project.translate_project(
+                ctx.policy, ctx.sandbox_mode, ctx.config.output_home
+            )
+            return compile_files(
+                ctx,
+                compiled,
+                findings,
+                project.CONFIG_KEY,
+                project.RULES_KEY,
+                project.PROJECT_CONFIG,
+            )
         compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)
-        if ctx.full_access:
-            # no profile, so no sandbox key the policy sets is enforced; name each one
-            keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
-            unenforced = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
-            findings.append(
-                ctx.full_access_finding(
-                    NAME,
-                    f"default_permissions is {FULL_ACCESS} and the exec-policy rules still "
-                    "forbid the denied commands"
-                    + (f"; not enforced: {unenforced}" if unenforced else ""),
-                )
-            )
-        config_path = ctx.config.targets.get("codex_config")
-        rules_path = ctx.config.targets.get("codex_rules")
-        notices = [] if ctx.full_access else [REMINDER]  # no profile to deactivate
+        return compile_files(ctx, compiled, findings, "codex_config", "codex_rules", CONFIG)
 
-        def preview() -> str:
-            text = "# config.toml (managed keys only)\n" + preview_toml(compiled)
-            if rules_path is not None:
-                text += "\n# rules/twsrt.rules\n" + compiled.rules
-            return text
 
-        if config_path is None:
-            return Result(
-                NAME, preview, findings=findings, target_configured=False, notices=notices
+def compile_files(
+    ctx: Context,
+    compiled: Compiled,
+    findings: list[Finding],
+    config_key: str,
+    rules_key: str,
+    members: Members,
+) -> Result:
+    """One Codex config layer's files (``config_key``'s config.toml, whose owned keys are
+    ``members``, and ``rules_key``'s rules) merged, compared and previewed for ``compiled``."""
+    if ctx.full_access:
+        # no profile, so no sandbox key the policy sets is enforced; name each one
+        keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
+        unenforced = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
+        findings.append(
+            ctx.full_access_finding(
+                NAME,
+                f"default_permissions is {FULL_ACCESS} and the exec-policy rules still "
+                "forbid the denied commands"
+                + (f"; not enforced: {unenforced}" if unenforced else ""),
             )
-        display = ctx.config.display_path(config_path)
-        disk = read_target(config_path, display, ctx.config)
-        disk_value = None
-        if disk is not None:
-            parsed = parsed_config(disk, display, ctx.config.documents)
-            legacy = _legacy_locations(parsed, display)
-            if legacy:
-                raise TwsrtError(legacy)
-            disk_value = parsed.value
-        new_text = _merged_or_refused(disk, compiled, display, disk_value)
-        changes: list[Change] = [target_write(config_path, display, new_text, disk)]
-        members = CONFIG.using(ctx.config.documents)
-        drift = [compare(display, "codex_config", disk, new_text, members.text_items, members.view)]
-        if rules_path is not None:
-            rules_display = ctx.config.display_path(rules_path)
-            rules_disk = read_target(rules_path, rules_display, ctx.config)
-            changes.append(target_write(rules_path, rules_display, compiled.rules, rules_disk))
-            rules = compiled.rules
-            drift.append(compare(rules_display, "codex_rules", rules_disk, rules, _rule_items))
-        return Result(
-            NAME,
-            preview,
-            changes=changes,
-            findings=findings,
-            drift=drift,
-            notices=notices,
-            origins=compiled.origins,
         )
+    config_path = ctx.config.targets.get(config_key)
+    rules_path = ctx.config.targets.get(rules_key)
+    notices = [] if ctx.full_access else [REMINDER]  # no profile to deactivate
+
+    def preview() -> str:
+        text = "# config.toml (managed keys only)\n" + preview_toml(compiled)
+        if rules_path is not None:
+            text += "\n# rules/twsrt.rules\n" + compiled.rules
+        return text
+
+    if config_path is None:
+        return Result(NAME, preview, findings=findings, target_configured=False, notices=notices)
+    display = ctx.config.display_path(config_path)
+    disk = read_target(config_path, display, ctx.config)
+    disk_value = None
+    if disk is not None:
+        parsed = parsed_config(disk, display, ctx.config.documents)
+        legacy = _legacy_locations(parsed, display)
+        if legacy:
+            raise TwsrtError(legacy)
+        disk_value = parsed.value
+    new_text = _merged_or_refused(disk, compiled, display, disk_value)
+    changes: list[Change] = [target_write(config_path, display, new_text, disk)]
+    owned = members.using(ctx.config.documents)
+    drift = [compare(display, config_key, disk, new_text, owned.text_items, owned.view)]
+    if rules_path is not None:
+        rules_display = ctx.config.display_path(rules_path)
+        rules_disk = read_target(rules_path, rules_display, ctx.config)
+        changes.append(target_write(rules_path, rules_display, compiled.rules, rules_disk))
+        rules = compiled.rules
+        drift.append(compare(rules_display, rules_key, rules_disk, rules, _rule_items))
+    return Result(
+        NAME,
+        preview,
+        changes=changes,
+        findings=findings,
+        drift=drift,
+        notices=notices,
+        origins=compiled.origins,
+    )
 
 
 AGENT = CodexAgent()

@@ -33,6 +33,25 @@ AGENT_SPEC = AgentSpec(
             "~/.codex/rules/twsrt.rules",
             r"\.codex/rules/[^/]+\.rules",
         ),
+        TargetSpec(
+            "codex_project_config",
+            "toml-config",
+            "Codex's project layer, loaded for a trusted project: twsrt manages its own "
+            "permission profile (twsrt-project) and sandbox keys, the rest stays yours.",
+            ".codex/config.toml",
+            r"\.codex/config\.toml",
+            scaffold=False,
+            scope="project",
+        ),
+        TargetSpec(
+            "codex_project_rules",
+            "exec-rules",
+            "Codex exec-policy rules of the project (trusted projects only); omit to skip them.",
+            ".codex/rules/twsrt.rules",
+            r"\.codex/rules/[^/]+\.rules",
+            scaffold=False,
+            scope="project",
+        ),
     ),
 )
 
@@ -111,6 +130,7 @@ class Compiled:
 
     top: dict[str, Any] = field(default_factory=dict)
     network_proxy: bool = False
+    name: str = PROFILE  # the [permissions.NAME] table: the project layer's has its own name
     profile: dict[str, Any] = field(default_factory=dict)
     rules: str = ""
     origins: dict[str, Location] = field(default_factory=dict)

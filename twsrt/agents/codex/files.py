@@ -99,14 +99,14 @@ def _key(key: str) -> str:
     return f'"{key}"' if _PLAIN_QUOTED_KEY.fullmatch(key) else toml_key(key)
 
 
-def _table(values: dict[str, Any]) -> Any:
+def _table(values: dict[str, Any], name: str) -> Any:
     import tomlkit
 
-    return tomlkit.parse(_profile_text(values))["permissions"][PROFILE]
+    return tomlkit.parse(_profile_text(values, name))["permissions"][name]
 
 
-def _profile_text(values: dict[str, Any]) -> str:
-    return "\n".join(_toml_text(values, f"permissions.{PROFILE}")) + "\n"
+def _profile_text(values: dict[str, Any], name: str = PROFILE) -> str:
+    return "\n".join(_toml_text(values, f"permissions.{name}")) + "\n"
 
 
 # Deeper documents go to tomlkit, which refuses more than 100 levels (tomllib does not): the
@@ -161,8 +161,8 @@ def _in_sync(value: dict[str, Any], compiled: Compiled) -> bool:
     if not compiled.network_proxy and "network_proxy" in features:
         return False
     if compiled.profile:
-        return _same(permissions.get(PROFILE), compiled.profile)
-    return PROFILE not in permissions
+        return _same(permissions.get(compiled.name), compiled.profile)
+    return compiled.name not in permissions
 
 
 _HEADER_LINE = re.compile(r"^[ \t]*\[(.*)$", re.M)
@@ -216,7 +216,7 @@ def _fresh_text(compiled: Compiled) -> str | None:
     if compiled.network_proxy:
         sections.append("[features]\nnetwork_proxy = true\n")
     if compiled.profile:
-        sections.append(_profile_text(compiled.profile))
+        sections.append(_profile_text(compiled.profile, compiled.name))
     text = "\n".join(sections)
     return None if _NOT_TOML.search(text) else text
 
@@ -252,30 +252,41 @@ def merged_config(base_text: str | None, compiled: Compiled, base_value: Any = N
 _STUB_KEY = "__twsrt_profile_stub__"
 
 
-# A line of a profile as twsrt writes it: a header below it, a plain key = value, or blank.
-_PROFILE_LINE = re.compile(
-    r'(?:\[permissions\.twsrt(?:\.(?:[A-Za-z0-9_-]+|"[^"\\]*"))*\]'
+# A line of a profile as twsrt writes it (NAME: the profile's name): a header below it, a
+# plain key = value, or blank.
+_PROFILE_LINE = (
+    r'(?:\[permissions\.NAME(?:\.(?:[A-Za-z0-9_-]+|"[^"\\]*"))*\]'
     r'|(?:[A-Za-z0-9_-]+|"[^"\\]*") = (?:"[^"\\]*"|true|false|-?[0-9]+)|)\r?'
 )
+_PROFILE_LINES = {PROFILE: re.compile(_PROFILE_LINE.replace("NAME", re.escape(PROFILE)))}
 
 
-def _profile_region(text: str) -> tuple[int, int, str] | None:
-    """Where the ``[permissions.twsrt]`` tables are in a file of plain layout (one run of
+def _profile_line(name: str) -> re.Pattern[str]:
+    if name not in _PROFILE_LINES:
+        _PROFILE_LINES[name] = re.compile(_PROFILE_LINE.replace("NAME", re.escape(name)))
+    return _PROFILE_LINES[name]
+
+
+def _profile_region(text: str, name: str = PROFILE) -> tuple[int, int, str] | None:
+    """Where the ``[permissions.NAME]`` tables are in a file of plain layout (one run of
     headers), and the blank lines that end them; None without them, or when a line in them is
     not one twsrt writes (a comment, a multi-line value)."""
-    start = text.find("[permissions.twsrt]")
+    start = text.find(f"[permissions.{name}]")
     if start == -1 or (start and text[start - 1] != "\n"):
         return None
     end = start
     for line in _HEADER_LINE.finditer(text, start + 1):
-        if not line[0].startswith("[permissions.twsrt"):  # plain layout: the run has ended
+        header = line[0]
+        if not header.startswith((f"[permissions.{name}]", f"[permissions.{name}.")):
+            # plain layout: the run has ended
             end = line.start()
             break
     else:
         end = len(text)
     region = text[start:end]
     lines = region.split("\n")
-    if lines[-1] != "" or not all(_PROFILE_LINE.fullmatch(line) for line in lines):
+    profile_line = _profile_line(name)
+    if lines[-1] != "" or not all(profile_line.fullmatch(line) for line in lines):
         return None
     body = region.rstrip("\r\n")
     after = region[len(body) :]  # the last line's end, then the blank lines
@@ -288,29 +299,30 @@ def _spliced(base_text: str, compiled: Compiled, base_value: dict[str, Any]) -> 
     generated keys), and the new profile's text replaces the stub. None where that cannot be
     shown to give the full merge's bytes."""
     permissions = base_value.get("permissions", {})
-    old = permissions.get(PROFILE) if isinstance(permissions, dict) else None
+    name = compiled.name
+    old = permissions.get(name) if isinstance(permissions, dict) else None
     if _STUB_KEY in base_text or (compiled.profile and old == compiled.profile):
         return None  # the merge may find the file unchanged: only tomlkit knows
-    region = _profile_region(base_text)
+    region = _profile_region(base_text, name)
     if (region is None) != (old is None):
         return None
     stubbed = base_text
     if region is not None:
         start, end, blank = region
-        eol = "\r\n" if base_text.startswith("[permissions.twsrt]\r\n", start) else "\n"
-        stub = f"[permissions.{PROFILE}]{eol}{_STUB_KEY} = 0{eol}"
-        if base_text.count("[permissions.twsrt.", start, end):  # whose the blank lines are
-            stub += f"{eol}[permissions.{PROFILE}.__twsrt_stub_table__]{eol}{_STUB_KEY} = 0{eol}"
+        eol = "\r\n" if base_text.startswith(f"[permissions.{name}]\r\n", start) else "\n"
+        stub = f"[permissions.{name}]{eol}{_STUB_KEY} = 0{eol}"
+        if base_text.count(f"[permissions.{name}.", start, end):  # whose the blank lines are
+            stub += f"{eol}[permissions.{name}.__twsrt_stub_table__]{eol}{_STUB_KEY} = 0{eol}"
         stub += blank
         stubbed = base_text[:start] + stub + base_text[end:]
     profile = {_STUB_KEY: 1} if compiled.profile else {}
     merged = _merged_with_tomlkit(stubbed, replace(compiled, profile=profile))
     if not compiled.profile:
         return None if _STUB_KEY in merged else merged
-    stub_text = _profile_text(profile)
+    stub_text = _profile_text(profile, name)
     if merged.count(_STUB_KEY) != 1 or merged.count(stub_text) != 1:
         return None
-    return merged.replace(stub_text, _profile_text(compiled.profile))
+    return merged.replace(stub_text, _profile_text(compiled.profile, name))
 
 
 def _merged_with_tomlkit(base_text: str | None, compiled: Compiled) -> str:
@@ -334,9 +346,9 @@ def _merged_with_tomlkit(base_text: str | None, compiled: Compiled) -> str:
         if permissions is None:
             permissions = tomlkit.table(is_super_table=True)
             doc["permissions"] = permissions
-        permissions[PROFILE] = _table(compiled.profile)
-    elif permissions is not None and PROFILE in permissions:
-        del permissions[PROFILE]  # danger-full-access: no profile that would look enforced
+        permissions[compiled.name] = _table(compiled.profile, compiled.name)
+    elif permissions is not None and compiled.name in permissions:
+        del permissions[compiled.name]  # danger-full-access: no profile that would look enforced
         if not permissions:
             del doc["permissions"]
     text = tomlkit.dumps(doc)

@@ -1,0 +1,130 @@
+"""Codex's project layer (agents/codex/project.py): the project profile under its own name, the
+project root as a workspace root, relative policy paths as ``:workspace_roots`` entries, the
+merge into a project's own ``.codex/config.toml`` (golden files in tests/golden/codex-project:
+``srt.json``, ``bash.json``, optionally ``existing.toml``; ``expected.config.toml`` and
+``expected.twsrt.rules``; ``UPDATE_GOLDEN=1`` rewrites them) and the launch-anchored write root
+finding (TWS457)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from support.golden import GOLDEN_ROOT, assert_golden
+
+from tests.support.policies import fs, make_policy
+from twsrt.agents.codex import merged_config, translate
+from twsrt.agents.codex.project import (
+    PROJECT_CONFIG,
+    PROJECT_PROFILE,
+    PROJECT_ROOT_KEY,
+    translate_project,
+)
+from twsrt.rules import CODEX_LAUNCH_ANCHORED_WRITE
+
+GOLDEN = GOLDEN_ROOT / "codex-project"
+CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+
+
+def _case_policy(case: Path):
+    srt = json.loads((case / "srt.json").read_text("utf-8"))
+    bash = json.loads((case / "bash.json").read_text("utf-8"))
+    return make_policy(srt, bash)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_project_layer_golden(name: str) -> None:
+    case = GOLDEN / name
+    compiled, _ = translate_project(_case_policy(case), "workspace-write", "/home/user")
+    existing = case / "existing.toml"
+    before = existing.read_text("utf-8") if existing.exists() else None
+    merged = merged_config(before, compiled)
+    assert_golden(case / "expected.config.toml", merged)
+    assert_golden(case / "expected.twsrt.rules", compiled.rules)
+    # a second merge changes nothing
+    assert merged_config(merged, compiled) == merged
+    if before is not None:  # the project's own keys survive, byte for byte where untouched
+        for line in ('model = "gpt-5.3-codex"   # the team\'s model', "[mcp_servers.docs]"):
+            assert line in merged
+        value = tomllib.loads(merged)
+        assert value["permissions"]["twsrt"] == {"extends": ":workspace"}
+
+
+def test_project_profile_has_its_own_name_and_the_project_root() -> None:
+    policy = fs(deny_read=["**/*.pem", "./secrets", "~/.aws"], allow_write=["."])
+    compiled, _ = translate_project(policy)
+    value = tomllib.loads(merged_config(None, compiled))
+    assert value["default_permissions"] == PROJECT_PROFILE
+    assert list(value["permissions"]) == [PROJECT_PROFILE]
+    profile = value["permissions"][PROJECT_PROFILE]
+    assert profile["extends"] == ":read-only"
+    assert profile["workspace_roots"] == {PROJECT_ROOT_KEY: True}
+    scoped = profile["filesystem"][":workspace_roots"]
+    assert scoped == {".": "write", "**/*.pem": "deny", "secrets": "deny"}
+    assert profile["filesystem"]["~/.aws"] == "deny"
+    # the same filesystem and network as the user's profile: only the name and root differ
+    user, _ = translate(policy)
+    assert {k: v for k, v in profile.items() if k != "workspace_roots"} == user.profile
+    # drift and reports see the project profile as twsrt's own
+    keys = {item.key for item in PROJECT_CONFIG.items(value)}
+    assert f"permissions.{PROJECT_PROFILE}.filesystem.:workspace_roots.**/*.pem" in keys
+    assert "default_permissions" in keys
+
+
+def test_danger_full_access_selects_the_built_in_profile() -> None:
+    compiled, _ = translate_project(fs(deny_read=["./secrets"]), "danger-full-access")
+    value = tomllib.loads(merged_config(None, compiled))
+    assert value["default_permissions"] == ":danger-full-access"
+    assert "permissions" not in value
+    # a stale project profile is removed, the user's own tables stay
+    stale = merged_config(None, translate_project(fs(deny_read=["./x"]))[0])
+    left = tomllib.loads(
+        merged_config(stale + '[permissions.mine]\nextends = ":read-only"\n', compiled)
+    )
+    assert list(left["permissions"]) == ["mine"]
+
+
+def _anchored(policy, mode: str = "workspace-write") -> list:
+    _, findings = translate_project(policy, mode)
+    return [f for f in findings if f.rule is CODEX_LAUNCH_ANCHORED_WRITE]
+
+
+def test_a_relative_write_root_is_reported_where_codex_anchors_it_twice() -> None:
+    policy = fs(allow_write=["build", "~/.cache/proj", "./dist/**"])
+    found = _anchored(policy)
+    assert [f.location.pointer for f in found] == [
+        "/filesystem/allowWrite/0",
+        "/filesystem/allowWrite/2",
+    ]
+    assert found[0].level.value == "error"
+    assert "'build'" in found[0].message and "'dist'" in found[1].message
+    assert (found[0].location.line, found[0].location.column) == (
+        policy.srt_location("/filesystem/allowWrite/0").line,
+        policy.srt_location("/filesystem/allowWrite/0").column,
+    )
+
+
+@pytest.mark.parametrize(
+    ("allow_write", "deny", "mode"),
+    [
+        ([".", "build"], [], "workspace-write"),  # the project is writable: nothing is wider
+        (["./", "build"], [], "workspace-write"),
+        (["build"], [], "read-only"),  # no write roots at all
+        (["build"], ["build"], "workspace-write"),  # the deny wins, the root is skipped
+        (["~/cache"], [], "workspace-write"),  # not relative
+    ],
+)
+def test_no_launch_anchor_finding_where_nothing_is_wider(
+    allow_write: list[str], deny: list[str], mode: str
+) -> None:
+    assert _anchored(fs(allow_write=allow_write, deny_write=deny), mode) == []
+
+
+def test_the_user_translation_is_unchanged() -> None:
+    """The user's profile keeps its name and gets no workspace root of twsrt's."""
+    compiled, findings = translate(fs(allow_write=["build"]))
+    assert compiled.name == "twsrt"
+    assert "workspace_roots" not in compiled.profile
+    assert not [f for f in findings if f.rule is CODEX_LAUNCH_ANCHORED_WRITE]

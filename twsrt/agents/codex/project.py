@@ -1,0 +1,111 @@
+"""Codex's project layer: ``<project>/.codex/config.toml`` and ``.codex/rules/twsrt.rules``.
+
+Observed with Codex 0.171.0 (tests/real/test_codex_project.py):
+
+- Codex loads ``.codex/config.toml`` and ``.codex/rules/*.rules`` of the project it starts in
+  (the git root above the launch directory, else the launch directory itself) only when the
+  user's ``config.toml`` has ``[projects."<root>"] trust_level = "trusted"`` for that root's
+  real path; otherwise it ignores both (effective/codex_project.py reports that).
+- The layer takes ``default_permissions``, ``[permissions.*]``, ``[features] network_proxy``
+  and the approval keys, and it wins over the user's ``config.toml``. A ``[permissions.NAME]``
+  table of the same name as one of the user's is merged key by key into the user's, which
+  would keep the user's write roots and domains that the project policy does not grant; so
+  the project profile has a name of its own (``twsrt-project``) and is selected by the layer.
+- A relative ``workspace_roots`` key of the layer is resolved against its ``.codex`` folder:
+  ``".." = true`` makes the project root a workspace root wherever in the project Codex starts,
+  so the policy's relative paths (``:workspace_roots`` entries) cover the project. The launch
+  directory stays a workspace root too (``_launch_anchored_roots``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twsrt.agents.codex.declaration import NAME, OWNED_TOP, WORKSPACE, Compiled, _lossy
+from twsrt.agents.codex.paths import _relative
+from twsrt.agents.codex.translate import translate
+from twsrt.agents.targets import Members
+from twsrt.findings import Finding, quoted
+from twsrt.policy import Policy
+from twsrt.rules import CODEX_LAUNCH_ANCHORED_WRITE
+
+PROJECT_PROFILE = "twsrt-project"
+
+# A workspace_roots key of the project layer, resolved against its .codex folder: the project.
+PROJECT_ROOT_KEY = ".."
+
+CONFIG_KEY = "codex_project_config"
+RULES_KEY = "codex_project_rules"
+
+
+def translate_project(
+    policy: Policy, sandbox_mode: str = "workspace-write", home: str | None = None
+) -> tuple[Compiled, list[Finding]]:
+    """The policy as Codex's project layer: the user profile's translation (``translate``)
+    under the project's own profile name, with the project root as a workspace root."""
+    compiled, findings = translate(policy, sandbox_mode, home)
+    compiled.name = PROJECT_PROFILE  # also what danger-full-access removes
+    if not compiled.profile:  # danger-full-access: the layer selects Codex's built-in profile
+        return compiled, findings
+    compiled.top["default_permissions"] = PROJECT_PROFILE
+    profile: dict[str, Any] = {}
+    for key, value in compiled.profile.items():
+        profile[key] = value
+        if key == "extends":  # plain values first: the table follows them in the file
+            profile["workspace_roots"] = {PROJECT_ROOT_KEY: True}
+    compiled.profile = profile
+    filesystem = profile.get("filesystem", {})
+    scoped = filesystem.get(WORKSPACE, {}) if isinstance(filesystem, dict) else {}
+    if isinstance(scoped, str):  # the project itself, alone: ``":workspace_roots" = "write"``
+        scoped = {".": scoped}
+    writable = {sub for sub, mode in scoped.items() if mode == "write"}
+    findings += _launch_anchored_roots(policy, writable)
+    return compiled, findings
+
+
+def _launch_anchored_roots(policy: Policy, writable: set[str]) -> list[Finding]:
+    """Codex anchors ``:workspace_roots`` entries at the directory it starts in as well as at
+    the project root. Started in a subdirectory, a relative write root below it is writable
+    too, which the policy does not grant unless the project itself (``.``) is writable."""
+    if "." in writable:
+        return []
+    roots = [rule for rule in policy.allow_write if _relative(rule.path)]
+    return [
+        _lossy(
+            CODEX_LAUNCH_ANCHORED_WRITE,
+            f"Codex also anchors relative write root '{quoted(rule.path)}' at the directory it "
+            "starts in: started in a subdirectory of the project, that directory's "
+            f"'{quoted(_plain(rule.path))}' is writable too; write it as the project ('.') or "
+            "start Codex in the project root",
+            rule.origin,
+        )
+        for rule in roots
+        if _plain(rule.path) in writable
+    ]
+
+
+def _plain(path: str) -> str:
+    path = path.removesuffix("/**").removeprefix("./")
+    return path.rstrip("/") or "."
+
+
+# What twsrt owns in the project layer, for drift and reports: as in the user's config.toml,
+# with the project profile in place of the user's.
+PROJECT_CONFIG = Members(
+    {
+        **dict.fromkeys(OWNED_TOP, True),
+        "features": {"network_proxy": True},
+        "permissions": {PROJECT_PROFILE: True},
+    },
+    kind="toml",
+)
+
+__all__ = [
+    "CONFIG_KEY",
+    "NAME",
+    "PROJECT_CONFIG",
+    "PROJECT_PROFILE",
+    "PROJECT_ROOT_KEY",
+    "RULES_KEY",
+    "translate_project",
+]
