@@ -157,3 +157,15 @@ def test_show_names_the_profile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatc
     document = json.loads(_show(sandbox, "--format", "json")[0])
     assert list(document)[:3] == ["version", "tool", "profile"]
     assert document["profile"]["selected_by"] == "$TWSRT_PROFILE"
+
+
+def test_show_never_prints_a_source_outside_the_repository(sandbox: Sandbox) -> None:
+    """A source that resolves outside the repository (here through a symlink) is refused at
+    its config line, and nothing of the file reaches stdout: show prints what it reads."""
+    outside = sandbox.home / "secret-policy.json"
+    outside.write_text('{"allow": ["CANARY-OUTSIDE"], "deny": [], "ask": []}\n', encoding="utf-8")
+    (sandbox.repo / "bash-rules.json").unlink()
+    (sandbox.repo / "bash-rules.json").symlink_to(outside)
+    result = sandbox.run("show", "--format", "json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "error[TWS005]" in result.stderr and "CANARY-OUTSIDE" not in result.stderr
