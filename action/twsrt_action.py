@@ -226,10 +226,12 @@ def _outcome_lines(report: dict[str, Any], exit_code: int) -> list[str]:
             f"`twsrt check` exited **{exit_code}**: {meaning} ({code(str(info['fail_on']))}). "
             f"twsrt {version}, {cell(str(info['files']))} files checked"
             + (
-                f", sandbox mode {code(str(info['sandbox_mode']))}."
+                f", sandbox mode {code(str(info['sandbox_mode']))}"
                 if "sandbox_mode" in info
-                else "."
-            ),
+                else ""
+            )
+            + _profile_words(report.get("profile"))
+            + ".",
             "",
         ]
     # twsrt could not use its config: the findings say why
@@ -249,10 +251,24 @@ def _outcome_lines(report: dict[str, Any], exit_code: int) -> list[str]:
     return lines
 
 
-def _upload_lines() -> list[str]:
+def _profile_words(profile: dict[str, Any] | None) -> str:
+    """``, profile `work` (selected by `--profile`)`` for a run that composed a profile."""
+    if not profile:
+        return ""
+    where = profile["location"]
+    line = f":{where['line']}" if where.get("line") else ""
+    return (
+        f", profile {code(str(profile['name']))} (selected by "
+        f"{code(str(profile['selected_by']))}, {code(str(where['path']) + line)})"
+    )
+
+
+def _upload_lines(report: dict[str, Any]) -> list[str]:
     upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")
     if upload == "true":
         category = os.environ.get("CATEGORY", "")
+        if report.get("profile"):  # the SARIF run names its own category (automationDetails)
+            category = f"twsrt/profile/{quote(str(report['profile']['name']), safe='')}/"
         return [f"SARIF sent to code scanning (category {code(category)}).", ""]
     if skipped:
         return [f"SARIF not uploaded: {cell(skipped)}.", ""]
@@ -334,7 +350,7 @@ def render_summary(report: dict[str, Any] | None, exit_code: int) -> str:
         ]
         return "\n".join(lines)
     lines += _outcome_lines(report, exit_code)
-    lines += _upload_lines()
+    lines += _upload_lines(report)
     lines += _count_lines(report)
     lines += _drift_lines(report["findings"])
     lines += _findings_lines(report["findings"], summary_limit())

@@ -250,3 +250,56 @@ def test_generate_and_diff_mode_lines_carry_the_run_selection(chosen: Sandbox) -
     diffed = chosen.run("diff")
     assert diffed.returncode == 0, diffed.stdout + diffed.stderr
     assert diffed.stderr.splitlines(keepends=True)[0].endswith(clause)
+
+
+# --- the action's job summary ---------------------------------------------------------------------
+
+
+def _action() -> Any:
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "action" / "twsrt_action.py"
+    spec = importlib.util.spec_from_file_location("twsrt_action_profile", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _summary_report(profile: dict | None) -> dict:
+    report = {
+        "tool": {"version": "0.1.0"},
+        "summary": {"error": 0, "warning": 0, "note": 0, "suppressed": 0, "files": 3}
+        | {"fail_on": "error", "exit_code": 0, "sandbox_mode": "workspace-write"},
+        "findings": [],
+    }
+    return report | ({"profile": profile} if profile else {})
+
+
+def test_job_summary_names_the_profile_and_its_category(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UPLOAD", "true")
+    monkeypatch.setenv("CATEGORY", "twsrt")
+    action = _action()
+    plain = action.render_summary(_summary_report(None), 0)
+    assert "profile" not in plain and "(category `twsrt`)" in plain
+    profile = json.loads(render("json", make_report(Path("/r"), BY_FLAG), RenderOptions()))
+    text = action.render_summary(_summary_report(profile["profile"]), 0)
+    assert (
+        "sandbox mode `workspace-write`, profile `work` (selected by `--profile`, "
+        "`twsrt.toml:7`)." in text
+    )
+    assert "(category `twsrt/profile/work/`)" in text
+
+
+def test_job_summary_profile_name_is_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A profile name is the config's text: in the summary it stays inside its code span."""
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    monkeypatch.setenv("UPLOAD", "")
+    evil = "w`[x](https://evil.example)`<b>"
+    profile = {"name": evil, "selected_by": "hosts"} | {
+        "location": {"path": "twsrt.toml", "line": 3, "column": 1, "pointer": ""}
+    }
+    text = _action().render_summary(_summary_report(profile), 0)
+    html = cmarkgfm.github_flavored_markdown_to_html(text)
+    assert "evil.example" not in html.replace("[x](https://evil.example)", "")
+    assert "<b>" not in html and "href" not in html
