@@ -8,6 +8,7 @@ finding (TWS457)."""
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -128,3 +129,137 @@ def test_the_user_translation_is_unchanged() -> None:
     assert compiled.name == "twsrt"
     assert "workspace_roots" not in compiled.profile
     assert not [f for f in findings if f.rule is CODEX_LAUNCH_ANCHORED_WRITE]
+
+
+# ---------------------------------------------------------------- the layer as Codex loads it
+
+
+def _project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_toml: str | None):
+    """A run in project scope over ``tmp_path/proj`` (a git checkout) with ``user_toml`` as the
+    user's Codex config.toml (``$CODEX_HOME``); returns the context and the layer's path."""
+    from twsrt.agents.base import Context
+    from twsrt.config import Config
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    layer = root / ".codex" / "config.toml"
+    layer.parent.mkdir()
+    policy = fs(deny_read=["**/*.pem"], allow_write=["."])
+    layer.write_text(merged_config(None, translate_project(policy)[0]))
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    if user_toml is not None:
+        (codex_home / "config.toml").write_text(user_toml)
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    config = Config(
+        path=root / "twsrt.toml",
+        display="twsrt.toml",
+        home=tmp_path / "home",
+        srt=root / "srt.json",
+        bash_rules=root / "bash.json",
+        targets={"codex_project_config": layer},
+        scope="project",
+        scope_root=root,
+        display_root=root,
+    )
+    return Context(config, policy), layer
+
+
+def _effective(ctx) -> list:
+    from twsrt.effective import effective_findings
+
+    return effective_findings(ctx, "codex")
+
+
+def _trusted(root: Path, level: str = "trusted") -> str:
+    return f'[projects."{root}"]\ntrust_level = "{level}"\n'
+
+
+def test_a_trusted_git_project_is_quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, _trusted(tmp_path / "proj"))
+    assert _effective(ctx) == []
+
+
+def test_no_user_config_is_not_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, None)
+    assert _effective(ctx) == []
+
+
+@pytest.mark.parametrize(
+    "user_toml",
+    [
+        'model = "o3"\n',
+        '[projects."/elsewhere"]\ntrust_level = "trusted"\n',
+        "PARENT",  # a trusted parent directory does not count (observed)
+    ],
+)
+def test_an_untrusted_project_is_reported_at_the_layer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_toml: str
+) -> None:
+    if user_toml == "PARENT":
+        user_toml = _trusted(tmp_path)
+    ctx, layer = _project_ctx(tmp_path, monkeypatch, user_toml)
+    (found,) = _effective(ctx)
+    assert found.rule.id == "TWS616" and found.level.value == "warning"
+    assert (found.location.path, found.location.line, found.location.column) == (
+        ".codex/config.toml",
+        1,
+        1,
+    )
+    assert found.location.pointer == "/default_permissions"
+    assert str(tmp_path / "proj") in found.message
+    assert [r.path for r in found.related] == [str(Path(os.environ["CODEX_HOME"]) / "config.toml")]
+
+
+def test_an_explicitly_untrusted_project_is_reported_at_its_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = 'model = "o3"\n\n' + _trusted(tmp_path / "proj", "untrusted")
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
+    (found,) = _effective(ctx)
+    assert found.rule.id == "TWS616"
+    assert (found.location.line, found.location.column) == (4, 1)
+    assert "'untrusted'" in found.message
+
+
+def test_a_project_without_git_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, _trusted(tmp_path / "proj"))
+    (tmp_path / "proj" / ".git").rmdir()
+    (found,) = _effective(ctx)
+    assert found.rule.id == "TWS616" and "'.git'" in found.message
+    # a marker of the user's own choosing counts instead
+    (tmp_path / "codex-home" / "config.toml").write_text(
+        'project_root_markers = ["twsrt.toml"]\n' + _trusted(tmp_path / "proj")
+    )
+    (tmp_path / "proj" / "twsrt.toml").write_text("")
+    assert _effective(_fresh(ctx)) == []
+
+
+def _fresh(ctx):
+    """The same run's context reading every file afresh (the user's config changed)."""
+    from dataclasses import replace
+
+    return replace(ctx, config=ctx.config.new_run())
+
+
+def test_a_user_table_of_the_project_profile_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = _trusted(tmp_path / "proj") + '\n[permissions.twsrt-project.filesystem]\n"/" = "write"\n'
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
+    (found,) = _effective(ctx)
+    assert found.rule.id == "TWS617" and found.level.value == "error"
+    # at the user's first entry in the table
+    assert (found.location.line, found.location.column) == (5, 1)
+    assert found.location.pointer == "/permissions/twsrt-project/filesystem/~1"
+    assert [(r.path, r.line) for r in found.related] == [(".codex/config.toml", 1)]
+
+
+def test_the_user_scope_does_not_read_the_trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, 'model = "o3"\n')
+    user_scope = replace(ctx, config=replace(ctx.config, scope="user", scope_root=None))
+    assert _effective(user_scope) == []

@@ -26,6 +26,10 @@ PROFILE_SUFFIX = ".config.toml"
 
 
 def findings(ctx: Context) -> list[Finding]:
+    if ctx.config.scope == "project":
+        from twsrt.effective import codex_project
+
+        return codex_project.findings(ctx)
     config_path = ctx.config.targets.get("codex_config")
     if config_path is None:
         return []

@@ -137,3 +137,38 @@ USER_ALLOW_SHADOWED = Rule(
     "contradiction that undoes the policy the day the deny goes: remove the allow entry, "
     "or change the policy if the command should be allowed.",
 )
+
+# Codex's project layer (TWS616-TWS617)
+
+CODEX_PROJECT_NOT_LOADED = Rule(
+    "TWS616",
+    "codex-project-not-loaded",
+    Family.EFFECTIVE,
+    Level.WARNING,
+    Basis.DROPS,
+    "Codex does not load the project layer twsrt writes, so the project policy is not applied.",
+    "Codex 0.171.0 reads a project's `.codex/config.toml` and `.codex/rules/*.rules` only when "
+    'the user\'s `~/.codex/config.toml` (`$CODEX_HOME`) has `[projects."<root>"] trust_level = '
+    '"trusted"` for the project root\'s real path (a trusted parent directory does not count), '
+    "and it finds that root by its `.git` marker (`project_root_markers`): without one, only a "
+    "Codex started in the root itself loads the layer. Otherwise Codex runs with the user's "
+    "own profile and the project's denies are not enforced (observed: a read of a denied file "
+    "succeeds). Trust the project (Codex asks when it starts there, or add the table), or "
+    "commit from a git checkout. twsrt only reads the user's file; a machine without a Codex "
+    "config.toml (CI) is not checked.",
+)
+
+CODEX_PROJECT_PROFILE_MERGED = Rule(
+    "TWS617",
+    "codex-project-profile-merged",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "The user's Codex config.toml defines the project's permissions profile, which Codex "
+    "merges into it.",
+    "Codex merges a `[permissions.twsrt-project]` table of the user's `config.toml` key by key "
+    "under the one the project layer defines (observed with Codex 0.171.0: a write root the "
+    "user's table adds is writable in the project), so every entry there that the project "
+    "layer does not set itself is added to the project policy. Remove the table from the "
+    "user's config.toml; a project's policy belongs in its own twsrt sources.",
+)

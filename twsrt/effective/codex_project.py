@@ -1,0 +1,137 @@
+"""Codex's project layer as Codex loads it: what the user's ``config.toml`` on this machine
+decides about the ``.codex/config.toml`` twsrt writes into a project.
+
+Observed with Codex 0.171.0 (tests/real/test_codex_project.py): the layer is read only when
+the user's config.toml has ``[projects."<root>"] trust_level = "trusted"`` for the project
+root's real path, where the root is the git root above the directory Codex starts in (without
+a ``.git`` marker, that directory itself); and a ``[permissions.twsrt-project]`` table of the
+user's is merged under the project's, adding its entries to the project profile. These are
+facts about this machine, so they are findings only, never an output change.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from twsrt.agents.base import Context
+from twsrt.agents.codex.project import CONFIG_KEY, PROJECT_PROFILE
+from twsrt.effective import Layer, load_layer, report
+from twsrt.findings import Finding, finding, quoted
+from twsrt.locations import Location
+from twsrt.rules import CODEX_PROJECT_NOT_LOADED, CODEX_PROJECT_PROFILE_MERGED
+
+NAME = "codex"
+TRUSTED = "trusted"
+DEFAULT_ROOT_MARKERS = (".git",)  # Codex's project_root_markers when the user sets none
+
+
+def user_config_path(config_home: Path) -> Path:
+    """The user's Codex config.toml on this machine: ``$CODEX_HOME``, else ``~/.codex``."""
+    codex_home = os.environ.get("CODEX_HOME")
+    return (
+        Path(codex_home) / "config.toml" if codex_home else config_home / ".codex" / "config.toml"
+    )
+
+
+def findings(ctx: Context) -> list[Finding]:
+    project_config = ctx.config.targets.get(CONFIG_KEY)
+    root = ctx.config.scope_root
+    if project_config is None or root is None:
+        return []
+    # the user's own file lies outside the project: read it where it is
+    config = ctx.config.confined(None)
+    user, out = load_layer(user_config_path(ctx.config.home), "toml", NAME, config)
+    if user is None:
+        return out  # no Codex config on this machine (CI): nothing loads the layer here
+    real_root = os.path.realpath(root)
+    layer = _selected_at(ctx, project_config)
+    out += _trust(user, real_root, layer)
+    out += _root_marker(user, Path(real_root), layer)
+    tables = user.value.get("permissions")
+    if isinstance(tables, dict) and PROJECT_PROFILE in tables:
+        out.append(
+            report(
+                CODEX_PROJECT_PROFILE_MERGED,
+                f"{user.display} defines [permissions.{PROJECT_PROFILE}], which Codex merges "
+                f"under the profile of {layer.path}: its entries are added to the project policy",
+                user,
+                _first_entry(tables[PROJECT_PROFILE], f"/permissions/{PROJECT_PROFILE}"),
+                NAME,
+                [layer],
+            )
+        )
+    return out
+
+
+def _selected_at(ctx: Context, project_config: Path) -> Location:
+    """Where the project layer selects its profile (the file itself before it is generated;
+    an unreadable file is the compile's to report)."""
+    layer, _ = load_layer(project_config, "toml", NAME, ctx.config)
+    if layer is not None and isinstance(layer.value, dict) and "default_permissions" in layer.value:
+        return layer.at("/default_permissions")
+    return Location(ctx.config.display_path(project_config))
+
+
+def _trust(user: Layer, root: str, layer: Location) -> list[Finding]:
+    projects = user.value.get("projects")
+    entry: Any = projects.get(root) if isinstance(projects, dict) else None
+    level = entry.get("trust_level") if isinstance(entry, dict) else None
+    if level == TRUSTED:
+        return []
+    if isinstance(level, str):
+        return [
+            report(
+                CODEX_PROJECT_NOT_LOADED,
+                f"the project is trusted as '{quoted(level)}', so Codex ignores {layer.path} and "
+                "its rules: the project policy is not applied",
+                user,
+                f"/projects/{_escaped(root)}/trust_level",
+                NAME,
+                [layer],
+            )
+        ]
+    return [
+        finding(
+            CODEX_PROJECT_NOT_LOADED,
+            f"{user.display} does not trust '{quoted(root)}' ([projects.\"...\"] trust_level = "
+            f'"{TRUSTED}"), so Codex ignores {layer.path} and its rules: the project policy is '
+            "not applied",
+            layer,
+            agent=NAME,
+            related=(Location(user.display),),
+        )
+    ]
+
+
+def _root_marker(user: Layer, root: Path, layer: Location) -> list[Finding]:
+    markers = user.value.get("project_root_markers", list(DEFAULT_ROOT_MARKERS))
+    if not isinstance(markers, list) or not markers:
+        markers = []  # none: Codex takes the directory it starts in as the project root
+    if any(isinstance(m, str) and (root / m).exists() for m in markers):
+        return []
+    named = ", ".join(f"'{quoted(m)}'" for m in markers if isinstance(m, str)) or "no marker"
+    return [
+        finding(
+            CODEX_PROJECT_NOT_LOADED,
+            f"'{quoted(str(root))}' has no project root marker ({named}), so Codex loads "
+            f"{layer.path} only when it starts in that directory itself, not in a subdirectory",
+            layer,
+            agent=NAME,
+        )
+    ]
+
+
+def _first_entry(table: Any, pointer: str) -> str:
+    """The pointer of the table's first value that is not a table: a line of its own (a table
+    made only by a header below it, ``[a.b.c]``, has no line of its own)."""
+    while isinstance(table, dict) and table:
+        key, table = next(iter(table.items()))
+        pointer = f"{pointer}/{_escaped(key)}"
+    return pointer
+
+
+def _escaped(key: str) -> str:
+    """A JSON pointer token for a key (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
