@@ -1,9 +1,9 @@
-"""Codex's project layer (agents/codex/project.py): the project profile under its own name, the
-project root as a workspace root, relative policy paths as ``:workspace_roots`` entries, the
-merge into a project's own ``.codex/config.toml`` (golden files in tests/golden/codex-project:
-``srt.json``, ``bash.json``, optionally ``existing.toml``; ``expected.config.toml`` and
-``expected.twsrt.rules``; ``UPDATE_GOLDEN=1`` rewrites them) and the launch-anchored write root
-finding (TWS457)."""
+"""Codex's project layer (agents/codex/project.py): the project profile under its own name,
+relative policy paths as ``:workspace_roots`` entries, the merge into a project's own
+``.codex/config.toml`` (golden files in tests/golden/codex-project: ``srt.json``, ``bash.json``,
+optionally ``existing.toml``; ``expected.config.toml`` and ``expected.twsrt.rules``;
+``UPDATE_GOLDEN=1`` rewrites them), the launch-anchored write roots and denies (TWS457, TWS458)
+and what the user's config.toml on this machine decides (TWS616, TWS617)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,9 @@ from twsrt.agents.codex import merged_config, translate
 from twsrt.agents.codex.project import (
     PROJECT_CONFIG,
     PROJECT_PROFILE,
-    PROJECT_ROOT_KEY,
     translate_project,
 )
-from twsrt.rules import CODEX_LAUNCH_ANCHORED_WRITE
+from twsrt.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 
 GOLDEN = GOLDEN_ROOT / "codex-project"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
@@ -53,7 +52,7 @@ def test_project_layer_golden(name: str) -> None:
         assert value["permissions"]["twsrt"] == {"extends": ":workspace"}
 
 
-def test_project_profile_has_its_own_name_and_the_project_root() -> None:
+def test_project_profile_has_its_own_name() -> None:
     policy = fs(deny_read=["**/*.pem", "./secrets", "~/.aws"], allow_write=["."])
     compiled, _ = translate_project(policy)
     value = tomllib.loads(merged_config(None, compiled))
@@ -61,13 +60,13 @@ def test_project_profile_has_its_own_name_and_the_project_root() -> None:
     assert list(value["permissions"]) == [PROJECT_PROFILE]
     profile = value["permissions"][PROJECT_PROFILE]
     assert profile["extends"] == ":read-only"
-    assert profile["workspace_roots"] == {PROJECT_ROOT_KEY: True}
+    assert "workspace_roots" not in profile  # a relative one would hang from the launch dir
     scoped = profile["filesystem"][":workspace_roots"]
     assert scoped == {".": "write", "**/*.pem": "deny", "secrets": "deny"}
     assert profile["filesystem"]["~/.aws"] == "deny"
-    # the same filesystem and network as the user's profile: only the name and root differ
+    # the same filesystem and network as the user's profile: only the name differs
     user, _ = translate(policy)
-    assert {k: v for k, v in profile.items() if k != "workspace_roots"} == user.profile
+    assert profile == user.profile
     # drift and reports see the project profile as twsrt's own
     keys = {item.key for item in PROJECT_CONFIG.items(value)}
     assert f"permissions.{PROJECT_PROFILE}.filesystem.:workspace_roots.**/*.pem" in keys
@@ -123,12 +122,23 @@ def test_no_launch_anchor_finding_where_nothing_is_wider(
     assert _anchored(fs(allow_write=allow_write, deny_write=deny), mode) == []
 
 
+def test_a_relative_deny_is_a_note_of_where_it_holds() -> None:
+    policy = fs(deny_read=["**/*.pem", "~/.aws"], deny_write=["./secrets"])
+    _, findings = translate_project(policy)
+    found = [f for f in findings if f.rule is CODEX_LAUNCH_ANCHORED_DENY]
+    assert [f.location.pointer for f in found] == [
+        "/filesystem/denyRead/0",
+        "/filesystem/denyWrite/0",
+    ]
+    assert found[0].level.value == "note" and "'**/*.pem'" in found[0].message
+
+
 def test_the_user_translation_is_unchanged() -> None:
-    """The user's profile keeps its name and gets no workspace root of twsrt's."""
-    compiled, findings = translate(fs(allow_write=["build"]))
+    """The user's profile keeps its name and reports nothing of the project layer's."""
+    compiled, findings = translate(fs(deny_read=["./x"], allow_write=["build"]))
     assert compiled.name == "twsrt"
-    assert "workspace_roots" not in compiled.profile
-    assert not [f for f in findings if f.rule is CODEX_LAUNCH_ANCHORED_WRITE]
+    rules = {CODEX_LAUNCH_ANCHORED_WRITE, CODEX_LAUNCH_ANCHORED_DENY}
+    assert not [f for f in findings if f.rule in rules]
 
 
 # ---------------------------------------------------------------- the layer as Codex loads it

@@ -14,6 +14,12 @@ Three checks, each in a throwaway CODEX_HOME so nothing of the user's leaks in:
 - sandbox_run: `codex sandbox -- sh -c CMD` runs CMD under the Linux sandbox
   (bubblewrap) with the permission profile that config.toml selects; its exit
   code is CMD's (or 1 when Codex itself fails, e.g. on a bad profile).
+- doctor_report: `codex doctor --json`, the profile Codex selects and the
+  startup warnings of the config layers it loads.
+
+config_loads, sandbox_run and doctor_report start Codex in a directory of the
+caller's choice: a trusted project's layer (`.codex/config.toml`,
+`.codex/rules/`) above it loads too.
 
 Codex refuses to put its helper aliases under the temp dir when CODEX_HOME is
 inside it, so every run gets a layout ROOT/{codex-home,tmp,...} with
@@ -97,11 +103,18 @@ def _run(
 
 
 def config_loads(
-    codex: str, config_toml_text: str, rules_text: str | None = None
+    codex: str,
+    config_toml_text: str,
+    rules_text: str | None = None,
+    *,
+    cwd: str | Path | None = None,
+    home: str | Path | None = None,
 ) -> tuple[bool, str]:
     """Does Codex (with --strict-config) accept this config.toml and, if given,
     this rules file as $CODEX_HOME/rules/twsrt.rules? Returns (ok, output).
-    Raises RuntimeError if the output is neither verdict.
+    Raises RuntimeError if the output is neither verdict. ``cwd`` (default: an
+    empty directory) is where Codex starts, so the project layers above it load
+    too; ``home`` is $HOME (default: an empty directory).
 
     Note what this cannot see: unknown keys inside [permissions.<name>] are
     ignored even under --strict-config, and some checks only run when a
@@ -113,16 +126,40 @@ def config_loads(
         if rules_text is not None:
             (codex_home / "rules").mkdir()
             (codex_home / "rules" / PROFILE_RULES_NAME).write_text(rules_text, encoding="utf-8")
-        home, work = root / "home", root / "work"
-        home.mkdir()
+        if home is None:
+            home = root / "home"
+            home.mkdir()
+        work = root / "work"
         work.mkdir()
         argv = [codex, "--strict-config", "exec", "--skip-git-repo-check", "-"]
-        out = _run(argv, _env(codex_home, tmpdir, home), work, TIMEOUT_S).stdout
+        out = _run(argv, _env(codex_home, tmpdir, home), cwd or work, TIMEOUT_S).stdout
     if any(line.startswith("Error") for line in out.splitlines()):
         return False, out
     if _ACCEPTED in out:
         return True, out
     raise RuntimeError(f"unexpected `codex exec` output:\n{out}")
+
+
+def doctor_report(
+    codex: str, config_toml_text: str, cwd: str | Path, home: str | Path
+) -> dict[str, Any]:
+    """`codex doctor --json` started in ``cwd``: the checks it makes of the config it loads
+    (``checks["config.load"]["details"]["startup warning"]``: e.g. the project-local keys it
+    ignores; ``checks["sandbox.filesystem_paths"]["details"]["permission profile"]``: the
+    profile it selects). Nothing is contacted that a test depends on; raises RuntimeError when
+    no report is printed."""
+    with tempfile.TemporaryDirectory(prefix="twsrt-codex-") as tmp:
+        codex_home, tmpdir = _layout(Path(tmp), config_toml_text)
+        argv = [codex, "doctor", "--json"]
+        out = _run(argv, _env(codex_home, tmpdir, home), cwd, TIMEOUT_S).stdout
+    start, end = out.find("{"), out.rfind("}")
+    try:
+        report = json.loads(out[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise RuntimeError(f"`codex doctor --json` printed no report:\n{out}") from exc
+    if not isinstance(report, dict) or not isinstance(report.get("checks"), dict):
+        raise RuntimeError(f"unexpected `codex doctor --json` output:\n{out}")
+    return report
 
 
 def execpolicy_check(codex: str, rules_text: str, argv: Sequence[str]) -> dict[str, Any]:

@@ -452,12 +452,27 @@ CODEX_LAUNCH_ANCHORED_WRITE = Rule(
     Family.TRANSLATION,
     Level.ERROR,
     Basis.WIDENS,
-    "Codex also anchors a relative write root of a project policy at the directory it starts in.",
-    "In Codex's project layer twsrt makes the project root a workspace root, so the policy's "
-    "relative paths cover the project wherever in it Codex starts. Codex keeps the directory "
-    "it starts in as a workspace root too: started in a subdirectory, a relative allowWrite "
-    "such as `build` is writable there as well (`sub/build`), which the policy does not grant. "
-    "Nothing is wider when the project itself (`.`) is a write root, or when Codex is always "
-    "started in the project root; otherwise grant `.`, or suppress the finding with that "
-    "reason in `[[check.ignore]]`. (Relative denies apply at both places: stricter.)",
+    "Codex anchors a relative write root of a project policy at the directory it starts in.",
+    "A project policy's relative paths mean paths in the project, but Codex anchors them at its "
+    "`:workspace_roots`, the directory it starts in (observed with Codex 0.171.0; no key of "
+    "the project layer names the project root). Started in a subdirectory, a relative "
+    "allowWrite such as `build` makes that subdirectory's `build` writable, which the policy "
+    "does not grant. Nothing is wider when the project itself (`.`) is a write root (the "
+    "subdirectory then lies inside it); otherwise grant `.`, or, if Codex is always started "
+    "in the project root, suppress the finding with that reason in `[[check.ignore]]`.",
+)
+
+CODEX_LAUNCH_ANCHORED_DENY = Rule(
+    "TWS458",
+    "codex-launch-anchored-deny",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Codex anchors a relative deny of a project policy at the directory it starts in.",
+    "Codex's project layer enforces the policy's relative denies (`**/*.pem`, `./secrets`) "
+    "below `:workspace_roots`, the directory Codex starts in (observed with Codex 0.171.0). "
+    "Started in the project root they cover the whole project; started in a subdirectory, "
+    "only that subdirectory, and a file elsewhere in the project stays readable. Start Codex "
+    "in the project root (as TWS207 says of every relative pattern), or write the deny with "
+    "`~/` or an absolute path.",
 )

@@ -9,17 +9,16 @@ Observed with Codex 0.171.0 (tests/real/test_codex_project.py):
 - The layer takes ``default_permissions``, ``[permissions.*]``, ``[features] network_proxy``
   and the approval keys, and it wins over the user's ``config.toml``. A ``[permissions.NAME]``
   table of the same name as one of the user's is merged key by key into the user's, which
-  would keep the user's write roots and domains that the project policy does not grant; so
-  the project profile has a name of its own (``twsrt-project``) and is selected by the layer.
-- A relative ``workspace_roots`` key of the layer is resolved against its ``.codex`` folder:
-  ``".." = true`` makes the project root a workspace root wherever in the project Codex starts,
-  so the policy's relative paths (``:workspace_roots`` entries) cover the project. The launch
-  directory stays a workspace root too (``_launch_anchored_roots``).
+  keeps the user's write roots that the project policy does not grant; so the project profile
+  has a name of its own (``twsrt-project``) and is selected by the layer.
+- ``:workspace_roots`` is the directory Codex starts in, not the project root (a relative
+  ``workspace_roots`` key resolves against it too, so ``".."`` would name the project's parent
+  when Codex starts in the root): the policy's relative paths cover the project exactly when
+  Codex starts in its root. Started in a subdirectory, a relative deny covers only that
+  subdirectory (TWS458, a note, as TWS207) and a relative write root lies below it (TWS457).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from twsrt.agents.codex.declaration import NAME, OWNED_TOP, WORKSPACE, Compiled, _lossy
 from twsrt.agents.codex.paths import _relative
@@ -27,12 +26,9 @@ from twsrt.agents.codex.translate import translate
 from twsrt.agents.targets import Members
 from twsrt.findings import Finding, quoted
 from twsrt.policy import Policy
-from twsrt.rules import CODEX_LAUNCH_ANCHORED_WRITE
+from twsrt.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 
 PROJECT_PROFILE = "twsrt-project"
-
-# A workspace_roots key of the project layer, resolved against its .codex folder: the project.
-PROJECT_ROOT_KEY = ".."
 
 CONFIG_KEY = "codex_project_config"
 RULES_KEY = "codex_project_rules"
@@ -42,45 +38,56 @@ def translate_project(
     policy: Policy, sandbox_mode: str = "workspace-write", home: str | None = None
 ) -> tuple[Compiled, list[Finding]]:
     """The policy as Codex's project layer: the user profile's translation (``translate``)
-    under the project's own profile name, with the project root as a workspace root."""
+    under the project's own profile name, which the layer selects."""
     compiled, findings = translate(policy, sandbox_mode, home)
     compiled.name = PROJECT_PROFILE  # also what danger-full-access removes
     if not compiled.profile:  # danger-full-access: the layer selects Codex's built-in profile
         return compiled, findings
     compiled.top["default_permissions"] = PROJECT_PROFILE
-    profile: dict[str, Any] = {}
-    for key, value in compiled.profile.items():
-        profile[key] = value
-        if key == "extends":  # plain values first: the table follows them in the file
-            profile["workspace_roots"] = {PROJECT_ROOT_KEY: True}
-    compiled.profile = profile
-    filesystem = profile.get("filesystem", {})
+    filesystem = compiled.profile.get("filesystem", {})
     scoped = filesystem.get(WORKSPACE, {}) if isinstance(filesystem, dict) else {}
-    if isinstance(scoped, str):  # the project itself, alone: ``":workspace_roots" = "write"``
+    if isinstance(scoped, str):  # the launch directory alone: ``":workspace_roots" = "write"``
         scoped = {".": scoped}
     writable = {sub for sub, mode in scoped.items() if mode == "write"}
     findings += _launch_anchored_roots(policy, writable)
+    findings += _launch_anchored_denies(policy)
     return compiled, findings
 
 
 def _launch_anchored_roots(policy: Policy, writable: set[str]) -> list[Finding]:
-    """Codex anchors ``:workspace_roots`` entries at the directory it starts in as well as at
-    the project root. Started in a subdirectory, a relative write root below it is writable
-    too, which the policy does not grant unless the project itself (``.``) is writable."""
+    """Codex anchors ``:workspace_roots`` entries at the directory it starts in. Started in a
+    subdirectory, a relative write root below it is writable, which the policy does not grant
+    unless the project itself (``.``) is a write root (the subdirectory then lies in it)."""
     if "." in writable:
         return []
     roots = [rule for rule in policy.allow_write if _relative(rule.path)]
     return [
         _lossy(
             CODEX_LAUNCH_ANCHORED_WRITE,
-            f"Codex also anchors relative write root '{quoted(rule.path)}' at the directory it "
-            "starts in: started in a subdirectory of the project, that directory's "
-            f"'{quoted(_plain(rule.path))}' is writable too; write it as the project ('.') or "
-            "start Codex in the project root",
+            f"Codex anchors relative write root '{quoted(rule.path)}' at the directory it "
+            "starts in, not at the project root: started in a subdirectory, that directory's "
+            f"'{quoted(_plain(rule.path))}' is writable instead; grant the project ('.') or "
+            "always start Codex in the project root",
             rule.origin,
         )
         for rule in roots
         if _plain(rule.path) in writable
+    ]
+
+
+def _launch_anchored_denies(policy: Policy) -> list[Finding]:
+    """Started in a subdirectory, Codex enforces a relative deny only below it."""
+    rules = [*policy.deny_read, *policy.deny_write]
+    return [
+        _lossy(
+            CODEX_LAUNCH_ANCHORED_DENY,
+            f"Codex anchors relative deny '{quoted(rule.path)}' at the directory it starts in: "
+            "started in a subdirectory of the project, it covers only that subdirectory; start "
+            "Codex in the project root",
+            rule.origin,
+        )
+        for rule in rules
+        if _relative(rule.path)
     ]
 
 
@@ -105,7 +112,6 @@ __all__ = [
     "NAME",
     "PROJECT_CONFIG",
     "PROJECT_PROFILE",
-    "PROJECT_ROOT_KEY",
     "RULES_KEY",
     "translate_project",
 ]

@@ -1,0 +1,240 @@
+"""The real Codex CLI (0.171.0) on the project layer twsrt writes (agents/codex/project.py).
+
+A project (a git checkout) gets ``.codex/config.toml`` from a policy that denies ``**/*.pem``
+and ``./secrets`` and lets the project be written; the user's own config.toml holds the twsrt
+user profile and, when the project is trusted, its ``[projects."<root>"]`` entry.
+
+- Trusted, Codex loads the layer under ``--strict-config`` and selects ``twsrt-project`` with
+  no ignored key; a deliberately wrong key in the layer makes it refuse to start.
+- Started in the project root, the relative denies hold in the whole project: a command
+  cannot read, append to or rename ``a/b/key.pem`` or ``top.pem``, nor read or create in
+  ``secrets``; it can write the project, and not the user profile's write root. Started in the
+  subdirectory ``a``, they hold only below it: ``top.pem`` is readable (TWS458's note), and a
+  relative workspace root ``..`` in the layer would name the project's parent (why twsrt
+  writes none).
+- Untrusted, Codex ignores the layer (and its rules): the same read succeeds, which is what
+  TWS616 reports.
+- A project table of the user profile's name is merged into the user's (so the project profile
+  has its own name), and a user table of the project profile's name is merged into the
+  project's: a write outside the project policy succeeds, which is what TWS617 reports.
+- The layer's network proxy refuses a host outside the project's allowlist.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.policies import make_policy
+from twsrt.agents.codex import merged_config, translate
+from twsrt.agents.codex.project import translate_project
+from twsrt.rules import LOSSY_GLOB_SNAPSHOT
+
+from .codex_client import FETCH_SCRIPT, config_loads, doctor_report, sandbox_run
+
+pytestmark = pytest.mark.real
+
+SECRET = "twsrt-project-secret"
+PROJECT_SRT = {
+    "filesystem": {"denyRead": ["**/*.pem", "./secrets"], "allowWrite": ["."]},
+    "network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": []},
+}
+USER_SRT = {"filesystem": {"allowWrite": [".", "~/cache"]}}
+IGNORED_KEYS = "Ignored unsupported project-local config keys"
+
+
+def _layer(srt: dict, bash: dict | None = None) -> tuple[str, str]:
+    compiled, findings = translate_project(make_policy(srt, bash), "workspace-write")
+    assert any(f.rule is LOSSY_GLOB_SNAPSHOT for f in findings)  # **/*.pem: see the create
+    return merged_config(None, compiled), compiled.rules
+
+
+def _user(root: Path | None, trust: str = "trusted", extra: str = "") -> str:
+    text = merged_config(None, translate(make_policy(USER_SRT))[0]) + extra
+    if root is not None:
+        text += f'\n[projects."{root}"]\ntrust_level = "{trust}"\n'
+    return text
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    """(home, project root): a git checkout holding key files, secrets and the twsrt layer."""
+    home = tmp_path / "home"
+    (home / "cache").mkdir(parents=True)
+    root = (tmp_path / "proj").resolve()
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "secrets").mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for path in ("a/b/key.pem", "top.pem", "secrets/token"):
+        (root / path).write_text(SECRET + "\n")
+    (root / ".codex").mkdir()
+    config, rules = _layer(PROJECT_SRT, {"deny": ["git push"]})
+    (root / ".codex" / "config.toml").write_text(config)
+    (root / ".codex" / "rules").mkdir()
+    (root / ".codex" / "rules" / "twsrt.rules").write_text(rules)
+    return home, root
+
+
+def test_the_trusted_layer_loads_strictly_and_a_wrong_key_is_refused(
+    codex: str, project: tuple[Path, Path]
+) -> None:
+    home, root = project
+    ok, out = config_loads(codex, _user(root), cwd=root / "a", home=home)
+    assert ok, out
+    report = doctor_report(codex, _user(root), root / "a", home)
+    details = report["checks"]["config.load"]["details"]
+    assert not any(IGNORED_KEYS in w for w in details.get("startup warning", [])), details
+    # the project profile is the one in use: its glob deny and scan depth, its network
+    helpers = report["checks"]["sandbox.helpers"]["details"]
+    assert helpers["denied-read glob rules"] == "1", helpers
+    assert helpers["glob scan max depth"] == "64", helpers
+    assert helpers["network sandbox"] == "enabled", helpers
+    untrusted = doctor_report(codex, _user(root, "untrusted"), root / "a", home)
+    assert untrusted["checks"]["sandbox.helpers"]["details"]["denied-read glob rules"] == "0"
+    layer = root / ".codex" / "config.toml"
+    layer.write_text("bogus_key = 1\n" + layer.read_text())
+    ok, out = config_loads(codex, _user(root), cwd=root / "a", home=home)
+    assert not ok and "unknown configuration field `bogus_key`" in out, out
+    assert str(layer) in out
+    # untrusted, the same broken layer is not even read
+    ok, out = config_loads(codex, _user(root, "untrusted"), cwd=root / "a", home=home)
+    assert ok and "Untrusted project-local configuration is disabled" in out, out
+
+
+def test_relative_denies_cover_the_project_when_codex_starts_in_its_root(
+    codex: str, project: tuple[Path, Path]
+) -> None:
+    home, root = project
+    user = _user(root)
+    refused = {
+        "read": f"cat {root}/a/b/key.pem",
+        "append": f"echo x >> {root}/a/b/key.pem",
+        "rename": f"mv {root}/a/b/key.pem {root}/a/b/moved",
+        "read top": f"cat {root}/top.pem",
+        "read dir": f"cat {root}/secrets/token",
+        "create in dir": f"echo x > {root}/secrets/new",
+        "user write root": f"echo x > {home}/cache/made",  # the user profile's, not the project's
+    }
+    for what, command in refused.items():
+        rc, out = sandbox_run(codex, user, command, root, home)
+        assert rc != 0 and SECRET not in out, (what, out)
+    assert (root / "a" / "b" / "key.pem").read_text() == SECRET + "\n"
+    assert not (root / "a" / "b" / "moved").exists() and not (root / "secrets" / "new").exists()
+    assert not (home / "cache" / "made").exists()
+    rc, out = sandbox_run(codex, user, f"echo ok > {root}/made.txt", root, home)
+    assert rc == 0, out
+    assert (root / "made.txt").read_text() == "ok\n"
+
+
+def test_started_in_a_subdirectory_relative_paths_hang_from_it(
+    codex: str, project: tuple[Path, Path]
+) -> None:
+    home, root = project
+    user = _user(root)
+    rc, out = sandbox_run(codex, user, f"cat {root}/a/b/key.pem", root / "a", home)
+    assert rc != 0 and SECRET not in out, out
+    rc, out = sandbox_run(codex, user, f"cat {root}/top.pem", root / "a", home)
+    assert rc == 0 and SECRET in out, out  # outside the launch directory: TWS458
+    rc, out = sandbox_run(codex, user, f"echo x > {root}/made.txt", root / "a", home)
+    assert rc != 0 and not (root / "made.txt").exists(), out  # "." is the launch directory
+    # a relative workspace root resolves against the launch directory, not the layer's folder
+    layer = root / ".codex" / "config.toml"
+    layer.write_text(
+        layer.read_text() + '\n[permissions.twsrt-project.workspace_roots]\n".." = true\n'
+    )
+    rc, out = sandbox_run(codex, user, f"echo x > {root.parent}/above && echo WROTE", root, home)
+    assert rc == 0 and "WROTE" in out, out
+
+
+def _project_findings(home: Path, root: Path, user: str, monkeypatch: pytest.MonkeyPatch):
+    """What the effective check finds on this machine with ``user`` as its Codex config."""
+    from twsrt.agents.base import Context
+    from twsrt.config import Config
+    from twsrt.effective import effective_findings
+
+    codex_home = home / "codex-home"
+    codex_home.mkdir(exist_ok=True)
+    (codex_home / "config.toml").write_text(user)
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    config = Config(
+        path=root / "twsrt.toml",
+        display="twsrt.toml",
+        home=home,
+        srt=root / "srt.json",
+        bash_rules=root / "bash.json",
+        targets={"codex_project_config": root / ".codex" / "config.toml"},
+        scope="project",
+        scope_root=root,
+        display_root=root,
+    )
+    found = effective_findings(Context(config, make_policy(PROJECT_SRT)), "codex")
+    return sorted(f.rule.id for f in found)
+
+
+def test_an_untrusted_project_is_ignored_and_reported(
+    codex: str, project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, root = project
+    for user in (_user(None), _user(root, "untrusted"), _user(root.parent)):
+        rc, out = sandbox_run(codex, user, f"cat {root}/a/b/key.pem", root / "a", home)
+        assert rc == 0 and SECRET in out, out  # the layer is not loaded: the deny is gone
+        assert _project_findings(home, root, user, monkeypatch) == ["TWS616"]
+    rc, out = sandbox_run(codex, _user(root), f"cat {root}/a/b/key.pem", root / "a", home)
+    assert rc != 0 and SECRET not in out, out
+    assert _project_findings(home, root, _user(root), monkeypatch) == []
+
+
+def test_project_rules_load_only_for_a_trusted_project(
+    codex: str, project: tuple[Path, Path]
+) -> None:
+    home, root = project
+    rules = root / ".codex" / "rules" / "twsrt.rules"
+    rules.write_text('prefix_rule(pattern = ["rm"], decision = "bogus")\n')
+    ok, out = config_loads(codex, _user(root), cwd=root / "a", home=home)
+    assert not ok and "Error loading rules" in out and str(rules) in out, out
+    ok, out = config_loads(codex, _user(root, "untrusted"), cwd=root / "a", home=home)
+    assert ok, out
+
+
+def test_tables_of_one_name_merge_across_the_layers(
+    codex: str, project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, root = project
+    write = f"echo x > {home}/cache/made && echo WROTE"
+    # a project table of the user profile's name: the user's write root stays
+    layer = root / ".codex" / "config.toml"
+    generated = layer.read_text()
+    layer.write_text('[permissions.twsrt.filesystem.":workspace_roots"]\n"**/*.pem" = "deny"\n')
+    rc, out = sandbox_run(codex, _user(root), write, root, home)
+    assert rc == 0 and "WROTE" in out, out
+    rc, out = sandbox_run(codex, _user(root), f"cat {root}/top.pem", root, home)
+    assert rc != 0 and SECRET not in out, out  # and the project's deny is added
+    (home / "cache" / "made").unlink()
+    # a user table of the project profile's name widens the project policy: TWS617
+    layer.write_text(generated)
+    extra = f'\n[permissions.twsrt-project.filesystem]\n"{home}/cache" = "write"\n'
+    rc, out = sandbox_run(codex, _user(root, extra=extra), write, root, home)
+    assert rc == 0 and "WROTE" in out, out
+    assert _project_findings(home, root, _user(root, extra=extra), monkeypatch) == ["TWS617"]
+
+
+def test_the_layers_proxy_refuses_a_host_outside_the_allowlist(
+    codex: str, project: tuple[Path, Path], upstream: int
+) -> None:
+    home, root = project
+
+    def fetch(url: str) -> dict:
+        command = shlex.join([sys.executable, "-c", FETCH_SCRIPT, url, "proxy"])
+        rc, out = sandbox_run(codex, _user(root), command, root / "a", home)
+        lines = [line for line in out.splitlines() if line.startswith("FETCH ")]
+        assert rc == 0 and lines, out
+        return json.loads(lines[-1][len("FETCH ") :])
+
+    refused = fetch("http://example.org/")
+    assert refused["status"] == 403 and refused["xpe"] == "blocked-by-allowlist", refused
+    assert fetch(f"http://127.0.0.1:{upstream}/")["status"] == 200
