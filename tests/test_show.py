@@ -169,3 +169,37 @@ def test_show_never_prints_a_source_outside_the_repository(sandbox: Sandbox) -> 
     result = sandbox.run("show", "--format", "json")
     assert result.returncode == 2 and result.stdout == ""
     assert "error[TWS005]" in result.stderr and "CANARY-OUTSIDE" not in result.stderr
+
+
+def test_fragment_names_take_a_column_of_their_own() -> None:
+    """Composed from fragments, each origin is preceded by its fragment's name, aligned; the
+    JSON names it as "fragment"."""
+    from twsrt.showing import Shape, Shown, render_json, render_text
+
+    base = Location("policy/base.srt.json", 5, 18, "/filesystem/denyRead/0")
+    corp = Location("policy/corp-network.srt.json", 4, 18, "/filesystem/denyRead/0")
+    enabled = Location("policy/base.srt.json", 3, 14, "/enabled")
+    fragments = {base.path: "base", corp.path: "corp-network"}
+    srt = [
+        Shown("enabled", "/enabled", True, enabled, item=False),
+        Shown("filesystem.denyRead", "/filesystem/denyRead/0", "~/.aws", base, item=True),
+        Shown("filesystem.denyRead", "/filesystem/denyRead/1", "~/.kube", corp, item=True),
+    ]
+    allow = Location("policy/python.bash.json", 3, 13, "/allow/0")
+    fragments[allow.path] = "python"
+    bash = {"allow": [Shown("allow", "/allow/0", "pytest", allow, item=True)], "deny": []}
+    shown = Shape(srt, bash, fragment_of=lambda where: fragments.get(where.path, ""))
+    assert render_text(shown) == (
+        "srt settings:\n"
+        "  enabled = true  base          policy/base.srt.json:3:14\n"
+        "  filesystem.denyRead:\n"
+        "    ~/.aws        base          policy/base.srt.json:5:18\n"
+        "    ~/.kube       corp-network  policy/corp-network.srt.json:4:18\n"
+        "bash rules:\n"
+        "  allow:\n"
+        "    pytest        python        policy/python.bash.json:3:13\n"
+        "  deny: (none)\n"
+    )
+    document = json.loads(render_json(shown))
+    assert [leaf["fragment"] for leaf in document["srt"]] == ["base", "base", "corp-network"]
+    assert document["bash"]["allow"][0]["fragment"] == "python"

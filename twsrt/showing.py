@@ -93,28 +93,42 @@ def render_text(shown: Shape) -> str:
     entry a line, its origin in a column to the right."""
     from twsrt.report import selection_text
 
-    rows: list[tuple[str, str]] = []  # (text, origin; empty: a heading)
+    rows: list[tuple[str, Location | None]] = []  # (text, its origin; None: a heading)
     if shown.selection:
-        rows.append((f"profile: {selection_text(shown.selection)}", ""))
-    rows.append(("srt settings:", ""))
+        rows.append((f"profile: {selection_text(shown.selection)}", None))
+    rows.append(("srt settings:", None))
     heading = None
     for leaf in shown.srt:
         if not leaf.item:
-            rows.append((f"  {leaf.key} = {_scalar(leaf.value)}", _origin(shown, leaf.origin)))
+            rows.append((f"  {leaf.key} = {_scalar(leaf.value)}", leaf.origin))
             heading = None
             continue
         if leaf.key != heading:
-            rows.append((f"  {leaf.key}:", ""))
+            rows.append((f"  {leaf.key}:", None))
             heading = leaf.key
-        rows.append((f"    {_item(leaf.value)}", _origin(shown, leaf.origin)))
-    rows.append(("bash rules:", ""))
+        rows.append((f"    {_item(leaf.value)}", leaf.origin))
+    rows.append(("bash rules:", None))
     for name, entries in shown.bash.items():
-        rows.append((f"  {name}:" + ("" if entries else " (none)"), ""))
-        rows += [(f"    {_item(e.value)}", _origin(shown, e.origin)) for e in entries]
-    widths = [len(text) for text, where in rows if where and len(text) <= _ORIGIN_COLUMN]
-    width = max(widths, default=0)
-    lines = [f"{text:{width}}  {where}" if where else text for text, where in rows]
-    return "\n".join(lines) + "\n"
+        rows.append((f"  {name}:" + ("" if entries else " (none)"), None))
+        rows += [(f"    {_item(e.value)}", e.origin) for e in entries]
+    return "".join(_columns(rows, shown.fragment_of))
+
+
+def _columns(
+    rows: list[tuple[str, Location | None]], fragment_of: Callable[[Location], str]
+) -> Iterator[str]:
+    """Each row, its origin in a column (after its fragment's name, when there are
+    fragments); a row longer than the column puts them two spaces after its end."""
+    located = [(text, where) for text, where in rows if where is not None]
+    width = max((len(text) for text, _ in located if len(text) <= _ORIGIN_COLUMN), default=0)
+    names = max((len(fragment_of(where)) for _, where in located), default=0)
+    for text, where in rows:
+        if where is None:
+            yield text + "\n"
+        elif names:
+            yield f"{text:{width}}  {fragment_of(where):{names}}  {where}\n"
+        else:
+            yield f"{text:{width}}  {where}\n"
 
 
 def _scalar(value: Any) -> str:
@@ -125,11 +139,6 @@ def _item(value: Any) -> str:
     """A list entry as written: a string bare (a path, a domain, a command), else its JSON."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return quoted(text, MESSAGE_LIMIT)
-
-
-def _origin(shown: Shape, where: Location) -> str:
-    fragment = shown.fragment_of(where)
-    return f"{fragment}: {where}" if fragment else str(where)
 
 
 # --- JSON ----------------------------------------------------------------------------------------
