@@ -303,3 +303,38 @@ def test_job_summary_profile_name_is_text(monkeypatch: pytest.MonkeyPatch) -> No
     html = cmarkgfm.github_flavored_markdown_to_html(text)
     assert "evil.example" not in html.replace("[x](https://evil.example)", "")
     assert "<b>" not in html and "href" not in html
+
+
+class _IdleEngine:
+    """An engine that reads the srt file and is never run (danger-full-access runs nothing)."""
+
+    hint = ""
+    agent = None
+
+    def reads(self, ctx: Any) -> list[Path]:
+        return [ctx.config.srt]
+
+    def check_available(self, ctx: Any) -> None:
+        raise AssertionError("nothing is run under danger-full-access")
+
+
+def test_probe_run_carries_the_config_selection(tmp_path: Path) -> None:
+    """run_tests puts the run's selection into its report, for every renderer to show."""
+    from support.policies import make_policy
+
+    from twsrt.agents.base import Context
+    from twsrt.testing.run import run_tests
+
+    config = Config(
+        path=tmp_path / "twsrt.toml",
+        display="twsrt.toml",
+        home=tmp_path,
+        srt=tmp_path / "srt.json",
+        bash_rules=tmp_path / "bash.json",
+        selection=BY_HOST,
+    )
+    policy = make_policy({"filesystem": {"denyRead": ["~/.aws"], "allowWrite": ["."]}})
+    ctx = Context(config, policy, sandbox_mode="danger-full-access")
+    report = run_tests(ctx, "srt", factory=lambda _name: _IdleEngine(), attacks=False)
+    assert report.results and report.selection == BY_HOST
+    assert ", profile laptop (selected by hosts: " in render_text(report).splitlines()[0]
