@@ -17,6 +17,13 @@ settings.load_profile("twsrt")
 pytest_plugins = ("pytester",)  # tests/test_markers.py runs pytest on a small test file
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_host_managed_files(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The agents' managed files of this machine (/etc/claude-code, ...) stay out of every
+    test: twsrt looks for them under an empty root (tests that plant them set their own)."""
+    os.environ["TWSRT_MANAGED_ROOT"] = str(tmp_path_factory.mktemp("host-root"))
+
+
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Sandbox:
     """A temporary HOME with a dotfiles repo holding the default config and sources."""

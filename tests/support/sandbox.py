@@ -58,6 +58,9 @@ class Sandbox:
         # A stray .git above the temporary tree (Codex's sandbox can leave one in /tmp) must not
         # make the tests' directories part of a repository.
         env["GIT_CEILING_DIRECTORIES"] = str(self.home.parent)
+        # the agents' managed files of this machine (/etc/claude-code, ...) stay out of the tests:
+        # twsrt looks for them under a root that holds none unless a test plants them there
+        env["TWSRT_MANAGED_ROOT"] = str(self.home.parent / "host-root")
         env.update(extra)
         return env
 

@@ -57,14 +57,22 @@ WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
 
 
 def findings(ctx: Context) -> list[Finding]:
+    from twsrt.effective import claude_managed
+
     view = PolicyView(ctx)
-    out: list[Finding] = []
+    managed, out = claude_managed.load(ctx)  # this machine's managed settings, if any
+    targets: list[Layer] = []
     for path, yolo, owned in _layers(ctx):
         layer, problems = load_layer(path, "json", NAME, ctx.config)
         out += problems
-        if layer is not None:
-            out += _check(layer, view, yolo, owned)
-    return out
+        if layer is None:
+            continue
+        found = _check(layer, view, yolo, owned)
+        if managed.layers:
+            found = claude_managed.rebind(layer, found, managed, owned)
+            targets += [layer] if owned("permissions.deny") else []
+        out += found
+    return out + claude_managed.layer_findings(managed, view, _check, targets)
 
 
 def _layers(ctx: Context) -> list[tuple[Path, bool, Callable[[str], bool]]]:

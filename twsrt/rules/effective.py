@@ -172,3 +172,45 @@ CODEX_PROJECT_PROFILE_MERGED = Rule(
     "layer does not set itself is added to the project policy. Remove the table from the "
     "user's config.toml; a project's policy belongs in its own twsrt sources.",
 )
+
+MANAGED_OVERRIDES_USER_KEY = Rule(
+    "TWS610",
+    "managed-overrides-user-key",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "This machine's managed settings override a user key.",
+    "Claude Code reads managed settings (`/etc/claude-code/managed-settings.json` on Linux, "
+    "`/Library/Application Support/ClaudeCode/` on macOS) above every other layer: a value "
+    "set there wins over the user's, and `allowManagedPermissionRulesOnly`, "
+    "`allowManagedDomainsOnly` and `allowManagedReadPathsOnly` make Claude ignore the user's "
+    "permission rules, allowed hosts and allowRead paths. The user key has no effect while "
+    "the managed file is there; remove it, or keep it for machines without one.",
+)
+
+MANAGED_LAYER_GRANT = Rule(
+    "TWS611",
+    "managed-layer-grant",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "This machine's managed settings grant more than the policy.",
+    "A key of the managed settings file Claude Code loads on this machine turns the sandbox "
+    "off, lets commands leave it, or adds a host, write root or read path the policy does "
+    "not grant; managed settings win over the user's, so twsrt's files cannot narrow it "
+    "again. Regenerate the managed file from the policy (`twsrt generate --managed DIR`) and "
+    "deploy it, or change the policy.",
+)
+
+MANAGED_DROPS_POLICY_RULES = Rule(
+    "TWS612",
+    "managed-drops-policy-rules",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "This machine's managed settings make Claude ignore the policy's permission rules.",
+    "`allowManagedPermissionRulesOnly: true` in the managed settings makes Claude Code ignore "
+    "the permission rules of every other file, the deny and ask rules twsrt writes into the "
+    "user settings included. Rules the managed file does not carry itself are not enforced. "
+    "Deploy a managed file generated from the policy (`twsrt generate --managed DIR`).",
+)

@@ -476,3 +476,17 @@ CODEX_LAUNCH_ANCHORED_DENY = Rule(
     "in the project root (as TWS207 says of every relative pattern), or write the deny with "
     "`~/` or an absolute path.",
 )
+
+CLAUDE_MANAGED_WRITE_ROOTS_OPEN = Rule(
+    "TWS450",
+    "claude-managed-write-roots-open",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Claude Code's managed settings cannot stop users from adding write roots.",
+    "The managed file binds permission rules, hosts and read paths (`allowManaged...Only`), "
+    "but Claude Code 2.1.332 has no such switch for writes: a user's `sandbox.filesystem."
+    "allowWrite`, `permissions.additionalDirectories` or `Edit(...)` allow rule still makes a "
+    "directory writable for sandboxed commands (observed in real runs). `twsrt check` on each "
+    "machine reports such keys (TWS604); docs/managed.md says how to watch for them.",
+)

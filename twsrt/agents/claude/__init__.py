@@ -77,6 +77,10 @@ class ClaudeAgent:
     target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
+        if ctx.config.scope == "managed":
+            from twsrt.agents.claude.managed import compile_managed
+
+            return compile_managed(ctx)
         overrides = ctx.config.overrides.get(ctx.mode, {})
         managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
         findings += mode_findings(ctx)

@@ -15,6 +15,34 @@ NAME = "claude"
 LINK_NAME = "settings.json"
 
 
+# Where Claude Code 2.1.332 reads the file on each OS (its built-in managed directory), and
+# where the file lies in the managed output tree: DIR/<os>/<that path from the filesystem root>.
+INSTALL_PATHS = {
+    "linux": "/etc/claude-code/managed-settings.json",
+    "macos": "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "windows": "C:\\Program Files\\ClaudeCode\\managed-settings.json",
+}
+TREE_PATHS = {
+    "linux": "linux/etc/claude-code/managed-settings.json",
+    "macos": "macos/Library/Application Support/ClaudeCode/managed-settings.json",
+    "windows": "windows/Program Files/ClaudeCode/managed-settings.json",
+}
+
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"claude_managed_{system}",
+        "json-settings",
+        f"Claude Code managed settings for {system}, in the managed output tree (deployed as "
+        f"{INSTALL_PATHS[system]}).",
+        tree_path,
+        r"managed-settings\.json",
+        scaffold=False,
+        scope="managed",
+    )
+    for system, tree_path in TREE_PATHS.items()
+)
+
+
 AGENT_SPEC = AgentSpec(
     NAME,
     "Claude",
@@ -45,7 +73,7 @@ AGENT_SPEC = AgentSpec(
 PRODUCT = "Claude Code"  # how the settings-link findings name the program
 
 
-FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets)
+FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets[:2])
 
 
 WEBFETCH_PREFIX = "WebFetch(domain:"

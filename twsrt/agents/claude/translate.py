@@ -42,6 +42,10 @@ from twsrt.rules import (
     UNCOMPILED_KEY_NOTE,
 )
 
+# Where a settings file anchors a relative sandbox path: the user settings at ~/.claude, managed
+# settings at the working directory (Claude Code 2.1.332, observed), which is srt's own anchor.
+USER_ANCHOR, CWD_ANCHOR = "claude-home", "cwd"
+
 
 def rule_path(path: str) -> str:
     """A path as Claude permission rules spell it: ``/abs`` would anchor at ``~/.claude``."""
@@ -65,8 +69,12 @@ def translate(
     yolo: bool,
     overrides: dict[str, Any],
     sandbox_mode: str = "workspace-write",
+    anchor: str = USER_ANCHOR,
 ) -> tuple[Managed, list[Finding]]:
-    """Pure translation of the canonical policy into Claude's managed sections."""
+    """Pure translation of the canonical policy into Claude's managed sections. ``anchor``:
+    where the file's settings source anchors a relative sandbox path (``USER_ANCHOR``:
+    ~/.claude, for the user settings; ``CWD_ANCHOR``: the working directory, as srt does, for
+    managed settings)."""
     findings: list[Finding] = []
     managed = Managed()
     deny: list[str] = []
@@ -135,7 +143,7 @@ def translate(
         allow.append(f"{WEBFETCH_PREFIX}{host})")
         _note_origins(managed, [allow[-1], entry.value], entry.origin)
     managed.webfetch_allow = unique(allow)
-    managed.sandbox = _sandbox(policy, findings)
+    managed.sandbox = _sandbox(policy, findings, anchor)
     mode_overrides = {k: v for k, v in overrides.items()}
     managed.sandbox.update(deepcopy(mode_overrides))
     managed.override_keys = tuple(mode_overrides)
@@ -272,7 +280,7 @@ def _paths(items: list[Any]) -> list[str]:
     return [item["path"] if isinstance(item, dict) else item for item in items]
 
 
-def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
+def _sandbox(policy: Policy, findings: list[Finding], anchor: str) -> dict[str, Any]:
     srt = policy.srt
     # Claude Code treats a missing `enabled` as false, while srt is the sandbox: absent means on.
     sandbox: dict[str, Any] = {"enabled": policy.enabled}
@@ -297,7 +305,7 @@ def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
             "denyWrite": policy.deny_write,
             "denyRead": policy.deny_read,
         }[key]
-        out_fs[key] = _sandbox_paths(key, _paths(value), rules, findings)
+        out_fs[key] = _sandbox_paths(key, _paths(value), rules, findings, anchor)
     if out_network:
         sandbox["network"] = out_network
     if out_fs:
@@ -306,7 +314,7 @@ def _sandbox(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
         if key not in srt:
             continue
         if key == "credentials":
-            sandbox[key] = _credentials(policy, findings)
+            sandbox[key] = _credentials(policy, findings, anchor)
         else:
             sandbox[key] = _narrowed(key, deepcopy(srt[key]))
     return sandbox
@@ -320,14 +328,15 @@ def _narrowed(key: str, value: Any) -> Any:
     return value
 
 
-def _credentials(policy: Policy, findings: list[Finding]) -> dict[str, Any]:
+def _credentials(policy: Policy, findings: list[Finding], anchor: str) -> dict[str, Any]:
     """srt's credentials section in the shape Claude Code validates: the same keys, with the
     combinations Claude rejects rewritten to what srt does with them."""
     section = deepcopy(policy.srt["credentials"])
     for index, entry in enumerate(section.get("files") or []):
         where = policy.srt_location(f"/credentials/files/{index}")
         path = entry.get("path", "")
-        if not (path.startswith("/") or path == "~" or path.startswith("~/")):
+        relative = not (path.startswith("/") or path == "~" or path.startswith("~/"))
+        if relative and anchor == USER_ANCHOR:
             findings.append(_relative_credential(path, where))
         if entry.get("mode") == "mask" and path.endswith("/"):
             # Claude masks single files only; a denied directory is stricter than a masked one
@@ -378,12 +387,14 @@ def _relative_credential(text: str, origin: Location) -> Finding:
 
 
 def _sandbox_paths(
-    key: str, raw: list[str], rules: list[PathRule], findings: list[Finding]
+    key: str, raw: list[str], rules: list[PathRule], findings: list[Finding], anchor: str
 ) -> list[str]:
     out: list[str] = []
     granting = key.startswith("allow")
     for text, rule in zip(raw, rules, strict=True):
-        relative = not (text.startswith("/") or text == "~" or text.startswith("~/"))
+        relative = anchor == USER_ANCHOR and not (
+            text.startswith("/") or text == "~" or text.startswith("~/")
+        )
         if granting and rule.literal and is_glob(rule.path):
             findings.append(
                 finding(
