@@ -264,3 +264,38 @@ def command_reaches(spec: str, command: str) -> bool:
         return True
     sample = " ".join(spec.replace("*", " ").split())
     return sample == command or sample.startswith(command + " ")
+
+
+# ---------------------------------------------------------------- this machine's managed files
+
+# Each agent reads its managed (administrator-deployed) files from fixed system paths (Claude
+# Code /etc/claude-code on Linux). twsrt looks for them under ``host_root()``: ``/`` (``C:\`` on
+# Windows), or $TWSRT_MANAGED_ROOT when set: the tests use a temporary tree instead of the real
+# /etc, and an administrator can check users' files against a managed output tree before
+# deploying it (its ``<os>/`` directory is such a root). Findings only, never an output change.
+MANAGED_ROOT_VARIABLE = "TWSRT_MANAGED_ROOT"
+
+
+def host_system() -> str:
+    """This machine's OS as the agents' managed paths name it: linux, macos or windows."""
+    import sys
+
+    if sys.platform == "darwin":
+        return "macos"
+    return "windows" if sys.platform.startswith("win") else "linux"
+
+
+def host_root() -> Path:
+    """The directory the managed paths hang from (see ``MANAGED_ROOT_VARIABLE``)."""
+    configured = os.environ.get(MANAGED_ROOT_VARIABLE)
+    if configured:
+        return Path(configured)
+    return Path("C:\\") if host_system() == "windows" else Path("/")
+
+
+def host_path(install_paths: dict[str, str]) -> Path:
+    """Where this machine keeps a managed file, from its install path per OS (``C:\\x`` and
+    ``/x`` both hang from ``host_root()``)."""
+    raw = install_paths[host_system()]
+    parts = [part for part in raw.split(":", 1)[-1].replace("\\", "/").split("/") if part]
+    return host_root().joinpath(*parts)

@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from os.path import lexists  # False, never an error, for a name no file can have
 from pathlib import Path
+from typing import Any
 
 from twsrt.agents import claude as target
 from twsrt.agents.base import Context, yolo_variant
+from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
 from twsrt.effective import (
     Layer,
     PolicyView,
     child,
     command_reaches,
+    host_path,
     load_layer,
     report,
     sandbox_origin,
@@ -57,22 +60,31 @@ WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
 
 
 def findings(ctx: Context) -> list[Finding]:
-    from twsrt.effective import claude_managed
-
     view = PolicyView(ctx)
-    managed, out = claude_managed.load(ctx)  # this machine's managed settings, if any
-    targets: list[Layer] = []
+    managed, out = _managed_layer(ctx)
+    targets: list[Layer] = []  # twsrt's own files, whose rules a managed rules-only mode drops
     for path, yolo, owned in _layers(ctx):
         layer, problems = load_layer(path, "json", NAME, ctx.config)
         out += problems
         if layer is None:
             continue
         found = _check(layer, view, yolo, owned)
-        if managed.layers:
-            found = claude_managed.rebind(layer, found, managed, owned)
+        if managed is not None:
+            found = managed.rebind(layer, found, owned)
             targets += [layer] if owned("permissions.deny") else []
         out += found
-    return out + claude_managed.layer_findings(managed, view, _check, targets)
+    return out if managed is None else out + managed.findings(view, _check, targets)
+
+
+def _managed_layer(ctx: Context) -> tuple[Any, list[Finding]]:
+    """This machine's Claude managed settings (effective/claude_managed.py), None when it has
+    none; that module is imported only then."""
+    path = host_path(INSTALL_PATHS)
+    if not (lexists(path) or lexists(path.parent / MANAGED_DROP_INS)):
+        return None, []
+    from twsrt.effective import claude_managed
+
+    return claude_managed.load(ctx)
 
 
 def _layers(ctx: Context) -> list[tuple[Path, bool, Callable[[str], bool]]]:

@@ -1,7 +1,7 @@
 """Claude Code's managed layer on this machine, as the effective check of the user files sees it.
 
 Claude reads ``managed-settings.json`` and the ``managed-settings.d/*.json`` drop-ins of its
-managed directory (``effective.managed.host_path``) above every other layer (observed with
+managed directory (``effective.host_path``) above every other layer (observed with
 Claude Code 2.1.332 in a private mount namespace): a value set there wins over the user's;
 ``allowManagedPermissionRulesOnly`` drops the user's permission rules (yet an ``Edit(...)``
 allow rule still adds a sandbox write root), ``allowManagedDomainsOnly`` the user's hosts and
@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.base import Context
-from twsrt.agents.claude.declaration import INSTALL_PATHS
-from twsrt.effective import Layer, PolicyView, child, load_layer, report, strings
-from twsrt.effective.managed import host_path
+from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
+from twsrt.effective import Layer, PolicyView, child, host_path, load_layer, report, strings
 from twsrt.findings import Finding, finding, quoted
 from twsrt.rules import (
     MANAGED_DROPS_POLICY_RULES,
@@ -38,7 +37,6 @@ from twsrt.rules import (
 )
 
 NAME = "claude"
-DROP_IN_DIR = "managed-settings.d"
 
 # What each switch of the managed layer makes Claude ignore in the other files.
 IGNORED_BY = {
@@ -91,6 +89,14 @@ class ManagedLayers:
                 out |= {rule for rule, _at in strings(child(layer.value, "permissions", kind), "")}
         return out
 
+    def rebind(
+        self, layer: Layer, found: list[Finding], owned: Callable[[str], bool]
+    ) -> list[Finding]:
+        return rebind(self, layer, found, owned)
+
+    def findings(self, view: PolicyView, check: Check, targets: list[Layer]) -> list[Finding]:
+        return managed_findings(self, view, check, targets)
+
     def ignored(self) -> dict[str, str]:
         """User list pointers the managed switches make Claude ignore -> the switch."""
         return {
@@ -106,7 +112,7 @@ def load(ctx: Context) -> tuple[ManagedLayers, list[Finding]]:
     path = host_path(INSTALL_PATHS)
     config = ctx.config.confined(None)  # system files, outside any repository
     paths = [path]
-    drop_ins = path.parent / DROP_IN_DIR
+    drop_ins = path.parent / MANAGED_DROP_INS
     if drop_ins.is_dir():
         paths += sorted(p for p in drop_ins.iterdir() if p.suffix == ".json")
     layers, problems = [], []
@@ -119,7 +125,7 @@ def load(ctx: Context) -> tuple[ManagedLayers, list[Finding]]:
 
 
 def rebind(
-    layer: Layer, found: list[Finding], managed: ManagedLayers, owned: Callable[[str], bool]
+    managed: ManagedLayers, layer: Layer, found: list[Finding], owned: Callable[[str], bool]
 ) -> list[Finding]:
     """A user file's findings under the managed layer: those at keys it overrides become
     notes (an ``Edit(...)`` write root stays: Claude still adds it), plus a note per other
@@ -201,7 +207,7 @@ def _note(layer: Layer, pointer: str, why: str, managed: ManagedLayers, was: str
     )
 
 
-def layer_findings(
+def managed_findings(
     managed: ManagedLayers, view: PolicyView, check: Check, targets: list[Layer]
 ) -> list[Finding]:
     """What the managed files grant beyond the policy (TWS611), and the policy's rules that

@@ -22,6 +22,7 @@ INSTALL_PATHS = {
     "macos": "/Library/Application Support/ClaudeCode/managed-settings.json",
     "windows": "C:\\Program Files\\ClaudeCode\\managed-settings.json",
 }
+MANAGED_DROP_INS = "managed-settings.d"  # beside the file: more managed files, read after it
 TREE_PATHS = {
     "linux": "linux/etc/claude-code/managed-settings.json",
     "macos": "macos/Library/Application Support/ClaudeCode/managed-settings.json",
