@@ -16,7 +16,16 @@ from typing import Any
 
 from twsrt.agents import codex as target
 from twsrt.agents.base import Context
-from twsrt.effective import Layer, PolicyView, load_layer, report, sandbox_origin
+from twsrt.agents.codex.declaration import SYSTEM_MANAGED_CONFIG, SYSTEM_REQUIREMENTS
+from twsrt.effective import (
+    Layer,
+    PolicyView,
+    host_path,
+    host_system,
+    load_layer,
+    report,
+    sandbox_origin,
+)
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import CODEX_LEGACY_SANDBOX, CODEX_OTHER_PERMISSIONS, USER_SKIPS_APPROVAL
@@ -42,6 +51,11 @@ def findings(ctx: Context) -> list[Finding]:
         out += problems
         if layer is not None:
             out += _check_profile(layer, main, view)
+    layer = (SYSTEM_REQUIREMENTS, SYSTEM_MANAGED_CONFIG)  # the host's managed /etc/codex
+    if host_system() in SYSTEM_REQUIREMENTS and any(host_path(p).exists() for p in layer):
+        from twsrt.effective import codex_managed
+
+        out += codex_managed.findings(ctx, main)
     return out
 
 

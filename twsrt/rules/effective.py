@@ -138,6 +138,55 @@ USER_ALLOW_SHADOWED = Rule(
     "or change the policy if the command should be allowed.",
 )
 
+# Codex's managed layer (TWS613-TWS615)
+
+CODEX_MANAGED_OVERRIDES = Rule(
+    "TWS613",
+    "codex-managed-overrides",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "The host's Codex managed layer overrides or refuses a user key.",
+    "Codex applies `/etc/codex/managed_config.toml` over the user's config.toml, and "
+    "`/etc/codex/requirements.toml` refuses values outside its allowed sets: a user "
+    "`default_permissions` that the requirements' `[allowed_permission_profiles]` does not "
+    "list falls back to the requirements' `default_permissions` (observed with Codex 0.171.0). "
+    "The user key is not what Codex runs with; the managed value is, and it enforces the "
+    "policy. Nothing to fix; remove the user key to make the file say what runs, or ask the "
+    "administrator to allow the twsrt profile.",
+)
+
+CODEX_MANAGED_WIDENS = Rule(
+    "TWS614",
+    "codex-managed-widens",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "The host's Codex managed layer grants more than the policy.",
+    "A key of `/etc/codex/requirements.toml` or `/etc/codex/managed_config.toml` wins over "
+    "the user's config.toml, so when it selects `:danger-full-access` or `:workspace`, sets a "
+    "legacy `sandbox_mode`, turns `features.network_proxy` off while the policy has domain "
+    "rules, lets a model reviewer approve escalations or lets the shell source login profiles, "
+    "Codex runs with more than the policy, whatever twsrt writes into the user's files. "
+    "Deploy the managed files `twsrt generate --managed DIR` writes from this policy, or ask "
+    "the administrator to change the key.",
+)
+
+CODEX_MANAGED_PROFILE_DIFFERS = Rule(
+    "TWS615",
+    "codex-managed-profile-differs",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "The host's Codex requirements bind a permissions profile that is not the policy's.",
+    "`/etc/codex/requirements.toml` makes Codex run with its own `default_permissions` "
+    "profile instead of the user's twsrt profile, and that profile is not the one this "
+    "policy compiles to, so twsrt cannot show that Codex enforces the policy (it may allow "
+    "more). Regenerate the managed files with `twsrt generate --managed DIR` from this policy "
+    "and redeploy them, or list the user's `twsrt` profile in `[allowed_permission_profiles]`.",
+)
+
+
 # Codex's project layer (TWS616-TWS617)
 
 CODEX_PROJECT_NOT_LOADED = Rule(

@@ -85,6 +85,10 @@ class CodexAgent:
                 project.RULES_KEY,
                 project.PROJECT_CONFIG,
             )
+        if ctx.config.scope == "managed":
+            from twsrt.agents.codex.managed import compile_managed
+
+            return compile_managed(ctx)
         compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)
         return compile_files(ctx, compiled, findings, "codex_config", "codex_rules", CONFIG)
 

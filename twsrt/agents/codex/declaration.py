@@ -3,6 +3,7 @@ profile and rules (``Compiled``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,38 @@ from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
 NAME = "codex"
+
+
+# The managed files, per OS, where they lie in the managed output tree: DIR/<os>/<the path
+# Codex reads them from> (Linux and macOS both read /etc/codex; configuration management ships
+# DIR/<os>/ as is). Generated whole; the same bytes for both systems.
+MANAGED_FILES = {
+    "codex_requirements": (
+        "requirements.toml",
+        "the allowed sandbox modes and approval policies, the bound twsrt profile and the bash "
+        "rules",
+    ),
+    "codex_managed_config": (
+        "managed_config.toml",
+        "the defaults Codex applies over the user's config.toml",
+    ),
+}
+MANAGED_SYSTEMS = ("linux", "macos")
+
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"{key}_{system}",
+        "toml-config",
+        f"Codex {name} for {system} in the managed output tree (deployed as /etc/codex/{name}): "
+        f"{what}.",
+        f"{system}/etc/codex/{name}",
+        "etc/codex/" + re.escape(name),
+        scaffold=False,
+        scope="managed",
+    )
+    for key, (name, what) in MANAGED_FILES.items()
+    for system in MANAGED_SYSTEMS
+)
 
 
 AGENT_SPEC = AgentSpec(
@@ -52,11 +85,18 @@ AGENT_SPEC = AgentSpec(
             scaffold=False,
             scope="project",
         ),
+        *MANAGED_TARGETS,
     ),
 )
 
 
 PROFILE = "twsrt"
+
+
+# The host's managed layer Codex reads, per OS (Linux and macOS alike; the effective check
+# reads them through effective.host_path).
+SYSTEM_REQUIREMENTS = {system: "/etc/codex/requirements.toml" for system in ("linux", "macos")}
+SYSTEM_MANAGED_CONFIG = {system: "/etc/codex/managed_config.toml" for system in ("linux", "macos")}
 
 
 # Pinned approval invariants: escalations are asked of the user, never auto-reviewed, and the

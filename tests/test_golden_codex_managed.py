@@ -1,0 +1,69 @@
+"""Golden files for Codex's managed scope: requirements.toml, managed_config.toml, findings.
+
+A case (``tests/golden/codex-managed/<case>/``) holds the sources (srt.json, bash.json) and,
+per sandbox mode (the default's plain name, the others prefixed as everywhere) and approval
+mode (``yolo.`` before the name), the two generated files and the findings of the run
+(findings.txt). Both files are generated whole; their bytes are the contract.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from support.golden import GOLDEN_ROOT, assert_golden, golden_name
+
+from twsrt.agents.base import Context
+from twsrt.agents.codex import AGENT
+from twsrt.config import SANDBOX_MODES, Config
+from twsrt.sources import load_policy
+
+AGENT_DIR = GOLDEN_ROOT / "codex-managed"
+CASES = sorted(p.name for p in AGENT_DIR.iterdir() if p.is_dir())
+TREE = "managed"
+KEYS = {
+    "codex_requirements_linux": "linux/etc/codex/requirements.toml",
+    "codex_requirements_macos": "macos/etc/codex/requirements.toml",
+    "codex_managed_config_linux": "linux/etc/codex/managed_config.toml",
+    "codex_managed_config_macos": "macos/etc/codex/managed_config.toml",
+}
+
+
+def compiled(case: Path, tmp_path: Path, sandbox_mode: str, yolo: bool) -> tuple[dict, str]:
+    """The managed-scope compile of a case: the file texts by tree path, and the findings."""
+    config = Config(
+        path=case / "twsrt.toml",
+        display="twsrt.toml",
+        home=Path("/home/user"),
+        srt=case / "srt.json",
+        bash_rules=case / "bash.json",
+        targets={key: tmp_path / TREE / path for key, path in KEYS.items()},
+        pinned_home="/home/user",
+        display_root=tmp_path,
+        scope="managed",
+        scope_root=tmp_path / TREE,
+    )
+    result = AGENT.compile(Context(config, load_policy(config), yolo, sandbox_mode))
+    texts = {change.display: change.text for change in result.changes}
+    findings = "".join(f.render().replace(str(case) + "/", "") + "\n" for f in result.findings)
+    return texts, findings
+
+
+@pytest.mark.parametrize("yolo", [False, True], ids=["full", "yolo"])
+@pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
+@pytest.mark.parametrize("name", CASES)
+def test_codex_managed_golden(tmp_path: Path, name: str, sandbox_mode: str, yolo: bool) -> None:
+    case = AGENT_DIR / name
+    texts, findings = compiled(case, tmp_path, sandbox_mode, yolo)
+    assert sorted(texts) == sorted(f"{TREE}/{path}" for path in KEYS.values())
+    prefix = "yolo." if yolo else ""
+    for file in ("requirements.toml", "managed_config.toml"):
+        linux, macos = (
+            texts[f"{TREE}/linux/etc/codex/{file}"],
+            texts[f"{TREE}/macos/etc/codex/{file}"],
+        )
+        assert linux == macos  # one file for both systems
+        tomllib.loads(linux)  # valid TOML
+        assert_golden(case / golden_name(sandbox_mode, prefix + file), linux)
+    assert_golden(case / golden_name(sandbox_mode, prefix + "findings.txt"), findings)

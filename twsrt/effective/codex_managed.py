@@ -1,0 +1,201 @@
+"""Codex: the host's managed layer (``/etc/codex/requirements.toml`` and
+``/etc/codex/managed_config.toml``) over the user's config.toml.
+
+Observed with Codex 0.171.0 (tests/real/test_codex_managed.py): managed_config.toml's keys win
+over the user's config.toml; requirements.toml binds its ``default_permissions`` profile when
+``[allowed_permission_profiles]`` does not list the user's, and its ``[features]`` pin the
+user's. So a managed key decides what Codex runs with: one that grants more than the policy is
+an error (TWS614), a bound profile that is not the policy's cannot be checked (TWS615), and a
+user key the managed layer replaces with the policy's own value is a note (TWS613).
+
+The layer is read where Codex reads it, below ``effective.host_root()`` (``$TWSRT_MANAGED_ROOT``
+when set: tests; or a managed output tree's ``<os>/`` checked before it is deployed). No managed
+file: no finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twsrt.agents.base import Context
+from twsrt.agents.codex.declaration import (
+    FULL_ACCESS,
+    OWNED_TOP,
+    PROFILE,
+    SYSTEM_MANAGED_CONFIG,
+    SYSTEM_REQUIREMENTS,
+)
+from twsrt.effective import Layer, host_path, load_layer, report, sandbox_origin
+from twsrt.findings import Finding, quoted
+from twsrt.rules import (
+    CODEX_MANAGED_OVERRIDES,
+    CODEX_MANAGED_PROFILE_DIFFERS,
+    CODEX_MANAGED_WIDENS,
+)
+
+NAME = "codex"
+
+# built-in profiles wider than any profile twsrt compiles (which extend :read-only)
+WIDE_BUILTINS = (FULL_ACCESS, ":workspace")
+
+
+def findings(ctx: Context, main: Layer | None) -> list[Finding]:
+    """What the host's managed layer does to the user's config.toml (``main``, None when the
+    user has none)."""
+    config = ctx.config.confined(None)  # system files: outside any repository, on purpose
+    requirements, out = load_layer(host_path(SYSTEM_REQUIREMENTS), "toml", NAME, config)
+    managed, problems = load_layer(host_path(SYSTEM_MANAGED_CONFIG), "toml", NAME, config)
+    out += problems
+    if managed is not None:
+        out += _managed_config(ctx, managed, main)
+    if requirements is not None:
+        out += _requirements(ctx, requirements, managed, main)
+    return out
+
+
+def _wanted_profile(ctx: Context) -> str:
+    return FULL_ACCESS if ctx.full_access else PROFILE
+
+
+def _domain_rules(ctx: Context) -> bool:
+    return bool(ctx.policy.allowed_domains or ctx.policy.denied_domains)
+
+
+def _widens(layer: Layer, pointer: str, message: str, ctx: Context) -> Finding:
+    return report(
+        CODEX_MANAGED_WIDENS,
+        f"{message} in {layer.display}, which Codex applies over the user's config.toml",
+        layer,
+        pointer,
+        NAME,
+        [sandbox_origin(ctx.policy)],
+    )
+
+
+def _managed_config(ctx: Context, managed: Layer, main: Layer | None) -> list[Finding]:
+    doc: dict[str, Any] = managed.value
+    out: list[Finding] = []
+    if isinstance(doc.get("sandbox_mode"), str) and not ctx.full_access:
+        message = f"legacy sandbox_mode '{quoted(doc['sandbox_mode'])}' replaces the twsrt profile"
+        out.append(_widens(managed, "/sandbox_mode", message, ctx))
+    selected = doc.get("default_permissions")
+    if selected in WIDE_BUILTINS and not ctx.full_access:
+        message = f"default_permissions '{quoted(selected)}' replaces the twsrt profile"
+        out.append(_widens(managed, "/default_permissions", message, ctx))
+    reviewer = doc.get("approvals_reviewer")
+    if isinstance(reviewer, str) and reviewer != OWNED_TOP["approvals_reviewer"]:
+        message = f"approvals_reviewer '{quoted(reviewer)}' lets a model approve escalations"
+        out.append(_widens(managed, "/approvals_reviewer", message, ctx))
+    if doc.get("allow_login_shell") is True:
+        message = "allow_login_shell = true lets the shell source login profiles"
+        out.append(_widens(managed, "/allow_login_shell", message, ctx))
+    if _proxy_off(doc) and _domain_rules(ctx) and not ctx.full_access:
+        message = "features.network_proxy = false leaves the policy's domain rules unenforced"
+        out.append(_widens(managed, "/features/network_proxy", message, ctx))
+    if main is not None:
+        out += _overridden(managed, main)
+    return out
+
+
+def _proxy_off(doc: dict[str, Any]) -> bool:
+    features = doc.get("features")
+    return isinstance(features, dict) and features.get("network_proxy") is False
+
+
+def _overridden(managed: Layer, main: Layer) -> list[Finding]:
+    """The user's top-level keys (and feature switches) that managed_config.toml replaces."""
+    out = []
+    pairs = [(f"/{key}", main.value.get(key), managed.value.get(key)) for key in main.value]
+    user_features, managed_features = main.value.get("features"), managed.value.get("features")
+    if isinstance(user_features, dict) and isinstance(managed_features, dict):
+        pairs += [
+            (f"/features/{key}", value, managed_features.get(key))
+            for key, value in user_features.items()
+        ]
+    for pointer, user, wins in pairs:
+        if wins is None or isinstance(wins, dict) or wins == user:
+            continue
+        out.append(
+            report(
+                CODEX_MANAGED_OVERRIDES,
+                f"'{quoted(pointer[1:].replace('/', '.'))}' is replaced by {managed.display}, "
+                "which Codex applies over this file",
+                main,
+                pointer,
+                NAME,
+                [managed.at(pointer)],
+            )
+        )
+    return out
+
+
+def _requirements(
+    ctx: Context, requirements: Layer, managed: Layer | None, main: Layer | None
+) -> list[Finding]:
+    doc: dict[str, Any] = requirements.value
+    out: list[Finding] = []
+    if _proxy_off(doc) and _domain_rules(ctx) and not ctx.full_access:
+        message = "features.network_proxy = false leaves the policy's domain rules unenforced"
+        out.append(_widens(requirements, "/features/network_proxy", message, ctx))
+    allowed = doc.get("allowed_permission_profiles")
+    bound = doc.get("default_permissions")
+    if not isinstance(allowed, dict) or not isinstance(bound, str):
+        return out  # no profile allowlist: the user's twsrt profile stays selectable
+    chosen = _user_profile(main, managed)
+    if chosen is not None and allowed.get(chosen[0]) is True:
+        return out  # the user's profile is allowed: it runs
+    wanted = _wanted_profile(ctx)
+    if bound in WIDE_BUILTINS and bound != wanted:
+        message = f"default_permissions '{quoted(bound)}' replaces the twsrt profile"
+        out.append(_widens(requirements, "/default_permissions", message, ctx))
+        return out
+    if not _policy_profile(ctx, requirements, bound):
+        out.append(
+            report(
+                CODEX_MANAGED_PROFILE_DIFFERS,
+                f"{requirements.display} makes Codex run with permissions '{quoted(bound)}', "
+                "which is not the profile this policy compiles to",
+                requirements,
+                "/default_permissions",
+                NAME,
+                [sandbox_origin(ctx.policy)],
+            )
+        )
+    elif chosen is not None:
+        name, where = chosen
+        out.append(
+            report(
+                CODEX_MANAGED_OVERRIDES,
+                f"default_permissions '{quoted(name)}' is not allowed by {requirements.display}; "
+                f"Codex runs with '{quoted(bound)}' instead, the policy's own profile",
+                where,
+                "/default_permissions",
+                NAME,
+                [requirements.at("/default_permissions")],
+            )
+        )
+    return out
+
+
+def _user_profile(main: Layer | None, managed: Layer | None) -> tuple[str, Layer] | None:
+    """The profile the config layers select and the layer that selects it (managed first)."""
+    for layer in (managed, main):
+        if layer is not None and isinstance(layer.value.get("default_permissions"), str):
+            return layer.value["default_permissions"], layer
+    return None
+
+
+def _policy_profile(ctx: Context, requirements: Layer, name: str) -> bool:
+    """Is ``name`` the policy's own profile: the built-in full access in that mode, else the
+    requirements' ``[permissions.NAME]`` equal to what the policy compiles to?"""
+    from twsrt.agents.codex.files import _same
+    from twsrt.agents.codex.translate import translate
+
+    if ctx.full_access or name.startswith(":"):
+        return ctx.full_access and name == FULL_ACCESS
+    tables = requirements.value.get("permissions")
+    table = tables.get(name) if isinstance(tables, dict) else None
+    if not isinstance(table, dict):
+        return False
+    compiled, _ = translate(ctx.policy, ctx.sandbox_mode, None)
+    return _same(table, compiled.profile)
