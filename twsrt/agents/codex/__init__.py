@@ -38,10 +38,9 @@ from twsrt.agents.codex.files import (
     preview_toml,
 )
 from twsrt.agents.codex.paths import _split_glob
-from twsrt.agents.codex.translate import render_rules, translate
-from twsrt.agents.srtkeys import IGNORED, dotted, set_keys
+from twsrt.agents.codex.translate import full_access_lost, render_rules, translate
 from twsrt.agents.targets import Members, compare, target_write
-from twsrt.findings import Finding, TwsrtError, quoted
+from twsrt.findings import Finding, TwsrtError
 from twsrt.writes import Change
 
 __all__ = [
@@ -105,16 +104,8 @@ def compile_files(
     ``members``, and ``rules_key``'s rules) merged, compared and previewed for ``compiled``."""
     if ctx.full_access:
         # no profile, so no sandbox key the policy sets is enforced; name each one
-        keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
-        unenforced = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
-        findings.append(
-            ctx.full_access_finding(
-                NAME,
-                f"default_permissions is {FULL_ACCESS} and the exec-policy rules still "
-                "forbid the denied commands"
-                + (f"; not enforced: {unenforced}" if unenforced else ""),
-            )
-        )
+        what = f"default_permissions is {FULL_ACCESS} and the exec-policy rules still forbid"
+        findings.append(full_access_lost(ctx, what + " the denied commands"))
     config_path = ctx.config.targets.get(config_key)
     rules_path = ctx.config.targets.get(rules_key)
     notices = [] if ctx.full_access else [REMINDER]  # no profile to deactivate

@@ -37,12 +37,11 @@ from twsrt.agents.codex.declaration import (
     _lossy,
 )
 from twsrt.agents.codex.files import _toml_text
-from twsrt.agents.codex.translate import _words, translate
-from twsrt.agents.srtkeys import IGNORED, dotted, set_keys
+from twsrt.agents.codex.translate import command_tokens, full_access_lost, translate
 from twsrt.agents.targets import compare, target_write
-from twsrt.findings import Finding, TwsrtError, quoted
+from twsrt.findings import Finding, quoted
 from twsrt.policy import Policy
-from twsrt.rules import LOSSY_BASH_RULE, UNEXPRESSIBLE_COMMAND
+from twsrt.rules import LOSSY_BASH_RULE
 from twsrt.writes import Change
 
 REQUIREMENTS_KEY = "codex_requirements"
@@ -120,16 +119,7 @@ def _prefix_rules(policy: Policy) -> list[str]:
         ("prompt", "asked", policy.bash_ask),
     ):
         for entry in entries:
-            try:
-                tokens = _words(entry.value)
-            except ValueError as exc:
-                raise TwsrtError(
-                    _lossy(
-                        UNEXPRESSIBLE_COMMAND,
-                        f"cannot split '{quoted(entry.value)}': {exc}",
-                        entry.origin,
-                    )
-                ) from None
+            tokens = command_tokens(entry)
             if not tokens or tokens in seen:
                 continue
             seen.add(tokens)
@@ -184,15 +174,8 @@ def managed_findings(ctx: Context, translated: list[Finding]) -> list[Finding]:
             )
         out.append(item)
     if ctx.full_access:
-        keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
-        unenforced = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
-        out.append(
-            ctx.full_access_finding(
-                NAME,
-                f"requirements.toml allows {FULL_ACCESS} and its rules still forbid the denied "
-                "commands" + (f"; not enforced: {unenforced}" if unenforced else ""),
-            )
-        )
+        what = f"requirements.toml allows {FULL_ACCESS} and its rules still forbid"
+        out.append(full_access_lost(ctx, what + " the denied commands"))
     return out
 
 
