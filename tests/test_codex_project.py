@@ -273,3 +273,24 @@ def test_the_user_scope_does_not_read_the_trust(
     ctx, _ = _project_ctx(tmp_path, monkeypatch, 'model = "o3"\n')
     user_scope = replace(ctx, config=replace(ctx.config, scope="user", scope_root=None))
     assert _effective(user_scope) == []
+
+
+def test_a_project_layer_in_sync_is_not_merged_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast paths know the project profile's name: a fresh layer is rendered as text and
+    one in sync is returned as it is, without tomlkit; a stale one is found for the splice."""
+    from importlib import import_module
+
+    files = import_module("twsrt.agents.codex.files")
+    compiled, _ = translate_project(fs(deny_read=["**/*.pem"], allow_write=["."]))
+    stale, _ = translate_project(fs(deny_read=["./old"], allow_write=["."]))
+    layer = merged_config(None, compiled)
+    before = merged_config(None, stale)
+    whole = merged_config(before, compiled)  # tomlkit's merge, for the splice to equal
+    assert whole == layer
+    def refuse(*_: object) -> str:
+        raise AssertionError("tomlkit merged a file the fast paths know")
+
+    monkeypatch.setattr(files, "_merged_with_tomlkit", refuse)
+    assert merged_config(None, compiled) == layer
+    assert merged_config(layer, compiled) == layer
+    assert files._profile_region(before, PROJECT_PROFILE) is not None
