@@ -12,6 +12,7 @@ facts about this machine, so they are findings only, never an output change.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,9 @@ def findings(ctx: Context) -> list[Finding]:
     root = ctx.config.scope_root
     if project_config is None or root is None:
         return []
-    # the user's own file lies outside the project: read it where it is
-    config = ctx.config.confined(None)
+    # the user's own file lies outside the project (and any repository): read it where it is,
+    # as a file of the user's scope, unconfined
+    config = replace(ctx.config, scope="user", confine_root=None)
     user, out = load_layer(user_config_path(ctx.config.home), "toml", NAME, config)
     if user is None:
         return out  # no Codex config on this machine (CI): nothing loads the layer here
