@@ -4,8 +4,9 @@ A project (a git checkout) gets ``.codex/config.toml`` from a policy that denies
 and ``./secrets`` and lets the project be written; the user's own config.toml holds the twsrt
 user profile and, when the project is trusted, its ``[projects."<root>"]`` entry.
 
-- Trusted, Codex loads the layer under ``--strict-config`` and selects ``twsrt-project`` with
-  no ignored key; a deliberately wrong key in the layer makes it refuse to start.
+- Trusted, Codex loads the layer under ``--strict-config`` and uses ``twsrt-project`` (its
+  glob deny, scan depth, network and approval policy) with no ignored key; a deliberately
+  wrong key in the layer makes it refuse to start.
 - Started in the project root, the relative denies hold in the whole project: a command
   cannot read, append to or rename ``a/b/key.pem`` or ``top.pem``, nor read or create in
   ``secrets``; it can write the project, and not the user profile's write root. Started in the
@@ -96,6 +97,12 @@ def test_the_trusted_layer_loads_strictly_and_a_wrong_key_is_refused(
     assert helpers["network sandbox"] == "enabled", helpers
     untrusted = doctor_report(codex, _user(root, "untrusted"), root / "a", home)
     assert untrusted["checks"]["sandbox.helpers"]["details"]["denied-read glob rules"] == "0"
+    # the layer's approval_policy wins over the user's
+    never = 'approval_policy = "never"'
+    for trust, policy in (("trusted", "OnRequest"), ("untrusted", "Never")):
+        user = _user(root, trust).replace('approval_policy = "on-request"', never)
+        report = doctor_report(codex, user, root / "a", home)
+        assert report["checks"]["sandbox.helpers"]["details"]["approval policy"] == policy
     layer = root / ".codex" / "config.toml"
     layer.write_text("bogus_key = 1\n" + layer.read_text())
     ok, out = config_loads(codex, _user(root), cwd=root / "a", home=home)
