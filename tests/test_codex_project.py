@@ -287,6 +287,7 @@ def test_a_project_layer_in_sync_is_not_merged_again(monkeypatch: pytest.MonkeyP
     before = merged_config(None, stale)
     whole = merged_config(before, compiled)  # tomlkit's merge, for the splice to equal
     assert whole == layer
+
     def refuse(*_: object) -> str:
         raise AssertionError("tomlkit merged a file the fast paths know")
 
