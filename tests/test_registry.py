@@ -106,8 +106,11 @@ def test_declared_defaults_are_where_init_puts_them(name: str) -> None:
     module = import_module(REGISTRY[name])
     scaffolded = dict(templates.repo_targets()[name])
     for target in module.AGENT.spec.targets:
-        # a user file hangs from ~; a project or managed file from its scope's root
-        assert target.default.startswith("~/") == (target.scope == "user")
+        if target.scope != "user":  # relative to the project root or the managed tree
+            assert not target.scaffold
+            assert not target.default.startswith(("~", "/"))
+            continue
+        assert target.default.startswith("~/")
         if target.scaffold:
             assert scaffolded[target.key] == "home/" + target.default[2:]
 
@@ -128,8 +131,11 @@ def test_registry_schema_hook_and_cli_agree() -> None:
     hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
     for hook in hooks:
         for target in agents.target_specs():
-            where = target.default[2:] if target.scope == "user" else target.default
-            for path in (where, "dots/home/" + where):
+            if target.scope == "user":
+                paths = (target.default[2:], "dots/home/" + target.default[2:])
+            else:  # relative to the project root or the managed tree, at the top or below
+                paths = (target.default, "sub/dir/" + target.default)
+            for path in paths:
                 assert re.search(hook["files"], path), (hook["id"], path)
         assert not re.search(hook["files"], "home/.claude/notes.txt")
     for command in ("generate", "diff", "check"):

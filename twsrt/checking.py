@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from twsrt.reports import RenderOptions
+    from twsrt.scopes import ScopeRequest
 
 
 def run_check(
@@ -58,6 +59,7 @@ def run_check(
     fail_on: Level | None,
     no_ignores: bool,
     sandbox: str | None = None,
+    scope: ScopeRequest | None = None,
 ) -> CheckReport:
     """Load, lint, compile and compare. A config it cannot use (none found, unreadable,
     invalid) does not raise: it becomes an aborted report (exit code 2) whose findings say why,
@@ -75,7 +77,7 @@ def run_check(
         return aborted_report(exc, fail_on, root)
     root = repo_root(path.resolve())
     try:
-        return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox)
+        return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox, scope)
     except TwsrtError as exc:
         return aborted_report(exc, fail_on, root)
 
@@ -118,8 +120,9 @@ def _run_check(
     fail_on: Level | None,
     no_ignores: bool,
     sandbox: str | None,
+    scope: ScopeRequest | None = None,
 ) -> CheckReport:
-    config = load_config(path, home, cwd, display_root=root)
+    config = load_config(path, home, cwd, display_root=root, scope=scope)
     settings = config.check
     report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
     report.selection = config.selection
@@ -130,6 +133,7 @@ def _run_check(
     placement = placement_findings(config, git, yolo)  # before anything is read
     config = config.confined(git)
     findings = placement + _check(config, agent, yolo, report, sandbox, placement)
+    findings += config.scope_findings
     findings += ignore_findings(config)
     ignores = _by_rule([] if no_ignores else _suppressions(config))
     for item in _dedupe(findings):

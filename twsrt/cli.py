@@ -56,6 +56,26 @@ sandbox_option = click.option(
 )
 
 
+def _scope_chosen(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--project DIR``/``--managed DIR`` kept as the run's ``scopes.ScopeRequest``."""
+    if value is not None:
+        if "twsrt.scope" in ctx.meta:
+            raise click.UsageError("--project and --managed exclude each other", ctx=ctx)
+        from twsrt.scopes import ScopeRequest
+
+        ctx.meta["twsrt.scope"] = ScopeRequest.of(str(param.name), value, Path.cwd())
+
+
+def _scope_option(scope: str, what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option(
+        f"--{scope}", metavar="DIR", expose_value=False, callback=_scope_chosen, help=what
+    )
+
+
+project_option = _scope_option("project", "Work on DIR's project files, not the user's.")
+managed_option = _scope_option("managed", "Work on the managed files of the output tree DIR.")
+
+
 def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """A `--<format> FILE` option for every reporter that writes files, in registry order; the
     command receives them as ``<format>_file`` keyword arguments."""
@@ -123,6 +143,8 @@ def _finish(outcome: Outcome) -> NoReturn:
     help="With --write: exit 1 when a file was changed (for the pre-commit hook).",
 )
 @sandbox_option
+@project_option
+@managed_option
 @config_option
 @click.pass_context
 @report_errors
@@ -141,13 +163,16 @@ def generate(
     from twsrt.generating import GenerateOptions, generate
 
     options = GenerateOptions(write, dry_run, _verbose(ctx, verbose), exit_code)
-    _finish(generate(_config(ctx, config), agent, yolo, sandbox, options))
+    scope = ctx.meta.get("twsrt.scope")
+    _finish(generate(_config(ctx, config), agent, yolo, sandbox, options, scope))
 
 
 @cli.command()
 @click.argument("agent", required=False, type=AgentChoice())
 @click.option("--yolo", is_flag=True, help="Compare against the yolo target files.")
 @sandbox_option
+@project_option
+@managed_option
 @config_option
 @click.pass_context
 @report_errors
@@ -160,7 +185,7 @@ def diff(
     """
     from twsrt import run
 
-    _finish(run.diff(_config(ctx, config), agent, yolo, sandbox))
+    _finish(run.diff(_config(ctx, config), agent, yolo, sandbox, ctx.meta.get("twsrt.scope")))
 
 
 @cli.command()
@@ -184,6 +209,8 @@ def diff(
 @click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
 @sandbox_option
+@project_option
+@managed_option
 @config_option
 @click.pass_context
 @report_errors
@@ -212,7 +239,8 @@ def check(
     if quiet and verbose:
         raise click.UsageError("-q/--quiet and -v/--verbose exclude each other", ctx=ctx)
     threshold = Level(fail_on) if fail_on else None
-    report = run_check(_config(ctx, config), agent, yolo, threshold, no_ignores, sandbox)
+    scope = ctx.meta.get("twsrt.scope")
+    report = run_check(_config(ctx, config), agent, yolo, threshold, no_ignores, sandbox, scope)
     colour = REPORTERS[output_format].coloured and _colour()
     files = {name.removesuffix("_file"): path for name, path in report_files.items() if path}
     options = RenderOptions(verbose=verbose, quiet=quiet, colour=colour)
@@ -279,6 +307,7 @@ def explain(rule_id: str) -> None:
     "--strict", is_flag=True, help="Exit 1 on GAP, UNENFORCED and UNMODELLED verdicts too."
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
+@project_option
 @config_option
 @click.pass_context
 @report_errors
@@ -317,6 +346,7 @@ def test_command(
             as_json=as_json,
             junit=junit,
             options=options,
+            scope=ctx.meta.get("twsrt.scope"),
         )
     )
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twsrt.documents import Documents
-from twsrt.findings import TwsrtError, fail
+from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.rules import CONFIG_INVALID
 from twsrt.tomlpos import PositionedToml, TomlSyntaxError, parse_toml
+
+if TYPE_CHECKING:
+    from twsrt.scopes import ScopeRequest
 
 CONFIG_NAMES = ("twsrt.toml", ".twsrt.toml")
 DEFAULT_SOURCES = {
@@ -147,6 +150,11 @@ class Config:
     # defaults hang from: the project root in "project" scope, the output tree in "managed"
     scope: str = "user"
     scope_root: Path | None = None
+    # a scoped run (scopes.py): the agents it compiles, the notes of those left out (TWS448),
+    # and whether --project/--managed chose the scope (else the config's table)
+    scope_agents: tuple[str, ...] = ()
+    scope_findings: tuple[Finding, ...] = ()
+    scope_by_option: bool = False
     # this run's files, each read and parsed once (documents.py); ``confined`` keeps it
     documents: Documents = field(default_factory=Documents, repr=False, compare=False)
 
@@ -156,8 +164,18 @@ class Config:
         return self.pinned_home or str(self.home)
 
     def location(self, pointer: str) -> Location:
-        line, col = self.positions.position(pointer) if self.positions else (0, 0)
+        line, col = self.positions.position(self._placed(pointer)) if self.positions else (0, 0)
         return Location(self.display, line, col, pointer)
+
+    def _placed(self, pointer: str) -> str:
+        """Where a pointer stands in the config text: a scoped target taken from its default
+        (not in [targets]) stands at the scope's table (at the file without one)."""
+        if self.scope == "user" or not pointer.startswith("/targets/") or not self.positions:
+            return pointer
+        document = self.positions.value
+        if pointer.removeprefix("/targets/") in document.get("targets", {}):
+            return pointer
+        return f"/{self.scope}" if self.scope in document else ""
 
     def resolve(self, raw: str) -> Path:
         return resolve_path(raw, self.path.parent, self.home)
@@ -170,6 +188,15 @@ class Config:
         """This config with an empty store of documents: a run that follows another (a library
         caller probing, editing a file, probing again) reads every file afresh."""
         return replace(self, documents=Documents())
+
+    @property
+    def target_confine(self) -> Path | None:
+        """Where target files (and the files beside them) may be read: the scope root in a
+        scoped run (a project may lie outside the repository that holds the policy), else
+        ``confine_root``."""
+        if self.scope != "user" and self.scope_root is not None:
+            return Path(os.path.realpath(self.scope_root))
+        return self.confine_root
 
     def confined(self, root: Path | None) -> Config:
         """This config with reads confined to the repository ``root`` (None: not confined)."""
@@ -189,10 +216,15 @@ def resolve_path(raw: str, base: Path, home: Path) -> Path:
 
 
 def load_config(
-    path: Path, home: Path, cwd: Path | None = None, display_root: Path | None = None
+    path: Path,
+    home: Path,
+    cwd: Path | None = None,
+    display_root: Path | None = None,
+    scope: ScopeRequest | None = None,
 ) -> Config:
     """The config at ``path``; ``display_root`` (default: ``cwd``) is where the run names
-    files from (see ``Config.display_root``)."""
+    files from (see ``Config.display_root``); ``scope``: ``--project``/``--managed`` (see
+    ``scopes``)."""
     from twsrt.safeio import FileProblem, read_text
     from twsrt.schemas import validate
 
@@ -213,7 +245,7 @@ def load_config(
     data = parsed.value
     sources = {**DEFAULT_SOURCES, **data.get("sources", {})}
     base = path.parent
-    return Config(
+    config = Config(
         path=path,
         display=display,
         home=home,
@@ -226,4 +258,20 @@ def load_config(
         check=dict(data.get("check", {})),
         sandbox_mode=data.get("sandbox", {}).get("mode"),
         display_root=display_root,
+        scope_by_option=scope is not None,
     )
+    if scope is None and "project" not in data and "managed" not in data:
+        return _user_scope(config)
+    from twsrt.scopes import apply_scope
+
+    return apply_scope(config, data, scope)
+
+
+def _user_scope(config: Config) -> Config:
+    """A user-scope run keeps only the user keys of [targets] (scopes.py does the rest)."""
+    from twsrt.agents import target_specs  # loaded already: the schema's targets come from it
+
+    scoped = {target.key for target in target_specs() if target.scope != "user"}
+    if scoped.isdisjoint(config.targets):
+        return config
+    return replace(config, targets={k: v for k, v in config.targets.items() if k not in scoped})

@@ -4,6 +4,7 @@ run found and did on stderr, as an ``Outcome`` the CLI prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from twsrt.outcome import EXIT_FINDINGS, Outcome
 from twsrt.run import (
@@ -16,6 +17,9 @@ from twsrt.run import (
     write,
     write_plan,
 )
+
+if TYPE_CHECKING:
+    from twsrt.scopes import ScopeRequest
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ def generate(
     yolo: bool,
     sandbox: str | None,
     options: GenerateOptions,
+    scope: ScopeRequest | None = None,
 ) -> Outcome:
     """``twsrt generate``: previews on stdout, or the writes (all or nothing) and what each did
     on stderr; findings and notices on stderr, the count line last; files named as ``check``
@@ -45,6 +50,7 @@ def generate(
             companions=options.write,
             sandbox=sandbox,
             repo_names=True,
+            scope=scope,
         )
         _generate(compiled, agent, options, outcome)
     return outcome

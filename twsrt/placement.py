@@ -7,6 +7,9 @@
   repository after ``..``, absolute paths and symlinks (TWS005). Outside repo mode absolute
   paths are the point of a user config and stay allowed.
 - Each target is its own file: not another target, not the config, not a source (TWS006).
+- Project or managed scope (scopes.py): every target inside the scope root (TWS018), which may
+  lie outside the repository when ``--project``/``--managed`` names it; a root named by the
+  config's table stays inside the repository (TWS005).
 
 Reads of files found later (config layers beside a target) stay inside ``Config.confine_root``.
 """
@@ -104,7 +107,9 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
     if repo is not None:
         root = real(repo)
         reported = set()  # one finding per key: a derived file shares its key's fate
-        for item in [*sources, *targets]:
+        # a scoped run's targets belong to the scope root instead (scopes.placement_findings)
+        checked = sources if config.scope != "user" else [*sources, *targets]
+        for item in checked:
             if item.pointer not in reported and not within(item.path, root):
                 reported.add(item.pointer)
                 message = (
@@ -115,6 +120,10 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
                 )
                 where = config.location(item.pointer)
                 found.append(finding(PATH_OUTSIDE_REPOSITORY, message, where))
+    if config.scope != "user":
+        from twsrt.scopes import placement_findings as scope_placement
+
+        found += scope_placement(config, repo)
     found += _collisions(config, sources, targets)
     return found
 

@@ -6,6 +6,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from twsrt.agents import AGENTS, primary_key
 from twsrt.agents.base import Context, Drift, Result
@@ -32,6 +33,9 @@ from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
+if TYPE_CHECKING:
+    from twsrt.scopes import ScopeRequest
+
 
 def find_config_error(home: Path, cwd: Path, display_root: Path | None = None) -> TwsrtError:
     """No config anywhere: located at the twsrt.toml the search would find first from every
@@ -47,21 +51,29 @@ def find_config_error(home: Path, cwd: Path, display_root: Path | None = None) -
     )
 
 
-def find_config(explicit: str | None, *, repo_names: bool = False) -> Config:
+def find_config(
+    explicit: str | None, *, repo_names: bool = False, scope: ScopeRequest | None = None
+) -> Config:
     """The config the search finds. With ``repo_names`` (the CLI's generate, diff, edit and
     test), a config in a git repository names files as ``check`` does: relative to the
-    repository root; else relative to the working directory (a library caller's own)."""
+    repository root; else relative to the working directory (a library caller's own).
+    ``scope``: ``--project DIR``/``--managed DIR`` (see ``scopes``)."""
     cwd = Path.cwd()
     home = home_dir()
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
     root = git_root(path.resolve()) if repo_names else None
-    return load_config(path, home, cwd, display_root=root)
+    return load_config(path, home, cwd, display_root=root, scope=scope)
 
 
 def select_agents(agent: str | None, config: Config) -> list[str]:
-    """The named agent, else every agent with a target in the config (all when none has one)."""
+    """The named agent, else every agent with a target in the config (all when none has one);
+    in a project or managed run, the agents with a file in that scope (``scopes.select``)."""
+    if config.scope != "user":
+        from twsrt.scopes import select
+
+        return select(agent, config)
     if agent:
         return [agent]
     configured = [
@@ -73,7 +85,12 @@ def select_agents(agent: str | None, config: Config) -> list[str]:
 
 
 def context(config: Config, policy: Policy, yolo: bool, sandbox_flag: str | None) -> Context:
-    """The run context: ``--sandbox`` wins over ``[sandbox] mode``, else workspace-write."""
+    """The run context: ``--sandbox`` wins over ``[sandbox] mode``, else workspace-write;
+    ``--yolo`` in a project or managed run is a usage error (those files have no yolo twin)."""
+    if yolo and config.scope != "user":
+        from twsrt.scopes import refuse_yolo
+
+        raise refuse_yolo(config)
     if sandbox_flag:
         return Context(config, policy, yolo, sandbox_flag, Location(config.display), True)
     if config.sandbox_mode:
@@ -83,8 +100,14 @@ def context(config: Config, policy: Policy, yolo: bool, sandbox_flag: str | None
 
 
 def mode_line(ctx: Context) -> str:
-    """The resolved pair, as every preview and diff shows it."""
-    clause = profile_clause(ctx.config.selection)
+    """The resolved pair, as every preview and diff shows it (with the profile, when there
+    is one); a project or managed run names its scope and root instead of an approval mode
+    (its files apply in every mode)."""
+    config = ctx.config
+    clause = profile_clause(config.selection)
+    if config.scope != "user" and config.scope_root is not None:
+        where = config.display_path(config.scope_root) or "."
+        return f"twsrt: {config.scope} scope {where}, sandbox mode {ctx.sandbox_mode}{clause}"
     return f"twsrt: approval mode {ctx.mode}, sandbox mode {ctx.sandbox_mode}{clause}"
 
 
@@ -98,7 +121,7 @@ class Compiled:
 
     @property
     def findings(self) -> list[Finding]:
-        seen: dict[Finding, None] = {}
+        seen: dict[Finding, None] = dict.fromkeys(self.config.scope_findings)
         for result in self.results:
             for item in result.findings:
                 seen.setdefault(item, None)
@@ -119,14 +142,15 @@ def compile_agents(
     companions: bool = False,
     sandbox: str | None = None,
     repo_names: bool = False,
+    scope: ScopeRequest | None = None,
 ) -> Compiled:
     """Compile the selected agents; with ``companions``, also the other mode's files of agents
     whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
     (the ``settings.json`` symlink still follows the requested mode); ``repo_names``: as for
-    ``find_config``."""
+    ``find_config``; ``scope``: ``--project``/``--managed``."""
     from twsrt.placement import guard
 
-    config = find_config(explicit_config, repo_names=repo_names)
+    config = find_config(explicit_config, repo_names=repo_names, scope=scope)
     return _compile(config.confined(guard(config, yolo)), agent, yolo, companions, sandbox)
 
 
@@ -318,7 +342,11 @@ def notices(results: list[Result], out: Outcome) -> None:
 
 
 def diff(
-    explicit_config: str | None, agent: str | None, yolo: bool, sandbox: str | None
+    explicit_config: str | None,
+    agent: str | None,
+    yolo: bool,
+    sandbox: str | None,
+    scope: ScopeRequest | None = None,
 ) -> Outcome:
     """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``; files
     named as ``check`` names them."""
@@ -326,7 +354,9 @@ def diff(
 
     outcome = Outcome()
     with outcome.stopping() as out:
-        compiled = compile_agents(explicit_config, agent, yolo, sandbox=sandbox, repo_names=True)
+        compiled = compile_agents(
+            explicit_config, agent, yolo, sandbox=sandbox, repo_names=True, scope=scope
+        )
         results = require_targets(compiled, agent)
         out.err(compiled.mode_line)
         # danger-full-access is loud on every run, diff included

@@ -165,7 +165,7 @@ class Agent(Protocol):
 
 
 def read_target(path: Path, display: str, config: Config) -> str | None:
-    """The text of a target file (read within ``config``'s confinement), None when it does
+    """The text of a target file (read within ``config``'s target confinement), None when it does
     not exist; unusable paths are errors."""
     from twsrt.findings import TwsrtError, fail
     from twsrt.safeio import FileProblem, problem_finding
@@ -174,7 +174,7 @@ def read_target(path: Path, display: str, config: Config) -> str | None:
         # no newline translation: CRLF files stay CRLF, and the text is exactly what
         # writes.apply compares before it replaces the file; read once per run
         documents = config.documents
-        return documents.read(path, confine=config.confine_root, universal_newlines=False)
+        return documents.read(path, confine=config.target_confine, universal_newlines=False)
     except FileProblem as exc:
         if exc.kind == "missing":
             return None

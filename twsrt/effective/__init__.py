@@ -76,7 +76,7 @@ def load_layer(
     display = config.display_path(path)
     documents = config.documents  # the compile read (and parsed) the targets already
     try:
-        text = documents.read(path, confine=config.confine_root)
+        text = documents.read(path, confine=config.target_confine)
     except FileProblem as exc:
         if exc.kind in ("missing", "dangling", "directory"):
             return None, []  # nothing the agent could load either

@@ -159,3 +159,34 @@ CONFIG_NOT_FOUND = Rule(
     "there, or name the config with -c (in the GitHub Action: the `config` or "
     "`working-directory` input). Exit code 2, as for every config that cannot be used.",
 )
+
+SCOPE_AGENT_UNAVAILABLE = Rule(
+    "TWS017",
+    "scope-agent-unavailable",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "`--agent` names an agent that has no file in this run's scope (project or managed).",
+    "A run in project scope (`--project DIR`, or a config with a [project] table) compiles the "
+    "agents' project files, and one in managed scope (`--managed DIR`, or [managed]) the files "
+    "an administrator deploys. Copilot CLI, for one, reads only its user settings and launch "
+    "flags, so `--agent copilot` in project scope has nothing to compile: a usage error (exit "
+    "2). Without `--agent` such an agent is left out of the run with a note (TWS448). Its user "
+    "files are compiled by a run in user scope, as before.",
+)
+
+SCOPE_TARGET_OUTSIDE_ROOT = Rule(
+    "TWS018",
+    "scope-target-outside-root",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A project or managed target, or the scope root itself, is not usable as this run's root.",
+    "In project scope every target must resolve inside the project root (after `..`, "
+    "absolute paths and symlinks): the agents load their project files from there, and twsrt "
+    "reads and writes nothing else of the project. In managed scope every target must lie "
+    "inside the output tree that configuration management ships. The root itself must be an "
+    "existing directory. twsrt refuses before reading or writing any target; fix the "
+    "[targets] entry or the root (`[project] root`, `[managed] root`, `--project DIR`, "
+    "`--managed DIR`).",
+)

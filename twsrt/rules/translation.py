@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from twsrt.rules.model import Basis, Family, Level, Rule
+from twsrt.rules.scoped import *  # noqa: F403 -- the project and managed files' rules
 
 LOSSY_RELATIVE_WRITE_ROOT = Rule(
     "TWS401",

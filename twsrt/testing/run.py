@@ -58,6 +58,7 @@ from twsrt.testing.verdicts import explain_gap, judge
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.reports import RenderOptions
+    from twsrt.scopes import ScopeRequest
 
 Factory = Callable[[str], Engine]
 # Agents that have no engine, and why (named as skipped when the config targets them).
@@ -414,15 +415,16 @@ def test_policy(
     sandbox: str | None = None,
     yolo: bool = False,
     repo_names: bool = False,
+    scope: ScopeRequest | None = None,
 ) -> ProbeReport:
     """``twsrt test``: the config's target files, probed in the selected engines for the
     configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode;
-    ``repo_names``: as for ``run.find_config``."""
+    ``repo_names`` and ``scope`` (``--project``): as for ``run.find_config``."""
     from twsrt.placement import guard
     from twsrt.run import context, find_config
     from twsrt.sources import load_policy
 
-    config = find_config(explicit_config, repo_names=repo_names)
+    config = find_config(explicit_config, repo_names=repo_names, scope=scope)
     config = config.confined(guard(config, yolo))
     ctx = context(config, load_policy(config), yolo, sandbox)
     return run_tests(ctx, engine, keyword, timeout, strict)
@@ -440,6 +442,7 @@ def probe_outcome(
     as_json: bool,
     junit: str | None,
     options: RenderOptions,
+    scope: ScopeRequest | None = None,
 ) -> CommandOutcome:
     """What ``twsrt test`` prints: the report (text or JSON) on stdout, the JUnit file, the
     report's exit code; an engine that cannot run here is named on stderr, exit 2."""
@@ -457,6 +460,7 @@ def probe_outcome(
                 sandbox=sandbox,
                 yolo=yolo,
                 repo_names=True,  # named as check names them
+                scope=scope,
             )
         except EngineUnavailable as exc:
             out.err(f"twsrt test: {exc.engine} cannot run here: {exc.problem}")

@@ -81,6 +81,10 @@ class ClaudeAgent:
             from twsrt.agents.claude.managed import compile_managed
 
             return compile_managed(ctx)
+        if ctx.config.scope == "project":  # the project's .claude/settings.json
+            from twsrt.agents.claude.project import compile_project
+
+            return compile_project(ctx)
         overrides = ctx.config.overrides.get(ctx.mode, {})
         managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
         findings += mode_findings(ctx)

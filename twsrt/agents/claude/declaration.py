@@ -67,6 +67,18 @@ AGENT_SPEC = AgentSpec(
             yolo_of="claude_settings",
             link=LINK_NAME,
         ),
+        # project scope (agents/claude/project.py): the project's own settings file
+        TargetSpec(
+            "claude_project",
+            "json-settings",
+            "Claude Code project settings (project scope; default .claude/settings.json under "
+            "the project root).",
+            ".claude/settings.json",
+            r"\.claude/settings[^/]*\.json",
+            scaffold=False,
+            examples=(".claude/settings.json",),
+            scope="project",
+        ),
     ),
 )
 
@@ -75,6 +87,7 @@ PRODUCT = "Claude Code"  # how the settings-link findings name the program
 
 
 FULL_KEY, YOLO_KEY = (target.key for target in AGENT_SPEC.targets[:2])
+PROJECT_KEY = "claude_project"
 
 
 WEBFETCH_PREFIX = "WebFetch(domain:"

@@ -45,6 +45,9 @@ from twsrt.rules import (
 # Where a settings file anchors a relative sandbox path: the user settings at ~/.claude, managed
 # settings at the working directory (Claude Code 2.1.332, observed), which is srt's own anchor.
 USER_ANCHOR, CWD_ANCHOR = "claude-home", "cwd"
+# A project's settings anchor both its sandbox paths and its Read(/P)/Edit(/P) rules at the
+# project root (agents/claude/project.py).
+PROJECT_ANCHOR = "project-root"
 
 
 def rule_path(path: str) -> str:
@@ -54,8 +57,19 @@ def rule_path(path: str) -> str:
     return path
 
 
-def path_patterns(rule: PathRule) -> list[str]:
-    """``P`` and ``P/**`` for a concrete path (file or directory alike); a glob stays bare."""
+def is_relative(path: str) -> bool:
+    return not (path.startswith("/") or path == "~" or path.startswith("~/"))
+
+
+def path_patterns(rule: PathRule, anchor: str = USER_ANCHOR) -> list[str]:
+    """``P`` and ``P/**`` for a concrete path (file or directory alike); a glob stays bare.
+    In a project file a relative path is anchored at the project root (``/P``: relative to the
+    settings source), as the project's sandbox.filesystem paths are."""
+    if anchor == PROJECT_ANCHOR and is_relative(rule.path):
+        anchored = "/" + rule.path.removeprefix("./").lstrip("/")
+        if rule.glob:
+            return [anchored]
+        return ["/", "/**"] if anchored in ("/", "/.") else [anchored, f"{anchored}/**"]
     if rule.glob:
         return [rule.path]
     spelled = rule_path(rule.path)
@@ -74,19 +88,19 @@ def translate(
     """Pure translation of the canonical policy into Claude's managed sections. ``anchor``:
     where the file's settings source anchors a relative sandbox path (``USER_ANCHOR``:
     ~/.claude, for the user settings; ``CWD_ANCHOR``: the working directory, as srt does, for
-    managed settings)."""
+    managed settings; ``PROJECT_ANCHOR``: the project root, for a project's settings)."""
     findings: list[Finding] = []
     managed = Managed()
     deny: list[str] = []
     for rule in policy.deny_read:
         _check_literal(rule, findings)
-        patterns = path_patterns(rule)
+        patterns = path_patterns(rule, anchor)
         emitted = [f"Read({p})" for p in patterns] + [f"Edit({p})" for p in patterns]
         deny += emitted
         _note_origins(managed, [*emitted, rule.path], rule.origin)
     for rule in policy.deny_write:
         _check_literal(rule, findings)
-        emitted = [f"Edit({pattern})" for pattern in path_patterns(rule)]
+        emitted = [f"Edit({pattern})" for pattern in path_patterns(rule, anchor)]
         deny += emitted
         _note_origins(managed, [*emitted, rule.path], rule.origin)
     for entry in policy.denied_domains:
@@ -392,9 +406,9 @@ def _sandbox_paths(
     out: list[str] = []
     granting = key.startswith("allow")
     for text, rule in zip(raw, rules, strict=True):
-        relative = anchor == USER_ANCHOR and not (
-            text.startswith("/") or text == "~" or text.startswith("~/")
-        )
+        relative = anchor == USER_ANCHOR and is_relative(text)
+        if anchor == PROJECT_ANCHOR and key == "allowWrite" and text in (".", "./"):
+            continue  # the root, not the launch directory: Claude lets commands write that
         if granting and rule.literal and is_glob(rule.path):
             findings.append(
                 finding(

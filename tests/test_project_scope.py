@@ -1,0 +1,231 @@
+"""Project scope: the scope machinery (``[project]``, ``--project DIR``, scoped targets,
+placement, agent selection) and Claude Code's project file ``.claude/settings.json``.
+
+Golden cases live in ``tests/golden/claude-project/<case>/`` (``support/golden.py``): the
+sources, an optional ``existing.json`` (the project's own file before the run), the expected
+file (``expected.json``) and the findings ``generate -w -v`` prints (``stderr.txt``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from support.golden import GoldenCase, case_names
+from support.sandbox import Sandbox
+
+PROJECT_CONFIG = """\
+[sources]
+srt = ".srt-settings.json"
+bash_rules = "bash-rules.json"
+
+[project]
+agents = ["claude"]
+"""
+TARGET = ".claude/settings.json"
+CASES = case_names("claude-project")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_claude_project_golden(sandbox: Sandbox, name: str) -> None:
+    """The project file, fresh or merged into the project's own file, byte for byte; then
+    no drift, and a second run changes nothing."""
+    case = GoldenCase("claude-project", name)
+    target = case.install(sandbox, PROJECT_CONFIG, TARGET)
+    run = sandbox.run("generate", "-w", "-v")
+    assert run.returncode == 0, run.stderr
+    case.expect(sandbox, None, "expected.json", target.read_text(encoding="utf-8"))
+    case.expect(sandbox, None, "stderr.txt", run.stderr)
+    assert sandbox.run("diff").returncode == 0
+    again = sandbox.run("generate", "-w")
+    assert again.returncode == 0, again.stderr
+    assert f"twsrt: unchanged {TARGET}" in again.stderr
+    assert oct(target.stat().st_mode & 0o777) == ("0o644" if case.existing() else "0o600")
+
+
+def test_project_option_writes_the_same_bytes(sandbox: Sandbox, tmp_path: Path) -> None:
+    """``--project DIR`` from a dotfiles config writes what the project's own config does,
+    into DIR (outside the dotfiles repository), and leaves the user's files alone."""
+    case = GoldenCase("claude-project", "relative-paths")
+    case.install(sandbox, PROJECT_CONFIG, TARGET)
+    assert sandbox.run("generate", "-w").returncode == 0
+    expected = (sandbox.repo / TARGET).read_text(encoding="utf-8")
+    dotfiles = sandbox.home / "dots"
+    (dotfiles / ".git").mkdir(parents=True)
+    for name in (".srt-settings.json", "bash-rules.json"):
+        (dotfiles / name).write_bytes((sandbox.repo / name).read_bytes())
+    user_config = PROJECT_CONFIG.replace('[project]\nagents = ["claude"]\n', "")
+    user_config += '[targets]\nclaude_settings = "home/.claude/settings.full.json"\n'
+    (dotfiles / "twsrt.toml").write_text(user_config, encoding="utf-8")
+    project = tmp_path / "app"
+    project.mkdir()
+    run = sandbox.run("generate", "-w", "--project", str(project), cwd=dotfiles)
+    assert run.returncode == 0, run.stderr
+    assert (project / TARGET).read_text(encoding="utf-8") == expected
+    assert not (dotfiles / "home").exists()
+    assert sandbox.run("diff", "--project", str(project), cwd=dotfiles).returncode == 0
+    check = sandbox.run("check", "--project", str(project), cwd=dotfiles)
+    assert check.returncode == 0, check.stdout
+    # the user scope of the same config is untouched: its own target is still missing
+    assert sandbox.run("diff", cwd=dotfiles).returncode == 2
+
+
+def test_relative_denies_anchor_at_the_project_root(sandbox: Sandbox) -> None:
+    """The point of a project file: a relative deny is a rule anchored at the project root
+    (``/P``) and stays relative in the sandbox section, with no relative-path finding; the
+    user file of the same policy anchors nothing there."""
+    sandbox.write(".srt-settings.json", {"filesystem": {"denyRead": ["**/*.pem", "keys"]}})
+    sandbox.write("twsrt.toml", PROJECT_CONFIG)
+    run = sandbox.run("generate", "-w", "-v")
+    assert run.returncode == 0, run.stderr
+    written = json.loads((sandbox.repo / TARGET).read_text(encoding="utf-8"))
+    deny = written["permissions"]["deny"]
+    assert deny[:6] == [
+        "Read(/**/*.pem)",
+        "Edit(/**/*.pem)",
+        "Read(/keys)",
+        "Read(/keys/**)",
+        "Edit(/keys)",
+        "Edit(/keys/**)",
+    ]
+    assert written["sandbox"]["filesystem"]["denyRead"] == ["**/*.pem", "keys"]
+    assert "TWS416" not in run.stderr and "TWS402" not in run.stderr
+
+
+def test_user_only_keys_are_reported_at_the_policy_key(sandbox: Sandbox) -> None:
+    """strictAllowlist is left out of the project file: a warning at its key, file:line:col,
+    so `check --fail-on warning` fails; a left-out grant is a note."""
+    sandbox.write(
+        ".srt-settings.json",
+        '{\n  "network": {\n    "allowedDomains": ["a.example"],\n    "strictAllowlist": true\n'
+        '  },\n  "allowAppleEvents": true\n}\n',
+    )
+    sandbox.write("twsrt.toml", PROJECT_CONFIG)
+    assert sandbox.run("generate", "-w").returncode == 0
+    written = json.loads((sandbox.repo / TARGET).read_text(encoding="utf-8"))
+    assert "strictAllowlist" not in written["sandbox"]["network"]
+    assert "allowAppleEvents" not in written["sandbox"]
+    check = sandbox.run("check", "-v", "--fail-on", "warning")
+    assert check.returncode == 1
+    assert (
+        ".srt-settings.json:4:5: warning[TWS445] 'network.strictAllowlist' is read by Claude "
+        "Code from user, managed or --settings files only" in check.stdout
+    )
+    assert ".srt-settings.json:6:3: note[TWS446] 'allowAppleEvents'" in check.stdout
+
+
+def test_user_scope_ignores_project_keys(sandbox: Sandbox) -> None:
+    """A user-scope run of a config that names a project key compiles only its user keys
+    (and leaves the project path alone)."""
+    config = (sandbox.repo / "twsrt.toml").read_text(encoding="utf-8")
+    sandbox.write("twsrt.toml", config + 'claude_project = "proj/.claude/settings.json"\n')
+    run = sandbox.run("generate", "-w")
+    assert run.returncode == 0, run.stderr
+    assert (sandbox.repo / "home/.claude/settings.full.json").exists()
+    assert not (sandbox.repo / "proj").exists()
+
+
+def test_agent_without_a_project_file_is_left_out_with_a_note(sandbox: Sandbox) -> None:
+    sandbox.write("twsrt.toml", PROJECT_CONFIG.replace('["claude"]', '["claude", "copilot"]'))
+    assert sandbox.run("generate", "-w").returncode == 0
+    check = sandbox.run("check", "-v")
+    assert check.returncode == 0, check.stdout
+    assert (
+        "twsrt.toml:6:10: note[TWS448] Copilot has no project file; it is left out of this "
+        "project-scope run" in check.stdout
+    )
+    generate = sandbox.run("generate", "-w")
+    assert generate.returncode == 0, generate.stderr
+    assert "copilot" not in generate.stderr.lower()
+    named = sandbox.run("check", "--agent", "copilot")
+    assert named.returncode == 2
+    assert (
+        "error[TWS017] --agent copilot: Copilot has no project file (agents with one: claude"
+        in named.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "args", "message"),
+    [
+        (
+            PROJECT_CONFIG + '\n[managed]\nroot = "out"\n',
+            (),
+            "twsrt.toml:8:2: error[TWS001] [project] and [managed] exclude each other",
+        ),
+        (
+            PROJECT_CONFIG.replace('"claude"]', '"claude", "cursor"]'),
+            (),
+            "twsrt.toml:6:10: error[TWS001] unknown agent 'cursor'",
+        ),
+        (
+            PROJECT_CONFIG + '\n[targets]\nclaude_project = "../other/settings.json"\n',
+            (),
+            "twsrt.toml:9:18: error[TWS018] claude_project (~/other/settings.json) resolves to",
+        ),
+        (
+            PROJECT_CONFIG.replace("[project]\n", '[project]\nroot = "../.."\n'),
+            (),
+            "twsrt.toml:6:8: error[TWS005] [project] root (",
+        ),
+        (PROJECT_CONFIG, ("--yolo",), "twsrt.toml: error[TWS001] --yolo has no project file"),
+        (
+            PROJECT_CONFIG,
+            ("--managed", "out"),
+            "twsrt.toml:5:2: error[TWS001] --managed asks for managed scope; this config is a "
+            "project config",
+        ),
+        (
+            PROJECT_CONFIG.replace("[project]\n", '[project]\nroot = "missing"\n'),
+            (),
+            "twsrt.toml:6:8: error[TWS018] [project] root missing does not exist",
+        ),
+    ],
+    ids=[
+        "both-tables",
+        "unknown-agent",
+        "target-outside",
+        "root-outside-repo",
+        "yolo",
+        "other-scope",
+        "missing-root",
+    ],
+)
+def test_scope_errors_are_located_exit_2_and_write_nothing(
+    sandbox: Sandbox, config: str, args: tuple[str, ...], message: str
+) -> None:
+    sandbox.write("twsrt.toml", config)
+    check = sandbox.run("check", *args)
+    # a placement error is a finding of a run that checked the rest (1), else nothing ran (2)
+    assert check.returncode == (1 if "TWS005" in message or "] claude_project" in message else 2)
+    assert message in check.stdout
+    assert "TWS301" not in check.stdout  # no target was read
+    generate = sandbox.run("generate", "-w", *args)
+    assert generate.returncode == 2
+    assert message.split(": ", 1)[1] in generate.stderr
+    assert "Traceback" not in generate.stderr
+    assert not (sandbox.repo / ".claude").exists()
+
+
+def test_project_and_managed_options_exclude_each_other(sandbox: Sandbox) -> None:
+    run = sandbox.run("check", "--project", ".", "--managed", "out")
+    assert run.returncode == 2
+    assert "--project and --managed exclude each other" in run.stderr
+
+
+def test_project_reads_are_confined_to_the_project(sandbox: Sandbox, tmp_path: Path) -> None:
+    """A project file that is a symlink out of the project is refused (TWS018), never read."""
+    project = tmp_path / "app"
+    (project / ".claude").mkdir(parents=True)
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"token": "x"}\n', encoding="utf-8")
+    os.symlink(secret, project / TARGET)
+    run = sandbox.run("check", "--project", str(project))
+    assert run.returncode == 1, run.stdout
+    assert "error[TWS018] claude_project" in run.stdout
+    assert "outside the project root" in run.stdout
+    generate = sandbox.run("generate", "-w", "--project", str(project))
+    assert generate.returncode == 2
+    assert secret.read_text(encoding="utf-8") == '{"token": "x"}\n'

@@ -1,0 +1,69 @@
+"""Translation rules of the project and managed files (TWS445-TWS459, family TWS4xx): what a
+project or managed layer of an agent cannot carry, located at the source rule. Kept apart from
+``translation`` (the user files' rules, which re-exports these: one module per family)."""
+
+from __future__ import annotations
+
+from twsrt.rules.model import Basis, Family, Level, Rule
+
+# Project scope (TWS445-TWS449); managed scope (TWS450-TWS456); Codex project (TWS457-TWS459)
+CLAUDE_PROJECT_KEY_IGNORED = Rule(
+    "TWS445",
+    "claude-project-key-ignored",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "A sandbox key Claude Code reads only from user, managed or --settings files is left out "
+    "of the project file.",
+    "Claude Code ignores some sandbox keys in a project's `.claude/settings.json` (so that a "
+    "cloned repository cannot change them): `network.strictAllowlist`, `network.tlsTerminate`, "
+    "`ripgrep`, `credentials.awsPairs` and `credentials.sigv4` among them. twsrt leaves them "
+    "out of the project file rather than pretend, and reports the policy key: the project "
+    "file enforces less than the policy. Keep them in the user's settings (a user-scope "
+    "`twsrt generate -w`) or the managed settings, which Claude merges with the project's.",
+)
+
+CLAUDE_PROJECT_GRANT_IGNORED = Rule(
+    "TWS446",
+    "claude-project-grant-ignored",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "A sandbox grant Claude Code reads only from user, managed or --settings files is left "
+    "out of the project file.",
+    "`allowAppleEvents`, `allowNestedUserNamespaces` and `credentials.allowPlaintextInject` "
+    "open the sandbox up; Claude Code ignores them in a project's `.claude/settings.json`. "
+    "twsrt leaves them out of the project file: stricter than the policy. A user or managed "
+    "settings file can still grant them.",
+)
+
+DEEPCODE_PROJECT_LAYER = Rule(
+    "TWS447",
+    "deepcode-project-layer",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "DeepCode applies a project settings file only in a trusted directory, and its lists "
+    "replace the user's.",
+    "DeepCode reads `<cwd>/.deepcode/settings.json` after the user's file: objects merge, "
+    "but every list and value of the project file replaces the user's (its denyRead list "
+    "replaces, not extends, the user's). twsrt therefore writes the whole policy into the "
+    "project file, never a difference. In a directory DeepCode does not trust, it resets "
+    "`permissions` and `sandbox` of the project layer to the user's values, so the project "
+    "file binds only once the directory is trusted; the user file stays in force until then.",
+)
+
+SCOPE_AGENT_LEFT_OUT = Rule(
+    "TWS448",
+    "scope-agent-left-out",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "An agent has no file in this run's scope (project or managed), so it is left out.",
+    "A project-scope run writes the agents' project files, a managed-scope run the files an "
+    "administrator deploys. An agent without such a layer (Copilot CLI reads only its user "
+    "settings and launch flags) has nothing to write there: it is left out of the run with "
+    "this note, at the [project]/[managed] `agents` entry that names it (else at the scope's "
+    "table, or the config). Its user files are compiled by a run in user scope; named with "
+    "`--agent` it is a usage error (TWS017).",
+)

@@ -1,0 +1,213 @@
+"""Which files a run works on: the user's own (user scope, as before), a project's (project
+scope: ``--project DIR``, or a config with a ``[project]`` table) or the files an administrator
+deploys (managed scope: ``--managed DIR``, or ``[managed]``). One run works in one scope.
+
+A scoped ``[targets]`` key is an ordinary ``TargetSpec`` with ``scope="project"`` (or
+``"managed"``) and ``scaffold=False`` in its agent's declaration; its ``default`` is relative to
+the scope root (the project root, the managed output tree). ``apply_scope`` gives the config of
+a scoped run: ``Config.scope``/``scope_root``, ``Config.targets`` holding only that scope's
+keys (from ``[targets]``, else the defaults under the root), and the agents the run compiles
+(``Config.scope_agents``); an agent with no file in the scope is left out with a note (TWS448);
+named by ``--agent`` it is refused (TWS017).
+An agent's ``compile(ctx)`` dispatches on ``ctx.config.scope`` to its scope's compile function.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.locations import Location
+from twsrt.rules import (
+    CONFIG_INVALID,
+    SCOPE_AGENT_LEFT_OUT,
+    SCOPE_AGENT_UNAVAILABLE,
+    SCOPE_TARGET_OUTSIDE_ROOT,
+)
+
+if TYPE_CHECKING:
+    from twsrt.config import Config
+
+SCOPED = ("project", "managed")  # the scopes a config table or an option selects
+
+
+@dataclass(frozen=True)
+class ScopeRequest:
+    """``--project DIR`` or ``--managed DIR`` from the command line."""
+
+    scope: str  # "project" or "managed"
+    directory: Path  # as given, resolved against the working directory
+
+    @property
+    def option(self) -> str:
+        return f"--{self.scope}"
+
+    @classmethod
+    def of(cls, scope: str, raw: str, cwd: Path) -> ScopeRequest:
+        """``--<scope> raw``, relative to ``cwd`` (``~`` expanded)."""
+        return cls(scope, Path(os.path.normpath(cwd / Path(raw).expanduser())))
+
+
+def layered_agents(scope: str) -> list[str]:
+    """The agents that declare a target in ``scope``, in registry order."""
+    from twsrt.agents import AGENTS
+
+    return [name for name, agent in AGENTS.items() if scope_keys(agent.spec.targets, scope)]
+
+
+def scope_keys(targets: Any, scope: str) -> list[str]:
+    return [target.key for target in targets if target.scope == scope]
+
+
+def apply_scope(config: Config, data: dict[str, Any], asked: ScopeRequest | None) -> Config:
+    """``config`` (just loaded from ``data``) in the scope its tables or ``asked`` select;
+    without either, user scope with only the user keys of ``[targets]``."""
+    from twsrt.agents import target_specs
+
+    tables = [scope for scope in SCOPED if scope in data]
+    if len(tables) > 1:
+        message = "[project] and [managed] exclude each other: one config works in one scope"
+        raise fail(CONFIG_INVALID, message, config.location("/managed"))
+    table = tables[0] if tables else None
+    if asked is not None and table is not None and table != asked.scope:
+        message = f"{asked.option} asks for {asked.scope} scope; this config is a {table} config"
+        raise fail(CONFIG_INVALID, message, config.location(f"/{table}"))
+    scope = asked.scope if asked is not None else table
+    by_key = {target.key: target for target in target_specs()}
+    if scope is None:  # load_config keeps user runs without tables from importing this module
+        user = {k: v for k, v in config.targets.items() if by_key[k].scope == "user"}
+        return replace(config, targets=user)
+    settings = data.get(scope, {})
+    root = asked.directory if asked is not None else config.resolve(settings.get("root", "."))
+    _check_root(config, scope, root, asked)
+    chosen, notes = _agents(config, scope, settings, data)
+    targets = {k: v for k, v in config.targets.items() if by_key[k].scope == scope}
+    for name in layered_agents(scope):
+        for target in _agent_targets(name, scope):
+            if target.key not in targets and target.default:
+                targets[target.key] = Path(os.path.normpath(root / target.default))
+    return replace(
+        config,
+        scope=scope,
+        scope_root=root,
+        targets=targets,
+        scope_agents=tuple(chosen),
+        scope_findings=tuple(notes),
+    )
+
+
+def _agent_targets(name: str, scope: str) -> list[Any]:
+    from twsrt.agents import AGENTS
+
+    return [target for target in AGENTS[name].spec.targets if target.scope == scope]
+
+
+def _check_root(config: Config, scope: str, root: Path, asked: ScopeRequest | None) -> None:
+    """A project root must be an existing directory (a managed output tree may be new)."""
+    where = Location(config.display) if asked is not None else config.location(f"/{scope}/root")
+    named = asked.option if asked is not None else f"[{scope}] root"
+    shown = config.display_path(root)
+    if root.exists() and not root.is_dir():
+        message = f"{named} {shown} is not a directory"
+        raise fail(SCOPE_TARGET_OUTSIDE_ROOT, message, where)
+    if scope == "project" and not root.exists():
+        message = f"{named} {shown} does not exist; a project root is an existing directory"
+        raise fail(SCOPE_TARGET_OUTSIDE_ROOT, message, where)
+
+
+def _agents(
+    config: Config, scope: str, settings: dict[str, Any], data: dict[str, Any]
+) -> tuple[list[str], list[Finding]]:
+    """The agents a scoped run compiles, and the notes of those left out: the table's
+    ``agents``, else the agents with a target in the config, else every agent; each only
+    when it has a file in ``scope``."""
+    from twsrt.agents import AGENTS, REGISTRY, agent_of, label
+
+    layered = layered_agents(scope)
+    listed = settings.get("agents")
+    wanted: list[tuple[str, Location]] = []
+    if listed is not None:
+        for index, name in enumerate(listed):
+            where = config.location(f"/{scope}/agents/{index}")
+            if name not in REGISTRY:
+                known = ", ".join(AGENTS)
+                raise fail(CONFIG_INVALID, f"unknown agent '{name}' (known: {known})", where)
+            wanted.append((name, where))
+    else:
+        configured = dict.fromkeys(filter(None, map(agent_of, data.get("targets", {}))))
+        where = config.location(f"/{scope}") if scope in data else Location(config.display)
+        wanted = [(name, where) for name in (configured or REGISTRY)]
+    notes = [
+        finding(
+            SCOPE_AGENT_LEFT_OUT,
+            f"{label(name)} has no {scope} file; it is left out of this {scope}-scope run",
+            where,
+            agent=name,
+        )
+        for name, where in wanted
+        if name not in layered
+    ]
+    return [name for name, _where in wanted if name in layered], notes
+
+
+def select(agent: str | None, config: Config) -> list[str]:
+    """``run.select_agents`` in a scoped run: the named agent (which must have a file in the
+    scope: else a usage error, exit 2), else the scope's agents."""
+    from twsrt.agents import label
+
+    if agent is None:
+        return list(config.scope_agents)
+    if agent not in layered_agents(config.scope):
+        message = (
+            f"--agent {agent}: {label(agent)} has no {config.scope} file "
+            f"(agents with one: {', '.join(layered_agents(config.scope)) or 'none'})"
+        )
+        raise fail(SCOPE_AGENT_UNAVAILABLE, message, Location(config.display))
+    return [agent]
+
+
+def refuse_yolo(config: Config) -> TwsrtError:
+    """``--yolo`` in a scoped run: project and managed files apply in every approval mode, so
+    there is no yolo twin to compile (a usage error, exit 2)."""
+    return fail(
+        CONFIG_INVALID,
+        f"--yolo has no {config.scope} file: {config.scope} files apply in every approval "
+        "mode (the approval mode is the user's); run without --yolo",
+        Location(config.display),
+    )
+
+
+def placement_findings(config: Config, repo: Path | None) -> list[Finding]:
+    """In a scoped run, every target inside the scope root (TWS018); in repo mode, a root
+    named by the config's table inside the repository (TWS005), as every other path."""
+    from twsrt.rules import PATH_OUTSIDE_REPOSITORY
+    from twsrt.safeio import real, within
+
+    if config.scope == "user" or config.scope_root is None:
+        return []
+    found: list[Finding] = []
+    root = real(config.scope_root)
+    pointer = f"/{config.scope}/root"
+    if repo is not None and not config.scope_by_option and not within(root, real(repo)):
+        message = (
+            f"[{config.scope}] root ({config.display_path(config.scope_root)}) resolves to "
+            f"{config.display_path(root)}, outside the repository; in repo mode twsrt reads "
+            "and writes only files inside it"
+        )
+        # the root places every target: none of them is read or written
+        related = tuple(config.location(f"/targets/{key}") for key in config.targets)
+        where = config.location(pointer)
+        return [finding(PATH_OUTSIDE_REPOSITORY, message, where, related=related)]
+    for key, path in config.targets.items():
+        if not within(path, root):
+            message = (
+                f"{key} ({config.display_path(path)}) resolves to "
+                f"{config.display_path(real(path))}, outside the {config.scope} root "
+                f"{config.display_path(config.scope_root)}"
+            )
+            where = config.location(f"/targets/{key}")
+            found.append(finding(SCOPE_TARGET_OUTSIDE_ROOT, message, where))
+    return found
