@@ -175,7 +175,7 @@ def test_github_notice_cannot_be_a_second_command(tmp_path: Path) -> None:
 
 
 def _ctx(selection: Selection | None) -> Any:
-    config = SimpleNamespace(selection=selection)
+    config = SimpleNamespace(selection=selection, scope="user", scope_root=None)
     return SimpleNamespace(config=config, mode="full", sandbox_mode="read-only")
 
 

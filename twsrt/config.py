@@ -191,10 +191,10 @@ class Config:
 
     @property
     def target_confine(self) -> Path | None:
-        """Where target files (and the files beside them) may be read: the scope root in a
-        scoped run (a project may lie outside the repository that holds the policy), else
-        ``confine_root``."""
-        if self.scope != "user" and self.scope_root is not None:
+        """Where target files (and the files beside them) may be read: in a confined scoped
+        run the scope root (a project may lie outside the repository that holds the policy),
+        else ``confine_root`` (None: anywhere, as ``confined(None)`` asks)."""
+        if self.scope != "user" and self.scope_root is not None and self.confine_root:
             return Path(os.path.realpath(self.scope_root))
         return self.confine_root
 
