@@ -203,3 +203,47 @@ WRITE_ROOT_NOT_DIRECTORY = Rule(
     "is on the machine that uses them, so `twsrt check` looks at this machine. Grant a "
     "directory that holds only what may be written, or leave the file out of allowWrite.",
 )
+
+PROJECT_WIDENS_USER = Rule(
+    "TWS225",
+    "project-widens-user",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A project policy grants more than the user policy it is checked against.",
+    "The agents load a project's files on top of the user's: Claude Code concatenates the "
+    "permission and sandbox lists of every scope, DeepCode replaces a user list with the "
+    "project's, Codex merges its config layers key by key. A project grant the user policy "
+    "lacks (a bash allow, an allowedDomains entry, an allowWrite root, an allowRead that "
+    "re-opens a user denyRead, a srt switch such as allowAllUnixSockets) therefore widens what "
+    "the agent may do in that project. When the project's config compiles for an agent that "
+    "replaces the user's lists (every agent but Claude Code), a user restriction the project "
+    "leaves out is a widening too. The finding names the project rule and the user policy's "
+    "file; narrow the project rule, or grant it in the user policy first (docs/project.md).",
+)
+
+NARROWING_UNCHECKED = Rule(
+    "TWS226",
+    "narrowing-unchecked",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "A project policy is not checked against a user policy: no `[project] user_config`.",
+    "A project policy may only narrow the user policy of the people who run the agent in it. "
+    "`twsrt check` proves that when the project's twsrt.toml names the user's config "
+    '(`[project] user_config = "~/.config/twsrt/config.toml"`, optionally `user_profile`); '
+    "without it nothing is compared, and this note says so.",
+)
+
+USER_POLICY_UNREADABLE = Rule(
+    "TWS227",
+    "user-policy-unreadable",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "The user policy a project names cannot be read, so the project was not checked against it.",
+    "`[project] user_config` names a twsrt config that does not exist, is invalid, or whose "
+    "sources cannot be read or validated. The finding is at the key and quotes the first "
+    "problem; the project's grants were not compared with anything. In CI, check out the "
+    "dotfiles repository the key names, or suppress the finding with a reason.",
+)
