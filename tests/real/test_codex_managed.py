@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from support.codex_managed import FILES, managed_texts, plant
 
-from .codex_client import FETCH_SCRIPT, _env, _layout, _run, config_loads, sandbox_run
+from .codex_client import FETCH_SCRIPT, config_loads, doctor_report, sandbox_run
 from .private_etc import private_etc
 
 pytestmark = pytest.mark.real
@@ -68,10 +68,8 @@ def _doctor(
     codex: str, etc: Path, config: str, tmp: Path, extra: Sequence[str] = ()
 ) -> dict[str, Any]:
     tmp.mkdir()
-    codex_home, tmpdir = _layout(tmp, config)
     with private_etc(codex, {"codex": etc}, extra) as wrapped:
-        out = _run([wrapped, "doctor", "--json"], _env(codex_home, tmpdir, tmp), tmp, 120)
-    return json.loads(out.stdout[out.stdout.index("{") :])["checks"]
+        return doctor_report(wrapped, config, tmp, tmp)["checks"]
 
 
 @pytest.mark.parametrize("requirements", PAIRS, ids=lambda p: "/".join(p.parts[-2:]))
