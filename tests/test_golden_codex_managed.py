@@ -1,9 +1,10 @@
 """Golden files for Codex's managed scope: requirements.toml, managed_config.toml, findings.
 
 A case (``tests/golden/codex-managed/<case>/``) holds the sources (srt.json, bash.json) and,
-per sandbox mode (the default's plain name, the others prefixed as everywhere) and approval
-mode (``yolo.`` before the name), the two generated files and the findings of the run
-(findings.txt). Both files are generated whole; their bytes are the contract.
+per sandbox mode (the default's plain name, the others prefixed as everywhere), the two
+generated files and the findings of the run (findings.txt); a managed file applies in every
+approval mode (``--yolo`` is refused in a managed run). Both files are generated whole; their
+bytes are the contract.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ KEYS = {
 }
 
 
-def compiled(case: Path, tmp_path: Path, sandbox_mode: str, yolo: bool) -> tuple[dict, str]:
+def compiled(case: Path, tmp_path: Path, sandbox_mode: str) -> tuple[dict, str]:
     """The managed-scope compile of a case: the file texts by tree path, and the findings."""
     config = Config(
         path=case / "twsrt.toml",
@@ -44,20 +45,18 @@ def compiled(case: Path, tmp_path: Path, sandbox_mode: str, yolo: bool) -> tuple
         scope="managed",
         scope_root=tmp_path / TREE,
     )
-    result = AGENT.compile(Context(config, load_policy(config), yolo, sandbox_mode))
+    result = AGENT.compile(Context(config, load_policy(config), sandbox_mode=sandbox_mode))
     texts = {change.display: change.text for change in result.changes}
     findings = "".join(f.render().replace(str(case) + "/", "") + "\n" for f in result.findings)
     return texts, findings
 
 
-@pytest.mark.parametrize("yolo", [False, True], ids=["full", "yolo"])
 @pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
 @pytest.mark.parametrize("name", CASES)
-def test_codex_managed_golden(tmp_path: Path, name: str, sandbox_mode: str, yolo: bool) -> None:
+def test_codex_managed_golden(tmp_path: Path, name: str, sandbox_mode: str) -> None:
     case = AGENT_DIR / name
-    texts, findings = compiled(case, tmp_path, sandbox_mode, yolo)
+    texts, findings = compiled(case, tmp_path, sandbox_mode)
     assert sorted(texts) == sorted(f"{TREE}/{path}" for path in KEYS.values())
-    prefix = "yolo." if yolo else ""
     for file in ("requirements.toml", "managed_config.toml"):
         linux, macos = (
             texts[f"{TREE}/linux/etc/codex/{file}"],
@@ -65,5 +64,5 @@ def test_codex_managed_golden(tmp_path: Path, name: str, sandbox_mode: str, yolo
         )
         assert linux == macos  # one file for both systems
         tomllib.loads(linux)  # valid TOML
-        assert_golden(case / golden_name(sandbox_mode, prefix + file), linux)
-    assert_golden(case / golden_name(sandbox_mode, prefix + "findings.txt"), findings)
+        assert_golden(case / golden_name(sandbox_mode, file), linux)
+    assert_golden(case / golden_name(sandbox_mode, "findings.txt"), findings)

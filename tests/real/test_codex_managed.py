@@ -72,6 +72,13 @@ def _doctor(
         return doctor_report(wrapped, config, tmp, tmp)["checks"]
 
 
+def _warnings(details: dict[str, Any]) -> str:
+    """Codex doctor's startup warnings (one is a string, more a list)."""
+    assert "startup warning" in details, details
+    found = details["startup warning"]
+    return found if isinstance(found, str) else "\n".join(found)
+
+
 @pytest.mark.parametrize("requirements", PAIRS, ids=lambda p: "/".join(p.parts[-2:]))
 def test_golden_managed_files_load_strictly(codex: str, requirements: Path, tmp_path: Path) -> None:
     managed = requirements.with_name(requirements.name.replace("requirements", "managed_config"))
@@ -153,22 +160,27 @@ def test_the_bound_profile_is_what_commands_run_in(
 
 
 def test_doctor_names_the_fallback(codex: str, world: dict[str, Path], tmp_path: Path) -> None:
-    """requirements.toml alone refuses the user's values (and says so); with
-    managed_config.toml beside it, the managed values replace them before any check."""
-    config = 'default_permissions = ":danger-full-access"\napproval_policy = "never"\n'
+    """requirements.toml refuses the user's values (and says so); with managed_config.toml
+    beside it, the profile the user selects is replaced before any check."""
+    config = (
+        'default_permissions = ":danger-full-access"\n'
+        "approval_policy = { granular = { sandbox_approval = true, rules = true, "
+        "mcp_elicitations = true } }\n"
+    )
     managed = world["etc"] / "managed_config.toml"
     checks = _doctor(codex, world["etc"], config, tmp_path / "both")
-    assert "startup warning" not in checks["config.load"]["details"]  # replaced, not refused
+    warnings = _warnings(checks["config.load"]["details"])
+    assert "permission_profile" not in warnings, warnings  # replaced, not refused
+    assert "is not in the allowed set [OnRequest, Never]" in warnings, warnings
     assert checks["sandbox.helpers"]["details"]["approval policy"] == "OnRequest"
     managed.unlink()
     checks = _doctor(codex, world["etc"], config, tmp_path / "requirements")
     details = checks["config.load"]["details"]
-    assert "startup warning" in details, details
-    warnings = "\n".join(details["startup warning"])
+    warnings = _warnings(details)
     assert (
         "falling back from `:danger-full-access` to required value `twsrt-managed`" in warnings
     ), warnings
-    assert "`Never` is not in the allowed set [OnRequest]" in warnings, warnings
+    assert "is not in the allowed set [OnRequest, Never]" in warnings, warnings
     sandbox = checks["sandbox.helpers"]["details"]
     assert sandbox["approval policy"] == "OnRequest", sandbox
     assert sandbox["filesystem sandbox"] == "restricted", sandbox

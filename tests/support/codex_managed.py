@@ -15,7 +15,6 @@ def managed_texts(
     bash: Path | dict[str, Any],
     work: Path,
     sandbox_mode: str = "workspace-write",
-    yolo: bool = False,
 ) -> dict[str, str]:
     """The two files as a managed-scope compile writes them (``work``: where sources given as
     values are written first)."""
@@ -40,7 +39,7 @@ def managed_texts(
         bash_rules=paths[1],
         scope="managed",
     )
-    ctx = Context(config, load_policy(config), yolo, sandbox_mode)
+    ctx = Context(config, load_policy(config), sandbox_mode=sandbox_mode)
     compiled, _ = translate(ctx.policy, sandbox_mode, None)
     return {
         "requirements.toml": requirements_text(ctx, compiled),
