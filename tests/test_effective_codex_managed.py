@@ -178,3 +178,37 @@ def test_unreadable_requirements_are_an_error(box: Sandbox) -> None:
     code, found = managed_findings(box)
     assert code == 1
     assert [f[:5] for f in found] == [("TWS608", "error", requirements.as_posix(), 2, 23)]
+
+
+def test_user_values_outside_the_allowed_sets_are_notes(box: Sandbox) -> None:
+    text = managed_texts(box)["requirements.toml"]
+    text = text.replace("twsrt-managed = true\n", "twsrt-managed = true\ntwsrt = true\n")
+    text = text.replace('["on-request", "never"]', '["never"]')
+    requirements = plant(box, "requirements.toml", text)
+    user = box.repo / USER_CONFIG
+    code, found = managed_findings(box)
+    allowed = line_of(requirements, "allowed_approval_policies")
+    assert (code, found) == (
+        0,
+        [
+            (
+                "TWS613",
+                "note",
+                USER_CONFIG,
+                line_of(user, "approval_policy"),
+                1,
+                ((requirements.as_posix(), allowed),),
+            )
+        ],
+    )
+
+
+def test_a_managed_tree_is_checked_before_it_is_deployed(box: Sandbox) -> None:
+    """``generate --managed out -w``, then the user-scope check with the tree's ``linux/`` as the
+    host root: the tree binds the policy's own profile, so only the replaced key is noted."""
+    assert box.run("generate", "codex", "--managed", "out", "-w").returncode == 0
+    root = box.repo / "out" / "linux"
+    result = box.run("check", "--format", "json", "-v", TWSRT_MANAGED_ROOT=str(root))
+    found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] in MANAGED_RULES]
+    assert result.returncode == 0
+    assert [(f["rule_id"], f["location"]["path"]) for f in found] == [("TWS613", USER_CONFIG)]

@@ -13,7 +13,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from support.golden import GOLDEN_ROOT, assert_golden, golden_name
+from support.golden import GOLDEN_ROOT, assert_golden, golden_name, pinned_config
+from support.sandbox import Sandbox
 
 from twsrt.agents.base import Context
 from twsrt.agents.codex import AGENT
@@ -66,3 +67,25 @@ def test_codex_managed_golden(tmp_path: Path, name: str, sandbox_mode: str) -> N
         tomllib.loads(linux)  # valid TOML
         assert_golden(case / golden_name(sandbox_mode, file), linux)
     assert_golden(case / golden_name(sandbox_mode, "findings.txt"), findings)
+
+
+def test_generate_managed_writes_the_golden_tree(sandbox: Sandbox) -> None:
+    """The command line: ``generate --managed DIR -w`` writes the four files of the tree with the
+    golden bytes, ``diff`` then finds no drift, a changed file is drift, ``--yolo`` is refused."""
+    case = AGENT_DIR / "seed-example"
+    sandbox.write(".srt-settings.json", (case / "srt.json").read_text())
+    sandbox.write("bash-rules.json", (case / "bash.json").read_text())
+    sandbox.write("twsrt.toml", pinned_config())
+    result = sandbox.run("generate", "codex", "--managed", "out", "-w")
+    assert result.returncode == 0, result.stderr
+    for key, path in KEYS.items():
+        file = path.rsplit("/", 1)[1]
+        written = (sandbox.repo / "out" / path).read_text(encoding="utf-8")
+        assert written == (case / file).read_text(encoding="utf-8"), key
+    assert sandbox.run("diff", "codex", "--managed", "out").returncode == 0
+    changed = sandbox.repo / "out" / KEYS["codex_requirements_macos"]
+    changed.write_text(changed.read_text().replace('"never"', '"untrusted"'))
+    drift = sandbox.run("diff", "codex", "--managed", "out")
+    assert drift.returncode == 1
+    assert "out/macos/etc/codex/requirements.toml" in drift.stdout + drift.stderr
+    assert sandbox.run("generate", "codex", "--managed", "out", "--yolo").returncode == 2

@@ -137,6 +137,8 @@ def _requirements(
     if _proxy_off(doc) and _domain_rules(ctx) and not ctx.full_access:
         message = "features.network_proxy = false leaves the policy's domain rules unenforced"
         out.append(_widens(requirements, "/features/network_proxy", message, ctx))
+    if main is not None:
+        out += _refused(requirements, main)
     allowed = doc.get("allowed_permission_profiles")
     bound = doc.get("default_permissions")
     if not isinstance(allowed, dict) or not isinstance(bound, str):
@@ -172,6 +174,36 @@ def _requirements(
                 "/default_permissions",
                 NAME,
                 [requirements.at("/default_permissions")],
+            )
+        )
+    return out
+
+
+# user keys whose values requirements.toml constrains to an allowed set
+ALLOWED_SETS = {
+    "approval_policy": "allowed_approval_policies",
+    "approvals_reviewer": "allowed_approvals_reviewers",
+}
+
+
+def _refused(requirements: Layer, main: Layer) -> list[Finding]:
+    """The user's values outside the requirements' allowed sets: Codex falls back to an allowed
+    value and says so at start-up."""
+    out = []
+    for key, allowed_key in ALLOWED_SETS.items():
+        value, allowed = main.value.get(key), requirements.value.get(allowed_key)
+        if value is None or not isinstance(allowed, list) or value in allowed:
+            continue
+        shown = value if isinstance(value, str) else "a table"
+        out.append(
+            report(
+                CODEX_MANAGED_OVERRIDES,
+                f"{key} '{quoted(shown)}' is not allowed by {requirements.display}; Codex falls "
+                "back to an allowed value",
+                main,
+                f"/{key}",
+                NAME,
+                [requirements.at(f"/{allowed_key}")],
             )
         )
     return out
