@@ -9,7 +9,8 @@ user profile and, when the project is trusted, its ``[projects."<root>"]`` entry
   wrong key in the layer makes it refuse to start.
 - Started in the project root, the relative denies hold in the whole project: a command
   cannot read, append to or rename ``a/b/key.pem`` or ``top.pem``, nor read or create in
-  ``secrets``; it can write the project, and not the user profile's write root. Started in the
+  ``secrets``, nor change ``.codex``; it can write the project, and not the user profile's
+  write root. Started in the
   subdirectory ``a``, they hold only below it: ``top.pem`` is readable (TWS458's note), and a
   relative workspace root ``..`` in the layer would name the project's parent (why twsrt
   writes none).
@@ -126,6 +127,8 @@ def test_relative_denies_cover_the_project_when_codex_starts_in_its_root(
         "read dir": f"cat {root}/secrets/token",
         "create in dir": f"echo x > {root}/secrets/new",
         "user write root": f"echo x > {home}/cache/made",  # the user profile's, not the project's
+        "rewrite the layer": f"echo x >> {root}/.codex/config.toml",  # read-only metadata
+        "add rules": f"echo x > {root}/.codex/rules/more.rules",
     }
     for what, command in refused.items():
         rc, out = sandbox_run(codex, user, command, root, home)
@@ -133,6 +136,7 @@ def test_relative_denies_cover_the_project_when_codex_starts_in_its_root(
     assert (root / "a" / "b" / "key.pem").read_text() == SECRET + "\n"
     assert not (root / "a" / "b" / "moved").exists() and not (root / "secrets" / "new").exists()
     assert not (home / "cache" / "made").exists()
+    assert not (root / ".codex" / "rules" / "more.rules").exists()
     rc, out = sandbox_run(codex, user, f"echo ok > {root}/made.txt", root, home)
     assert rc == 0, out
     assert (root / "made.txt").read_text() == "ok\n"
