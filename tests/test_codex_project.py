@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
 import tomllib
 from pathlib import Path
 
 import pytest
-from support.golden import GOLDEN_ROOT, assert_golden
+from support.golden import GOLDEN_ROOT, GoldenCase, assert_golden
+from support.sandbox import Sandbox
 
 from tests.support.policies import fs, make_policy
 from twsrt.agents.codex import merged_config, translate
@@ -50,6 +53,94 @@ def test_project_layer_golden(name: str) -> None:
             assert line in merged
         value = tomllib.loads(merged)
         assert value["permissions"]["twsrt"] == {"extends": ":workspace"}
+
+
+TWSRT_TOML = """\
+home = "/home/user"
+
+[sources]
+srt = ".srt-settings.json"
+bash_rules = "bash-rules.json"
+
+[project]
+agents = ["codex"]
+"""
+LAYER = ".codex/config.toml"
+RULES = ".codex/rules/twsrt.rules"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_project_layer_golden_through_the_cli(sandbox: Sandbox, name: str) -> None:
+    """``generate -w`` in a project repository writes the golden layer and rules, prints the
+    golden findings; then no drift, a second run changes nothing, and check agrees."""
+    case = GoldenCase("codex-project", name)
+    layer = case.install(sandbox, TWSRT_TOML, LAYER)
+    run = sandbox.run("generate", "-w", "-v")
+    assert run.returncode == 0, run.stderr
+    case.expect(sandbox, None, "expected.config.toml", layer.read_text(encoding="utf-8"))
+    case.expect(sandbox, None, "expected.twsrt.rules", (sandbox.repo / RULES).read_text())
+    case.expect(sandbox, None, "stderr.txt", run.stderr)
+    assert stat.S_IMODE(layer.stat().st_mode) == (0o644 if case.existing() else 0o600)
+    assert sandbox.run("diff").returncode == 0
+    again = sandbox.run("generate", "-w")
+    assert again.returncode == 0 and f"twsrt: unchanged {LAYER}" in again.stderr
+    check = sandbox.run("check", "--format", "json")
+    found = {f["rule_id"] for f in json.loads(check.stdout)["findings"]}
+    assert not found & {"TWS301", "TWS302", "TWS303", "TWS616", "TWS617"}, found
+
+
+def test_project_option_writes_the_layer_into_the_project(sandbox: Sandbox, tmp_path: Path) -> None:
+    """``--project DIR`` from a dotfiles config writes the same layer into DIR and leaves the
+    user's config.toml alone."""
+    case = GoldenCase("codex-project", "relative-denies")
+    shutil.copy(case.path / "srt.json", sandbox.repo / ".srt-settings.json")
+    shutil.copy(case.path / "bash.json", sandbox.repo / "bash-rules.json")
+    user = TWSRT_TOML.replace('[project]\nagents = ["codex"]\n', "")
+    sandbox.write("twsrt.toml", user + '[targets]\ncodex_config = "home/.codex/config.toml"\n')
+    project = tmp_path / "app"
+    (project / ".git").mkdir(parents=True)
+    run = sandbox.run("generate", "codex", "-w", "--project", str(project))
+    assert run.returncode == 0, run.stderr
+    expected = case.read("expected.config.toml")
+    assert (project / LAYER).read_text(encoding="utf-8") == expected
+    assert not (sandbox.repo / "home").exists()
+    assert sandbox.run("diff", "codex", "--project", str(project)).returncode == 0
+
+
+def test_a_relative_write_root_is_located_at_its_policy_line(sandbox: Sandbox) -> None:
+    sandbox.write(
+        ".srt-settings.json", '{\n  "filesystem": {\n    "allowWrite": ["build"]\n  }\n}\n'
+    )
+    sandbox.write("bash-rules.json", "{}")
+    sandbox.write("twsrt.toml", TWSRT_TOML)
+    check = sandbox.run("check")
+    assert check.returncode == 1
+    assert (
+        ".srt-settings.json:3:20: error[TWS457] Codex anchors relative write root 'build' at "
+        "the directory it starts in" in check.stdout
+    )
+
+
+def test_check_reads_the_trust_of_this_machine(sandbox: Sandbox) -> None:
+    """check in a project repository reads the user's Codex config.toml ($CODEX_HOME) and
+    reports an untrusted project at the layer (a warning: --fail-on warning fails)."""
+    case = GoldenCase("codex-project", "relative-denies")
+    case.install(sandbox, TWSRT_TOML, LAYER)
+    assert sandbox.run("generate", "-w").returncode == 0
+    codex_home = sandbox.home / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text('model = "o3"\n')
+    check = sandbox.run("check", "--fail-on", "warning", CODEX_HOME=str(codex_home))
+    assert check.returncode == 1
+    assert (
+        ".codex/config.toml:1:1: warning[TWS616] ~/codex-home/config.toml does not trust "
+        f"'{os.path.realpath(sandbox.repo)}'" in check.stdout
+    )
+    trusted = f'[projects."{os.path.realpath(sandbox.repo)}"]\ntrust_level = "trusted"\n'
+    (codex_home / "config.toml").write_text(trusted)
+    check = sandbox.run("check", "--format", "json", CODEX_HOME=str(codex_home))
+    found = {f["rule_id"] for f in json.loads(check.stdout)["findings"]}
+    assert "TWS616" not in found
 
 
 def test_project_profile_has_its_own_name() -> None:

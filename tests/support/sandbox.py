@@ -52,7 +52,9 @@ class Sandbox:
         env = {
             k: v
             for k, v in os.environ.items()
-            if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR") and not k.startswith("TWSRT_")
+            # CODEX_HOME: the user's Codex config that project-scope checks read (TWS616)
+            if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR", "CODEX_HOME")
+            and not k.startswith("TWSRT_")
         }
         env.update({"HOME": str(self.home), "NO_COLOR": "1", "LC_ALL": "C.UTF-8"})
         # A stray .git above the temporary tree (Codex's sandbox can leave one in /tmp) must not
