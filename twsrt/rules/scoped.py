@@ -67,3 +67,50 @@ SCOPE_AGENT_LEFT_OUT = Rule(
     "table, or the config). Its user files are compiled by a run in user scope; named with "
     "`--agent` it is a usage error (TWS017).",
 )
+
+# Codex's project layer (TWS457-TWS459)
+
+CODEX_LAUNCH_ANCHORED_WRITE = Rule(
+    "TWS457",
+    "codex-launch-anchored-write",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Codex anchors a relative write root of a project policy at the directory it starts in.",
+    "A project policy's relative paths mean paths in the project, but Codex anchors them at its "
+    "`:workspace_roots`, the directory it starts in (observed with Codex 0.171.0; no key of "
+    "the project layer names the project root). Started in a subdirectory, a relative "
+    "allowWrite such as `build` makes that subdirectory's `build` writable, which the policy "
+    "does not grant. Nothing is wider when the project itself (`.`) is a write root (the "
+    "subdirectory then lies inside it); otherwise grant `.`, or, if Codex is always started "
+    "in the project root, suppress the finding with that reason in `[[check.ignore]]`.",
+)
+
+CODEX_LAUNCH_ANCHORED_DENY = Rule(
+    "TWS458",
+    "codex-launch-anchored-deny",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Codex anchors a relative deny of a project policy at the directory it starts in.",
+    "Codex's project layer enforces the policy's relative denies (`**/*.pem`, `./secrets`) "
+    "below `:workspace_roots`, the directory Codex starts in (observed with Codex 0.171.0). "
+    "Started in the project root they cover the whole project; started in a subdirectory, "
+    "only that subdirectory, and a file elsewhere in the project stays readable. Start Codex "
+    "in the project root (as TWS207 says of every relative pattern), or write the deny with "
+    "`~/` or an absolute path.",
+)
+
+CLAUDE_MANAGED_WRITE_ROOTS_OPEN = Rule(
+    "TWS450",
+    "claude-managed-write-roots-open",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Claude Code's managed settings cannot stop users from adding write roots.",
+    "The managed file binds permission rules, hosts and read paths (`allowManaged...Only`), "
+    "but Claude Code 2.1.332 has no such switch for writes: a user's `sandbox.filesystem."
+    "allowWrite`, `permissions.additionalDirectories` or `Edit(...)` allow rule still makes a "
+    "directory writable for sandboxed commands (observed in real runs). `twsrt check` on each "
+    "machine reports such keys (TWS604); docs/managed.md says how to watch for them.",
+)
