@@ -34,12 +34,12 @@ import pytest
 
 from tests.support.policies import make_policy
 from twsrt.agents.codex import merged_config, translate
-from twsrt.agents.codex.project import translate_project
-from twsrt.rules import LOSSY_GLOB_SNAPSHOT
 
 from .codex_client import FETCH_SCRIPT, config_loads, doctor_report, sandbox_run
 
 pytestmark = pytest.mark.real
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 SECRET = "twsrt-project-secret"
 PROJECT_SRT = {
@@ -50,10 +50,16 @@ USER_SRT = {"filesystem": {"allowWrite": [".", "~/cache"]}}
 IGNORED_KEYS = "Ignored unsupported project-local config keys"
 
 
-def _layer(srt: dict, bash: dict | None = None) -> tuple[str, str]:
-    compiled, findings = translate_project(make_policy(srt, bash), "workspace-write")
-    assert any(f.rule is LOSSY_GLOB_SNAPSHOT for f in findings)  # **/*.pem: see the create
-    return merged_config(None, compiled), compiled.rules
+def _twsrt(dotfiles: Path, home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``twsrt -c DOTFILES/twsrt.toml ARGS`` as its own process, with HOME (and ``env``)."""
+    return subprocess.run(
+        [sys.executable, "-m", "twsrt", "-c", str(dotfiles / "twsrt.toml"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin", **env},
+        check=False,
+    )
 
 
 def _user(root: Path | None, trust: str = "trusted", extra: str = "") -> str:
@@ -74,11 +80,18 @@ def project(tmp_path: Path) -> tuple[Path, Path]:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     for path in ("a/b/key.pem", "top.pem", "secrets/token"):
         (root / path).write_text(SECRET + "\n")
-    (root / ".codex").mkdir()
-    config, rules = _layer(PROJECT_SRT, {"deny": ["git push"]})
-    (root / ".codex" / "config.toml").write_text(config)
-    (root / ".codex" / "rules").mkdir()
-    (root / ".codex" / "rules" / "twsrt.rules").write_text(rules)
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "srt.json").write_text(json.dumps(PROJECT_SRT, indent=2))
+    (dotfiles / "bash.json").write_text(json.dumps({"deny": ["git push"]}))
+    (dotfiles / "twsrt.toml").write_text(
+        f'home = "{home}"\n[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
+    )
+    run = _twsrt(dotfiles, home, "generate", "codex", "-w", "-v", "--project", str(root))
+    assert run.returncode == 0, run.stderr
+    assert "warning[TWS412]" in run.stderr  # **/*.pem: a file created later is not denied
+    assert (root / ".codex" / "config.toml").exists()
+    assert (root / ".codex" / "rules" / "twsrt.rules").exists()
     return home, root
 
 
@@ -162,42 +175,31 @@ def test_started_in_a_subdirectory_relative_paths_hang_from_it(
     assert rc == 0 and "WROTE" in out, out
 
 
-def _project_findings(home: Path, root: Path, user: str, monkeypatch: pytest.MonkeyPatch):
-    """What the effective check finds on this machine with ``user`` as its Codex config."""
-    from twsrt.agents.base import Context
-    from twsrt.config import Config
-    from twsrt.effective import effective_findings
-
+def _check(home: Path, root: Path, user: str) -> list[str]:
+    """The effective findings ``twsrt check --project ROOT`` reports on this machine with
+    ``user`` as its Codex config.toml ($CODEX_HOME)."""
     codex_home = home / "codex-home"
     codex_home.mkdir(exist_ok=True)
     (codex_home / "config.toml").write_text(user)
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    config = Config(
-        path=root / "twsrt.toml",
-        display="twsrt.toml",
-        home=home,
-        srt=root / "srt.json",
-        bash_rules=root / "bash.json",
-        targets={"codex_project_config": root / ".codex" / "config.toml"},
-        scope="project",
-        scope_root=root,
-        display_root=root,
-    )
-    found = effective_findings(Context(config, make_policy(PROJECT_SRT)), "codex")
-    return sorted(f.rule.id for f in found)
+    dotfiles = root.parent / "dotfiles"
+    args = ("check", "--agent", "codex", "--project", str(root), "--format", "json")
+    run = _twsrt(dotfiles, home, *args, CODEX_HOME=str(codex_home))
+    assert run.returncode in (0, 1), run.stderr
+    found = json.loads(run.stdout)["findings"]
+    return sorted(f["rule_id"] for f in found if f["rule_id"] in ("TWS616", "TWS617"))
 
 
 def test_an_untrusted_project_is_ignored_and_reported(
-    codex: str, project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    codex: str, project: tuple[Path, Path]
 ) -> None:
     home, root = project
     for user in (_user(None), _user(root, "untrusted"), _user(root.parent)):
         rc, out = sandbox_run(codex, user, f"cat {root}/a/b/key.pem", root / "a", home)
         assert rc == 0 and SECRET in out, out  # the layer is not loaded: the deny is gone
-        assert _project_findings(home, root, user, monkeypatch) == ["TWS616"]
+        assert _check(home, root, user) == ["TWS616"]
     rc, out = sandbox_run(codex, _user(root), f"cat {root}/a/b/key.pem", root / "a", home)
     assert rc != 0 and SECRET not in out, out
-    assert _project_findings(home, root, _user(root), monkeypatch) == []
+    assert _check(home, root, _user(root)) == []
 
 
 def test_project_rules_load_only_for_a_trusted_project(
@@ -212,9 +214,7 @@ def test_project_rules_load_only_for_a_trusted_project(
     assert ok, out
 
 
-def test_tables_of_one_name_merge_across_the_layers(
-    codex: str, project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_tables_of_one_name_merge_across_the_layers(codex: str, project: tuple[Path, Path]) -> None:
     home, root = project
     write = f"echo x > {home}/cache/made && echo WROTE"
     # a project table of the user profile's name: the user's write root stays
@@ -231,7 +231,7 @@ def test_tables_of_one_name_merge_across_the_layers(
     extra = f'\n[permissions.twsrt-project.filesystem]\n"{home}/cache" = "write"\n'
     rc, out = sandbox_run(codex, _user(root, extra=extra), write, root, home)
     assert rc == 0 and "WROTE" in out, out
-    assert _project_findings(home, root, _user(root, extra=extra), monkeypatch) == ["TWS617"]
+    assert _check(home, root, _user(root, extra=extra)) == ["TWS617"]
 
 
 def test_the_layers_proxy_refuses_a_host_outside_the_allowlist(
