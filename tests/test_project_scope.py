@@ -25,15 +25,22 @@ bash_rules = "bash-rules.json"
 agents = ["claude"]
 """
 TARGET = ".claude/settings.json"
-CASES = case_names("claude-project")
+# (golden directory, the agent, its project file); DeepCode's expands ~, so its home is pinned
+PROJECT_FILES = {
+    "claude-project": ("claude", TARGET, ""),
+    "deepcode-project": ("deepcode", ".deepcode/settings.json", 'home = "/home/user"\n'),
+}
+CASES = [(kind, name) for kind in PROJECT_FILES for name in case_names(kind)]
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_claude_project_golden(sandbox: Sandbox, name: str) -> None:
+@pytest.mark.parametrize(("kind", "name"), CASES, ids=[f"{k}/{n}" for k, n in CASES])
+def test_project_golden(sandbox: Sandbox, kind: str, name: str) -> None:
     """The project file, fresh or merged into the project's own file, byte for byte; then
     no drift, and a second run changes nothing."""
-    case = GoldenCase("claude-project", name)
-    target = case.install(sandbox, PROJECT_CONFIG, TARGET)
+    agent, relative, head = PROJECT_FILES[kind]
+    case = GoldenCase(kind, name)
+    config = head + PROJECT_CONFIG.replace('["claude"]', f'["{agent}"]')
+    target = case.install(sandbox, config, relative)
     run = sandbox.run("generate", "-w", "-v")
     assert run.returncode == 0, run.stderr
     case.expect(sandbox, None, "expected.json", target.read_text(encoding="utf-8"))
@@ -41,7 +48,7 @@ def test_claude_project_golden(sandbox: Sandbox, name: str) -> None:
     assert sandbox.run("diff").returncode == 0
     again = sandbox.run("generate", "-w")
     assert again.returncode == 0, again.stderr
-    assert f"twsrt: unchanged {TARGET}" in again.stderr
+    assert f"twsrt: unchanged {relative}" in again.stderr
     assert oct(target.stat().st_mode & 0o777) == ("0o644" if case.existing() else "0o600")
 
 

@@ -48,6 +48,9 @@ def findings(ctx: Context) -> list[Finding]:
 
 def _files(ctx: Context) -> list[Path]:
     targets = ctx.config.targets
+    if ctx.config.scope == "project":  # the project file and the local layer DeepCode reads after
+        project = targets.get(target.PROJECT_KEY)
+        return [] if project is None else [project, project.with_name("settings.local.json")]
     files = []
     full = targets.get(target.SETTINGS_KEY)
     if full is not None and not ctx.yolo:

@@ -38,6 +38,7 @@ from twsrt.agents.deepcode.declaration import (
     HANDLED_SRT_KEYS,
     LABEL,
     NAME,
+    PROJECT_KEY,
     REASONS,
     SETTINGS_KEY,
     USER_DIR,
@@ -59,6 +60,7 @@ __all__ = [
     "LABEL",
     "Managed",
     "NAME",
+    "PROJECT_KEY",
     "REASONS",
     "SETTINGS",
     "SETTINGS_KEY",
@@ -125,42 +127,53 @@ class DeepCodeAgent:
     target_keys = AGENT_SPEC.keys
 
     def compile(self, ctx: Context) -> Result:
-        managed, findings = translate(
-            ctx.policy, ctx.yolo, ctx.sandbox_mode, ctx.config.output_home
-        )
-        if ctx.full_access:
-            findings.append(
-                ctx.full_access_finding(
-                    NAME,
-                    "sandbox.mode is danger-full-access and the permission deny rules stay "
-                    "in force",
-                )
-            )
+        if ctx.config.scope == "project":  # the project's .deepcode/settings.json
+            from twsrt.agents.deepcode.project import compile_project
 
-        def preview() -> str:
-            return dump(managed.fragment(), "  ") + "\n"
-
+            return compile_project(ctx)
         located = target(ctx)
-        if located is None:
-            return Result(NAME, preview, findings=findings, target_configured=False)
-        key, path = located
-        if managed.home_used and ctx.config.pinned_home is None:
-            # the lint's text and place when deepcode_settings is configured: reported once
-            findings.append(unpinned_home(ctx.config, _configured_key(ctx)))
-        findings += layer_findings(ctx)
-        display = ctx.config.display_path(path)
-        disk_text = read_target(path, display, ctx.config)
-        documents = ctx.config.documents
-        new_text = merged_text(disk_text, display, managed, documents)
-        change = target_write(path, display, new_text, disk_text)
-        return Result(
-            NAME,
-            preview,
-            changes=[change],
-            findings=findings,
-            drift=[drift(display, disk_text, new_text, key, documents)],
-            origins=managed.origins,
+        extra = [] if located is None else layer_findings(ctx)
+        return compile_file(ctx, located, _configured_key(ctx), extra)
+
+
+def compile_file(
+    ctx: Context, located: tuple[str, Path] | None, key_named: str, extra: list[Finding]
+) -> Result:
+    """One settings file of this run (``located``: its key and path, None when not
+    configured); ``key_named``: the key an unpinned home is reported at; ``extra``: what
+    writing that layer costs."""
+    managed, findings = translate(ctx.policy, ctx.yolo, ctx.sandbox_mode, ctx.config.output_home)
+    if ctx.full_access:
+        findings.append(
+            ctx.full_access_finding(
+                NAME,
+                "sandbox.mode is danger-full-access and the permission deny rules stay in force",
+            )
         )
+
+    def preview() -> str:
+        return dump(managed.fragment(), "  ") + "\n"
+
+    if located is None:
+        return Result(NAME, preview, findings=findings, target_configured=False)
+    key, path = located
+    if managed.home_used and ctx.config.pinned_home is None:
+        # the lint's text and place when the key is configured: reported once
+        findings.append(unpinned_home(ctx.config, key_named))
+    findings += extra
+    display = ctx.config.display_path(path)
+    disk_text = read_target(path, display, ctx.config)
+    documents = ctx.config.documents
+    new_text = merged_text(disk_text, display, managed, documents)
+    change = target_write(path, display, new_text, disk_text)
+    return Result(
+        NAME,
+        preview,
+        changes=[change],
+        findings=findings,
+        drift=[drift(display, disk_text, new_text, key, documents)],
+        origins=managed.origins,
+    )
 
 
 AGENT = DeepCodeAgent()

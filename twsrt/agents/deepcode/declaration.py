@@ -19,6 +19,7 @@ LABEL = "DeepCode"
 
 
 SETTINGS_KEY, YOLO_KEY = "deepcode_settings", "deepcode_settings_yolo"
+PROJECT_KEY = "deepcode_project"
 
 
 AGENT_SPEC = AgentSpec(
@@ -45,6 +46,19 @@ AGENT_SPEC = AgentSpec(
             yolo_of=SETTINGS_KEY,
             home_dependent=True,
             scaffold=False,
+        ),
+        # project scope (agents/deepcode/project.py): the project's own settings file
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "DeepCode project settings (project scope; default .deepcode/settings.json under "
+            "the project root), holding the whole policy: its lists replace the user's.",
+            ".deepcode/settings.json",
+            r"\.deepcode/settings[^/]*\.json",
+            home_dependent=True,
+            scaffold=False,
+            examples=(".deepcode/settings.json",),
+            scope="project",
         ),
     ),
 )
