@@ -175,7 +175,11 @@ def test_named_copilot_messages_are_identical(
 
 def test_registered_with_its_target_keys() -> None:
     assert AGENTS["deepcode"] is deepcode.AGENT
-    assert deepcode.AGENT.target_keys == ("deepcode_settings", "deepcode_settings_yolo")
+    assert deepcode.AGENT.target_keys == (
+        "deepcode_settings",
+        "deepcode_settings_yolo",
+        "deepcode_project",
+    )
 
 
 def test_read_only_emits_no_write_grant() -> None:
