@@ -93,6 +93,7 @@ def test_derived_lists() -> None:
         "copilot_settings",
         "deepcode_settings",
         "deepcode_settings_yolo",
+        "deepcode_project",
     )
     assert agents.agent_of("codex_rules") == "codex"
     assert agents.agent_of("nothing") is None
