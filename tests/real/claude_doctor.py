@@ -54,15 +54,22 @@ def settings_problems(output: str) -> list[str]:
     return ["\n".join(p) for p in paragraphs if p and p[0] not in _UNRELATED]
 
 
-def claude_accepts_settings(claude_bin: str, settings_path: str | Path) -> tuple[bool, str]:
+def claude_accepts_settings(
+    claude_bin: str, settings_path: str | Path, *, project: bool = False
+) -> tuple[bool, str]:
     """Run `claude doctor` with settings_path as the user settings of a fresh
-    HOME. Returns (ok, output); ok means no settings diagnostics at all.
-    Raises RuntimeError if the check itself could not run."""
+    HOME (``project``: as the project settings ``.claude/settings.json`` of the directory
+    doctor runs in, the user settings empty). Returns (ok, output); ok means no settings
+    diagnostics at all. Raises RuntimeError if the check itself could not run."""
     with tempfile.TemporaryDirectory(prefix="twsrt-claude-") as tmp:
         home, work = Path(tmp, "home"), Path(tmp, "work")
         (home / ".claude").mkdir(parents=True)
-        work.mkdir()  # empty cwd: no project settings
-        shutil.copyfile(settings_path, home / ".claude" / "settings.json")
+        work.mkdir()  # empty cwd: no project settings, unless ``project``
+        if project:
+            (work / ".claude").mkdir()
+            shutil.copyfile(settings_path, work / ".claude" / "settings.json")
+        else:
+            shutil.copyfile(settings_path, home / ".claude" / "settings.json")
         try:
             proc = subprocess.run(
                 [claude_bin, "doctor"],

@@ -68,6 +68,21 @@ SCOPE_AGENT_LEFT_OUT = Rule(
     "`--agent` it is a usage error (TWS017).",
 )
 
+CLAUDE_PROJECT_LAUNCH_ROOT = Rule(
+    "TWS449",
+    "claude-project-launch-root",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Claude Code loads a project's .claude/settings.json only when it starts in the project root.",
+    "Observed with Claude Code 2.1.332 (tests/real/test_claude_project.py): Claude reads "
+    "`.claude/settings.json` of the directory it starts in, not of the git root above it. "
+    "Started in the project root, the project file's rules and sandbox apply, with relative "
+    "paths anchored at the root; started in a subdirectory, nothing of it applies and only "
+    "the user's (and managed) settings bind. Start Claude in the project root, or keep the "
+    "policy in the user settings as well.",
+)
+
 # Codex's project layer (TWS457-TWS459)
 
 CODEX_LAUNCH_ANCHORED_WRITE = Rule(

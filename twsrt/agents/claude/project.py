@@ -6,6 +6,7 @@ a relative policy path anchors at the project root (``sandbox.filesystem`` paths
 against the settings source, and ``Read(/P)``/``Edit(/P)`` rules too), so ``**/*.pem`` covers
 the project for Bash and for the file tools; and the sandbox keys Claude reads only from user,
 managed or ``--settings`` files are left out and reported at the policy key (TWS445, TWS446).
+Claude reads the file only when it starts in the project root (observed; TWS449).
 A project file applies in every approval mode: there is no yolo twin and no settings link.
 """
 
@@ -22,7 +23,11 @@ from twsrt.agents.targets import target_write
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
-from twsrt.rules import CLAUDE_PROJECT_GRANT_IGNORED, CLAUDE_PROJECT_KEY_IGNORED
+from twsrt.rules import (
+    CLAUDE_PROJECT_GRANT_IGNORED,
+    CLAUDE_PROJECT_KEY_IGNORED,
+    CLAUDE_PROJECT_LAUNCH_ROOT,
+)
 
 # Sandbox keys Claude Code honours only from user, managed or --settings files (agents-formats
 # §2.3), as srt pointers: True when the key opens the sandbox up (leaving it out is stricter).
@@ -53,6 +58,15 @@ def compile_project(ctx: Context) -> Result:
     if target is None:
         return Result(NAME, preview, findings=findings, target_configured=False)
     display = ctx.config.display_path(target)
+    findings.append(
+        finding(
+            CLAUDE_PROJECT_LAUNCH_ROOT,
+            f"Claude Code loads {display} only when it starts in the project root; started in "
+            "a subdirectory, only the user's settings bind",
+            ctx.config.location(f"/targets/{PROJECT_KEY}"),
+            agent=NAME,
+        )
+    )
     documents = ctx.config.documents
     disk_text = read_target(target, display, ctx.config)
     new_text = merged_text(disk_text, display, managed, documents)
