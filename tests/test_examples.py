@@ -39,6 +39,23 @@ def test_dotfiles_example_passes_without_warnings(args: tuple[str, ...]) -> None
     assert report["summary"]["note"] > 0
 
 
+def test_project_example_passes_without_warnings(tmp_path: Path) -> None:
+    """The project repository example: every project file is in sync, no error and no warning
+    (DeepCode's losses are suppressed with their reason in its twsrt.toml); a HOME without
+    agent files, so no machine's own Codex config takes part."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
+    env.update({"TWSRT_NO_CACHE": "1", "HOME": str(tmp_path)})
+    directory = EXAMPLES / "project"
+    proc = run_cli(["check", "--format", "json", "--fail-on", "warning"], cwd=directory, env=env)
+    assert proc.returncode == 0, proc.stdout
+    report = json.loads(proc.stdout)
+    assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
+    checked = {entry["path"] for entry in report["checked"]}
+    for name in (".claude/settings.json", ".codex/config.toml", ".deepcode/settings.json"):
+        assert f"examples/project/{name}" in checked
+    assert run_cli(["diff"], cwd=directory, env=env).returncode == 0
+
+
 def test_broken_drift() -> None:
     code, report = check(EXAMPLES / "broken" / "drift")
     assert code == 1
