@@ -15,6 +15,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.golden import GOLDEN_ROOT, GoldenCase, assert_golden
 from support.sandbox import Sandbox
 
@@ -25,6 +27,7 @@ from twsrt.agents.codex.project import (
     PROJECT_PROFILE,
     translate_project,
 )
+from twsrt.findings import TwsrtError
 from twsrt.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 
 GOLDEN = GOLDEN_ROOT / "codex-project"
@@ -386,3 +389,46 @@ def test_a_project_layer_in_sync_is_not_merged_again(monkeypatch: pytest.MonkeyP
     assert merged_config(None, compiled) == layer
     assert merged_config(layer, compiled) == layer
     assert files._profile_region(before, PROJECT_PROFILE) is not None
+
+
+_name = st.sampled_from(["a", "b", ".git", "secrets"])
+_below = st.lists(_name, min_size=1, max_size=3).map("/".join)
+_path = st.one_of(
+    _below,
+    _below.map(lambda p: "./" + p),
+    _below.map(lambda p: "~/" + p),
+    _below.map(lambda p: "/srv/" + p),
+    st.sampled_from([".", "./", "**/*.pem", "a/**", "~/.ssh/*.key"]),
+)
+_paths = st.lists(_path, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_paths, _paths, _paths, st.sampled_from(["workspace-write", "read-only"]))
+def test_the_project_layer_grants_what_the_user_translation_grants(
+    deny_read: list[str], deny_write: list[str], allow_write: list[str], mode: str
+) -> None:
+    """Never wider than the user translation, which the never-widen properties cover: the
+    project profile is the same table under its own name, the layer selects it, and every
+    finding of the user translation is reported too (plus the launch-anchor findings)."""
+    policy = fs(deny_read=deny_read, deny_write=deny_write, allow_write=allow_write)
+    try:
+        user, user_findings = translate(policy, mode)
+    except TwsrtError as exc:  # refused for the user: refused alike for the project
+        with pytest.raises(TwsrtError) as project_error:
+            translate_project(policy, mode)
+        assert str(project_error.value) == str(exc)
+    else:
+        _same_as_the_user(policy, mode, user, user_findings)
+
+
+def _same_as_the_user(policy, mode: str, user, user_findings: list) -> None:
+    compiled, findings = translate_project(policy, mode)
+    assert compiled.profile == user.profile
+    assert compiled.top == {**user.top, "default_permissions": PROJECT_PROFILE}
+    assert (compiled.rules, compiled.network_proxy) == (user.rules, user.network_proxy)
+    value = tomllib.loads(merged_config(None, compiled))
+    assert list(value["permissions"]) == [PROJECT_PROFILE]
+    extra = [f for f in findings if f not in user_findings]
+    assert findings[: len(user_findings)] == user_findings
+    assert {f.rule for f in extra} <= {CODEX_LAUNCH_ANCHORED_WRITE, CODEX_LAUNCH_ANCHORED_DENY}
