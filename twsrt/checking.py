@@ -226,6 +226,10 @@ def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[
     # so the report is host-independent.
     if agent is None:
         findings += static_gaps(policy, "linux")
+    if config.scope == "project":  # a project policy may only narrow the user's (narrowing.py)
+        from twsrt.userpolicy import narrowing_check
+
+        findings += narrowing_check(policy, config, select_agents(agent, config))
     return findings
 
 

@@ -1,0 +1,105 @@
+"""``twsrt check`` in a project repository compares the project policy with the user policy its
+``[project] user_config`` names (userpolicy.py, narrowing.py): TWS225 at the project rule,
+TWS226 when no user policy is named, TWS227 when the named one cannot be read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.sandbox import DEFAULT_BASH, DEFAULT_SRT, Sandbox
+
+PROJECT_TABLE = '[project]\nagents = ["claude"]\n'
+USER_KEY = 'user_config = "~/dotfiles/twsrt.toml"\n'
+
+
+def project_repo(sandbox: Sandbox, srt: dict, bash: dict, table: str) -> Path:
+    """A project repository beside the user's dotfiles repository (the sandbox's), with its
+    own twsrt.toml and sources, and its Claude Code project file generated."""
+    root = sandbox.home / "app"
+    (root / ".git").mkdir(parents=True)
+    config = '[sources]\nsrt = "policy/srt.json"\nbash_rules = "policy/bash.json"\n\n' + table
+    (root / "twsrt.toml").write_text(config, encoding="utf-8")
+    (root / "policy").mkdir()
+    (root / "policy/srt.json").write_text(json.dumps(srt, indent=2) + "\n", encoding="utf-8")
+    (root / "policy/bash.json").write_text(json.dumps(bash, indent=2) + "\n", encoding="utf-8")
+    generated = sandbox.run("generate", "-w", cwd=root)
+    assert generated.returncode == 0, generated.stderr
+    return root
+
+
+def test_a_project_that_narrows_the_user_policy_checks_clean(sandbox: Sandbox) -> None:
+    srt = {
+        "filesystem": {"denyRead": ["~/.aws", "~/.ssh", "**/*.pem"], "allowWrite": ["build"]},
+        "network": {"allowedDomains": ["api.github.com"], "deniedDomains": []},
+    }
+    bash = {"allow": [], "deny": ["rm", "sudo", "curl"], "ask": ["git push"]}
+    root = project_repo(sandbox, srt, bash, PROJECT_TABLE + USER_KEY)
+    run = sandbox.run("check", cwd=root)
+    assert run.returncode == 0, run.stdout
+    assert "TWS22" not in run.stdout
+
+
+def test_project_grants_beyond_the_user_policy_are_errors_at_their_lines(
+    sandbox: Sandbox,
+) -> None:
+    srt = {
+        "filesystem": {"denyRead": ["~/.aws"], "allowWrite": ["build", "/srv/cache"]},
+        "network": {"allowedDomains": ["github.com", "evil.example"], "deniedDomains": []},
+    }
+    bash = {"allow": ["curl"], "deny": ["rm", "sudo"], "ask": ["git push"]}
+    root = project_repo(sandbox, srt, bash, PROJECT_TABLE + USER_KEY)
+    run = sandbox.run("check", "--format", "json", cwd=root)
+    assert run.returncode == 1, run.stdout
+    found = [f for f in json.loads(run.stdout)["findings"] if f["rule_id"].startswith("TWS22")]
+    located = [(f["rule_id"], f["level"], *f["location"].values()) for f in found]
+    assert located == [
+        ("TWS225", "error", "policy/bash.json", 3, 5, "/allow/0"),
+        ("TWS225", "error", "policy/srt.json", 8, 7, "/filesystem/allowWrite/1"),
+        ("TWS225", "error", "policy/srt.json", 14, 7, "/network/allowedDomains/1"),
+    ]
+    messages = [f["message"] for f in found]
+    assert messages[0].startswith("project bash allow 'curl' is not granted by the user policy")
+    assert "'/srv/cache'" in messages[1] and "~/dotfiles/.srt-settings.json" in messages[1]
+    assert "'evil.example'" in messages[2]
+    # Claude Code keeps the user's lists beside the project's: the left-out ~/.ssh deny is no
+    # finding for a Claude-only project; Codex loads the project's profile in its place, so
+    # there it is one
+    assert "~/.ssh" not in run.stdout
+    (root / "twsrt.toml").write_text(
+        (root / "twsrt.toml").read_text().replace('["claude"]', '["claude", "codex"]')
+    )
+    sandbox.run("generate", "-w", cwd=root)
+    again = sandbox.run("check", cwd=root)
+    assert "the user policy denies reads of '~/.ssh'" in again.stdout
+    assert "Codex loads the project's list in place of the user's" in again.stdout
+
+
+def test_a_project_without_a_user_policy_says_it_was_not_checked(sandbox: Sandbox) -> None:
+    root = project_repo(sandbox, DEFAULT_SRT, DEFAULT_BASH, PROJECT_TABLE)
+    run = sandbox.run("check", "-v", cwd=root)
+    assert run.returncode == 0, run.stdout
+    assert (
+        "twsrt.toml:5:2: note[TWS226] this project policy is not checked against a user "
+        "policy: set `user_config` in [project]" in run.stdout
+    )
+
+
+def test_a_user_policy_that_cannot_be_read_is_an_error_at_the_key(sandbox: Sandbox) -> None:
+    missing = USER_KEY.replace("dotfiles/", "nowhere/")
+    root = project_repo(sandbox, DEFAULT_SRT, DEFAULT_BASH, PROJECT_TABLE + missing)
+    run = sandbox.run("check", cwd=root)
+    assert run.returncode == 1, run.stdout
+    assert (
+        "twsrt.toml:7:15: error[TWS227] the user policy '~/nowhere/twsrt.toml' names cannot "
+        "be read, so this project policy was not checked against it: ~/nowhere/twsrt.toml: "
+        "error[TWS001] cannot read config: " in run.stdout
+    )
+    (sandbox.repo / ".srt-settings.json").write_text("{ not json", encoding="utf-8")
+    (root / "twsrt.toml").write_text(
+        (root / "twsrt.toml").read_text().replace("nowhere", "dotfiles")
+    )
+    broken = sandbox.run("check", cwd=root)
+    assert broken.returncode == 1
+    assert "error[TWS227]" in broken.stdout
+    assert "~/dotfiles/.srt-settings.json:1:3: error[TWS003] invalid JSON" in broken.stdout

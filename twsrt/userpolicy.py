@@ -1,0 +1,68 @@
+"""``check`` in project scope: the user policy a project names (``[project] user_config``, and
+``user_profile``), read, and the project policy compared with it (``narrowing``).
+
+The user's files lie outside the project repository, so they are read unconfined, as the user's
+own run reads them; a user policy that cannot be read or is invalid is one error at the key
+(TWS227: the comparison could not be made), and a project table that names none is a note
+(TWS226), so a report always says whether the project was checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from twsrt.config import Config
+from twsrt.findings import Finding, TwsrtError, finding, quoted
+from twsrt.policy import Policy
+from twsrt.rules import NARROWING_UNCHECKED, USER_POLICY_UNREADABLE
+
+
+def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[Finding]:
+    """The findings of comparing this project-scope run's ``policy`` with the user policy its
+    config names; ``agents``: the agents the run compiles (whether a left-out user restriction
+    widens depends on them). A run without a ``[project]`` table (``--project DIR`` on a
+    dotfiles config) compiles the user's own policy: nothing to compare."""
+    data = config.positions.value if config.positions is not None else {}
+    table = data.get("project")
+    if config.scope != "project" or not isinstance(table, dict):
+        return []
+    raw = table.get("user_config")
+    if raw is None:
+        message = (
+            "this project policy is not checked against a user policy: set `user_config` "
+            "in [project] to the twsrt config of the policy it must narrow"
+        )
+        return [finding(NARROWING_UNCHECKED, message, config.location("/project"))]
+    try:
+        user = load_user_policy(config.resolve(raw), config, table.get("user_profile"))
+    except TwsrtError as exc:
+        return [_unreadable(config, raw, exc.findings)]
+    from twsrt.agents import label
+    from twsrt.narrowing import MERGING_AGENTS, Anchors, narrowing_findings
+
+    root = config.scope_root or config.path.parent
+    anchors = Anchors(home=str(config.home), root=str(root))
+    replacing = [label(name) for name in agents if name not in MERGING_AGENTS]
+    return narrowing_findings(policy, user, anchors=anchors, replacing=replacing)
+
+
+def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:
+    """The policy of the twsrt config at ``path`` (its ``profile`` when named), read as the
+    user's own run reads it; files are named as this run names them."""
+    from twsrt.config import load_config
+    from twsrt.sources import load_policy
+
+    options = {"profile": profile} if profile else {}
+    user = load_config(path, config.home, Path.cwd(), display_root=config.display_root, **options)
+    return load_policy(user)
+
+
+def _unreadable(config: Config, raw: str, problems: list[Finding]) -> Finding:
+    first = problems[0].render() if problems else "no policy"
+    message = (
+        f"the user policy '{quoted(raw)}' names cannot be read, so this project policy was not "
+        f"checked against it: {first}"
+    )
+    related = tuple(problem.location for problem in problems[:5])
+    where = config.location("/project/user_config")
+    return finding(USER_POLICY_UNREADABLE, message, where, related=related)
