@@ -168,6 +168,9 @@ def test_left_out_restrictions_matter_only_where_lists_are_replaced() -> None:
         "there; restate it here"
     )
     assert all(f.level.value == "error" for f in found)
+    # Codex collects the project's rules with the user's: only the sandbox lists are replaced
+    codex = narrowing_findings(bare, user(), replacing=("Codex",), replacing_rules=())
+    assert [f.location.pointer for f in codex] == [f.location.pointer for f in found[3:]]
 
 
 def test_relative_project_paths_hang_from_the_project_root() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ipaddress
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from twsrt.findings import Finding, finding, quoted
@@ -29,8 +29,10 @@ from twsrt.rules import PROJECT_WIDENS_USER
 
 # Agents whose project layer keeps the user's lists beside the project's (Claude Code: "Merged
 # across settings sources"); every other agent is taken to replace them (DeepCode does; Codex
-# merges tables but replaces lists and scalars), which is the cautious reading.
+# selects the project layer's own permission profile), which is the cautious reading. The bash
+# rules: Codex also collects the project's .rules files with the user's, strictest wins.
 MERGING_AGENTS = frozenset({"claude"})
+MERGING_RULES_AGENTS = frozenset({"claude", "codex"})
 
 
 # ------------------------------------------------------------------------------------ paths
@@ -226,15 +228,18 @@ def narrowing_findings(
     *,
     anchors: Anchors | None = None,
     replacing: Sequence[str] | None = None,
+    replacing_rules: Sequence[str] | None = None,
 ) -> list[Finding]:
     """Every project grant the user policy does not grant, at the project rule, naming the user
     policy's rule or file; and, unless ``replacing`` is empty (only agents that keep the user's
     lists load the project), every user restriction the project leaves out. ``replacing``
-    names those agents for the message (None: unknown, checked as if one did)."""
+    names those agents for the message (None: unknown, checked as if one did);
+    ``replacing_rules`` the same for the bash rules (default: ``replacing``)."""
     check = _Check(
         project, user, anchors or Anchors(), None if replacing is None else tuple(replacing)
     )
-    out = _bash(check) + _paths(check) + _domains(check) + _switches(check)
+    rules = check if replacing_rules is None else replace(check, replacing=tuple(replacing_rules))
+    out = _bash(rules) + _paths(check) + _domains(check) + _switches(check)
     return list(dict.fromkeys(out))
 
 

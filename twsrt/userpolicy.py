@@ -38,12 +38,15 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
     except TwsrtError as exc:
         return [_unreadable(config, raw, exc.findings)]
     from twsrt.agents import label
-    from twsrt.narrowing import MERGING_AGENTS, Anchors, narrowing_findings
+    from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, Anchors, narrowing_findings
 
     root = config.scope_root or config.path.parent
     anchors = Anchors(home=str(config.home), root=str(root))
     replacing = [label(name) for name in agents if name not in MERGING_AGENTS]
-    return narrowing_findings(policy, user, anchors=anchors, replacing=replacing)
+    rules = [label(name) for name in agents if name not in MERGING_RULES_AGENTS]
+    return narrowing_findings(
+        policy, user, anchors=anchors, replacing=replacing, replacing_rules=rules
+    )
 
 
 def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:
