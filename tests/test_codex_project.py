@@ -326,17 +326,44 @@ def test_an_explicitly_untrusted_project_is_reported_at_its_entry(
     assert "'untrusted'" in found.message
 
 
-def test_a_project_without_git_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx, _ = _project_ctx(tmp_path, monkeypatch, _trusted(tmp_path / "proj"))
-    (tmp_path / "proj" / ".git").rmdir()
+# a marker no directory above the tests' temporary tree holds (a stray /tmp/.git would count)
+MARKER = "twsrt-test-root-marker"
+
+
+def test_a_project_without_a_root_marker_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = f'project_root_markers = ["{MARKER}"]\n' + _trusted(tmp_path / "proj")
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
     (found,) = _effective(ctx)
-    assert found.rule.id == "TWS616" and "'.git'" in found.message
-    # a marker of the user's own choosing counts instead
-    (tmp_path / "codex-home" / "config.toml").write_text(
-        'project_root_markers = ["twsrt.toml"]\n' + _trusted(tmp_path / "proj")
-    )
-    (tmp_path / "proj" / "twsrt.toml").write_text("")
+    assert found.rule.id == "TWS616" and f"'{MARKER}'" in found.message
+    assert "only when it starts in that directory itself" in found.message
+    (tmp_path / "proj" / MARKER).write_text("")
     assert _effective(_fresh(ctx)) == []
+
+
+def test_a_project_below_its_root_takes_the_roots_trust_unless_it_has_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project in a subdirectory of a repository (observed): Codex finds the repository's
+    root by its marker and loads the layer when the project's own entry trusts it, else when
+    the root's does; an entry of the project's own wins, and no other directory counts."""
+    (tmp_path / MARKER).write_text("")  # tmp_path is the repository, proj a directory in it
+    markers = f'project_root_markers = ["{MARKER}"]\n'
+    proj, repo = tmp_path / "proj", tmp_path
+    quiet = [
+        markers + _trusted(repo),
+        markers + _trusted(proj),
+        markers + _trusted(repo, "untrusted") + _trusted(proj),
+    ]
+    for user in quiet:
+        ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
+        assert _effective(ctx) == [], user
+        shutil.rmtree(proj)
+        shutil.rmtree(tmp_path / "codex-home")
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, markers + _trusted(repo) + _trusted(proj, "no"))
+    (found,) = _effective(ctx)
+    assert found.rule.id == "TWS616" and f"'{proj}' is trusted as 'no'" in found.message
 
 
 def _fresh(ctx):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -181,7 +182,7 @@ def _check(home: Path, root: Path, user: str) -> list[str]:
     codex_home = home / "codex-home"
     codex_home.mkdir(exist_ok=True)
     (codex_home / "config.toml").write_text(user)
-    dotfiles = root.parent / "dotfiles"
+    dotfiles = home.parent / "dotfiles"
     args = ("check", "--agent", "codex", "--project", str(root), "--format", "json")
     run = _twsrt(dotfiles, home, *args, CODEX_HOME=str(codex_home))
     assert run.returncode in (0, 1), run.stderr
@@ -249,3 +250,30 @@ def test_the_layers_proxy_refuses_a_host_outside_the_allowlist(
     refused = fetch("http://example.org/")
     assert refused["status"] == 403 and refused["xpe"] == "blocked-by-allowlist", refused
     assert fetch(f"http://127.0.0.1:{upstream}/")["status"] == 200
+
+
+def test_a_project_below_a_repository_root_takes_the_roots_trust(
+    codex: str, project: tuple[Path, Path]
+) -> None:
+    """A project in a subdirectory of a repository (``--project REPO/sub``): Codex finds the
+    repository root by its ``.git`` and loads the project's layer when the project's own
+    ``[projects]`` entry trusts it, else when the root's does; the project's own entry wins
+    (an untrusted one switches the layer off under a trusted root). check says the same."""
+    home, repo = project
+    shutil.rmtree(repo / ".codex")  # only the project's own layer: the root's would deny too
+    sub = repo / "sub"
+    sub.mkdir()
+    (sub / "key.pem").write_text(SECRET + "\n")
+    dotfiles = home.parent / "dotfiles"
+    assert _twsrt(dotfiles, home, "generate", "codex", "-w", "--project", str(sub)).returncode == 0
+    read = f"cat {sub}/key.pem"
+    cases = [
+        (_user(repo), False),
+        (_user(sub), False),
+        (_user(repo) + f'\n[projects."{sub}"]\ntrust_level = "untrusted"\n', True),
+        (_user(repo.parent), True),  # above the repository: does not count
+    ]
+    for user, readable in cases:
+        rc, out = sandbox_run(codex, user, read, sub, home)
+        assert (rc == 0 and SECRET in out) == readable, (user, out)
+        assert _check(home, sub, user) == (["TWS616"] if readable else []), user

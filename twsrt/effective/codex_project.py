@@ -1,10 +1,11 @@
 """Codex's project layer as Codex loads it: what the user's ``config.toml`` on this machine
 decides about the ``.codex/config.toml`` twsrt writes into a project.
 
-Observed with Codex 0.171.0 (tests/real/test_codex_project.py): the layer is read only when
-the user's config.toml has ``[projects."<root>"] trust_level = "trusted"`` for the project
-root's real path, where the root is the git root above the directory Codex starts in (without
-a ``.git`` marker, that directory itself); and a ``[permissions.twsrt-project]`` table of the
+Observed with Codex 0.171.0 (tests/real/test_codex_project.py): the layer of a directory is
+read only when the user's config.toml has ``[projects."<dir>"] trust_level = "trusted"`` for
+its real path, or, without an entry of its own, for its project root (the nearest directory at
+or above it with a ``project_root_markers`` marker, ``.git``); without a marker, only a Codex
+started in the directory itself reads it. A ``[permissions.twsrt-project]`` table of the
 user's is merged under the project's, adding its entries to the project profile. These are
 facts about this machine, so they are findings only, never an output change.
 """
@@ -47,10 +48,12 @@ def findings(ctx: Context) -> list[Finding]:
     user, out = load_layer(user_config_path(ctx.config.home), "toml", NAME, config)
     if user is None:
         return out  # no Codex config on this machine (CI): nothing loads the layer here
-    real_root = os.path.realpath(root)
+    real_root = Path(os.path.realpath(root))
     layer = _selected_at(ctx, project_config)
-    out += _trust(user, real_root, layer)
-    out += _root_marker(user, Path(real_root), layer)
+    marked = _marked_root(user, real_root)
+    out += _trust(user, str(real_root), marked, layer)
+    if marked is None:
+        out.append(_no_marker(user, real_root, layer))
     tables = user.value.get("permissions")
     if isinstance(tables, dict) and PROJECT_PROFILE in tables:
         out.append(
@@ -76,24 +79,29 @@ def _selected_at(ctx: Context, project_config: Path) -> Location:
     return Location(ctx.config.display_path(project_config))
 
 
-def _trust(user: Layer, root: str, layer: Location) -> list[Finding]:
+def _trust(user: Layer, root: str, marked: Path | None, layer: Location) -> list[Finding]:
+    """The trust Codex gives the layer's directory: its own ``[projects]`` entry, else its
+    project root's (the nearest directory with a marker); no other directory counts."""
     projects = user.value.get("projects")
-    entry: Any = projects.get(root) if isinstance(projects, dict) else None
-    level = entry.get("trust_level") if isinstance(entry, dict) else None
-    if level == TRUSTED:
-        return []
-    if isinstance(level, str):
-        return [
-            report(
-                CODEX_PROJECT_NOT_LOADED,
-                f"the project is trusted as '{quoted(level)}', so Codex ignores {layer.path} and "
-                "its rules: the project policy is not applied",
-                user,
-                f"/projects/{_escaped(root)}/trust_level",
-                NAME,
-                [layer],
-            )
-        ]
+    projects = projects if isinstance(projects, dict) else {}
+    keys = [root] + ([str(marked)] if marked is not None and str(marked) != root else [])
+    for key in keys:
+        entry: Any = projects.get(key)
+        level = entry.get("trust_level") if isinstance(entry, dict) else None
+        if level == TRUSTED:
+            return []
+        if isinstance(level, str):
+            return [
+                report(
+                    CODEX_PROJECT_NOT_LOADED,
+                    f"'{quoted(key)}' is trusted as '{quoted(level)}', so Codex ignores "
+                    f"{layer.path} and its rules: the project policy is not applied",
+                    user,
+                    f"/projects/{_escaped(key)}/trust_level",
+                    NAME,
+                    [layer],
+                )
+            ]
     return [
         finding(
             CODEX_PROJECT_NOT_LOADED,
@@ -107,22 +115,33 @@ def _trust(user: Layer, root: str, layer: Location) -> list[Finding]:
     ]
 
 
-def _root_marker(user: Layer, root: Path, layer: Location) -> list[Finding]:
+def _markers(user: Layer) -> list[str]:
     markers = user.value.get("project_root_markers", list(DEFAULT_ROOT_MARKERS))
-    if not isinstance(markers, list) or not markers:
-        markers = []  # none: Codex takes the directory it starts in as the project root
-    if any(isinstance(m, str) and (root / m).exists() for m in markers):
-        return []
-    named = ", ".join(f"'{quoted(m)}'" for m in markers if isinstance(m, str)) or "no marker"
-    return [
-        finding(
-            CODEX_PROJECT_NOT_LOADED,
-            f"'{quoted(str(root))}' has no project root marker ({named}), so Codex loads "
-            f"{layer.path} only when it starts in that directory itself, not in a subdirectory",
-            layer,
-            agent=NAME,
-        )
-    ]
+    if not isinstance(markers, list):
+        return list(DEFAULT_ROOT_MARKERS)
+    return [m for m in markers if isinstance(m, str)]  # []: the launch directory is the root
+
+
+def _marked_root(user: Layer, root: Path) -> Path | None:
+    """Codex's project root for a launch in ``root``: the nearest directory at or above it that
+    holds a project root marker; None without one (Codex then takes the launch directory)."""
+    markers = _markers(user)
+    for directory in (root, *root.parents):
+        if any((directory / marker).exists() for marker in markers):
+            return directory
+    return None
+
+
+def _no_marker(user: Layer, root: Path, layer: Location) -> Finding:
+    named = ", ".join(f"'{quoted(m)}'" for m in _markers(user)) or "no marker"
+    return finding(
+        CODEX_PROJECT_NOT_LOADED,
+        f"neither '{quoted(str(root))}' nor a directory above it has a project root marker "
+        f"({named}), so Codex loads {layer.path} only when it starts in that directory itself, "
+        "not in a subdirectory",
+        layer,
+        agent=NAME,
+    )
 
 
 def _first_entry(table: Any, pointer: str) -> str:

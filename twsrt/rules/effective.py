@@ -197,10 +197,12 @@ CODEX_PROJECT_NOT_LOADED = Rule(
     Basis.DROPS,
     "Codex does not load the project layer twsrt writes, so the project policy is not applied.",
     "Codex 0.171.0 reads a project's `.codex/config.toml` and `.codex/rules/*.rules` only when "
-    'the user\'s `~/.codex/config.toml` (`$CODEX_HOME`) has `[projects."<root>"] trust_level = '
-    '"trusted"` for the project root\'s real path (a trusted parent directory does not count), '
-    "and it finds that root by its `.git` marker (`project_root_markers`): without one, only a "
-    "Codex started in the root itself loads the layer. Otherwise Codex runs with the user's "
+    'the user\'s `~/.codex/config.toml` (`$CODEX_HOME`) trusts it: `[projects."<dir>"] '
+    'trust_level = "trusted"` for the real path of the project directory, or, when that has no '
+    "entry, for its repository root (the nearest directory above it with a `.git`, Codex's "
+    "`project_root_markers`); any other trusted directory does not count. Without a marker "
+    "at or above the project, only a Codex started in the project directory itself loads the "
+    "layer. Otherwise Codex runs with the user's "
     "own profile and the project's denies are not enforced (observed: a read of a denied file "
     "succeeds). Trust the project (Codex asks when it starts there, or add the table), or "
     "commit from a git checkout. twsrt only reads the user's file; a machine without a Codex "
