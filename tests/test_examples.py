@@ -83,3 +83,23 @@ def test_broken_lossy_policy(args: tuple[str, ...], code: int) -> None:
     assert located(report) == [("TWS412", path, 4, 19), ("TWS501", path, 4, 19)]
     notes = {f["rule_id"] for f in report["findings"] if f["level"] == "note"}
     assert {"TWS204", "TWS408", "TWS410", "TWS414"} <= notes
+
+
+@pytest.mark.parametrize("profile", ["work", "home"])
+def test_profiles_example_passes_without_warnings(profile: str) -> None:
+    """The two-profile example: each profile composes its fragments, and its committed tree is
+    up to date and clean (notes only); every finding stands at a fragment or the config."""
+    code, report = check(EXAMPLES / "profiles", "--profile", profile, "--fail-on", "warning", "-v")
+    assert code == 0, report["findings"]
+    assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
+    paths = {f["location"]["path"] for f in report["findings"]}
+    assert paths <= {
+        "examples/profiles/twsrt.toml",
+        "examples/profiles/policy/base.srt.json",
+        "examples/profiles/policy/base.bash.json",
+        "examples/profiles/policy/python.bash.json",
+        "examples/profiles/policy/corp-network.srt.json",
+    }
+    # home composes base only: python's and corp-network's files are not read
+    fragments_read = "python.bash.json" in str(paths), "corp-network" in str(paths)
+    assert fragments_read == ((True, True) if profile == "work" else (False, False))

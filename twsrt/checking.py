@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Drift, DriftItem, Result
@@ -43,7 +43,7 @@ from twsrt.run import (
     select_agents,
     unpinned_home_advice,
 )
-from twsrt.sources import build_policy, read_json_source
+from twsrt.sources import read_sources
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -174,15 +174,12 @@ def _check(
 
     if sources_blocked(placement):
         return []
-    parsed, findings = _read_sources(config, report)
-    if len(parsed) < 2 or any(f.level is Level.ERROR for f in findings):
+    read = read_sources(config)
+    report.checked += [CheckedFile(display, "source") for display in read.displays]
+    findings = read.findings
+    if read.policy is None:
         return findings  # an invalid source cannot be compiled safely
-    policy = build_policy(
-        parsed["srt"],
-        config.display_path(config.srt),
-        parsed["bash"],
-        config.display_path(config.bash_rules),
-    )
+    policy = read.policy
     findings += _policy_findings(policy, config, agent)
     ctx = context(config, policy, yolo, sandbox)
     report.sandbox_mode = ctx.sandbox_mode
@@ -192,23 +189,6 @@ def _check(
             findings += _agent_findings(name, ctx, config, report)
     report.checked = list(dict.fromkeys(report.checked))
     return findings
-
-
-def _read_sources(config: Config, report: CheckReport) -> tuple[dict[str, Any], list[Finding]]:
-    """Both sources parsed and schema-checked (by name: srt, bash); one that cannot be read is
-    left out, with its findings."""
-    parsed: dict[str, Any] = {}
-    findings: list[Finding] = []
-    for name, path, schema in (("srt", config.srt, "srt"), ("bash", config.bash_rules, "bash")):
-        display = config.display_path(path)
-        report.checked.append(CheckedFile(display, "source"))
-        try:
-            parsed[name], found = read_json_source(path, display, schema, config)
-        except TwsrtError as exc:
-            findings += exc.findings
-            continue
-        findings += found
-    return parsed, findings
 
 
 def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[Finding]:

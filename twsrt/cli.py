@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
 from collections.abc import Callable
@@ -76,6 +77,29 @@ project_option = _scope_option("project", "Work on DIR's project files, not the 
 managed_option = _scope_option("managed", "Work on the managed files of the output tree DIR.")
 
 
+def profile_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--profile NAME`` for every command that reads the policy: set for the command's run
+    (``twsrt.config.PROFILE_OPTION``), so each stage that loads the config sees it."""
+
+    @functools.wraps(func)
+    def with_profile(*args: Any, profile: str | None, **kwargs: Any) -> Any:
+        from twsrt.config import PROFILE_OPTION
+
+        token = PROFILE_OPTION.set(profile)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            PROFILE_OPTION.reset(token)
+
+    return click.option(
+        "--profile",
+        "profile",
+        metavar="NAME",
+        help="Profile of the config's [profiles] to compose (default: $TWSRT_PROFILE, a hosts "
+        "match, then the config's profile).",
+    )(with_profile)
+
+
 def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """A `--<format> FILE` option for every reporter that writes files, in registry order; the
     command receives them as ``<format>_file`` keyword arguments."""
@@ -145,6 +169,7 @@ def _finish(outcome: Outcome) -> NoReturn:
 @sandbox_option
 @project_option
 @managed_option
+@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -173,6 +198,7 @@ def generate(
 @sandbox_option
 @project_option
 @managed_option
+@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -211,6 +237,7 @@ def diff(
 @sandbox_option
 @project_option
 @managed_option
+@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -256,6 +283,7 @@ def check(
     show_default=True,
     help="text for a person, json for programs.",
 )
+@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -308,6 +336,7 @@ def explain(rule_id: str) -> None:
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
 @project_option
+@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -410,14 +439,15 @@ def init(force: bool, directory: Path | None, repo: Path | None, agents: list[st
 
 
 @cli.command()
-@click.argument("source", required=False, type=click.Choice(("srt", "bash")))
+@click.argument("source", required=False)
+@profile_option
 @config_option
 @click.pass_context
 @report_errors
 def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
-    """Open a canonical source in $EDITOR, then validate it (without SOURCE: list the sources).
-
-    Exit: the editor's code when it fails; else 0 valid, 1 schema errors, 2 unreadable JSON.
+    """Open a source (srt, bash, a fragment's NAME.srt) in $EDITOR, then validate it; without
+    SOURCE, list them. Exit: the editor's code when it fails, else 0 valid, 1 schema errors,
+    2 unreadable JSON.
     """
     import shlex
     import subprocess
@@ -432,7 +462,10 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
         editor = shlex.split(run.editor_command()) or ["vi"]
     except ValueError as exc:
         raise click.ClickException(f"cannot parse $VISUAL/$EDITOR: {exc}") from None
-    command = [*editor, str(run.source_paths(cfg)[source])]
+    try:
+        command = [*editor, str(run.source_path(cfg, source)[0])]
+    except run.EditRefused as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param_hint="'[SOURCE]'") from None
     try:
         code = subprocess.call(command)
     except OSError as exc:

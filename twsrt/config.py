@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,11 @@ MODES = ("full", "yolo")  # approval modes
 # What sandboxed commands may touch, orthogonal to the approval mode (Codex's and DeepCode's axis).
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 DEFAULT_SANDBOX_MODE = "workspace-write"
+PROFILE_ENV = "TWSRT_PROFILE"
+# The CLI's --profile for the command it runs (set around the command, so every stage that
+# loads the config sees it without a parameter in each signature); a library caller passes
+# ``profile=`` to ``load_config`` instead.
+PROFILE_OPTION: ContextVar[str | None] = ContextVar("twsrt_profile_option", default=None)
 
 
 def user_config_path(home: Path) -> Path:
@@ -125,6 +131,20 @@ class Selection:
     pattern: str = ""
 
 
+@dataclass(frozen=True)
+class Fragment:
+    """One ``[fragments.<name>]`` table: an srt file and/or a bash rules file."""
+
+    name: str
+    srt: Path | None
+    bash_rules: Path | None
+
+    def files(self) -> list[tuple[str, Path]]:
+        """(kind, path) of each file it names: kind "srt" or "bash_rules"."""
+        named = (("srt", self.srt), ("bash_rules", self.bash_rules))
+        return [(kind, path) for kind, path in named if path is not None]
+
+
 @dataclass
 class Config:
     path: Path
@@ -155,6 +175,12 @@ class Config:
     scope_agents: tuple[str, ...] = ()
     scope_findings: tuple[Finding, ...] = ()
     scope_by_option: bool = False
+    # with [profiles]: the selected profile's fragments in `extends` order, and every fragment
+    # the config defines (placement checks them all); empty without [profiles]
+    fragments: tuple[Fragment, ...] = ()
+    all_fragments: dict[str, Fragment] = field(default_factory=dict)
+    # config pointers answered at another entry: a profile's own [profiles.P.targets] key
+    aliases: dict[str, str] = field(default_factory=dict)
     # this run's files, each read and parsed once (documents.py); ``confined`` keeps it
     documents: Documents = field(default_factory=Documents, repr=False, compare=False)
 
@@ -164,6 +190,7 @@ class Config:
         return self.pinned_home or str(self.home)
 
     def location(self, pointer: str) -> Location:
+        pointer = self.aliases.get(pointer, pointer)
         line, col = self.positions.position(self._placed(pointer)) if self.positions else (0, 0)
         return Location(self.display, line, col, pointer)
 
@@ -221,10 +248,12 @@ def load_config(
     cwd: Path | None = None,
     display_root: Path | None = None,
     scope: ScopeRequest | None = None,
+    profile: str | None = None,
 ) -> Config:
     """The config at ``path``; ``display_root`` (default: ``cwd``) is where the run names
     files from (see ``Config.display_root``); ``scope``: ``--project``/``--managed`` (see
-    ``scopes``)."""
+    ``scopes``); ``profile``: the profile asked for by name (default: the CLI's --profile),
+    see ``twsrt.profiles``."""
     from twsrt.safeio import FileProblem, read_text
     from twsrt.schemas import validate
 
@@ -260,6 +289,10 @@ def load_config(
         display_root=display_root,
         scope_by_option=scope is not None,
     )
+    if any(key in data for key in ("profiles", "fragments", "profile")):
+        from twsrt.profiles import apply_profiles
+
+        config = apply_profiles(config, data, profile or PROFILE_OPTION.get())
     if scope is None and "project" not in data and "managed" not in data:
         return _user_scope(config)
     from twsrt.scopes import apply_scope

@@ -11,6 +11,8 @@ from twsrt.policy import Entry, PathRule, Policy
 from twsrt.rules import (
     CONTRADICTORY_COMMANDS,
     DUPLICATE_ENTRY,
+    FRAGMENT_CONFLICT,
+    FRAGMENT_NOT_HOOKED,
     LAUNCH_RELATIVE_PATTERN,
     NO_NETWORK,
     SANDBOX_DISABLED_LINT,
@@ -23,6 +25,8 @@ from twsrt.rules import (
 def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     out: list[Finding] = []
     out += _contradictions(policy)
+    if policy.fragments:
+        out += _fragment_conflicts(policy)
     out += _duplicates(policy)
     out += _write_roots(policy)
     out += _wildcards(policy)
@@ -49,6 +53,8 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
                 policy.srt_location(pointer),
             )
         )
+    if config is not None and config.all_fragments:
+        out += _unhooked_fragments(config)
     if config is not None and config.pinned_home is None:
         for key in home_dependent_keys():
             if key in config.targets:
@@ -65,6 +71,8 @@ def _contradictions(policy: Policy) -> list[Finding]:
         for entry in lists[weak]:
             if entry.value in stronger:
                 other = stronger[entry.value]
+                if weak == "allow" and _across_fragments(policy, entry.origin, other.origin):
+                    continue  # an error of its own (TWS222), not this note
                 out.append(
                     finding(
                         CONTRADICTORY_COMMANDS,
@@ -142,7 +150,7 @@ def _write_roots(policy: Policy) -> list[Finding]:
                     )
                 )
         deny = write_denies.get(root.path)
-        if deny is not None:
+        if deny is not None and not _across_fragments(policy, root.origin, deny.origin):
             out.append(
                 finding(
                     WRITE_AND_DENY_WRITE,
@@ -191,6 +199,84 @@ def _relative_patterns(policy: Policy) -> list[Finding]:
                         f"'{quoted(rule.path)}' in {name} is relative: it covers files below the "
                         "directory the agent is launched in, not everywhere",
                         rule.origin,
+                    )
+                )
+    return out
+
+
+def _across_fragments(policy: Policy, one: Location, other: Location) -> bool:
+    """Two entries of a composed profile written in different fragments."""
+    return policy.fragment_of(one) != policy.fragment_of(other)
+
+
+def _fragment_conflicts(policy: Policy) -> list[Finding]:
+    """An entry one fragment allows and another denies or asks for (same normalized value:
+    the path as normalized, the domain in lower case, the command with its blanks collapsed)."""
+    out = []
+    for allows, denies, verb, key in (
+        (policy.bash_allow, policy.bash_deny, "denied (deny)", _command_key),
+        (policy.bash_allow, policy.bash_ask, "asked for (ask)", _command_key),
+        (policy.allow_write, policy.deny_write, "denied (denyWrite)", _path_key),
+        (policy.allow_read, policy.deny_read, "denied (denyRead)", _path_key),
+        (policy.allowed_domains, policy.denied_domains, "denied (deniedDomains)", _domain_key),
+    ):
+        first: dict[str, PathRule | Entry] = {}
+        for item in denies:
+            first.setdefault(key(item), item)
+        for item in allows:
+            other = first.get(key(item))
+            if other is None or not _across_fragments(policy, item.origin, other.origin):
+                continue
+            where = other.origin
+            out.append(
+                finding(
+                    FRAGMENT_CONFLICT,
+                    f"fragment-conflict: '{quoted(_value(item))}' is allowed in fragment "
+                    f'"{quoted(policy.fragment_of(item.origin))}" but {verb} at {where} '
+                    f'(fragment "{quoted(policy.fragment_of(where))}")',
+                    item.origin,
+                    related=(where,),
+                )
+            )
+    return out
+
+
+def _value(item: PathRule | Entry) -> str:
+    return item.path if isinstance(item, PathRule) else item.value
+
+
+def _path_key(item: PathRule | Entry) -> str:
+    return _value(item)
+
+
+def _domain_key(item: PathRule | Entry) -> str:
+    return _value(item).lower()
+
+
+def _command_key(item: PathRule | Entry) -> str:
+    return " ".join(_value(item).split())
+
+
+def _unhooked_fragments(config: Config) -> list[Finding]:
+    """Fragment files whose name the pre-commit hook's ``files`` pattern does not match."""
+    import re
+
+    from twsrt.registry import hook_files_regex
+
+    pattern = re.compile(hook_files_regex())
+    out = []
+    for name, fragment in config.all_fragments.items():
+        for kind, path in fragment.files():
+            display = config.display_path(path)
+            if not pattern.search(path.as_posix()):
+                suffix = ".srt.json" if kind == "srt" else ".bash.json"
+                out.append(
+                    finding(
+                        FRAGMENT_NOT_HOOKED,
+                        f"{display} (fragment {name}) does not match the pre-commit hook's "
+                        f"files pattern: a change to it does not run the hook; name it "
+                        f"*{suffix}",
+                        config.location(f"/fragments/{name}/{kind}"),
                     )
                 )
     return out

@@ -50,6 +50,12 @@ def placed_files(config: Config) -> tuple[list[Placed], list[Placed]]:
         Placed("/sources/srt", config.srt, "the srt source"),
         Placed("/sources/bash_rules", config.bash_rules, "the bash rules source"),
     ]
+    if config.all_fragments:  # every fragment file, the selected profile's or not
+        sources = [
+            Placed(f"/fragments/{name}/{kind}", path, f"the {kind} file of fragment {name}")
+            for name, fragment in config.all_fragments.items()
+            for kind, path in fragment.files()
+        ]
     targets: list[Placed] = []
     yolo_of = yolo_keys()
     for key, path in config.targets.items():
@@ -171,7 +177,7 @@ def blocked_agents(findings: list[Finding]) -> set[str]:
     agents = set()
     for item in findings:
         for where in (item.location, *item.related):
-            if where.pointer.startswith("/targets/"):
+            if "/targets/" in where.pointer:  # also a profile's own /profiles/P/targets/K
                 name = agent_of(where.pointer.rsplit("/", 1)[1])
                 if name:
                     agents.add(name)
@@ -180,4 +186,4 @@ def blocked_agents(findings: list[Finding]) -> set[str]:
 
 def sources_blocked(findings: list[Finding]) -> bool:
     """A source itself is unusable (a target on a source blocks the target, not the source)."""
-    return any(item.location.pointer.startswith("/sources/") for item in findings)
+    return any(item.location.pointer.startswith(("/sources/", "/fragments/")) for item in findings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from twsrt.jsonpos import PositionedJson
 from twsrt.locations import Location
@@ -82,6 +82,13 @@ class Entry:
     origin: Location
 
 
+class Locator(Protocol):
+    """Where a pointer of a (possibly composed) source was written: ``compose.SingleSource``
+    for one file, ``compose.ComposedSource`` for a profile's fragments."""
+
+    def location(self, pointer: str, *, key: bool = False) -> Location: ...
+
+
 @dataclass
 class Policy:
     srt_display: str
@@ -97,10 +104,21 @@ class Policy:
     bash_allow: list[Entry] = field(default_factory=list)
     bash_deny: list[Entry] = field(default_factory=list)
     bash_ask: list[Entry] = field(default_factory=list)
+    # a composed profile: where each srt pointer was written (None: the one srt file), and the
+    # fragment each file display belongs to (empty without profiles)
+    srt_locator: Locator | None = None
+    fragments: dict[str, str] = field(default_factory=dict)
 
     def srt_location(self, pointer: str, *, key: bool = False) -> Location:
+        """The file, line and column that wrote ``pointer`` of the (composed) srt settings."""
+        if self.srt_locator is not None:
+            return self.srt_locator.location(pointer, key=key)
         line, col = self.srt_positions.position(pointer, key=key)
         return Location(self.srt_display, line, col, pointer)
+
+    def fragment_of(self, origin: Location) -> str:
+        """The fragment whose file holds ``origin`` ("" without profiles)."""
+        return self.fragments.get(origin.path, "")
 
     @property
     def enabled(self) -> bool:

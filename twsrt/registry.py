@@ -21,6 +21,8 @@ SOURCE_PATTERNS = (
     r"twsrt/config\.toml",
     r"\.?srt-settings\.json",
     r"bash-rules\.json",
+    r"[^/]*\.srt\.json",  # fragment files (docs/profiles.md)
+    r"[^/]*\.bash\.json",
 )
 CONFIG_SCHEMA = "schemas/config.schema.json"
 HOOK_FILES = (".pre-commit-hooks.yaml", "docs/pre-commit.md")

@@ -234,12 +234,15 @@ def write(changes: list[Change]) -> list[Change]:
 
 def fix_command(ctx: Context) -> str:
     """The ``generate`` run that rewrites what a run in ``ctx`` compared: same approval mode
-    and, when chosen on the command line, the same sandbox mode."""
+    and, when chosen on the command line, the same sandbox mode and profile."""
     command = "twsrt generate -w"
     if ctx.yolo:
         command += " --yolo"
     if ctx.sandbox_flag:
         command += f" --sandbox {ctx.sandbox_mode}"
+    selection = ctx.config.selection
+    if selection is not None and selection.chosen_by == "--profile":
+        command += f" --profile {selection.name}"
     return command
 
 
@@ -391,16 +394,49 @@ def _effective(compiled: Compiled, results: list[Result]) -> list[Finding]:
 
 
 def source_paths(config: Config) -> dict[str, Path]:
-    """The canonical sources by the name ``edit`` takes."""
+    """The canonical sources by the name ``edit`` takes: srt and bash, or with profiles every
+    fragment file as ``<fragment>.srt`` / ``<fragment>.bash``."""
+    if config.all_fragments:
+        return {
+            f"{name}.{'srt' if kind == 'srt' else 'bash'}": path
+            for name, fragment in config.all_fragments.items()
+            for kind, path in fragment.files()
+        }
     return {"srt": config.srt, "bash": config.bash_rules}
+
+
+def source_path(config: Config, name: str) -> tuple[Path, str]:
+    """The file ``edit NAME`` opens and its schema ("srt" or "bash"). With profiles,
+    ``srt``/``bash`` name the selected profile's one fragment file of that kind; several are
+    refused, listing them."""
+    paths = source_paths(config)
+    if name in paths:
+        return paths[name], name.rpartition(".")[2]
+    if config.fragments and name in ("srt", "bash"):
+        kind = "srt" if name == "srt" else "bash_rules"
+        named = [f"{f.name}.{name}" for f in config.fragments if getattr(f, kind) is not None]
+        if len(named) == 1:
+            return paths[named[0]], name
+        profile = config.selection.name if config.selection else ""
+        raise EditRefused(
+            f"profile {profile} composes {len(named)} {name} fragments; name one: "
+            + ", ".join(named)
+        )
+    raise EditRefused(f"unknown source {name!r}; one of: " + ", ".join(paths))
+
+
+class EditRefused(Exception):
+    """``edit`` was given a name that is no source of this config (a usage error)."""
 
 
 def sources_listing(config: Config) -> str:
     """``edit`` without a source: each one's path, and whether it is missing."""
+    paths = source_paths(config)
+    width = max(5, *(len(name) + 1 for name in paths))
     lines = []
-    for name, path in source_paths(config).items():
+    for name, path in paths.items():
         state = "" if path.exists() else "  (missing)"
-        lines.append(f"{name:5} {config.display_path(path)}{state}\n")
+        lines.append(f"{name:{width}} {config.display_path(path)}{state}\n")
     return "".join(lines)
 
 
@@ -418,14 +454,15 @@ def edited(config: Config, name: str) -> Outcome:
 
 
 def validate_source(config: Config, name: str) -> list[Finding]:
-    """After ``edit``: parse and schema-check one canonical source ("srt" or "bash"), read and
-    named as ``check`` reads and names it. A file that does not parse raises TwsrtError."""
+    """After ``edit``: parse and schema-check one canonical source (a name ``source_path``
+    knows), read and named as ``check`` reads and names it. A file that does not parse
+    raises TwsrtError."""
     from twsrt.sources import read_json_source
 
-    path = config.srt if name == "srt" else config.bash_rules
+    path, schema = source_path(config, name)
     where = config.path.resolve()
     confined = config.confined(git_root(where))
-    return read_json_source(path, display_path(path, repo_root(where)), name, confined)[1]
+    return read_json_source(path, display_path(path, repo_root(where)), schema, confined)[1]
 
 
 def editor_command() -> str:

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from twsrt.compose import SingleSource
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
-from twsrt.rules import DUPLICATE_JSON_KEY, SCHEMA_VIOLATION, SOURCE_MISSING, SOURCE_UNPARSABLE
+from twsrt.rules import (
+    DUPLICATE_JSON_KEY,
+    SCHEMA_VIOLATION,
+    SOURCE_MISSING,
+    SOURCE_UNPARSABLE,
+    Level,
+)
 
 
 def read_json_source(
@@ -77,36 +86,110 @@ def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
     return found
 
 
-def load_policy(config: Config) -> Policy:
+@dataclass
+class SourcesRead:
+    """The policy's files as read for one run: the policy (None when a file could not be read
+    or holds an error), every finding about the files, and each file's display name."""
+
+    policy: Policy | None
+    findings: list[Finding]
+    displays: list[str]
+
+
+def read_sources(config: Config) -> SourcesRead:
+    """Read, check and build the policy: the two [sources] files, or the selected profile's
+    fragments composed (see ``compose``)."""
+    if config.fragments:
+        return _read_fragments(config)
     srt_display = config.display_path(config.srt)
     bash_display = config.display_path(config.bash_rules)
-    errors: list[Finding] = []
-    srt = bash = None
+    findings: list[Finding] = []
+    parsed: dict[str, PositionedJson] = {}
     for path, display, schema in (
         (config.srt, srt_display, "srt"),
         (config.bash_rules, bash_display, "bash"),
     ):
         try:
-            parsed, found = read_json_source(path, display, schema, config)
+            parsed[schema], found = read_json_source(path, display, schema, config)
         except TwsrtError as exc:
-            errors.extend(exc.findings)
+            findings.extend(exc.findings)
             continue
-        errors.extend(found)
-        if schema == "srt":
-            srt = parsed
-        else:
-            bash = parsed
-    if errors or srt is None or bash is None:
-        raise TwsrtError(errors)
-    return build_policy(srt, srt_display, bash, bash_display)
+        findings.extend(found)
+    policy = None
+    if len(parsed) == 2 and not any(f.level is Level.ERROR for f in findings):
+        policy = build_policy(parsed["srt"], srt_display, parsed["bash"], bash_display)
+    return SourcesRead(policy, findings, [srt_display, bash_display])
+
+
+def load_policy(config: Config) -> Policy:
+    """The run's policy, one file pair or a composed profile; any finding about the files
+    stops the run."""
+    read = read_sources(config)
+    if read.findings or read.policy is None:
+        raise TwsrtError(read.findings)
+    return read.policy
+
+
+def _read_fragments(config: Config) -> SourcesRead:
+    from twsrt.compose import ComposedSource, Part
+
+    findings: list[Finding] = []
+    parts: dict[str, list[Part]] = {"srt": [], "bash_rules": []}
+    displays = []
+    for fragment in config.fragments:
+        for kind, path in fragment.files():
+            display = config.display_path(path)
+            displays.append(display)
+            schema = "srt" if kind == "srt" else "bash"
+            try:
+                parsed, found = read_json_source(path, display, schema, config)
+            except TwsrtError as exc:
+                findings += [_at_entry(item, config, fragment.name, kind) for item in exc.findings]
+                continue
+            findings += found
+            parts[kind].append(Part(fragment.name, display, parsed))
+    srt, bash = ComposedSource(parts["srt"]), ComposedSource(parts["bash_rules"])
+    findings += srt.conflicts + bash.conflicts
+    policy = None
+    if not any(f.level is Level.ERROR for f in findings):
+        policy = Policy(srt.display, bash.display, srt.value, parts["srt"][0].parsed)
+        policy.srt_locator = srt
+        policy.fragments = {**srt.fragments, **bash.fragments}
+        _fill(policy, srt.value, srt.item_locations, bash.value, bash.item_locations)
+    return SourcesRead(policy, findings, list(dict.fromkeys(displays)))
+
+
+def _at_entry(item: Finding, config: Config, fragment: str, kind: str) -> Finding:
+    """A fragment file that does not exist is reported at the config entry naming it."""
+    if item.rule_id != SOURCE_MISSING.id:
+        return item
+    where = config.location(pointer_join(pointer_join("/fragments", fragment), kind))
+    message = f"fragment '{quoted(fragment)}': {item.message} ({item.location.path})"
+    return finding(SOURCE_MISSING, message, where)
 
 
 def build_policy(
     srt: PositionedJson, srt_display: str, bash: PositionedJson, bash_display: str
 ) -> Policy:
     """A Policy from already-validated sources."""
-    data: dict[str, Any] = srt.value
-    policy = Policy(srt_display, bash_display, data, srt)
+    policy = Policy(srt_display, bash_display, srt.value, srt)
+    _fill(
+        policy,
+        srt.value,
+        SingleSource(srt, srt_display).item_locations,
+        bash.value,
+        SingleSource(bash, bash_display).item_locations,
+    )
+    return policy
+
+
+Items = Callable[[str], list[Location]]
+
+
+def _fill(
+    policy: Policy, data: dict[str, Any], srt_items: Items, bash: Any, bash_items: Items
+) -> None:
+    """The policy's rule lists, each rule at the location ``*_items`` gives its list index."""
     filesystem = data.get("filesystem", {})
     for key, target in (
         ("denyRead", policy.deny_read),
@@ -114,32 +197,26 @@ def build_policy(
         ("allowWrite", policy.allow_write),
         ("denyWrite", policy.deny_write),
     ):
-        parent = pointer_join("/filesystem", key)
-        positions = srt.item_positions(parent)
-        for index, item in enumerate(filesystem.get(key, [])):
-            pointer = f"{parent}/{index}"
-            location = Location(srt_display, *positions[index], pointer)
+        items = filesystem.get(key, [])
+        locations = srt_items(pointer_join("/filesystem", key)) if items else []
+        for item, location in zip(items, locations, strict=True):
             if isinstance(item, dict):
                 target.append(PathRule(normalize_path(item["path"]), location, literal=True))
             else:
                 target.append(PathRule(normalize_path(item), location))
     network = data.get("network", {})
-    for key, target in (
+    for key, entries in (
         ("allowedDomains", policy.allowed_domains),
         ("deniedDomains", policy.denied_domains),
     ):
-        parent = pointer_join("/network", key)
-        positions = srt.item_positions(parent)
-        for index, domain in enumerate(network.get(key, [])):
-            pointer = f"{parent}/{index}"
-            target.append(Entry(domain, Location(srt_display, *positions[index], pointer)))
-    for key, target in (
+        domains = network.get(key, [])
+        locations = srt_items(pointer_join("/network", key)) if domains else []
+        entries.extend(map(Entry, domains, locations))
+    for key, entries in (
         ("allow", policy.bash_allow),
         ("deny", policy.bash_deny),
         ("ask", policy.bash_ask),
     ):
-        positions = bash.item_positions(f"/{key}")
-        for index, command in enumerate(bash.value.get(key, [])):
-            pointer = f"/{key}/{index}"
-            target.append(Entry(command, Location(bash_display, *positions[index], pointer)))
-    return policy
+        commands = bash.get(key, [])
+        locations = bash_items(f"/{key}") if commands else []
+        entries.extend(map(Entry, commands, locations))

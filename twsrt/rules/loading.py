@@ -190,3 +190,49 @@ SCOPE_TARGET_OUTSIDE_ROOT = Rule(
     "[targets] entry or the root (`[project] root`, `[managed] root`, `--project DIR`, "
     "`--managed DIR`).",
 )
+
+PROFILE_INVALID = Rule(
+    "TWS014",
+    "profile-invalid",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "The [fragments] and [profiles] tables cannot compose a policy.",
+    "A profile composes its policy from the fragments its `extends` names, in that order. "
+    "Each of these stops every command with exit code 2, located at the config entry: "
+    "`extends` names a fragment that [fragments] does not define, names one twice, or is "
+    "empty; the profile's fragments name no srt file or no bash rules file (an empty list "
+    "in a fragment is fine); a fragment's file does not exist; [sources] stands beside "
+    "[profiles] (a config has one policy or profiles, never both: move the two files into "
+    "a fragment); [fragments] or `profile` without any [profiles]. See docs/profiles.md.",
+)
+
+PROFILE_NOT_SELECTED = Rule(
+    "TWS015",
+    "profile-not-selected",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "No profile, an unknown profile, or two profiles were selected.",
+    "With [profiles], every run composes exactly one profile, chosen in this order: "
+    "`--profile NAME`, then `$TWSRT_PROFILE`, then the one profile whose `hosts` patterns "
+    "match this machine's host name (its full and its short name, case-insensitively), "
+    "then the top-level `profile` default. A name that is not a [profiles] table, two "
+    "profiles whose `hosts` both match, or no choice at all stops the run (exit code 2); "
+    "the message lists the profiles there are. Name one with --profile or $TWSRT_PROFILE, "
+    "or set `profile = ...` in the config.",
+)
+
+FRAGMENT_VALUE_CONFLICT = Rule(
+    "TWS016",
+    "fragment-value-conflict",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "Two fragments of a profile set one setting to different values.",
+    "Composition concatenates lists and merges objects key by key, but a single value (a "
+    "port, `enabled`, a binary's path) can hold only one value: when two fragments of the "
+    "profile set it differently, twsrt cannot know which one the profile means and composes "
+    "nothing (exit code 2). The finding stands at the later fragment's value and names the "
+    "earlier one. Set the value in one fragment only (the same value in two is fine).",
+)

@@ -204,6 +204,38 @@ WRITE_ROOT_NOT_DIRECTORY = Rule(
     "directory that holds only what may be written, or leave the file out of allowWrite.",
 )
 
+FRAGMENT_CONFLICT = Rule(
+    "TWS222",
+    "fragment-conflict",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A rule is allowed in one fragment of a profile and denied (or asked) in another.",
+    "The same bash command in `allow` of one fragment and `deny` or `ask` of another, or the "
+    "same path (after normalization) in allowWrite and denyWrite or in allowRead and "
+    "denyRead, or the same domain in allowedDomains and deniedDomains of two fragments: the "
+    "fragments disagree about what the profile grants. Agents apply the stricter rule, but "
+    "which of the two the author of the profile meant cannot be known, so `check` reports "
+    "it as an error at the allowing entry, naming the denying entry and both fragments. "
+    "Within one file the same pair stays the note it always was (TWS203, TWS205). Remove "
+    "one of the two entries, or keep the fragments apart in different profiles.",
+)
+
+FRAGMENT_NOT_HOOKED = Rule(
+    "TWS223",
+    "fragment-not-hooked",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "A fragment file's name does not match the pre-commit hook's files pattern.",
+    "The twsrt pre-commit hooks run when a commit touches the config, a source or a target; "
+    "they recognise policy files by name (`srt-settings.json`, `bash-rules.json`, and for "
+    "fragments `*.srt.json` and `*.bash.json`). A fragment file named otherwise can change "
+    "without the hook checking it, so a broken or weaker policy reaches the commit (CI's "
+    "`twsrt check` still sees it). Rename the file, e.g. `policy/corp.srt.json`, and the "
+    "config entry that names it.",
+)
+
 PROJECT_WIDENS_USER = Rule(
     "TWS225",
     "project-widens-user",

@@ -1,4 +1,5 @@
-"""The sandbox runtime (srt) engine: the reference, run with the canonical srt file itself."""
+"""The sandbox runtime (srt) engine: the reference, run with the canonical srt settings (a
+profile's composed settings) written into the probe root."""
 
 from __future__ import annotations
 
@@ -35,7 +36,10 @@ class SrtEngine:
         self.binary = binary or locate("srt", SRT_ENV, SRT_DEFAULT)
 
     def reads(self, ctx: Context) -> list[Path]:
-        return [ctx.config.srt]
+        """The srt source, or a composed profile's srt fragments; srt itself runs with the
+        (composed) settings ``prepare`` writes into the probe root."""
+        config = ctx.config
+        return [f.srt for f in config.fragments if f.srt is not None] or [config.srt]
 
     def check_available(self, ctx: Context) -> None:
         missing = []

@@ -1,0 +1,427 @@
+"""Fragments and profiles: the config tables, selection, composition and where findings stand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.sandbox import Sandbox, tree_snapshot
+
+CONFIG = """\
+home = "/home/user"
+{default}
+[fragments.base]
+srt = "policy/base.srt.json"
+bash_rules = "policy/base.bash.json"
+
+[fragments.python]
+bash_rules = "policy/python.bash.json"
+
+[fragments.corp]
+srt = "policy/corp.srt.json"
+
+[targets]
+claude_settings = "out/.claude/settings.full.json"
+
+[profiles.work]
+extends = ["base", "python", "corp"]
+hosts = ["work-*", "*.corp.example.com"]
+
+[profiles.work.targets]
+claude_settings = "work/.claude/settings.full.json"
+
+[profiles.home]
+extends = ["base"]
+hosts = ["home-pc"]
+"""
+
+BASE_SRT = """\
+{
+  "filesystem": {
+    "denyRead": ["~/.aws", "~/.ssh"],
+    "allowWrite": ["/tmp"]
+  },
+  "network": {
+    "allowedDomains": ["github.com"],
+    "httpProxyPort": 3128
+  }
+}
+"""
+
+CORP_SRT = """\
+{
+  "filesystem": {
+    "denyRead": ["~/.kube"]
+  },
+  "network": {
+    "allowedDomains": ["pypi.org", "corp.example.com"]
+  }
+}
+"""
+
+BASE_BASH = '{\n  "allow": ["git status"],\n  "deny": ["sudo"],\n  "ask": ["git push"]\n}\n'
+PYTHON_BASH = '{\n  "allow": ["pytest"],\n  "ask": ["pip install"]\n}\n'
+
+
+@pytest.fixture
+def repo(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    """A dotfiles repo whose config has three fragments and two profiles; this host matches
+    neither profile's hosts."""
+    monkeypatch.setattr("twsrt.profiles.host_names", lambda: ["laptop.example.net", "laptop"])
+    for name in ("twsrt.toml", ".srt-settings.json", "bash-rules.json"):
+        (sandbox.repo / name).unlink()
+    sandbox.write("twsrt.toml", CONFIG.format(default=""))
+    sandbox.write("policy/base.srt.json", BASE_SRT)
+    sandbox.write("policy/corp.srt.json", CORP_SRT)
+    sandbox.write("policy/base.bash.json", BASE_BASH)
+    sandbox.write("policy/python.bash.json", PYTHON_BASH)
+    return sandbox
+
+
+def report(box: Sandbox, *args: str, **env: str) -> tuple[int, dict]:
+    result = box.run("check", "--format", "json", "-v", *args, **env)
+    assert "Traceback" not in result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def located(data: dict, rule: str) -> list[tuple[str, int, int, str]]:
+    return [
+        (f["location"]["path"], f["location"]["line"], f["location"]["column"], f["message"])
+        for f in data["findings"]
+        if f["rule_id"] == rule
+    ]
+
+
+# ------------------------------------------------------------------------------ selection
+
+
+def test_no_selection_is_an_error_listing_the_profiles(repo: Sandbox) -> None:
+    code, data = report(repo)
+    assert code == 2
+    [(path, line, col, message)] = located(data, "TWS015")
+    assert (path, line, col) == ("twsrt.toml", 16, 2)  # the first [profiles.*] table
+    assert "no profile selected" in message and "(profiles: work, home)" in message
+    assert "laptop.example.net" in message
+
+
+@pytest.mark.parametrize(
+    ("args", "written"),
+    [(("--profile", "home"), "out"), ((), "work")],
+)
+def test_flag_wins_over_environment(repo: Sandbox, args: tuple[str, ...], written: str) -> None:
+    """$TWSRT_PROFILE=work; --profile home wins (home keeps [targets]: out/)."""
+    result = repo.run("generate", "-w", *args, TWSRT_PROFILE="work")
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in repo.repo.iterdir() if p.name in ("out", "work")] == [written]
+
+
+def test_selection_order_and_origin(repo: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    from twsrt.config import load_config
+
+    path = repo.repo / "twsrt.toml"
+    monkeypatch.chdir(repo.repo)
+    chosen = load_config(path, repo.home, profile="work").selection
+    assert (chosen.name, chosen.chosen_by, chosen.origin.line) == ("work", "--profile", 16)
+    monkeypatch.setenv("TWSRT_PROFILE", "home")
+    chosen = load_config(path, repo.home).selection
+    assert (chosen.name, chosen.chosen_by, chosen.origin.line) == ("home", "$TWSRT_PROFILE", 23)
+    assert load_config(path, repo.home, profile="work").selection.chosen_by == "--profile"
+    monkeypatch.delenv("TWSRT_PROFILE")
+    monkeypatch.setattr("twsrt.profiles.host_names", lambda: ["build7.corp.example.com", "build7"])
+    chosen = load_config(path, repo.home).selection
+    assert (chosen.name, chosen.chosen_by) == ("work", "hosts")
+    assert (chosen.origin.line, chosen.origin.column) == (18, 20)  # the second hosts entry
+    from twsrt.report import selection_text
+
+    assert (chosen.host, chosen.pattern) == ("build7.corp.example.com", "*.corp.example.com")
+    assert selection_text(chosen) == (
+        'work (selected by hosts: host "build7.corp.example.com" matches '
+        '"*.corp.example.com", twsrt.toml:18:20)'
+    )
+    monkeypatch.setattr("twsrt.profiles.host_names", lambda: ["HOME-PC"])
+    assert load_config(path, repo.home).selection.name == "home"  # case-insensitive
+
+
+def test_default_profile(repo: Sandbox) -> None:
+    from twsrt.config import load_config
+
+    repo.write("twsrt.toml", CONFIG.format(default='profile = "home"'))
+    chosen = load_config(repo.repo / "twsrt.toml", repo.home).selection
+    assert (chosen.name, chosen.chosen_by, chosen.origin.line, chosen.origin.column) == (
+        "home",
+        "default",
+        2,
+        11,
+    )
+
+
+def test_two_profiles_matching_the_host_is_an_error(
+    repo: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write(
+        "twsrt.toml",
+        CONFIG.format(default="").replace('hosts = ["home-pc"]', 'hosts = ["*-laptop"]'),
+    )
+    monkeypatch.setattr("twsrt.profiles.host_names", lambda: ["work-laptop"])
+    code, data = report(repo)
+    assert code == 2
+    [(path, line, col, message)] = located(data, "TWS015")
+    assert (path, line, col) == ("twsrt.toml", 18, 10)
+    assert "'work-*' of work and '*-laptop' of home (at twsrt.toml:25:10)" in message
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "where"),
+    [
+        (("--profile", "nope"), {}, "--profile"),
+        ((), {"TWSRT_PROFILE": "nope"}, "$TWSRT_PROFILE"),
+    ],
+)
+def test_unknown_profile(
+    repo: Sandbox, args: tuple[str, ...], env: dict[str, str], where: str
+) -> None:
+    before = tree_snapshot(repo.repo)
+    result = repo.run("generate", "-w", *args, **env)
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        f"twsrt.toml:16:2: error[TWS015] profile 'nope' named by {where} is not defined "
+        "(profiles: work, home)"
+    )
+    assert tree_snapshot(repo.repo) == before
+
+
+def test_a_config_without_profiles_ignores_the_profile_option(sandbox: Sandbox) -> None:
+    """--profile and $TWSRT_PROFILE mean nothing to a one-policy config: it behaves as before."""
+    plain = sandbox.run("check", "--format", "json")
+    flagged = sandbox.run("check", "--format", "json", "--profile", "x", TWSRT_PROFILE="y")
+    assert (flagged.returncode, flagged.stdout) == (plain.returncode, plain.stdout)
+
+
+# ------------------------------------------------------------------------------ structure
+
+
+@pytest.mark.parametrize(
+    ("edit", "line", "col", "text"),
+    [
+        (
+            ('extends = ["base"]', 'extends = ["base", "pyhton"]'),
+            24,
+            20,
+            "profile 'home' extends fragment 'pyhton', which [fragments] does not define "
+            "(fragments: base, corp, python)",
+        ),
+        (
+            ('extends = ["base"]', 'extends = ["base", "base"]'),
+            24,
+            20,
+            "profile 'home' extends fragment 'base' twice",
+        ),
+        (('extends = ["base"]', "extends = []"), 24, 11, "profile 'home' extends no fragment"),
+        (
+            ('extends = ["base"]', 'extends = ["python"]'),
+            24,
+            11,
+            "profile 'home' composes no srt file: none of its fragments names an srt file",
+        ),
+        (
+            ("[targets]", '[sources]\nsrt = "x.json"\n\n[targets]'),
+            13,
+            2,
+            "[sources] names the one policy of a config without profiles",
+        ),
+    ],
+)
+def test_structure_errors_stand_at_the_config_entry(
+    repo: Sandbox, edit: tuple[str, str], line: int, col: int, text: str
+) -> None:
+    repo.write("twsrt.toml", CONFIG.format(default="").replace(*edit))
+    before = tree_snapshot(repo.repo)
+    code, data = report(repo, "--profile", "work")
+    assert code == 2
+    [(path, got_line, got_col, message)] = located(data, "TWS014")
+    assert (path, got_line, got_col) == ("twsrt.toml", line, col)
+    assert message.startswith(text)
+    result = repo.run("generate", "-w", "--profile", "work")
+    assert result.returncode == 2 and "TWS014" in result.stderr
+    assert tree_snapshot(repo.repo) == before
+
+
+def test_fragments_without_profiles(sandbox: Sandbox) -> None:
+    sandbox.write("twsrt.toml", '[fragments.a]\nsrt = "a.json"\n')
+    code, data = report(sandbox)
+    assert code == 2
+    assert located(data, "TWS014")[0][:3] == ("twsrt.toml", 1, 1)
+
+
+def test_missing_fragment_file_stands_at_its_entry(repo: Sandbox) -> None:
+    (repo.repo / "policy" / "python.bash.json").unlink()
+    code, data = report(repo, "--profile", "work")
+    assert code == 1  # as for a missing [sources] file: check reports it, generate stops
+    [(path, line, col, message)] = located(data, "TWS002")
+    assert (path, line, col) == ("twsrt.toml", 8, 14)
+    assert message == ("fragment 'python': source file does not exist (policy/python.bash.json)")
+    before = tree_snapshot(repo.repo)
+    assert repo.run("generate", "-w", "--profile", "work").returncode == 2
+    assert tree_snapshot(repo.repo) == before
+    # home does not compose python: its missing file is not read
+    assert report(repo, "--profile", "home")[0] == 1  # only the missing target (TWS301)
+
+
+def test_fragment_outside_the_repository(repo: Sandbox) -> None:
+    repo.write(
+        "twsrt.toml",
+        CONFIG.format(default="").replace(
+            'bash_rules = "policy/python.bash.json"', 'bash_rules = "../python.bash.json"'
+        ),
+    )
+    code, data = report(repo, "--profile", "home")
+    assert code == 1  # every fragment is placed, the profile's or not
+    [(path, line, col, message)] = located(data, "TWS005")
+    assert (path, line, col) == ("twsrt.toml", 8, 14)
+    assert message.startswith(
+        "the bash_rules file of fragment python (~/python.bash.json) resolves to "
+        "~/python.bash.json, outside the repository"
+    )
+
+
+# ------------------------------------------------------------------------------ composition
+
+
+def test_composed_policy_keeps_each_entry_origin(repo: Sandbox) -> None:
+    from twsrt.config import load_config
+    from twsrt.sources import load_policy
+
+    config = load_config(
+        repo.repo / "twsrt.toml", repo.home, repo.repo, display_root=repo.repo, profile="work"
+    )
+    policy = load_policy(config)
+    assert [(r.path, str(r.origin), r.origin.pointer) for r in policy.deny_read] == [
+        ("~/.aws", "policy/base.srt.json:3:18", "/filesystem/denyRead/0"),
+        ("~/.ssh", "policy/base.srt.json:3:28", "/filesystem/denyRead/1"),
+        ("~/.kube", "policy/corp.srt.json:3:18", "/filesystem/denyRead/0"),
+    ]
+    assert [(e.value, str(e.origin)) for e in policy.allowed_domains] == [
+        ("github.com", "policy/base.srt.json:7:24"),
+        ("pypi.org", "policy/corp.srt.json:6:24"),
+        ("corp.example.com", "policy/corp.srt.json:6:36"),
+    ]
+    assert [(e.value, str(e.origin)) for e in policy.bash_ask] == [
+        ("git push", "policy/base.bash.json:4:11"),
+        ("pip install", "policy/python.bash.json:3:11"),
+    ]
+    assert policy.srt["network"] == {
+        "allowedDomains": ["github.com", "pypi.org", "corp.example.com"],
+        "httpProxyPort": 3128,
+    }
+    # scalar keys and composed list indexes map to the fragment that wrote them
+    assert str(policy.srt_location("/network/httpProxyPort")) == "policy/base.srt.json:8:22"
+    assert str(policy.srt_location("/network/allowedDomains/2")) == "policy/corp.srt.json:6:36"
+    where = policy.srt_location("/network/allowedDomains/2")
+    assert where.pointer == "/network/allowedDomains/1"  # the pointer inside its fragment
+    assert str(policy.srt_location("/filesystem/allowWrite", key=True)) == (
+        "policy/base.srt.json:4:5"
+    )
+    assert policy.fragment_of(policy.deny_read[2].origin) == "corp"
+
+
+@pytest.mark.parametrize("value", ["3128", "3129"])
+def test_a_scalar_set_by_two_fragments(repo: Sandbox, value: str) -> None:
+    repo.write(
+        "policy/corp.srt.json",
+        CORP_SRT.replace('"allowedDomains"', f'"httpProxyPort": {value},\n    "allowedDomains"'),
+    )
+    code, data = report(repo, "--profile", "work")
+    conflicts = located(data, "TWS016")
+    if value == "3128":  # the same value twice is fine
+        assert conflicts == [] and code == 1  # (the work target is missing)
+        return
+    assert code == 1  # a finding in a fragment, as a schema error; generate stops (exit 2)
+    assert conflicts == [
+        (
+            "policy/corp.srt.json",
+            6,
+            22,
+            "'/network/httpProxyPort' is 3129 in fragment 'corp' but 3128 in fragment 'base' "
+            "(at policy/base.srt.json:8:22); a profile's fragments must agree on every single "
+            "value",
+        )
+    ]
+    before = tree_snapshot(repo.repo)
+    assert repo.run("generate", "-w", "--profile", "work").returncode == 2
+    assert tree_snapshot(repo.repo) == before
+
+
+def test_allow_in_one_fragment_deny_in_another(repo: Sandbox) -> None:
+    """An error at the allow entry naming the other; the same pair inside one file stays the
+    note it was (TWS203)."""
+    repo.write("policy/python.bash.json", PYTHON_BASH.replace('"pytest"', '"pytest", "git  push"'))
+    repo.write("policy/base.bash.json", BASE_BASH.replace('"ask": [', '"ask": ["git status", '))
+    code, data = report(repo, "--profile", "work")
+    assert code == 1
+    assert located(data, "TWS222") == [
+        (
+            "policy/python.bash.json",
+            2,
+            23,
+            "fragment-conflict: 'git  push' is allowed in fragment \"python\" but asked for "
+            '(ask) at policy/base.bash.json:4:25 (fragment "base")',
+        )
+    ]
+    assert [f[:3] for f in located(data, "TWS203")] == [("policy/base.bash.json", 2, 13)]
+
+
+def test_allowed_read_and_denied_read_in_two_fragments(repo: Sandbox) -> None:
+    repo.write(
+        "policy/corp.srt.json",
+        CORP_SRT.replace('"denyRead": ["~/.kube"]', '"allowRead": ["~/.ssh/"]'),
+    )
+    code, data = report(repo, "--profile", "work")
+    assert code == 1
+    [(path, line, col, message)] = located(data, "TWS222")
+    assert (path, line, col) == ("policy/corp.srt.json", 3, 19)
+    assert message == (
+        "fragment-conflict: '~/.ssh' is allowed in fragment \"corp\" but denied (denyRead) at "
+        'policy/base.srt.json:3:28 (fragment "base")'
+    )
+
+
+def test_repeated_entry_across_fragments_is_a_note(repo: Sandbox) -> None:
+    repo.write("policy/corp.srt.json", CORP_SRT.replace('"~/.kube"', '"~/.kube", "~/.ssh"'))
+    code, data = report(repo, "--profile", "work", "--fail-on", "warning")
+    assert data["summary"]["warning"] == 0
+    [(path, line, col, message)] = located(data, "TWS208")
+    assert (path, line, col) == ("policy/corp.srt.json", 3, 29)
+    assert "(first at policy/base.srt.json:3:28)" in message
+
+
+def test_profile_targets_override_key_by_key(repo: Sandbox) -> None:
+    result = repo.run("generate", "-w", "--profile", "work")
+    assert result.returncode == 0, result.stderr
+    assert (repo.repo / "work" / ".claude" / "settings.full.json").is_file()
+    assert not (repo.repo / "out").exists()
+    code, data = report(repo, "--profile", "home")
+    # home keeps [targets]: its file is missing, reported at the [targets] entry
+    assert [loc[:3] for loc in located(data, "TWS301")] == [("twsrt.toml", 14, 19)]
+    (repo.repo / "work" / ".claude" / "settings.full.json").unlink()
+    code, data = report(repo, "--profile", "work")
+    [(path, line, col, message)] = located(data, "TWS301")
+    assert (path, line, col) == ("twsrt.toml", 21, 19)  # the profile's own entry
+    assert "twsrt generate -w --profile work" in message
+
+
+def test_checked_files_are_the_profiles_fragments(repo: Sandbox) -> None:
+    _, data = report(repo, "--profile", "work")
+    sources = [f["path"] for f in data["checked"] if f["kind"] == "source"]
+    assert sources == [
+        "policy/base.srt.json",
+        "policy/base.bash.json",
+        "policy/python.bash.json",
+        "policy/corp.srt.json",
+    ]
+
+
+def test_schema_error_in_a_fragment(repo: Sandbox) -> None:
+    repo.write("policy/corp.srt.json", CORP_SRT.replace('"~/.kube"', "42"))
+    code, data = report(repo, "--profile", "work")
+    assert code == 1
+    assert [f[:3] for f in located(data, "TWS102")] == [("policy/corp.srt.json", 3, 18)]
