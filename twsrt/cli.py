@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import gc
 import sys
 from collections.abc import Callable
@@ -13,6 +12,7 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
+from twsrt.cliconfig import config_option
 from twsrt.exits import Group, closed_pipe, report_errors
 from twsrt.outcome import EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
@@ -36,16 +36,6 @@ class AgentChoice(click.Choice):  # type: ignore[type-arg]
     @choices.setter
     def choices(self, _value: tuple[str, ...]) -> None:
         pass  # click.Choice.__init__ stores its argument; the registry is the one list
-
-
-config_option = click.option(
-    "-c",
-    "--config",
-    "config",
-    metavar="FILE",
-    help="twsrt config file (default: $TWSRT_CONFIG, nearest twsrt.toml, "
-    "~/.config/twsrt/config.toml).",
-)
 
 
 sandbox_option = click.option(
@@ -75,29 +65,6 @@ def _scope_option(scope: str, what: str) -> Callable[[Callable[..., Any]], Calla
 
 project_option = _scope_option("project", "Work on DIR's project files, not the user's.")
 managed_option = _scope_option("managed", "Work on the managed files of the output tree DIR.")
-
-
-def profile_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--profile NAME`` for every command that reads the policy: set for the command's run
-    (``twsrt.config.PROFILE_OPTION``), so each stage that loads the config sees it."""
-
-    @functools.wraps(func)
-    def with_profile(*args: Any, profile: str | None, **kwargs: Any) -> Any:
-        from twsrt.config import PROFILE_OPTION
-
-        token = PROFILE_OPTION.set(profile)
-        try:
-            return func(*args, **kwargs)
-        finally:
-            PROFILE_OPTION.reset(token)
-
-    return click.option(
-        "--profile",
-        "profile",
-        metavar="NAME",
-        help="Profile of the config's [profiles] to compose (default: $TWSRT_PROFILE, a hosts "
-        "match, then the config's profile).",
-    )(with_profile)
 
 
 def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -169,7 +136,6 @@ def _finish(outcome: Outcome) -> NoReturn:
 @sandbox_option
 @project_option
 @managed_option
-@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -198,7 +164,6 @@ def generate(
 @sandbox_option
 @project_option
 @managed_option
-@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -237,7 +202,6 @@ def diff(
 @sandbox_option
 @project_option
 @managed_option
-@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -283,7 +247,6 @@ def check(
     show_default=True,
     help="text for a person, json for programs.",
 )
-@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -336,7 +299,6 @@ def explain(rule_id: str) -> None:
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also list passing probes.")
 @project_option
-@profile_option
 @config_option
 @click.pass_context
 @report_errors
@@ -440,7 +402,6 @@ def init(force: bool, directory: Path | None, repo: Path | None, agents: list[st
 
 @cli.command()
 @click.argument("source", required=False)
-@profile_option
 @config_option
 @click.pass_context
 @report_errors
