@@ -18,13 +18,16 @@ About twelve Claude starts, a second each.
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.sandbox import twsrt_command
 
 from .claude_client import find_claude, run_bash
 from .claude_doctor import claude_accepts_settings
@@ -40,6 +43,8 @@ POLICY: dict[str, Any] = {
     "network": {"allowedDomains": ["github.com"]},
 }
 BASH_RULES = {"allow": [], "deny": ["shred"], "ask": []}
+# a worktree's checkout on the path (as the tests run) reaches the process too
+PYTHONPATH = {k: v for k, v in os.environ.items() if k == "PYTHONPATH"}
 SWITCHES = (
     "/allowManagedPermissionRulesOnly",
     "/sandbox/network/allowManagedDomainsOnly",
@@ -48,30 +53,23 @@ SWITCHES = (
 
 
 def generate_managed(tmp_path: Path, srt: dict[str, Any], bash: dict[str, Any]) -> Path:
-    """The Linux managed file twsrt generates for the policy (managed scope, pure compile)."""
-    from twsrt.agents.base import Context
-    from twsrt.agents.claude.managed import compile_managed
-    from twsrt.config import Config
-    from twsrt.sources import load_policy
-    from twsrt.writes import apply
-
-    (tmp_path / "srt.json").write_text(json.dumps(srt, indent=2))
-    (tmp_path / "bash.json").write_text(json.dumps(bash))
-    out = tmp_path / "managed"
-    target = out / "linux" / "etc" / "claude-code" / "managed-settings.json"
-    config = Config(
-        path=tmp_path / "twsrt.toml",
-        display="twsrt.toml",
-        home=tmp_path,
-        srt=tmp_path / "srt.json",
-        bash_rules=tmp_path / "bash.json",
-        targets={"claude_managed_linux": target},
-        scope="managed",
-        scope_root=out,
+    """The Linux managed file ``twsrt generate --managed DIR -w`` writes for the policy."""
+    (tmp_path / ".srt-settings.json").write_text(json.dumps(srt, indent=2))
+    (tmp_path / "bash-rules.json").write_text(json.dumps(bash))
+    (tmp_path / "twsrt.toml").write_text(
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n'
     )
-    result = compile_managed(Context(config, load_policy(config)))
-    apply(result.changes)
-    return target
+    proc = subprocess.run(
+        [*twsrt_command(), "generate", "claude", "--managed", "managed", "-w", "-v"],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1", **PYTHONPATH},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "TWS450" in proc.stderr, proc.stderr
+    return tmp_path / "managed" / "linux" / "etc" / "claude-code" / "managed-settings.json"
 
 
 @pytest.fixture(scope="module")

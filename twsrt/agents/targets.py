@@ -40,6 +40,9 @@ from twsrt.writes import FileWrite, SymlinkWrite
 # Every file twsrt creates for an agent is private: settings files can hold hooks, API key
 # helpers, MCP headers and proxy credentials. An existing file keeps its own mode (writes.py).
 NEW_FILE_MODE = 0o600
+# A managed-scope file is deployed system-wide for every user's agent to read: no secrets in it,
+# and a file only root could read would be no floor at all.
+MANAGED_FILE_MODE = 0o644
 
 
 # ---------------------------------------------------------------- small shared helpers
@@ -121,11 +124,16 @@ def written_path(path: Path) -> Path:
 
 
 def target_write(
-    path: Path, display: str, text: str, old: str | None, like: Path | None = None
+    path: Path,
+    display: str,
+    text: str,
+    old: str | None,
+    like: Path | None = None,
+    mode: int = NEW_FILE_MODE,
 ) -> FileWrite:
-    """The write of one generated target: through a symlink, a new file private (or, when its
-    content comes from another file ``like``, with that file's mode and owner)."""
-    return FileWrite(written_path(path), display, text, old, NEW_FILE_MODE, like)
+    """The write of one generated target: through a symlink, a new file private (``mode``;
+    or, when its content comes from another file ``like``, with that file's mode and owner)."""
+    return FileWrite(written_path(path), display, text, old, mode, like)
 
 
 # ---------------------------------------------------------------- drift items

@@ -79,6 +79,8 @@ AGENT_SPEC = AgentSpec(
             examples=(".claude/settings.json",),
             scope="project",
         ),
+        # managed scope (agents/claude/managed.py): managed-settings.json, one copy per OS
+        *MANAGED_TARGETS,
     ),
 )
 

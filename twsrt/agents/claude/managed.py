@@ -36,7 +36,7 @@ from twsrt.agents.claude.declaration import (
 from twsrt.agents.claude.settings import SETTINGS_SHAPES, managed_spec, merge
 from twsrt.agents.claude.translate import CWD_ANCHOR, mode_findings, translate
 from twsrt.agents.srtkeys import unhandled_key_findings
-from twsrt.agents.targets import Members, compare, target_write
+from twsrt.agents.targets import MANAGED_FILE_MODE, Members, compare, target_write
 from twsrt.diffs import Spec
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
@@ -152,7 +152,8 @@ def compile_managed(ctx: Context) -> Result:
         new_text = splice_settings(
             disk_text, display, SETTINGS_SHAPES, lambda doc: managed_merge(doc, managed), documents
         )
-        result.changes.append(target_write(path, display, new_text, disk_text))
+        write = target_write(path, display, new_text, disk_text, mode=MANAGED_FILE_MODE)
+        result.changes.append(write)
         result.drift.append(
             compare(display, spec.key, disk_text, new_text, owned.text_items, owned.view)
         )
