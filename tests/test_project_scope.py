@@ -216,6 +216,20 @@ def test_scope_errors_are_located_exit_2_and_write_nothing(
     assert not (sandbox.repo / ".claude").exists()
 
 
+def test_a_scoped_run_without_an_agent_stops(sandbox: Sandbox) -> None:
+    """A config whose only agent has no project file: nothing to compile, exit 2 (TWS017)."""
+    sandbox.write(
+        "twsrt.toml",
+        PROJECT_CONFIG.replace('[project]\nagents = ["claude"]\n', "")
+        + '[targets]\ncopilot_settings = "home/.copilot/settings.json"\n',
+    )
+    run = sandbox.run("generate", "-w", "--project", ".")
+    assert run.returncode == 2
+    assert "error[TWS017] no agent this config selects has a project file" in run.stderr
+    check = sandbox.run("check", "--project", ".")
+    assert check.returncode == 2 and "TWS017" in check.stdout
+
+
 def test_project_and_managed_options_exclude_each_other(sandbox: Sandbox) -> None:
     run = sandbox.run("check", "--project", ".", "--managed", "out")
     assert run.returncode == 2

@@ -159,6 +159,13 @@ def select(agent: str | None, config: Config) -> list[str]:
     from twsrt.agents import label
 
     if agent is None:
+        if not config.scope_agents:  # a run that would compile nothing is a mistake
+            message = (
+                f"no agent this config selects has a {config.scope} file (agents with one: "
+                f"{', '.join(layered_agents(config.scope)) or 'none'}); name them in "
+                f"[{config.scope}] agents or with --agent"
+            )
+            raise fail(SCOPE_AGENT_UNAVAILABLE, message, Location(config.display))
         return list(config.scope_agents)
     if agent not in layered_agents(config.scope):
         message = (

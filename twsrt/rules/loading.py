@@ -166,13 +166,16 @@ SCOPE_AGENT_UNAVAILABLE = Rule(
     Family.LOADING,
     Level.ERROR,
     Basis.CANNOT_CHECK,
-    "`--agent` names an agent that has no file in this run's scope (project or managed).",
+    "`--agent` names an agent that has no file in this run's scope, or no selected agent has one.",
     "A run in project scope (`--project DIR`, or a config with a [project] table) compiles the "
     "agents' project files, and one in managed scope (`--managed DIR`, or [managed]) the files "
     "an administrator deploys. Copilot CLI, for one, reads only its user settings and launch "
     "flags, so `--agent copilot` in project scope has nothing to compile: a usage error (exit "
-    "2). Without `--agent` such an agent is left out of the run with a note (TWS448). Its user "
-    "files are compiled by a run in user scope, as before.",
+    "2). Without `--agent` such an agent is left out of the run with a note (TWS448); when "
+    "that leaves no agent at all (a dotfiles config that targets only Copilot, run with "
+    "`--project`), the run would compile nothing and stops the same way. Name the agents in "
+    "the scope's `agents` list or with `--agent`. Their user files are compiled by a run in "
+    "user scope, as before.",
 )
 
 SCOPE_TARGET_OUTSIDE_ROOT = Rule(
