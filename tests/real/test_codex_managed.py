@@ -11,7 +11,10 @@ unknown key; (b) requirements.toml refuses a lower sandbox: a user ``sandbox_mod
 to the bound profile (a denied read fails, a write outside the roots fails, the workspace
 stays writable), where the same user config without the managed layer reads the secret;
 ``codex doctor`` names the fallback; a user profile of the managed profile's name stops Codex;
-(c) the pinned proxy enforces the domain rules although the user turns it off.
+(c) the pinned proxy enforces the domain rules although the user turns it off; (d) in a model
+turn against a fake Responses API (``codex_model``), ``codex exec`` refuses a command a
+requirements rule forbids (and one a prompt rule guards, as exec never asks), which it runs
+without the layer.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import pytest
 from support.codex_managed import FILES, managed_texts, plant
 
 from .codex_client import FETCH_SCRIPT, config_loads, doctor_report, sandbox_run
+from .codex_model import tool_output
 from .private_etc import private_etc
 
 pytestmark = pytest.mark.real
@@ -214,3 +218,27 @@ def test_the_pinned_proxy_enforces_domains_the_user_switched_off(
         path.write_text(path.read_text().replace("[features]\nnetwork_proxy = true\n", ""))
     unpinned = _fetch(codex, world["etc"], config, "http://example.org/", world)
     assert unpinned.get("xpe") != "blocked-by-allowlist", unpinned  # the control: no proxy
+
+
+@pytest.mark.parametrize(
+    ("command", "justification"),
+    [
+        ("sudo ls", "rejected: denied by twsrt policy: sudo"),
+        ("git push origin", "approval required by policy, but AskForApproval is set to Never"),
+    ],
+    ids=["deny-forbidden", "ask-prompt"],
+)
+def test_requirements_rules_refuse_the_command(
+    codex: str, world: dict[str, Path], tmp_path: Path, command: str, justification: str
+) -> None:
+    """A model turn (fake Responses API): `codex exec` asks to run the command. Without the
+    managed layer Codex runs it; with it, the requirements rule refuses it (`codex exec` never
+    asks, so a prompt rule refuses too) and the model is told why."""
+    empty = tmp_path / "no-managed-layer"
+    empty.mkdir()
+    for etc, refused in ((empty, False), (world["etc"], True)):
+        root = tmp_path / f"codex-{refused}"
+        root.mkdir()
+        with private_etc(codex, {"codex": etc}) as wrapped:
+            output = tool_output(wrapped, "", command, world["work"], world["home"], root)
+        assert (justification in output) is refused, output

@@ -12,7 +12,9 @@ Observed with Codex 0.171.0 (tests/real/test_codex_managed.py), in a private mou
   ``workspace-write`` in it (else Codex falls back to a read-only root profile).
 - ``[features] network_proxy = true`` pins the proxy, so the profile's domain rules bind even
   when the user turns the feature off.
-- ``[rules] prefix_rules`` take ``forbidden`` and ``prompt`` only (``allow`` stops Codex).
+- ``[rules] prefix_rules`` take ``forbidden`` and ``prompt`` only (``allow`` stops Codex); in
+  a model turn ``codex exec`` refuses a forbidden command ("rejected: <justification>") and a
+  prompted one (exec never asks).
 - ``managed_config.toml`` overrides the user's config.toml; its ``approval_policy`` becomes a
   requirement of its own. ``approval_policy = "untrusted"`` is refused by 0.171.0.
 - Unknown keys in requirements.toml are ignored, even with ``--strict-config``; in
