@@ -459,3 +459,21 @@ def _same_as_the_user(policy, mode: str, user, user_findings: list) -> None:
     extra = [f for f in findings if f not in user_findings]
     assert findings[: len(user_findings)] == user_findings
     assert {f.rule for f in extra} <= {CODEX_LAUNCH_ANCHORED_WRITE, CODEX_LAUNCH_ANCHORED_DENY}
+
+
+def test_diff_of_the_layer_shows_only_what_twsrt_owns(sandbox: Sandbox) -> None:
+    """The project's own keys (an MCP server's token) never reach a report: diff and check
+    show the drifted profile entry of the project layer, not the rest of the file."""
+    case = GoldenCase("codex-project", "relative-denies")
+    layer = case.install(sandbox, TWSRT_TOML, LAYER)
+    assert sandbox.run("generate", "-w").returncode == 0
+    text = layer.read_text(encoding="utf-8").replace('secrets = "deny"', 'secrets = "read"')
+    layer.write_text(text + '\n[mcp_servers.x]\nenv = { TOKEN = "ghp_PROJECT_SECRET" }\n')
+    diff = sandbox.run("diff")
+    assert diff.returncode == 1
+    drifted = "permissions.twsrt-project.filesystem.:workspace_roots.secrets"
+    assert f'+ {drifted}: "deny"' in diff.stdout and f'- {drifted}: "read"' in diff.stdout
+    check = sandbox.run("check", "--format", "json")
+    assert check.returncode == 1
+    for output in (diff.stdout, diff.stderr, check.stdout, check.stderr):
+        assert "ghp_PROJECT_SECRET" not in output
