@@ -10,7 +10,8 @@ unknown key; (b) requirements.toml refuses a lower sandbox: a user ``sandbox_mod
 "danger-full-access"``, ``-s danger-full-access`` and ``-c default_permissions=...`` fall back
 to the bound profile (a denied read fails, a write outside the roots fails, the workspace
 stays writable), where the same user config without the managed layer reads the secret;
-``codex doctor`` names the fallback; a user profile of the managed profile's name stops Codex;
+``codex doctor`` names the fallback; a user profile of the managed profile's name (in
+config.toml or through ``-c``) stops Codex;
 (c) the pinned proxy enforces the domain rules although the user turns it off; (d) in a model
 turn against a fake Responses API (``codex_model``), ``codex exec`` refuses a command a
 requirements rule forbids (and one a prompt rule guards, as exec never asks), which it runs
@@ -190,9 +191,19 @@ def test_doctor_names_the_fallback(codex: str, world: dict[str, Path], tmp_path:
     assert sandbox["filesystem sandbox"] == "restricted", sandbox
 
 
-def test_a_user_profile_of_the_managed_name_stops_codex(codex: str, world: dict[str, Path]) -> None:
-    config = '[permissions.twsrt-managed]\nextends = ":workspace"\n'
-    with private_etc(codex, {"codex": world["etc"]}) as wrapped:
+@pytest.mark.parametrize(
+    ("config", "extra"),
+    [
+        ('[permissions.twsrt-managed]\nextends = ":workspace"\n', ()),
+        ("", ("-c", 'permissions.twsrt-managed.filesystem.":root"="write"')),
+    ],
+    ids=["config.toml", "flag-c"],
+)
+def test_a_user_profile_of_the_managed_name_stops_codex(
+    codex: str, world: dict[str, Path], config: str, extra: tuple[str, ...]
+) -> None:
+    """Adding to the bound profile fails closed: Codex refuses to start."""
+    with private_etc(codex, {"codex": world["etc"]}, extra) as wrapped:
         ok, output = config_loads(wrapped, config)
     assert not ok and "conflicts with a config-defined profile" in output, output
 
