@@ -31,7 +31,13 @@ from twsrt.testing.attack_scripts import (
     deny_write_file,
     write_roots,
 )
-from twsrt.testing.globs import Semantics, instantiate, layout_glob, layout_path
+from twsrt.testing.globs import (
+    Semantics,
+    depth_instances,
+    instantiate,
+    layout_glob,
+    layout_path,
+)
 from twsrt.testing.model import Attack, Outcome
 
 
@@ -52,30 +58,46 @@ def _target_of(kind: str, rule: PathRule) -> Target | None:
     return Target(kind, rule, base, "both")
 
 
-def derive_attacks(policy: Policy) -> list[Attack]:
-    """Every attack the policy's filesystem rules imply (deterministic, ROOT-relative)."""
+def _targets(kind: str, rule: PathRule, depths: bool) -> list[tuple[Target, str]]:
+    """The rule's target, and with ``depths`` a relative ``**/`` glob's targets at each depth
+    of ``globs.DEPTHS`` (with the depth that tells their attacks apart)."""
+    target = _target_of(kind, rule)
+    out = [] if target is None else [(target, "")]
+    if depths:
+        out += [
+            (Target(kind, rule, instance, "file", mapped), depth)
+            for depth, mapped, instance in depth_instances(rule)
+        ]
+    return out
+
+
+def _at_depth(attacks: list[Attack], depth: str) -> list[Attack]:
+    from dataclasses import replace
+
+    return [replace(a, form=f"{a.form} {depth}") for a in attacks] if depth else attacks
+
+
+def derive_attacks(policy: Policy, depths: bool = False) -> list[Attack]:
+    """Every attack the policy's filesystem rules imply (deterministic, ROOT-relative);
+    ``depths``: also each relative ``**/`` deny at several depths (project scope)."""
     sem = Semantics.of(policy)
     end = _writable_end(policy, sem)
     out: list[Attack] = []
     for rule in policy.deny_write:
-        target = _target_of("deny-write", rule)
-        if target is None:
-            continue
-        if target.shape in ("dir", "both"):
-            out += deny_write_dir(target, end)
-        if target.shape in ("file", "both"):
-            out += deny_write_file(target, end)
+        for target, depth in _targets("deny-write", rule, depths):
+            if target.shape in ("dir", "both"):
+                out += _at_depth(deny_write_dir(target, end), depth)
+            if target.shape in ("file", "both"):
+                out += _at_depth(deny_write_file(target, end), depth)
     for rule in policy.deny_read:
-        target = _target_of("deny-read", rule)
-        if target is None:
-            continue
-        probe_file = target.base if target.shape == "file" else f"{target.base}/tw-secret"
-        if not sem.read_denied(probe_file):
-            continue  # allowRead re-opens it entirely: nothing to attack
-        if target.shape in ("file", "both"):
-            out += deny_read_file(target)
-        if target.shape in ("dir", "both"):
-            out += deny_read_dir(target)
+        for target, depth in _targets("deny-read", rule, depths):
+            probe_file = target.base if target.shape == "file" else f"{target.base}/tw-secret"
+            if not sem.read_denied(probe_file):
+                continue  # allowRead re-opens it entirely: nothing to attack
+            if target.shape in ("file", "both"):
+                out += _at_depth(deny_read_file(target), depth)
+            if target.shape in ("dir", "both"):
+                out += _at_depth(deny_read_dir(target), depth)
     out += write_roots(policy, sem)
     # a write root's attacks expect what the policy says at their path (a deny inside wins)
     return [_expected(a, sem) for a in out]

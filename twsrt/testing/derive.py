@@ -10,12 +10,20 @@ from twsrt.findings import quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, normalize_path
 from twsrt.testing.domains import domain_probes
-from twsrt.testing.globs import Matcher, Semantics, instantiate, layout_glob, layout_path
+from twsrt.testing.globs import (
+    Matcher,
+    Semantics,
+    depth_instances,
+    instantiate,
+    layout_glob,
+    layout_path,
+)
 from twsrt.testing.model import (
     CREATE_NAME,
     READ_NAME,
     WRITE_NAME,
     Action,
+    DepthProbe,
     Fixtures,
     Outcome,
     Plan,
@@ -32,8 +40,10 @@ class _Draft:
     shape: str
 
 
-def derive(policy: Policy) -> Plan:
-    """Every probe the policy implies, and the fixture tree they need (deterministic)."""
+def derive(policy: Policy, depths: bool = False) -> Plan:
+    """Every probe the policy implies, and the fixture tree they need (deterministic);
+    ``depths``: also probe each relative ``**/`` deny at several depths below the launch
+    directory (a project-scope run, where the launch directory is the project root)."""
     sem = Semantics.of(policy)
     drafts: list[_Draft] = []
     seen: set[tuple[str, str]] = set()
@@ -57,6 +67,8 @@ def derive(policy: Policy) -> Plan:
             add(draft)
     for rule in policy.deny_write:
         add(_path_draft("deny-write", rule, Action.APPEND, Outcome.DENIED, "file"))
+    for draft in _depth_drafts(policy, sem, depths):
+        add(draft)
     for rule in policy.allow_write:
         draft = _path_draft("allow-write", rule, Action.CREATE, Outcome.ALLOWED, "dir")
         target = f"{draft.base}/{CREATE_NAME}"
@@ -101,6 +113,28 @@ def _path_draft(kind: str, rule: PathRule, action: Action, expect: Outcome, shap
             problem = f"'{quoted(rule.path)}' leaves the fixture tree"
     probe = Probe(kind, rule.path, rule.origin, action, expect, glob=rule.glob, problem=problem)
     return _Draft(probe, base or "", shape)
+
+
+def _depth_drafts(policy: Policy, sem: Semantics, depths: bool) -> list[_Draft]:
+    """With ``depths``, the relative ``**/`` denies at each depth of ``globs.DEPTHS`` (a read
+    expects what the policy says there: an allowRead may re-open it)."""
+    out: list[_Draft] = []
+    if not depths:
+        return out
+    for kind, rules, action in (
+        ("deny-read", policy.deny_read, Action.READ),
+        ("deny-write", policy.deny_write, Action.APPEND),
+    ):
+        for rule in rules:
+            for depth, _mapped, instance in depth_instances(rule):
+                expect = Outcome.DENIED
+                if kind == "deny-read" and not sem.read_denied(instance):
+                    expect = Outcome.ALLOWED
+                probe = DepthProbe(
+                    kind, rule.path, rule.origin, action, expect, glob=True, depth=depth
+                )
+                out.append(_Draft(probe, instance, "file"))
+    return out
 
 
 def _probe_file(draft: _Draft, name: str) -> str:

@@ -13,6 +13,10 @@ real runs of Claude Code 2.1.332 driven headless (tests/real/test_twsrt_test_eng
   allowedDomains/deniedDomains. A rule path ``//x`` is absolute, ``~/x`` home, ``/x`` under
   ``~/.claude``, and ``x``/``./x`` under the launch directory.
 - the launch directory is always writable.
+- a PROJECT file (``.claude/settings.json`` of a project-scope run, read with the project as the
+  launch directory) anchors what the user file anchors at ``~/.claude`` at the project root
+  instead: a relative sandbox path and a ``/x`` rule path (``anchor``; pinned by
+  tests/real/test_twsrt_test_project.py).
 
 Not modelled: Claude's own protections (its settings files, the per-user temp directory),
 ``excludedCommands`` and the ``dangerouslyDisableSandbox`` retry (a probe runs as one plain
@@ -74,25 +78,31 @@ def _tilde(path: str, home: str) -> str | None:
     return None
 
 
-def sandbox_path(path: str, home: str, absolute: Mapper = _identity) -> str:
-    """A ``sandbox.*`` path of the user settings as Claude resolves it."""
+def sandbox_path(
+    path: str, home: str, absolute: Mapper = _identity, anchor: str | None = None
+) -> str:
+    """A ``sandbox.*`` path of a settings file as Claude resolves it; ``anchor``: the directory
+    a relative path hangs from (the user file's: ``~/.claude``; a project file's: its root)."""
     homed = _tilde(path, home)
     if homed is not None:
         return homed
     if path.startswith("/"):
         return absolute("/" + path.lstrip("/"))
-    return _join(posixpath.join(home, ".claude"), path.removeprefix("./"))
+    return _join(anchor or posixpath.join(home, ".claude"), path.removeprefix("./"))
 
 
-def rule_path(spec: str, home: str, cwd: str, absolute: Mapper = _identity) -> str:
-    """A Read/Edit rule path of the user settings as Claude resolves it."""
+def rule_path(
+    spec: str, home: str, cwd: str, absolute: Mapper = _identity, anchor: str | None = None
+) -> str:
+    """A Read/Edit rule path of a settings file as Claude resolves it (``anchor``: as for
+    ``sandbox_path``, the directory a ``/x`` rule hangs from)."""
     homed = _tilde(spec, home)
     if homed is not None:
         return homed
     if spec.startswith("//"):
         return absolute("/" + spec.lstrip("/"))
     if spec.startswith("/"):
-        return _join(posixpath.join(home, ".claude"), spec.lstrip("/"))
+        return _join(anchor or posixpath.join(home, ".claude"), spec.lstrip("/"))
     return _join(cwd, spec.removeprefix("./"))
 
 
@@ -121,11 +131,16 @@ def _unique(items: list[Any]) -> list[Any]:
 
 
 def claude_srt_settings(
-    settings: dict[str, Any], home: str, cwd: str, absolute: Mapper = _identity
+    settings: dict[str, Any],
+    home: str,
+    cwd: str,
+    absolute: Mapper = _identity,
+    anchor: str | None = None,
 ) -> dict[str, Any] | None:
-    """The srt settings Claude Code runs a Bash command with, for a user settings file read as
+    """The srt settings Claude Code runs a Bash command with, for a settings file read as
     ``settings``, HOME ``home`` and launch directory ``cwd``; ``absolute`` maps an absolute
-    path (the fixture tree re-roots them). None: the sandbox is off."""
+    path (the fixture tree re-roots them); ``anchor``: where the file's relative paths hang
+    (None: a user file's ``~/.claude``; a project file's root). None: the sandbox is off."""
     sandbox = settings.get("sandbox")
     if not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
         return None
@@ -138,10 +153,10 @@ def claude_srt_settings(
     deny, allow = _rules(permissions, "deny"), _rules(permissions, "allow")
 
     def spath(path: Any) -> Any:
-        return sandbox_path(path, home, absolute) if isinstance(path, str) else path
+        return sandbox_path(path, home, absolute, anchor) if isinstance(path, str) else path
 
     def rpath(spec: str) -> str:
-        return rule_path(spec, home, cwd, absolute)
+        return rule_path(spec, home, cwd, absolute, anchor)
 
     def rules(pairs: list[tuple[str, str]], tool: str) -> list[str]:
         return [rpath(spec) for name, spec in pairs if name == tool]
@@ -212,8 +227,12 @@ class ClaudeEngine(SrtEngine):
 
     def reads(self, ctx: Context) -> list[Path]:
         from twsrt.agents.claude import target_path
+        from twsrt.agents.claude.declaration import PROJECT_KEY
 
-        path = target_path(ctx)
+        if ctx.config.scope == "project":  # the project's file, the project the launch dir
+            path = ctx.config.targets.get(PROJECT_KEY)
+        else:
+            path = target_path(ctx)
         return [path] if path is not None else []
 
     def check_available(self, ctx: Context) -> None:
@@ -229,7 +248,10 @@ class ClaudeEngine(SrtEngine):
         self.root, self.upstream = root, upstream
         settings = read_settings(self.reads(ctx)[0], ctx.config)
         home, cwd = str(root / "home"), str(root / "work")
-        derived = claude_srt_settings(settings, home, cwd, lambda p: engine_path(p, str(root)))
+        anchor = cwd if ctx.config.scope == "project" else None
+        derived = claude_srt_settings(
+            settings, home, cwd, lambda p: engine_path(p, str(root)), anchor
+        )
         self.settings = root / "claude-srt-settings.json"
         self.disabled = derived is None
         body = {"twsrt": DISABLED} if derived is None else derived

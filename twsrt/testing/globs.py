@@ -149,6 +149,29 @@ def _class_member(body: str) -> str:
     return next((c for c in "xqz0123456789abc" if c not in members), "_")
 
 
+# Where a relative ``**/`` glob is probed besides its one instance: right in the launch
+# directory (the project root of a project-scope run) and three directories below it.
+DEPTHS = (("top", ""), ("deep", "tw-x/tw-y/"))
+
+
+def depth_instances(rule: PathRule) -> list[tuple[str, str, str]]:
+    """(depth, mapped glob, instance) of a relative glob that starts with ``**/`` (it matches
+    at every depth below the launch directory): ``**/*.pem`` as ``work/TAG.pem`` and as
+    ``work/tw-x/tw-y/TAG/TAG.pem``; empty for any other rule."""
+    path = rule.path.removeprefix("./")
+    if not (rule.glob and path.startswith("**/")):
+        return []
+    out = []
+    for depth, prefix in DEPTHS:
+        mapped = "work/" + prefix + path.removeprefix("**/")
+        if depth == "deep":
+            mapped = "work/" + prefix + path
+        instance = instantiate(mapped)
+        if instance is not None and glob_regex("work/" + path).match(instance):
+            out.append((depth, mapped, instance))
+    return out
+
+
 @dataclass(frozen=True)
 class Matcher:
     """One filesystem rule in the fixture tree: a path (covers its subtree) or a glob."""

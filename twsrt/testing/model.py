@@ -85,6 +85,18 @@ class Probe:
         return f"{self.kind} {self.rule}"
 
 
+@dataclass(frozen=True)
+class DepthProbe(Probe):
+    """A probe of a relative ``**/`` glob at one depth below the launch directory
+    (``globs.DEPTHS``: top, deep), beside the glob's own probe."""
+
+    depth: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind} {self.rule} [{self.depth}]"
+
+
 # What each attack does, for the report ("... was allowed, as the policy says").
 DOES = {
     "create": "creating {t}",

@@ -24,8 +24,9 @@ def mode_policy(policy: Policy, sandbox_mode: str) -> Policy:
     return policy
 
 
-def plan_for_mode(policy: Policy, sandbox_mode: str) -> Plan:
-    plan = derive(mode_policy(policy, sandbox_mode))
+def plan_for_mode(policy: Policy, sandbox_mode: str, depths: bool = False) -> Plan:
+    """``depths``: relative ``**/`` denies probed at several depths (``derive``)."""
+    plan = derive(mode_policy(policy, sandbox_mode), depths)
     if sandbox_mode != "read-only":
         return plan
     full = derive(policy)

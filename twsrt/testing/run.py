@@ -356,8 +356,10 @@ def run_tests(
                 policy.srt_location("/enabled"),
             )
         )
-    plan = plan_for_mode(policy, ctx.sandbox_mode)
-    tried = derive_attacks(mode_policy(policy, ctx.sandbox_mode)) if attacks else []
+    # a project-scope run launches in the project root: its **/ denies are probed at depths
+    depths = ctx.config.scope == "project"
+    plan = plan_for_mode(policy, ctx.sandbox_mode, depths)
+    tried = derive_attacks(mode_policy(policy, ctx.sandbox_mode), depths) if attacks else []
     attack_plan = Plan(tuple(tried), Fixtures())
     names, skipped = select_engines(ctx, engines, factory)
     report = ProbeReport(

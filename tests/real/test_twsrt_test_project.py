@@ -1,0 +1,171 @@
+"""``twsrt test`` on a project-scope policy (issue 18): a relative deny glob in the project policy
+covers files in the project for the claude engine.
+
+- The claude engine MODELS Claude Code's reading of a PROJECT file (``.claude/settings.json`` in
+  the project root, Claude started there): a relative sandbox path and a ``/x`` rule path hang
+  from the project root. Pinned against real Claude Code 2.1.332 (tests/real/claude_client.py):
+  the plan's filesystem probes, ``**/*.pem`` at three depths among them, run once through the
+  engine and once through Claude's Bash tool with the generated project file, and agree.
+- ``twsrt test --engine claude`` in the project repository passes, and fails once the generated
+  project file drops the deny (so the test can fail).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.cli import run_cli
+from support.tools import locate_tool, require_tool
+
+from twsrt.testing.commands import command, observe
+from twsrt.testing.engine_claude import ClaudeEngine
+from twsrt.testing.engines import build_fixtures, root_base, upstream_stub
+from twsrt.testing.model import Action, Outcome
+from twsrt.testing.modes import plan_for_mode
+
+from .claude_client import find_claude, run_bash
+
+pytestmark = pytest.mark.real
+
+PROJECT_POLICY: dict[str, Any] = {
+    "filesystem": {
+        "denyRead": ["**/*.pem", "secrets", "~/secret.txt"],
+        "denyWrite": ["locked"],
+        "allowWrite": ["."],
+    },
+    "network": {"allowedDomains": [], "deniedDomains": []},
+}
+CONFIG = """\
+[sources]
+srt = "policy/srt.json"
+bash_rules = "policy/bash.json"
+
+[project]
+agents = ["claude"]
+"""
+SETTINGS = ".claude/settings.json"
+
+
+@pytest.fixture(scope="module")
+def srt() -> str:
+    path = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", "/opt/twsrt-tools/srt/bin/srt"))
+    for tool in ("bwrap", "socat", "rg"):
+        require_tool(tool, shutil.which(tool))
+    return path
+
+
+def env(tmp_path: Path, srt: str) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
+    out.update(HOME=str(tmp_path / "home"), NO_COLOR="1", TWSRT_SRT_BIN=srt)
+    out["GIT_CEILING_DIRECTORIES"] = str(tmp_path)
+    out["TWSRT_MANAGED_ROOT"] = str(tmp_path / "host-root")
+    return out
+
+
+def project(tmp_path: Path, srt: str) -> Path:
+    """A project repository with its own policy and its generated Claude Code project file."""
+    root = tmp_path / "app"
+    (root / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (root / "policy").mkdir()
+    (root / "policy/srt.json").write_text(json.dumps(PROJECT_POLICY, indent=2))
+    (root / "policy/bash.json").write_text('{"allow": [], "deny": ["sudo"], "ask": []}')
+    (root / "twsrt.toml").write_text(CONFIG)
+    run = run_cli(("generate", "-w"), cwd=root, env=env(tmp_path, srt))
+    assert run.returncode == 0, run.stderr
+    return root
+
+
+def twsrt_test(root: Path, tmp_path: Path, srt: str) -> tuple[int, dict[str, str]]:
+    run = run_cli(("test", "--engine", "claude", "--json"), cwd=root, env=env(tmp_path, srt))
+    assert run.stdout, run.stderr
+    document = json.loads(run.stdout)
+    verdicts = {r["name"]: r["verdict"] for r in document["results"]}
+    return run.returncode, verdicts
+
+
+def pem(verdicts: dict[str, str]) -> dict[str, str]:
+    return {name: v for name, v in verdicts.items() if name.startswith("deny-read **/*.pem")}
+
+
+def test_twsrt_test_probes_the_project_and_fails_when_the_deny_is_dropped(
+    tmp_path: Path, srt: str
+) -> None:
+    root = project(tmp_path, srt)
+    code, verdicts = twsrt_test(root, tmp_path, srt)
+    assert code == 0, verdicts
+    covered = pem(verdicts)
+    # the glob's own probe and the project root (top) and three levels down (deep), and the
+    # attacks on each depth (read, symlink-read, proc-read)
+    assert {"deny-read **/*.pem", "deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"} <= set(
+        covered
+    )
+    assert any("deep symlink-read" in name for name in covered), covered
+    assert set(covered.values()) == {"PASS"}, covered
+    # the generated project file without the deny: the sandbox entry and the Read rule gone
+    path = root / SETTINGS
+    settings = json.loads(path.read_text())
+    settings["sandbox"]["filesystem"]["denyRead"].remove("**/*.pem")
+    settings["permissions"]["deny"] = [
+        rule for rule in settings["permissions"]["deny"] if "*.pem" not in rule
+    ]
+    path.write_text(json.dumps(settings, indent=2))
+    code, verdicts = twsrt_test(root, tmp_path, srt)
+    assert code == 1, verdicts
+    dropped = pem(verdicts)
+    assert dropped.keys() == covered.keys()
+    assert set(dropped.values()) == {"FAIL"}, dropped
+    assert verdicts["deny-read secrets"] == "PASS"  # the rest of the file still holds
+
+
+def test_claude_model_of_a_project_file_agrees_with_real_claude(tmp_path: Path, srt: str) -> None:
+    """Every filesystem probe of the project plan (``**/*.pem`` at three depths, the relative
+    ``secrets`` and ``locked``, the project root writable) gets the same answer from the
+    engine's model and from Claude's Bash tool started in the project with its project file."""
+    from twsrt.run import context, find_config
+    from twsrt.sources import load_policy
+
+    root = project(tmp_path, srt)
+    config = find_config(str(root / "twsrt.toml"))
+    ctx = context(config, load_policy(config), False, None)
+    plan = plan_for_mode(ctx.policy, ctx.sandbox_mode, depths=True)
+    probes = [
+        p
+        for p in plan.probes
+        if p.action in (Action.READ, Action.APPEND, Action.CREATE) and not p.problem
+    ]
+    assert {p.name for p in probes} >= {"deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"}
+    engine = ClaudeEngine(srt)
+    with (
+        tempfile.TemporaryDirectory(prefix="twsrt-pin-", dir=root_base()) as tmp,
+        upstream_stub() as upstream,
+    ):
+        fixture = Path(tmp)
+        build_fixtures(plan.fixtures, fixture)
+        engine.prepare(ctx, fixture, upstream)
+        shells = [command(p, str(fixture), "python3", i) for i, p in enumerate(probes)]
+        modelled = {
+            p.name: observe(p, (run := engine.run(s, 60)).exit_code, run.output).outcome
+            for p, s in zip(probes, shells, strict=True)
+        }
+        # Claude started in the fixture's work tree, which holds the project file
+        (fixture / "work/.claude").mkdir()
+        shutil.copyfile(root / SETTINGS, fixture / "work" / SETTINGS)
+        hidden = [f"echo {base64.b64encode(s.encode()).decode()} | base64 -d | sh" for s in shells]
+        real = run_bash(find_claude(), {}, hidden, home=fixture / "home", cwd=fixture / "work")
+    claude = {
+        p.name: observe(p, None, out or "").outcome
+        for p, out in zip(probes, real.outputs, strict=True)
+    }
+    assert None not in claude.values(), claude
+    assert modelled == claude
+    assert claude["deny-read **/*.pem [top]"] is Outcome.DENIED
+    assert claude["deny-read **/*.pem [deep]"] is Outcome.DENIED
+    assert Outcome.ALLOWED in claude.values()
