@@ -103,3 +103,33 @@ def test_a_user_policy_that_cannot_be_read_is_an_error_at_the_key(sandbox: Sandb
     assert broken.returncode == 1
     assert "error[TWS227]" in broken.stdout
     assert "~/dotfiles/.srt-settings.json:1:3: error[TWS003] invalid JSON" in broken.stdout
+
+
+def test_the_user_profile_names_the_profile_the_project_narrows(sandbox: Sandbox) -> None:
+    """A dotfiles repository with profiles (examples/profiles): the project is compared with the
+    profile ``user_profile`` names, else with the one that config chooses itself (home)."""
+    import shutil
+
+    from support.sandbox import REPO_ROOT
+
+    dots = sandbox.home / "dots"
+    shutil.copytree(REPO_ROOT / "examples" / "profiles", dots, symlinks=True)
+    (dots / ".git").mkdir()
+    srt = {"filesystem": {"allowWrite": ["."]}, "network": {"allowedDomains": ["pypi.org"]}}
+    bash = {"allow": ["pytest"], "deny": [], "ask": []}
+    key = 'user_config = "~/dots/twsrt.toml"\n'
+    root = project_repo(sandbox, srt, bash, PROJECT_TABLE + key + 'user_profile = "work"\n')
+    assert "TWS22" not in sandbox.run("check", "-v", cwd=root).stdout
+    (root / "twsrt.toml").write_text((root / "twsrt.toml").read_text().replace("work", "home"))
+    home = sandbox.run("check", cwd=root)
+    assert home.returncode == 1
+    assert "policy/bash.json:3:5: error[TWS225] project bash allow 'pytest' is not granted" in (
+        home.stdout
+    )
+    assert "no allow rule of ~/dots/policy/base.bash.json holds all of it" in home.stdout
+    assert "error[TWS225] project allowedDomains entry 'pypi.org'" in home.stdout
+    (root / "twsrt.toml").write_text((root / "twsrt.toml").read_text().replace("home", "nope"))
+    unknown = sandbox.run("check", cwd=root)
+    assert "error[TWS227] the user policy '~/dots/twsrt.toml' names cannot be read" in (
+        unknown.stdout
+    )

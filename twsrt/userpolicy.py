@@ -50,13 +50,20 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
 
 
 def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:
-    """The policy of the twsrt config at ``path`` (its ``profile`` when named), read as the
-    user's own run reads it; files are named as this run names them."""
-    from twsrt.config import load_config
+    """The policy of the twsrt config at ``path`` (its ``profile`` when named, else that
+    config's own choice: $TWSRT_PROFILE, hosts, default), read as the user's own run reads it;
+    files are named as this run names them. The project run's ``--profile`` names a profile
+    of the project's config, never of the user's."""
+    from twsrt.config import PROFILE_OPTION, load_config
     from twsrt.sources import load_policy
 
-    options = {"profile": profile} if profile else {}
-    user = load_config(path, config.home, Path.cwd(), display_root=config.display_root, **options)
+    token = PROFILE_OPTION.set(None)
+    try:
+        user = load_config(
+            path, config.home, Path.cwd(), display_root=config.display_root, profile=profile
+        )
+    finally:
+        PROFILE_OPTION.reset(token)
     return load_policy(user)
 
 
