@@ -9,6 +9,7 @@ bytes are the contract.
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from pathlib import Path
 
@@ -81,6 +82,8 @@ def test_generate_managed_writes_the_golden_tree(sandbox: Sandbox) -> None:
     for key, path in KEYS.items():
         file = path.rsplit("/", 1)[1]
         written = (sandbox.repo / "out" / path).read_text(encoding="utf-8")
+        # every user's Codex reads it: a new file is world-readable, not private
+        assert stat.S_IMODE((sandbox.repo / "out" / path).stat().st_mode) == 0o644, key
         assert written == (case / file).read_text(encoding="utf-8"), key
     assert sandbox.run("diff", "codex", "--managed", "out").returncode == 0
     changed = sandbox.repo / "out" / KEYS["codex_requirements_macos"]

@@ -40,7 +40,7 @@ from twsrt.agents.codex.declaration import (
 )
 from twsrt.agents.codex.files import _toml_text
 from twsrt.agents.codex.translate import command_tokens, full_access_lost, translate
-from twsrt.agents.targets import compare, target_write
+from twsrt.agents.targets import MANAGED_FILE_MODE, compare, target_write
 from twsrt.findings import Finding, quoted
 from twsrt.policy import Policy
 from twsrt.rules import LOSSY_BASH_RULE
@@ -227,7 +227,7 @@ def compile_managed(ctx: Context) -> Result:
     for key, text, path in configured:
         display = ctx.config.display_path(path)
         disk = read_target(path, display, ctx.config)
-        changes.append(target_write(path, display, text, disk))
+        changes.append(target_write(path, display, text, disk, mode=MANAGED_FILE_MODE))
         drift.append(compare(display, key, disk, text, _items, form=True))
     origins = dict(compiled.origins)
     for entry in ctx.policy.bash_ask:
