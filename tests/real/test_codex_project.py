@@ -20,6 +20,8 @@ user profile and, when the project is trusted, its ``[projects."<root>"]`` entry
   has its own name), and a user table of the project profile's name is merged into the
   project's: a write outside the project policy succeeds, which is what TWS617 reports.
 - The layer's network proxy refuses a host outside the project's allowlist.
+- In a real model turn (a fake Responses API), the project's rules file forbids ``git push``
+  with its justification when the project is trusted; untrusted, the command runs.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from tests.support.policies import make_policy
 from twsrt.agents.codex import merged_config, translate
 
 from .codex_client import FETCH_SCRIPT, config_loads, doctor_report, sandbox_run
+from .codex_model import tool_output
 
 pytestmark = pytest.mark.real
 
@@ -277,3 +280,19 @@ def test_a_project_below_a_repository_root_takes_the_roots_trust(
         rc, out = sandbox_run(codex, user, read, sub, home)
         assert (rc == 0 and SECRET in out) == readable, (user, out)
         assert _check(home, sub, user) == (["TWS616"] if readable else []), user
+
+
+def test_the_project_rules_forbid_a_command_in_a_real_turn(
+    codex: str, project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """One model turn (a fake Responses API, ``codex_model``): the model asks to run
+    ``git push``, which the project's ``.codex/rules/twsrt.rules`` forbids. Codex refuses it
+    with the rule's justification in a trusted project, and runs it (git answers) untrusted."""
+    home, root = project
+    justification = "denied by twsrt policy: git push"
+    for trust, refused in (("trusted", True), ("untrusted", False)):
+        codex_root = tmp_path / f"codex-{trust}"
+        codex_root.mkdir()
+        output = tool_output(codex, _user(root, trust), "git push", root, home, codex_root)
+        assert (justification in output) is refused, (trust, output)
+        assert ("rejected" in output) is refused, (trust, output)
