@@ -77,6 +77,17 @@ class Hooks:
         self.git(where, "commit", "-q", "-m", "dotfiles")
         return where
 
+    def project(self, where: Path) -> Path:
+        """A committed copy of examples/project (a project repository) that uses the hooks."""
+        shutil.copytree(EXAMPLE.parent / "project", where, symlinks=True)
+        (where / ".pre-commit-config.yaml").write_text(
+            precommit_config(str(self.repo), self.rev), encoding="utf-8"
+        )
+        self.git(where, "init", "-q")
+        self.git(where, "add", "-A")
+        self.git(where, "commit", "-q", "-m", "project")
+        return where
+
     def git(self, cwd: Path, *args: str) -> str:
         proc = subprocess.run(
             ["git", *args], cwd=cwd, env=self.env, capture_output=True, text=True, timeout=60
@@ -403,3 +414,29 @@ def test_unrelated_files_do_not_trigger_the_hooks(hooks: Hooks, dotfiles: Path) 
 
     assert result.returncode == 0, result.output
     assert result.output.count("(no files to check)Skipped") == 2, result.output
+
+
+@pytest.mark.tool
+def test_hooks_in_a_project_repository(hooks: Hooks, tmp_path: Path) -> None:
+    """examples/project, a repository with [project]: both hooks pass as committed; a policy
+    edit makes twsrt-generate rewrite the project files once, after which check passes; a hand
+    edit of .claude/settings.json fails twsrt-check with its diff."""
+    project = hooks.project(tmp_path / "project")
+    clean = hooks.pre_commit(project, "run", "--all-files")
+    assert clean.returncode == 0, clean.output
+    rules = project / "policy" / "bash-rules.json"
+    edit_json_text(rules, '"deny": ["sudo",', '"deny": ["dd", "sudo",')
+    first = hooks.run_hook(project, "twsrt-generate")
+    assert first.returncode == 1, first.output
+    written = {".claude/settings.json", ".deepcode/settings.json", ".codex/rules/twsrt.rules"}
+    assert written | {"policy/bash-rules.json"} <= hooks.changed(project), first.output
+    assert '"Bash(dd)"' in (project / ".claude/settings.json").read_text(encoding="utf-8")
+    assert hooks.run_hook(project, "twsrt-check").returncode == 0
+    hooks.git(project, "add", "-A")
+    hooks.git(project, "commit", "-q", "-m", "deny dd")
+    target = project / ".claude" / "settings.json"
+    edit_json_text(target, '"deny": [\n', '"deny": [\n      "Read(/notes)",\n')
+    check = hooks.run_hook(project, "twsrt-check")
+    assert check.returncode == 1, check.output
+    assert "--- a/.claude/settings.json\n+++ b/.claude/settings.json\n" in check.output
+    assert re.search(r'^-\s+"Read\(/notes\)",$', check.output, re.M), check.output
