@@ -13,8 +13,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 from support.golden import GoldenCase, case_names
 from support.sandbox import Sandbox
+from support.strategies import bash_rules, srt_settings
+
+from twsrt.agents.claude.translate import PROJECT_ANCHOR, translate
+from twsrt.jsonpos import parse_json
+from twsrt.sources import build_policy
 
 PROJECT_CONFIG = """\
 [sources]
@@ -250,3 +256,57 @@ def test_project_reads_are_confined_to_the_project(sandbox: Sandbox, tmp_path: P
     generate = sandbox.run("generate", "-w", "--project", str(project))
     assert generate.returncode == 2
     assert secret.read_text(encoding="utf-8") == '{"token": "x"}\n'
+
+
+# ---------------------------------------------------------------- properties
+
+
+def _anchored(path: str) -> bool:
+    return path.startswith("/") or path == "~" or path.startswith("~/")
+
+
+def _project_patterns(path: str, glob: bool) -> list[str]:
+    """How a policy path must read in a project file's Read/Edit rules (written apart from
+    twsrt): a relative one from the project root (``/P``), an absolute one as ``//P``."""
+    if not _anchored(path):
+        rooted = "/" + path.removeprefix("./").lstrip("/")
+        if rooted in ("/", "/."):
+            return ["/", "/**"]
+        return [rooted] if glob else [rooted, rooted + "/**"]
+    if glob:
+        return [path]
+    spelled = "/" + path if path.startswith("/") and not path.startswith("//") else path
+    return ["//", "//**"] if spelled == "//" else [spelled, spelled + "/**"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(srt=srt_settings(), bash=bash_rules())
+def test_project_file_denies_every_path_and_grants_nothing_new(srt, bash) -> None:
+    """Over generated policies: every denyRead/denyWrite path is a Read/Edit deny of the project
+    file, relative ones anchored at the project root; the file grants no write root, host or
+    command the policy does not grant (its relative write roots stay relative to the root)."""
+    policy = build_policy(
+        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    )
+    managed, _findings = translate(policy, False, {}, "workspace-write", PROJECT_ANCHOR)
+    deny = set(managed.deny)
+    for rule in policy.deny_read:
+        for pattern in _project_patterns(rule.path, rule.glob):
+            assert {f"Read({pattern})", f"Edit({pattern})"} <= deny, (rule.path, pattern)
+    for rule in policy.deny_write:
+        for pattern in _project_patterns(rule.path, rule.glob):
+            assert f"Edit({pattern})" in deny, (rule.path, pattern)
+    written = managed.sandbox.get("filesystem", {}).get("allowWrite", [])
+    granted = [
+        p["path"] if isinstance(p, dict) else p
+        for p in srt.get("filesystem", {}).get("allowWrite", [])
+    ]
+    assert set(written) <= set(granted) - {".", "./"}
+    domains = set(srt.get("network", {}).get("allowedDomains", []))
+    assert set(managed.sandbox.get("network", {}).get("allowedDomains", [])) <= domains
+    for rule in managed.webfetch_allow:
+        assert rule[len("WebFetch(domain:") : -1] in domains, rule
+    commands = {*bash.get("deny", []), *bash.get("ask", [])}
+    for rule in [*managed.deny, *(managed.ask or [])]:
+        if rule.startswith("Bash("):
+            assert rule[5:-1].removesuffix(" *") in commands, rule
