@@ -212,3 +212,29 @@ def test_a_managed_tree_is_checked_before_it_is_deployed(box: Sandbox) -> None:
     found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] in MANAGED_RULES]
     assert result.returncode == 0
     assert [(f["rule_id"], f["location"]["path"]) for f in found] == [("TWS613", USER_CONFIG)]
+
+
+def test_a_managed_config_choosing_another_profile_is_checked(box: Sandbox) -> None:
+    """managed_config.toml wins over the user's choice: its own profile is compared with the
+    policy's (TWS615), a wide built-in is an error (TWS614); the user's key is noted."""
+    managed = plant(
+        box,
+        "managed_config.toml",
+        'default_permissions = "corp"\n\n[permissions.corp]\nextends = ":read-only"\n',
+    )
+    user = line_of(box.repo / USER_CONFIG, "default_permissions")
+    code, found = managed_findings(box)
+    assert code == 1
+    assert [f[:5] for f in found] == [
+        ("TWS613", "note", USER_CONFIG, user, 1),
+        ("TWS615", "error", managed.as_posix(), 1, 1),
+    ]
+    plant(box, "managed_config.toml", 'default_permissions = ":danger-full-access"\n')
+    code, found = managed_findings(box)
+    assert code == 1
+    assert [f[:5] for f in found] == [
+        ("TWS613", "note", USER_CONFIG, user, 1),
+        ("TWS614", "error", managed.as_posix(), 1, 1),
+    ]
+    plant(box, "managed_config.toml", 'default_permissions = ":read-only"\n')  # stricter
+    assert managed_findings(box) == (0, [found[0]])

@@ -49,8 +49,8 @@ def findings(ctx: Context, main: Layer | None) -> list[Finding]:
     if managed is not None:
         out += _managed_config(ctx, managed, main)
     if requirements is not None:
-        out += _requirements(ctx, requirements, managed, main)
-    return out
+        out += _requirements(ctx, requirements, main)
+    return out + _profile(ctx, requirements, managed, main)
 
 
 def _wanted_profile(ctx: Context) -> str:
@@ -78,10 +78,6 @@ def _managed_config(ctx: Context, managed: Layer, main: Layer | None) -> list[Fi
     if isinstance(doc.get("sandbox_mode"), str) and not ctx.full_access:
         message = f"legacy sandbox_mode '{quoted(doc['sandbox_mode'])}' replaces the twsrt profile"
         out.append(_widens(managed, "/sandbox_mode", message, ctx))
-    selected = doc.get("default_permissions")
-    if selected in WIDE_BUILTINS and not ctx.full_access:
-        message = f"default_permissions '{quoted(selected)}' replaces the twsrt profile"
-        out.append(_widens(managed, "/default_permissions", message, ctx))
     reviewer = doc.get("approvals_reviewer")
     if isinstance(reviewer, str) and reviewer != OWNED_TOP["approvals_reviewer"]:
         message = f"approvals_reviewer '{quoted(reviewer)}' lets a model approve escalations"
@@ -129,54 +125,64 @@ def _overridden(managed: Layer, main: Layer) -> list[Finding]:
     return out
 
 
-def _requirements(
-    ctx: Context, requirements: Layer, managed: Layer | None, main: Layer | None
-) -> list[Finding]:
-    doc: dict[str, Any] = requirements.value
+def _requirements(ctx: Context, requirements: Layer, main: Layer | None) -> list[Finding]:
     out: list[Finding] = []
-    if _proxy_off(doc) and _domain_rules(ctx) and not ctx.full_access:
+    if _proxy_off(requirements.value) and _domain_rules(ctx) and not ctx.full_access:
         message = "features.network_proxy = false leaves the policy's domain rules unenforced"
         out.append(_widens(requirements, "/features/network_proxy", message, ctx))
     if main is not None:
         out += _refused(requirements, main)
-    allowed = doc.get("allowed_permission_profiles")
-    bound = doc.get("default_permissions")
-    if not isinstance(allowed, dict) or not isinstance(bound, str):
-        return out  # no profile allowlist: the user's twsrt profile stays selectable
-    chosen = _user_profile(main, managed)
-    if chosen is not None and allowed.get(chosen[0]) is True:
-        return out  # the user's profile is allowed: it runs
-    wanted = _wanted_profile(ctx)
-    if bound in WIDE_BUILTINS and bound != wanted:
-        message = f"default_permissions '{quoted(bound)}' replaces the twsrt profile"
-        out.append(_widens(requirements, "/default_permissions", message, ctx))
-        return out
-    if not _policy_profile(ctx, requirements, bound):
-        out.append(
+    return out
+
+
+def _profile(
+    ctx: Context, requirements: Layer | None, managed: Layer | None, main: Layer | None
+) -> list[Finding]:
+    """The permissions profile Codex runs with, when a managed layer chooses it: the managed
+    config's ``default_permissions`` over the user's, and the requirements' own when their
+    ``[allowed_permission_profiles]`` does not list that one."""
+    chosen = _selected(managed, main)
+    runs, chooser, fallback = chosen, None, False
+    if chosen is not None and chosen[1] is managed:
+        chooser = managed
+    allowed = requirements.value.get("allowed_permission_profiles") if requirements else None
+    bound = requirements.value.get("default_permissions") if requirements else None
+    binding = isinstance(allowed, dict) and isinstance(bound, str)
+    if binding and (chosen is None or allowed.get(chosen[0]) is not True):
+        runs, chooser, fallback = (bound, requirements), requirements, True
+    if runs is None or chooser is None:
+        return []  # the user's own choice runs: the checks of the user's files cover it
+    name = runs[0]
+    if ctx.full_access:
+        pass  # no profile is wider than the policy's own full access
+    elif name in WIDE_BUILTINS:
+        message = f"default_permissions '{quoted(name)}' replaces the twsrt profile"
+        return [_widens(chooser, "/default_permissions", message, ctx)]
+    elif not name.startswith(":") and not _policy_profile(ctx, name, requirements, managed):
+        return [
             report(
                 CODEX_MANAGED_PROFILE_DIFFERS,
-                f"{requirements.display} makes Codex run with permissions '{quoted(bound)}', "
-                "which is not the profile this policy compiles to",
-                requirements,
+                f"{chooser.display} makes Codex run with permissions '{quoted(name)}', which "
+                "is not the profile this policy compiles to",
+                chooser,
                 "/default_permissions",
                 NAME,
                 [sandbox_origin(ctx.policy)],
             )
+        ]
+    if not (fallback and chosen is not None and chosen[1] is main and chosen[0] != name):
+        return []  # a managed config that replaces the user's choice: ``_overridden`` notes it
+    return [
+        report(
+            CODEX_MANAGED_OVERRIDES,
+            f"default_permissions '{quoted(chosen[0])}' is not allowed by {chooser.display}; "
+            f"Codex runs with '{quoted(name)}' instead, which holds the policy",
+            chosen[1],
+            "/default_permissions",
+            NAME,
+            [chooser.at("/default_permissions")],
         )
-    elif chosen is not None:
-        name, where = chosen
-        out.append(
-            report(
-                CODEX_MANAGED_OVERRIDES,
-                f"default_permissions '{quoted(name)}' is not allowed by {requirements.display}; "
-                f"Codex runs with '{quoted(bound)}' instead, the policy's own profile",
-                where,
-                "/default_permissions",
-                NAME,
-                [requirements.at("/default_permissions")],
-            )
-        )
-    return out
+    ]
 
 
 # user keys whose values requirements.toml constrains to an allowed set
@@ -209,7 +215,7 @@ def _refused(requirements: Layer, main: Layer) -> list[Finding]:
     return out
 
 
-def _user_profile(main: Layer | None, managed: Layer | None) -> tuple[str, Layer] | None:
+def _selected(managed: Layer | None, main: Layer | None) -> tuple[str, Layer] | None:
     """The profile the config layers select and the layer that selects it (managed first)."""
     for layer in (managed, main):
         if layer is not None and isinstance(layer.value.get("default_permissions"), str):
@@ -217,17 +223,16 @@ def _user_profile(main: Layer | None, managed: Layer | None) -> tuple[str, Layer
     return None
 
 
-def _policy_profile(ctx: Context, requirements: Layer, name: str) -> bool:
-    """Is ``name`` the policy's own profile: the built-in full access in that mode, else the
-    requirements' ``[permissions.NAME]`` equal to what the policy compiles to?"""
+def _policy_profile(ctx: Context, name: str, *layers: Layer | None) -> bool:
+    """Is ``[permissions.NAME]`` (in the first managed layer that defines it) the profile the
+    policy compiles to?"""
     from twsrt.agents.codex.files import _same
     from twsrt.agents.codex.translate import translate
 
-    if ctx.full_access or name.startswith(":"):
-        return ctx.full_access and name == FULL_ACCESS
-    tables = requirements.value.get("permissions")
-    table = tables.get(name) if isinstance(tables, dict) else None
-    if not isinstance(table, dict):
-        return False
-    compiled, _ = translate(ctx.policy, ctx.sandbox_mode, None)
-    return _same(table, compiled.profile)
+    for layer in layers:
+        tables = layer.value.get("permissions") if layer is not None else None
+        table = tables.get(name) if isinstance(tables, dict) else None
+        if isinstance(table, dict):
+            compiled, _ = translate(ctx.policy, ctx.sandbox_mode, None)
+            return _same(table, compiled.profile)
+    return False
