@@ -126,12 +126,25 @@ def _server(turn: _Turn) -> Iterator[int]:
         thread.join(timeout=10)
 
 
-def tool_output(codex: str, config: str, command: str, cwd: Path, home: Path, root: Path) -> str:
+def tool_output(
+    codex: str,
+    config: str,
+    command: str,
+    cwd: Path,
+    home: Path,
+    root: Path,
+    *,
+    user_rules: str | None = None,
+) -> str:
     """What Codex answered the model's request to run ``command`` (see the module doc);
-    ``root``: an empty directory for Codex's home and temp dir."""
+    ``root``: an empty directory for Codex's home and temp dir; ``user_rules``: the user's
+    ``$CODEX_HOME/rules/twsrt.rules``, if any."""
     turn = _Turn(command)
     with _server(turn) as port:
         codex_home, tmpdir = _layout(root, with_provider(config, port))
+        if user_rules is not None:
+            (codex_home / "rules").mkdir()
+            (codex_home / "rules" / "twsrt.rules").write_text(user_rules, encoding="utf-8")
         env = {**_env(codex_home, tmpdir, home), KEY_VARIABLE: "twsrt-fake-key"}
         argv = [codex, "exec", "--skip-git-repo-check", f"run {command}"]
         out = _run(argv, env, cwd, TIMEOUT_S).stdout

@@ -21,7 +21,8 @@ user profile and, when the project is trusted, its ``[projects."<root>"]`` entry
   project's: a write outside the project policy succeeds, which is what TWS617 reports.
 - The layer's network proxy refuses a host outside the project's allowlist.
 - In a real model turn (a fake Responses API), the project's rules file forbids ``git push``
-  with its justification when the project is trusted; untrusted, the command runs.
+  with its justification when the project is trusted (untrusted, the command runs), and the
+  user's own rules still forbid what they forbid: Codex collects both.
 """
 
 from __future__ import annotations
@@ -282,17 +283,35 @@ def test_a_project_below_a_repository_root_takes_the_roots_trust(
         assert _check(home, sub, user) == (["TWS616"] if readable else []), user
 
 
-def test_the_project_rules_forbid_a_command_in_a_real_turn(
-    codex: str, project: tuple[Path, Path], tmp_path: Path
+USER_RULES = (
+    'prefix_rule(pattern = ["git", "status"], decision = "forbidden", justification = "mine")\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "trust", "refused_by"),
+    [
+        ("git push", "trusted", "denied by twsrt policy: git push"),  # the project's rule
+        ("git push", "untrusted", None),
+        ("git status", "trusted", "mine"),  # the user's rule holds in the project too
+        ("git status", "untrusted", "mine"),
+    ],
+)
+def test_project_and_user_rules_both_forbid_in_a_real_turn(
+    codex: str,
+    project: tuple[Path, Path],
+    tmp_path: Path,
+    command: str,
+    trust: str,
+    refused_by: str | None,
 ) -> None:
-    """One model turn (a fake Responses API, ``codex_model``): the model asks to run
-    ``git push``, which the project's ``.codex/rules/twsrt.rules`` forbids. Codex refuses it
-    with the rule's justification in a trusted project, and runs it (git answers) untrusted."""
+    """One model turn (a fake Responses API, ``codex_model``) asks to run ``command``. The
+    project's ``.codex/rules/twsrt.rules`` forbids ``git push`` and the user's own rules
+    ``git status``: Codex collects both in a trusted project (so a project may leave a user
+    bash deny out, docs/project.md) and only the user's untrusted, where ``git push`` runs."""
     home, root = project
-    justification = "denied by twsrt policy: git push"
-    for trust, refused in (("trusted", True), ("untrusted", False)):
-        codex_root = tmp_path / f"codex-{trust}"
-        codex_root.mkdir()
-        output = tool_output(codex, _user(root, trust), "git push", root, home, codex_root)
-        assert (justification in output) is refused, (trust, output)
-        assert ("rejected" in output) is refused, (trust, output)
+    user = _user(root, trust)
+    output = tool_output(codex, user, command, root, home, tmp_path, user_rules=USER_RULES)
+    assert ("rejected" in output) is (refused_by is not None), output
+    if refused_by is not None:
+        assert f"rejected: {refused_by}" in output, output
