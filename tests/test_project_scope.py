@@ -310,3 +310,20 @@ def test_project_file_denies_every_path_and_grants_nothing_new(srt, bash) -> Non
     for rule in [*managed.deny, *(managed.ask or [])]:
         if rule.startswith("Bash("):
             assert rule[5:-1].removesuffix(" *") in commands, rule
+
+
+def test_the_project_files_local_layer_is_checked(sandbox: Sandbox) -> None:
+    """Claude loads .claude/settings.local.json beside the project file after it: its keys that
+    undo the policy are errors at their line, as beside a user file."""
+    sandbox.write("twsrt.toml", PROJECT_CONFIG)
+    assert sandbox.run("generate", "-w").returncode == 0
+    sandbox.write(
+        ".claude/settings.local.json",
+        '{\n  "permissions": {"defaultMode": "bypassPermissions"},\n'
+        '  "sandbox": {"filesystem": {"allowWrite": ["/opt"]}}\n}\n',
+    )
+    check = sandbox.run("check")
+    assert check.returncode == 1, check.stdout
+    assert ".claude/settings.local.json:2:19: error[TWS603] permissions.defaultMode" in check.stdout
+    assert ".claude/settings.local.json:3:45: error[TWS604]" in check.stdout
+    assert "makes '/opt' writable" in check.stdout

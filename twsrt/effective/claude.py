@@ -90,6 +90,9 @@ def _managed_layer(ctx: Context) -> tuple[Any, list[Finding]]:
 def _layers(ctx: Context) -> list[tuple[Path, bool, Callable[[str], bool]]]:
     """Each file Claude may load in this run: (path, yolo file?, is-this-key-managed)."""
     targets = ctx.config.targets
+    project = targets.get(target.PROJECT_KEY)
+    if ctx.config.scope == "project" and project is not None:  # the project and its local file
+        return [(project, False, _managed(ctx, "full")), (project.parent / LOCAL_NAME, False, _no)]
     full = targets.get("claude_settings")
     yolo = targets.get("claude_settings_yolo") or (yolo_variant(full) if full else None)
     files: list[tuple[Path, bool, Callable[[str], bool]]] = []
@@ -105,6 +108,10 @@ def _layers(ctx: Context) -> list[tuple[Path, bool, Callable[[str], bool]]]:
             files.append((link, ctx.yolo, _managed(ctx, "yolo" if ctx.yolo else "full")))
         files.append((anchor.parent / LOCAL_NAME, ctx.yolo, lambda _key: False))
     return files
+
+
+def _no(_key: str) -> bool:
+    return False
 
 
 def _managed(ctx: Context, mode: str) -> Callable[[str], bool]:
