@@ -315,3 +315,37 @@ def test_project_and_user_rules_both_forbid_in_a_real_turn(
     assert ("rejected" in output) is (refused_by is not None), output
     if refused_by is not None:
         assert f"rejected: {refused_by}" in output, output
+
+
+def test_the_example_projects_layer_loads_and_binds(codex: str, tmp_path: Path) -> None:
+    """examples/project as a trusted checkout: its committed Codex layer and rules load under
+    --strict-config, and a command started in it cannot read ``secrets`` or
+    ``config/credentials.json``, write ``policy`` or ``.git/hooks``, nor read ``~/.aws``; it
+    can write the project."""
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text(SECRET + "\n")
+    root = (tmp_path / "project").resolve()
+    shutil.copytree(ROOT / "examples" / "project", root)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "secrets").mkdir()
+    (root / "config").mkdir()
+    for path in ("secrets/token", "config/credentials.json"):
+        (root / path).write_text(SECRET + "\n")
+    user = _user(root)
+    ok, out = config_loads(codex, user, cwd=root, home=home)
+    assert ok, out
+    refused = [
+        "cat secrets/token",
+        "cat config/credentials.json",
+        "cat ~/.aws/credentials",
+        "echo x > policy/new.json",
+        "echo x > .git/hooks/pre-commit",
+    ]
+    for command in refused:
+        rc, out = sandbox_run(codex, user, command, root, home)
+        assert rc != 0 and SECRET not in out, (command, out)
+    assert not (root / "policy" / "new.json").exists()
+    assert not (root / ".git" / "hooks" / "pre-commit").exists()
+    rc, out = sandbox_run(codex, user, "echo ok > made.txt && cat made.txt", root, home)
+    assert rc == 0 and "ok" in out, out
