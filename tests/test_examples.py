@@ -44,6 +44,7 @@ def test_project_example_passes_without_warnings(tmp_path: Path) -> None:
     (DeepCode's losses are suppressed with their reason in its twsrt.toml); a HOME without
     agent files, so no machine's own Codex config takes part."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
+    env.pop("CODEX_HOME", None)  # the user's Codex config, which project scope reads (TWS616)
     env.update({"TWSRT_NO_CACHE": "1", "HOME": str(tmp_path)})
     directory = EXAMPLES / "project"
     proc = run_cli(["check", "--format", "json", "--fail-on", "warning"], cwd=directory, env=env)
