@@ -386,6 +386,17 @@ def test_a_user_table_of_the_project_profile_is_an_error(
     assert [(r.path, r.line) for r in found.related] == [(".codex/config.toml", 1)]
 
 
+def test_a_profile_file_table_of_the_project_profile_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, _trusted(tmp_path / "proj"))
+    profile = tmp_path / "codex-home" / "wide.config.toml"
+    profile.write_text('model = "o3"\n[permissions.twsrt-project.network]\nenabled = true\n')
+    (found,) = _effective(ctx)
+    assert found.rule.id == "TWS617" and "`codex --profile wide` merges" in found.message
+    assert (found.location.path, found.location.line) == (str(profile), 3)
+
+
 def test_the_user_scope_does_not_read_the_trust(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,8 +17,10 @@ user profile and, when the project is trusted, its ``[projects."<root>"]`` entry
 - Untrusted, Codex ignores the layer (and its rules): the same read succeeds, which is what
   TWS616 reports.
 - A project table of the user profile's name is merged into the user's (so the project profile
-  has its own name), and a user table of the project profile's name is merged into the
-  project's: a write outside the project policy succeeds, which is what TWS617 reports.
+  has its own name), and a user table of the project profile's name, in config.toml or in a
+  profile file for ``codex --profile``, is merged into the project's: a write outside the
+  project policy succeeds, which is what TWS617 reports. A profile file's
+  ``default_permissions`` does not replace the project layer's.
 - The layer's network proxy refuses a host outside the project's allowlist.
 - In a real model turn (a fake Responses API), the project's rules file forbids ``git push``
   with its justification when the project is trusted (untrusted, the command runs), and the
@@ -236,7 +238,20 @@ def test_tables_of_one_name_merge_across_the_layers(codex: str, project: tuple[P
     extra = f'\n[permissions.twsrt-project.filesystem]\n"{home}/cache" = "write"\n'
     rc, out = sandbox_run(codex, _user(root, extra=extra), write, root, home)
     assert rc == 0 and "WROTE" in out, out
+    (home / "cache" / "made").unlink()
     assert _check(home, root, _user(root, extra=extra)) == ["TWS617"]
+    # the same table in a profile file, for `codex --profile wide`
+    files = {"wide.config.toml": extra}
+    rc, out = sandbox_run(codex, _user(root), write, root, home, profile="wide", extra_files=files)
+    assert rc == 0 and "WROTE" in out, out
+    (home / "codex-home" / "wide.config.toml").write_text(extra)
+    assert _check(home, root, _user(root)) == ["TWS617"]
+    # a profile file that selects another profile does not replace the project's: the
+    # project layer's default_permissions wins over it
+    files = {"full.config.toml": 'default_permissions = ":danger-full-access"\n'}
+    read = f"cat {root}/top.pem"
+    rc, out = sandbox_run(codex, _user(root), read, root, home, profile="full", extra_files=files)
+    assert rc != 0 and SECRET not in out, out
 
 
 def test_the_layers_proxy_refuses_a_host_outside_the_allowlist(

@@ -20,6 +20,7 @@ from typing import Any
 from twsrt.agents.base import Context
 from twsrt.agents.codex.project import CONFIG_KEY, PROJECT_PROFILE
 from twsrt.effective import Layer, load_layer, report
+from twsrt.effective.codex import PROFILE_SUFFIX, _profile_files
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import CODEX_PROJECT_NOT_LOADED, CODEX_PROJECT_PROFILE_MERGED
@@ -54,20 +55,33 @@ def findings(ctx: Context) -> list[Finding]:
     out += _trust(user, str(real_root), marked, layer)
     if marked is None:
         out.append(_no_marker(user, real_root, layer))
-    tables = user.value.get("permissions")
-    if isinstance(tables, dict) and PROJECT_PROFILE in tables:
-        out.append(
-            report(
-                CODEX_PROJECT_PROFILE_MERGED,
-                f"{user.display} defines [permissions.{PROJECT_PROFILE}], which Codex merges "
-                f"under the profile of {layer.path}: its entries are added to the project policy",
-                user,
-                _first_entry(tables[PROJECT_PROFILE], f"/permissions/{PROJECT_PROFILE}"),
-                NAME,
-                [layer],
-            )
-        )
+    out += _merged_profile(user, layer, "")
+    for path in _profile_files(user.path):  # `codex --profile NAME` loads NAME.config.toml too
+        profile, problems = load_layer(path, "toml", NAME, config)
+        out += problems
+        if profile is not None:
+            out += _merged_profile(profile, layer, path.name[: -len(PROFILE_SUFFIX)])
     return out
+
+
+def _merged_profile(user: Layer, layer: Location, profile: str) -> list[Finding]:
+    """A table of the project profile's name in one of the user's files (``profile``: the
+    ``codex --profile`` name of a profile file, empty for config.toml)."""
+    tables = user.value.get("permissions")
+    if not (isinstance(tables, dict) and PROJECT_PROFILE in tables):
+        return []
+    runs = f"`codex --profile {profile}` merges" if profile else "Codex merges"
+    return [
+        report(
+            CODEX_PROJECT_PROFILE_MERGED,
+            f"{user.display} defines [permissions.{PROJECT_PROFILE}], which {runs} under the "
+            f"profile of {layer.path}: its entries are added to the project policy",
+            user,
+            _first_entry(tables[PROJECT_PROFILE], f"/permissions/{PROJECT_PROFILE}"),
+            NAME,
+            [layer],
+        )
+    ]
 
 
 def _selected_at(ctx: Context, project_config: Path) -> Location:

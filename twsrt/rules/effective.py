@@ -217,11 +217,12 @@ CODEX_PROJECT_PROFILE_MERGED = Rule(
     Basis.WIDENS,
     "The user's Codex config.toml defines the project's permissions profile, which Codex "
     "merges into it.",
-    "Codex merges a `[permissions.twsrt-project]` table of the user's `config.toml` key by key "
-    "under the one the project layer defines (observed with Codex 0.171.0: a write root the "
-    "user's table adds is writable in the project), so every entry there that the project "
-    "layer does not set itself is added to the project policy. Remove the table from the "
-    "user's config.toml; a project's policy belongs in its own twsrt sources.",
+    "Codex merges a `[permissions.twsrt-project]` table of the user's `config.toml` (or of a "
+    "profile file `NAME.config.toml` beside it, for `codex --profile NAME`) key by key under "
+    "the one the project layer defines (observed with Codex 0.171.0: a write root the user's "
+    "table adds is writable in the project), so every entry there that the project layer does "
+    "not set itself is added to the project policy. Remove the table from the user's file; a "
+    "project's policy belongs in its own twsrt sources.",
 )
 
 MANAGED_OVERRIDES_USER_KEY = Rule(
