@@ -336,3 +336,42 @@ def test_an_unreadable_managed_file_is_reported(planted: Sandbox) -> None:
     assert [(f["location"]["path"], f["location"]["line"]) for f in unreadable] == [
         (str(managed), 1)
     ]
+
+
+# ---------------------------------------------------------------- the output tree in check
+
+
+MANAGED_CONFIG = """\
+[sources]
+srt = ".srt-settings.json"
+bash_rules = "bash-rules.json"
+
+[managed]
+root = "managed"
+agents = ["claude"]
+"""
+LINUX = "managed/linux/etc/claude-code/managed-settings.json"
+
+
+def test_the_administrators_keys_in_the_tree_are_checked(sandbox: Sandbox) -> None:
+    """The merge keeps the administrator's own keys in the managed file; check reports those
+    that grant more than the policy (TWS611) at their lines, and nothing of twsrt's own."""
+    box = sandbox
+    box.write("twsrt.toml", MANAGED_CONFIG)
+    assert box.run("generate", "-w").returncode == 0
+    clean = box.run("check", "--format", "json", "-v")
+    assert clean.returncode == 0, clean.stdout
+    assert not [f for f in json.loads(clean.stdout)["findings"] if f["rule_id"] == "TWS611"]
+    document = json.loads((box.repo / LINUX).read_text())
+    document["permissions"]["allow"].insert(0, "Edit(//opt/**)")
+    document["sandbox"]["excludedCommands"] = ["docker *"]
+    document["model"] = "claude-opus-4"
+    (box.repo / LINUX).write_text(json.dumps(document, indent=2) + "\n")
+    assert box.run("diff").returncode == 0  # none of them is twsrt's: no drift
+    result = box.run("check", "--format", "json", "-v")
+    assert result.returncode == 1
+    found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "TWS611"]
+    assert {(f["location"]["path"], f["location"]["line"]) for f in found} == {
+        where(box, LINUX, '"Edit(//opt/**)"')[:2],
+        where(box, LINUX, '"docker *"')[:2],
+    }

@@ -61,6 +61,10 @@ WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
 
 def findings(ctx: Context) -> list[Finding]:
     view = PolicyView(ctx)
+    if ctx.config.scope == "managed":  # the output tree's files (effective/claude_managed.py)
+        from twsrt.effective import claude_managed
+
+        return claude_managed.tree_findings(ctx, view, _check, _managed(ctx, "full"))
     managed, out = _managed_layer(ctx)
     targets: list[Layer] = []  # twsrt's own files, whose rules a managed rules-only mode drops
     for path, yolo, owned in _layers(ctx):
@@ -78,9 +82,9 @@ def findings(ctx: Context) -> list[Finding]:
 
 def _managed_layer(ctx: Context) -> tuple[Any, list[Finding]]:
     """This machine's Claude managed settings (effective/claude_managed.py), None when it has
-    none; that module is imported only then."""
+    none (or the run checks a project's files); that module is imported only then."""
     path = host_path(INSTALL_PATHS)
-    if not (lexists(path) or lexists(path.parent / MANAGED_DROP_INS)):
+    if ctx.config.scope != "user" or not (lexists(path) or lexists(path.parent / MANAGED_DROP_INS)):
         return None, []
     from twsrt.effective import claude_managed
 

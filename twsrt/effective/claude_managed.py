@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.base import Context
-from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
+from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS, MANAGED_TARGETS
 from twsrt.effective import Layer, PolicyView, child, host_path, load_layer, report, strings
 from twsrt.findings import Finding, finding, quoted
 from twsrt.rules import (
@@ -214,22 +214,51 @@ def managed_findings(
     managed rules-only mode drops (TWS612)."""
     out: list[Finding] = []
     for layer in managed.layers:
-        for item in check(layer, view, False, lambda _key: False):
-            if item.rule is USER_ALLOW_SHADOWED:
-                out.append(item)
-                continue
-            out.append(
-                finding(
-                    MANAGED_LAYER_GRANT,
-                    f"managed settings: {item.message}",
-                    item.location,
-                    agent=NAME,
-                    related=item.related,
-                )
-            )
+        out += _as_managed(check(layer, view, False, lambda _key: False))
     if managed.value("/allowManagedPermissionRulesOnly") is True:
         out += _dropped_rules(managed, targets)
     return out
+
+
+def tree_findings(
+    ctx: Context, view: PolicyView, check: Check, twsrt_keys: Callable[[str], bool]
+) -> list[Finding]:
+    """A managed-scope run: the keys of the output tree's files that twsrt does not own (the
+    administrator's, kept by the merge) and that grant more than the policy (TWS611)."""
+    from twsrt.agents.claude.managed import BINDING, MANAGED_ONLY_KEYS, SANDBOX_DEFAULTS
+
+    extra = {pointer.strip("/").replace("/", ".") for pointer in BINDING}
+    extra |= {f"sandbox.{key}" for key in (*SANDBOX_DEFAULTS, *MANAGED_ONLY_KEYS)}
+
+    def owned(key: str) -> bool:
+        return twsrt_keys(key) or key in extra
+
+    out: list[Finding] = []
+    for spec in MANAGED_TARGETS:
+        path = ctx.config.targets.get(spec.key)
+        if path is None:
+            continue
+        layer, problems = load_layer(path, "json", NAME, ctx.config)
+        out += problems
+        if layer is not None:
+            out += _as_managed(check(layer, view, False, owned))
+    return out
+
+
+def _as_managed(found: list[Finding]) -> list[Finding]:
+    """Findings of a managed file: what grants more is TWS611 (the shadowed-allow notes stay)."""
+    return [
+        item
+        if item.rule is USER_ALLOW_SHADOWED
+        else finding(
+            MANAGED_LAYER_GRANT,
+            f"managed settings: {item.message}",
+            item.location,
+            agent=NAME,
+            related=item.related,
+        )
+        for item in found
+    ]
 
 
 def _dropped_rules(managed: ManagedLayers, targets: list[Layer]) -> list[Finding]:
