@@ -98,6 +98,8 @@ def test_overrides_and_managed_only_keys(tmp_path: Path) -> None:
     assert managed.sandbox["allowUnsandboxedCommands"] is True  # the config's choice wins
     assert managed.sandbox["failIfUnavailable"] is True
     assert managed.sandbox["bwrapPath"] == "/usr/bin/bwrap"  # managed-only: compiled here
+    merged = claude_managed.managed_merge({"sandbox": {"bwrapPath": "/old/bwrap"}}, managed)
+    assert merged["sandbox"]["bwrapPath"] == "/usr/bin/bwrap"  # an old value is replaced
     assert set(managed.override_keys) >= {"allowUnsandboxedCommands", "failIfUnavailable"}
 
 
