@@ -121,12 +121,18 @@ def test_the_admins_keys_survive_and_stale_keys_go(tmp_path: Path) -> None:
     assert updates["sandbox"]["network"]["allowManagedDomainsOnly"] is True
 
 
-def test_a_disabled_sandbox_gets_no_sandbox_defaults(tmp_path: Path) -> None:
+def test_a_disabled_sandbox_is_left_to_the_users(tmp_path: Path) -> None:
+    """A managed ``enabled: false`` would switch every user's own sandbox off: left out."""
     ctx = _policy(tmp_path, {"enabled": False, "filesystem": {"denyRead": ["~/.ssh"]}})
-    managed, _ = claude_managed.managed_translation(ctx)
-    assert managed.sandbox["enabled"] is False
+    managed, findings = claude_managed.managed_translation(ctx)
+    assert "enabled" not in managed.sandbox
     assert "failIfUnavailable" not in managed.sandbox
     assert "allowUnsandboxedCommands" not in managed.sandbox
+    [note] = [f for f in findings if f.rule_id == "TWS451"]
+    assert note.location.path.endswith("/srt.json")
+    assert (note.location.line, note.location.pointer) == (2, "/enabled")
+    updates = claude_managed.managed_merge({"sandbox": {"enabled": False}}, managed)
+    assert "enabled" not in updates["sandbox"]  # an old managed false goes too
 
 
 # ---------------------------------------------------------------- this machine's managed layer

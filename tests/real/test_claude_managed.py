@@ -255,3 +255,20 @@ def test_paths_mean_the_users_home_and_the_working_directory(
     assert "Permission denied" in home_secret and "TOPSECRET" not in home_secret, home_secret
     assert "Permission denied" in project_secret and "RELSECRET" not in project_secret
     assert claude_secret == "CLAUDESECRET", claude_secret
+
+
+def test_a_managed_false_switches_a_users_sandbox_off(tmp_path: Path) -> None:
+    """Why the managed file leaves ``sandbox.enabled`` out when the policy's sandbox is off
+    (TWS451): a managed ``false`` wins over a user's ``true``, and the user's own denyRead is
+    gone with the sandbox (the control: the same user file under an empty managed file)."""
+    user = {
+        "sandbox": {
+            "enabled": True,
+            "autoAllowBashIfSandboxed": True,
+            "filesystem": {"denyRead": ["~/secret.txt"]},
+        }
+    }
+    [control], _home = bash(tmp_path / "control", {"sandbox": {}}, user, READ_SECRET)
+    assert "Permission denied" in control and "TOPSECRET" not in control, control
+    [off], _home = bash(tmp_path / "off", {"sandbox": {"enabled": False}}, user, READ_SECRET)
+    assert "TOPSECRET" in off, off

@@ -129,3 +129,18 @@ CLAUDE_MANAGED_WRITE_ROOTS_OPEN = Rule(
     "directory writable for sandboxed commands (observed in real runs). `twsrt check` on each "
     "machine reports such keys (TWS604); docs/managed.md says how to watch for them.",
 )
+
+CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS = Rule(
+    "TWS451",
+    "claude-managed-sandbox-left-to-users",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "The policy's sandbox is off, so the managed file leaves sandbox.enabled to the users.",
+    'Under `[sandbox] mode = "danger-full-access"` or `"enabled": false` in the policy, '
+    "the user file says `sandbox.enabled: false`. In managed settings that value would win over "
+    "every user's own (observed with Claude Code 2.1.332: a managed false switches off a "
+    "user's sandbox), so a floor without a sandbox would forbid the users a stricter one. The "
+    "managed file leaves the key out: Claude's sandbox is off unless a user turns it on, and "
+    "the managed sandbox lists apply when one does.",
+)

@@ -40,7 +40,8 @@ from twsrt.agents.targets import MANAGED_FILE_MODE, Members, compare, target_wri
 from twsrt.diffs import Spec
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
-from twsrt.rules import CLAUDE_MANAGED_WRITE_ROOTS_OPEN
+from twsrt.locations import Location
+from twsrt.rules import CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS, CLAUDE_MANAGED_WRITE_ROOTS_OPEN
 
 # The keys that bind the floor, as JSON pointers, with the value the file sets.
 BINDING: dict[str, Any] = {
@@ -69,7 +70,26 @@ def managed_translation(ctx: Context) -> tuple[Managed, list[Finding]]:
     for key in MANAGED_ONLY_KEYS:
         if key in policy.srt:
             managed.sandbox[key] = policy.srt[key]
+    if managed.sandbox.get("enabled") is False:  # a managed false would forbid a user's sandbox
+        del managed.sandbox["enabled"]
+        findings.append(sandbox_left_note(ctx))
     return managed, findings
+
+
+def sandbox_left_note(ctx: Context) -> Finding:
+    """The policy's sandbox is off: the managed file leaves ``sandbox.enabled`` out (TWS451)."""
+    if ctx.full_access:
+        where = ctx.sandbox_origin or Location(ctx.config.display)
+    else:
+        where = ctx.policy.srt_location("/enabled", key=True)
+    return finding(
+        CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS,
+        "the policy's sandbox is off, so the managed file leaves sandbox.enabled out: a managed "
+        "false would switch off every user's own sandbox; Claude's sandbox stays off unless a "
+        "user turns it on",
+        where,
+        agent=NAME,
+    )
 
 
 def managed_merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
