@@ -86,3 +86,34 @@ def test_a_hand_edit_of_a_binding_key_is_drift(sandbox: Sandbox) -> None:
     assert f"{TREE}/{TREE_PATHS['macos']}: drift detected" in run.stdout, run.stdout
     assert "+ sandbox.network.allowManagedDomainsOnly: true" in run.stdout, run.stdout
     assert "- sandbox.network.allowManagedDomainsOnly: false" in run.stdout, run.stdout
+
+
+LINUX = f"{TREE}/{TREE_PATHS['linux']}"
+
+
+def test_the_administrators_keys_in_the_tree_are_checked(sandbox: Sandbox) -> None:
+    """The merge keeps the administrator's own keys in the managed file; check reports those
+    that grant more than the policy (TWS611) at their lines, and nothing of twsrt's own."""
+    box = sandbox
+    box.write("twsrt.toml", MANAGED_CONFIG)
+    assert box.run("generate", "-w").returncode == 0
+    clean = box.run("check", "--format", "json", "-v")
+    assert clean.returncode == 0, clean.stdout
+    assert not [f for f in json.loads(clean.stdout)["findings"] if f["rule_id"] == "TWS611"]
+    document = json.loads((box.repo / LINUX).read_text())
+    document["permissions"]["allow"].insert(0, "Edit(//opt/**)")
+    document["sandbox"]["excludedCommands"] = ["docker *"]
+    document["model"] = "claude-opus-4"
+    (box.repo / LINUX).write_text(json.dumps(document, indent=2) + "\n")
+    assert box.run("diff").returncode == 0  # none of them is twsrt's: no drift
+    result = box.run("check", "--format", "json", "-v")
+    assert result.returncode == 1
+    found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "TWS611"]
+    text = (box.repo / LINUX).read_text().splitlines()
+    lines = {
+        n for n, line in enumerate(text, 1) if '"Edit(//opt/**)"' in line or "docker *" in line
+    }
+    assert len(lines) == 2
+    assert {(f["location"]["path"], f["location"]["line"]) for f in found} == {
+        (LINUX, line) for line in lines
+    }
