@@ -488,3 +488,17 @@ def test_diff_of_the_layer_shows_only_what_twsrt_owns(sandbox: Sandbox) -> None:
     assert check.returncode == 1
     for output in (diff.stdout, diff.stderr, check.stdout, check.stderr):
         assert "ghp_PROJECT_SECRET" not in output
+
+
+def test_a_legacy_sandbox_key_in_the_project_layer_is_refused(sandbox: Sandbox) -> None:
+    """As in the user's config.toml: a legacy sandbox_mode in the project's own layer makes
+    Codex ignore default_permissions, so generate refuses at its line and writes nothing."""
+    case = GoldenCase("codex-project", "relative-denies")
+    layer = case.install(sandbox, TWSRT_TOML, LAYER)
+    layer.parent.mkdir(parents=True)
+    layer.write_text('model = "o3"\nsandbox_mode = "danger-full-access"\n')
+    run = sandbox.run("generate", "-w")
+    assert run.returncode == 2
+    assert ".codex/config.toml:2:1: error[TWS202] legacy 'sandbox_mode'" in run.stderr
+    assert layer.read_text() == 'model = "o3"\nsandbox_mode = "danger-full-access"\n'
+    assert not (sandbox.repo / RULES).exists()
