@@ -142,6 +142,8 @@ def test_relative_denies_cover_the_project_when_codex_starts_in_its_root(
     refused = {
         "read": f"cat {root}/a/b/key.pem",
         "append": f"echo x >> {root}/a/b/key.pem",
+        "overwrite": f"echo x > {root}/a/b/key.pem",
+        "remove": f"rm -f {root}/a/b/key.pem",
         "rename": f"mv {root}/a/b/key.pem {root}/a/b/moved",
         "read top": f"cat {root}/top.pem",
         "read dir": f"cat {root}/secrets/token",
@@ -160,6 +162,10 @@ def test_relative_denies_cover_the_project_when_codex_starts_in_its_root(
     rc, out = sandbox_run(codex, user, f"echo ok > {root}/made.txt", root, home)
     assert rc == 0, out
     assert (root / "made.txt").read_text() == "ok\n"
+    # a glob deny is expanded when the sandbox starts: a new matching file is not covered,
+    # which generate reports (TWS412, the fixture asserts it)
+    rc, out = sandbox_run(codex, user, f"echo new > {root}/a/b/new.pem", root, home)
+    assert rc == 0 and (root / "a" / "b" / "new.pem").read_text() == "new\n", out
 
 
 def test_started_in_a_subdirectory_relative_paths_hang_from_it(
