@@ -12,8 +12,7 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
-from twsrt.cliconfig import config_option
-from twsrt.exits import Group, closed_pipe, report_errors
+from twsrt.exits import Group, closed_pipe, config_option, report_errors
 from twsrt.outcome import EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices

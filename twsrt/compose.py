@@ -31,27 +31,6 @@ class Part:
         return Location(self.display, line, col, pointer)
 
 
-class SingleSource:
-    """The locator of a policy read from one file (no profiles): positions in that file."""
-
-    def __init__(self, parsed: PositionedJson, display: str) -> None:
-        self.value = parsed.value
-        self.parsed = parsed
-        self.display = display
-        self.fragments: dict[str, str] = {}
-
-    def location(self, pointer: str, *, key: bool = False) -> Location:
-        line, col = self.parsed.position(pointer, key=key)
-        return Location(self.display, line, col, pointer)
-
-    def item_locations(self, pointer: str) -> list[Location]:
-        display = self.display
-        return [
-            Location(display, line, col, f"{pointer}/{index}")
-            for index, (line, col) in enumerate(self.parsed.item_positions(pointer))
-        ]
-
-
 class ComposedSource:
     """The parts of a profile merged in order; a composed pointer (``/filesystem/denyRead/7``)
     is located at the fragment file, line and column that wrote it."""

@@ -83,8 +83,8 @@ class Entry:
 
 
 class Locator(Protocol):
-    """Where a pointer of a (possibly composed) source was written: ``compose.SingleSource``
-    for one file, ``compose.ComposedSource`` for a profile's fragments."""
+    """Where a pointer of a composed source was written (``compose.ComposedSource``: the
+    fragment file, line, column and pointer there)."""
 
     def location(self, pointer: str, *, key: bool = False) -> Location: ...
 

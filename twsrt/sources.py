@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twsrt.compose import SingleSource
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
@@ -173,14 +172,18 @@ def build_policy(
 ) -> Policy:
     """A Policy from already-validated sources."""
     policy = Policy(srt_display, bash_display, srt.value, srt)
-    _fill(
-        policy,
-        srt.value,
-        SingleSource(srt, srt_display).item_locations,
-        bash.value,
-        SingleSource(bash, bash_display).item_locations,
-    )
+    _fill(policy, srt.value, _items(srt, srt_display), bash.value, _items(bash, bash_display))
     return policy
+
+
+def _items(parsed: PositionedJson, display: str) -> Items:
+    """The location of each item of an array of one file, by its pointer."""
+
+    def locations(pointer: str) -> list[Location]:
+        positions = parsed.item_positions(pointer)
+        return [Location(display, *at, f"{pointer}/{index}") for index, at in enumerate(positions)]
+
+    return locations
 
 
 Items = Callable[[str], list[Location]]
