@@ -425,3 +425,63 @@ def test_schema_error_in_a_fragment(repo: Sandbox) -> None:
     code, data = report(repo, "--profile", "work")
     assert code == 1
     assert [f[:3] for f in located(data, "TWS102")] == [("policy/corp.srt.json", 3, 18)]
+
+
+# ---------------------------------------------------------------------- every finding located
+
+EVERY_KIND_CORP = """\
+{
+  "filesystem": {
+    "denyRead": ["~/.kube"],
+    "denyWrite": ["**/*.key"]
+  },
+  "network": {
+    "allowedDomains": ["pypi.org", "*.corp.example.com"],
+    "socksProxyPort": 1080
+  }
+}
+"""
+
+
+def test_every_kind_of_finding_stands_at_its_fragment_line(repo: Sandbox) -> None:
+    """On a composed profile, a lint, a lossy translation, an agent's finding about a single
+    key, a drift finding's rule origin and a schema error each name the fragment file, line
+    and column (and the pointer inside that fragment) that caused them."""
+    config = CONFIG.format(default="").replace(
+        'claude_settings = "work/.claude/settings.full.json"',
+        'claude_settings = "work/.claude/settings.full.json"\n'
+        'codex_config = "work/.codex/config.toml"\n'
+        'deepcode_settings = "work/.deepcode/settings.json"',
+    )
+    repo.write("twsrt.toml", config)
+    repo.write("policy/corp.srt.json", EVERY_KIND_CORP)
+    assert repo.run("generate", "-w", "--profile", "work").returncode == 0
+    settings = repo.repo / "work" / ".claude" / "settings.full.json"
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(text.replace('      "Read(~/.kube)",\n', "", 1), encoding="utf-8")
+    _, data = report(repo, "--profile", "work")
+
+    def at(rule: str, agent: str = "") -> set[tuple[str, int, int, str]]:
+        return {
+            (
+                f["location"]["path"],
+                f["location"]["line"],
+                f["location"]["column"],
+                f["location"]["pointer"],
+            )
+            for f in data["findings"]
+            if f["rule_id"] == rule and (not agent or f.get("agent") == agent)
+        }
+
+    corp = "policy/corp.srt.json"
+    assert at("TWS206") == {(corp, 7, 36, "/network/allowedDomains/1")}  # a lint
+    assert at("TWS407", "codex") == {(corp, 4, 19, "/filesystem/denyWrite/0")}  # lossy
+    assert at("TWS405", "codex") >= {(corp, 8, 5, "/network/socksProxyPort")}  # a single key
+    drift = [f for f in data["findings"] if f["rule_id"] == "TWS302"]
+    assert [d["location"]["path"] for d in drift] == ["work/.claude/settings.full.json"]
+    assert [(r["path"], r["line"], r["column"], r["pointer"]) for r in drift[0]["related"]] == [
+        (corp, 3, 18, "/filesystem/denyRead/0")
+    ]
+    repo.write("policy/corp.srt.json", EVERY_KIND_CORP.replace("1080", '"1080"'))
+    _, data = report(repo, "--profile", "work")
+    assert at("TWS102") == {(corp, 8, 23, "/network/socksProxyPort")}  # a schema error
