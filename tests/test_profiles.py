@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from support.sandbox import Sandbox, tree_snapshot
@@ -485,3 +486,75 @@ def test_every_kind_of_finding_stands_at_its_fragment_line(repo: Sandbox) -> Non
     repo.write("policy/corp.srt.json", EVERY_KIND_CORP.replace("1080", '"1080"'))
     _, data = report(repo, "--profile", "work")
     assert at("TWS102") == {(corp, 8, 23, "/network/socksProxyPort")}  # a schema error
+
+
+# ---------------------------------------------------------------------- files and commands
+
+
+def test_fragment_names_and_the_pre_commit_hook(repo: Sandbox) -> None:
+    """The hook's files pattern matches *.srt.json and *.bash.json; a fragment named otherwise
+    is a note at its config entry."""
+    import re
+
+    from twsrt.registry import hook_files_regex
+
+    pattern = re.compile(hook_files_regex())
+    assert pattern.search("policy/corp-network.srt.json")
+    assert pattern.search("python.bash.json")
+    assert not pattern.search("policy/corp.json")
+    _, data = report(repo, "--profile", "work")
+    assert located(data, "TWS223") == []
+    (repo.repo / "policy" / "corp.srt.json").rename(repo.repo / "policy" / "corp.json")
+    config = CONFIG.format(default="").replace("policy/corp.srt.json", "policy/corp.json")
+    repo.write("twsrt.toml", config)
+    _, data = report(repo, "--profile", "home")  # every fragment, the profile's or not
+    assert located(data, "TWS223") == [
+        (
+            "twsrt.toml",
+            11,
+            7,
+            "policy/corp.json (fragment corp) does not match the pre-commit hook's files "
+            "pattern: a change to it does not run the hook; name it *.srt.json",
+        )
+    ]
+
+
+def test_a_target_on_a_fragment_file_is_refused(repo: Sandbox) -> None:
+    config = CONFIG.format(default="").replace(
+        '"work/.claude/settings.full.json"', '"policy/python.bash.json"'
+    )
+    repo.write("twsrt.toml", config)
+    before = tree_snapshot(repo.repo)
+    result = repo.run("generate", "-w", "--profile", "work")
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "twsrt.toml:21:19: error[TWS006] claude_settings (policy/python.bash.json) is the same "
+        "file as the bash_rules file of fragment python (policy/python.bash.json)"
+    )
+    assert tree_snapshot(repo.repo) == before
+
+
+def test_edit_names_fragments(repo: Sandbox, tmp_path: Path) -> None:
+    listing = repo.run("edit", "--profile", "work")
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout == (
+        "base.srt     policy/base.srt.json\n"
+        "base.bash    policy/base.bash.json\n"
+        "python.bash  policy/python.bash.json\n"
+        "corp.srt     policy/corp.srt.json\n"
+    )
+    log = tmp_path / "edited"
+    editor = f"sh -c 'echo \"$0\" >> {log}'"
+    assert repo.run("edit", "python.bash", "--profile", "work", EDITOR=editor).returncode == 0
+    assert repo.run("edit", "bash", "--profile", "home", EDITOR=editor).returncode == 0
+    assert log.read_text().split() == [
+        str(repo.repo / "policy" / "python.bash.json"),
+        str(repo.repo / "policy" / "base.bash.json"),  # home composes one bash fragment
+    ]
+    refused = repo.run("edit", "srt", "--profile", "work", EDITOR=editor)
+    assert refused.returncode == 2
+    assert "profile work composes 2 srt fragments; name one: base.srt, corp.srt" in (refused.stderr)
+    repo.write("policy/corp.srt.json", '{"network": {"allowedDomains": [1]}}\n')
+    invalid = repo.run("edit", "corp.srt", "--profile", "work", EDITOR=editor)
+    assert invalid.returncode == 1
+    assert invalid.stderr.startswith("policy/corp.srt.json:1:33: error[TWS102]")
