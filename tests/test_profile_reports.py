@@ -5,7 +5,6 @@ nothing of it (every byte as before)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,7 +15,7 @@ from support.reports import parse_junit, validate_sarif
 from support.sandbox import Sandbox
 
 from twsrt import rules
-from twsrt.config import Config, Selection, load_config
+from twsrt.config import Config, Selection
 from twsrt.findings import finding
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, selection_text
@@ -215,43 +214,6 @@ def test_probe_reports_without_a_profile_are_unchanged() -> None:
     assert "profile" not in render_json(report) and "<properties" not in junit_xml(report)
 
 
-# --- through the CLI: the run's selection reaches every report -----------------------------------
-
-
-@pytest.fixture
-def chosen(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    """The sandbox's config loaded with a selection, as the profile composition sets it."""
-    import twsrt.checking
-    import twsrt.run
-
-    def load(*args: Any, **kwargs: Any) -> Config:
-        return replace(load_config(*args, **kwargs), selection=BY_FLAG)
-
-    monkeypatch.setattr(twsrt.checking, "load_config", load)
-    monkeypatch.setattr(twsrt.run, "load_config", load)
-    return sandbox
-
-
-def test_check_reports_carry_the_run_selection(chosen: Sandbox) -> None:
-    result = chosen.run("check", "--format", "json")
-    assert result.returncode in (0, 1), result.stderr
-    assert json.loads(result.stdout)["profile"]["name"] == "work"
-    text = chosen.run("check")
-    assert text.stdout.startswith("profile: work (selected by --profile, twsrt.toml:7:1)\n")
-
-
-def test_generate_and_diff_mode_lines_carry_the_run_selection(chosen: Sandbox) -> None:
-    clause = ", profile work (selected by --profile, twsrt.toml:7:1)\n"
-    generated = chosen.run("generate", "claude")
-    assert generated.returncode == 0, generated.stderr
-    assert generated.stderr.startswith("twsrt: approval mode full, sandbox mode workspace-write")
-    assert generated.stderr.splitlines(keepends=True)[0].endswith(clause)
-    chosen.run("generate", "-w")
-    diffed = chosen.run("diff")
-    assert diffed.returncode == 0, diffed.stdout + diffed.stderr
-    assert diffed.stderr.splitlines(keepends=True)[0].endswith(clause)
-
-
 # --- the action's job summary ---------------------------------------------------------------------
 
 
@@ -338,3 +300,84 @@ def test_probe_run_carries_the_config_selection(tmp_path: Path) -> None:
     report = run_tests(ctx, "srt", factory=lambda _name: _IdleEngine(), attacks=False)
     assert report.results and report.selection == BY_HOST
     assert ", profile laptop (selected by hosts: " in render_text(report).splitlines()[0]
+
+
+# --- end to end: --profile on the bundled two-profile example ------------------------------------
+
+PROFILES = Path(__file__).resolve().parent.parent / "examples" / "profiles"
+WORK = "work (selected by --profile, twsrt.toml:16:2)"
+
+
+@pytest.fixture
+def profiles(sandbox: Sandbox) -> Sandbox:
+    """The sandbox with examples/profiles as its git repository."""
+    import shutil
+
+    shutil.rmtree(sandbox.repo)
+    shutil.copytree(PROFILES, sandbox.repo, symlinks=True)
+    (sandbox.repo / ".git").mkdir()
+    return sandbox
+
+
+def test_check_with_profile_in_every_format(profiles: Sandbox) -> None:
+    reports = profiles.home / "reports"
+    reports.mkdir()
+    files = ("--json", f"{reports}/r.json", "--sarif", f"{reports}/r.sarif")
+    result = profiles.run("check", "--profile", "work", *files, "--junit", f"{reports}/r.xml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith(f"profile: {WORK}\n")
+    document = json.loads((reports / "r.json").read_text(encoding="utf-8"))
+    assert document["profile"]["name"] == "work"
+    assert document["profile"]["location"] == {
+        "path": "twsrt.toml",
+        "line": 16,
+        "column": 2,
+        "pointer": "/profiles/work",
+    }
+    log = json.loads((reports / "r.sarif").read_text(encoding="utf-8"))
+    validate_sarif(log)
+    assert log["runs"][0]["automationDetails"] == {"id": "twsrt/profile/work/"}
+    assert log["runs"][0]["properties"]["profile"] == document["profile"]
+    suite = parse_junit((reports / "r.xml").read_text(encoding="utf-8")).find("testsuite")
+    properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert properties["twsrt.profile.location"] == "twsrt.toml:16:2"
+    github = profiles.run("check", "--profile", "work", "--format", "github")
+    assert github.stdout.startswith(f"::notice title=twsrt profile::profile {WORK}\n")
+
+
+def test_check_by_env_and_default(profiles: Sandbox) -> None:
+    by_env = json.loads(profiles.run("check", "--format", "json", TWSRT_PROFILE="work").stdout)
+    assert (by_env["profile"]["name"], by_env["profile"]["selected_by"]) == (
+        "work",
+        "$TWSRT_PROFILE",
+    )
+    default = json.loads(profiles.run("check", "--format", "json").stdout)
+    assert (default["profile"]["name"], default["profile"]["selected_by"]) == ("home", "default")
+    assert default["profile"]["location"]["pointer"] == "/profile"
+
+
+def test_generate_and_diff_with_profile(profiles: Sandbox) -> None:
+    mode = f"twsrt: approval mode full, sandbox mode workspace-write, profile {WORK}\n"
+    preview = profiles.run("generate", "claude", "--profile", "work")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stderr.startswith(mode)
+    diffed = profiles.run("diff", "--profile", "work")
+    assert diffed.returncode == 0, diffed.stdout + diffed.stderr
+    assert diffed.stderr.startswith(mode)
+
+
+def test_check_by_hosts_names_host_and_pattern(
+    profiles: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("twsrt.profiles.host_names", lambda: ["build7.corp.example.com", "build7"])
+    result = profiles.run("check")
+    assert result.stdout.startswith(
+        'profile: work (selected by hosts: host "build7.corp.example.com" matches '
+        '"*.corp.example.com", twsrt.toml:18:'
+    ), result.stdout
+    document = json.loads(profiles.run("check", "--format", "json").stdout)["profile"]
+    assert (document["host"], document["pattern"]) == (
+        "build7.corp.example.com",
+        "*.corp.example.com",
+    )
+    assert document["location"]["pointer"] == "/profiles/work/hosts/1"

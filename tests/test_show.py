@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.golden import GOLDEN_ROOT, assert_golden
 from support.sandbox import Sandbox
 
 from twsrt import __version__
-from twsrt.config import Config, Selection, load_config
 from twsrt.locations import Location
 
 GOLDEN = GOLDEN_ROOT / "show"
@@ -141,24 +138,6 @@ def test_show_is_in_the_help() -> None:
     assert formats and list(formats[0].type.choices) == ["text", "json"]
 
 
-def test_show_names_the_profile(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run that composed a profile says which, first, in both formats."""
-    import twsrt.run
-
-    chosen = Selection("work", "$TWSRT_PROFILE", Location("twsrt.toml", 9, 1, "profiles.work"))
-
-    def load(*args: Any, **kwargs: Any) -> Config:
-        return replace(load_config(*args, **kwargs), selection=chosen)
-
-    plain = _show(sandbox)[0]
-    monkeypatch.setattr(twsrt.run, "load_config", load)
-    text = _show(sandbox)[0]
-    assert text == "profile: work (selected by $TWSRT_PROFILE, twsrt.toml:9:1)\n" + plain
-    document = json.loads(_show(sandbox, "--format", "json")[0])
-    assert list(document)[:3] == ["version", "tool", "profile"]
-    assert document["profile"]["selected_by"] == "$TWSRT_PROFILE"
-
-
 def test_show_never_prints_a_source_outside_the_repository(sandbox: Sandbox) -> None:
     """A source that resolves outside the repository (here through a symlink) is refused at
     its config line, and nothing of the file reaches stdout: show prints what it reads."""
@@ -203,3 +182,61 @@ def test_fragment_names_take_a_column_of_their_own() -> None:
     document = json.loads(render_json(shown))
     assert [leaf["fragment"] for leaf in document["srt"]] == ["base", "base", "corp-network"]
     assert document["bash"]["allow"][0]["fragment"] == "python"
+
+
+# --- a policy composed from fragments: the bundled two-profile example ---------------------------
+
+PROFILES = Path(__file__).resolve().parent.parent / "examples" / "profiles"
+
+
+def _profiles(sandbox: Sandbox) -> Sandbox:
+    """The sandbox with examples/profiles as its git repository."""
+    shutil.rmtree(sandbox.repo)
+    shutil.copytree(PROFILES, sandbox.repo, symlinks=True)
+    (sandbox.repo / ".git").mkdir()
+    return sandbox
+
+
+def test_show_a_composed_profile_golden(sandbox: Sandbox) -> None:
+    """--profile work: the fragments' entries in extends order, each with its fragment's name
+    and its own file:line:col."""
+    box = _profiles(sandbox)
+    text, _ = _show(box, "--profile", "work")
+    assert_golden(GOLDEN / "profiles-work" / "expected.txt", text)
+    document, _ = _show(box, "--profile", "work", "--format", "json")
+    assert_golden(GOLDEN / "profiles-work" / "expected.json", _golden_json(document))
+    parsed = json.loads(document)
+    assert parsed["profile"]["name"] == "work" and parsed["profile"]["selected_by"] == "--profile"
+    fragments = {leaf["fragment"] for leaf in _leaves(parsed)}
+    assert fragments == {"base", "python", "corp-network"}
+    for leaf in _leaves(parsed):  # each origin is where the fragment file writes the value
+        where = leaf["location"]
+        line = (
+            (box.repo / where["path"]).read_text(encoding="utf-8").splitlines()[where["line"] - 1]
+        )
+        assert line[where["column"] - 1 :].startswith(json.dumps(leaf["value"])), (leaf, line)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "name", "chosen_by"),
+    [
+        ((), {}, "home", "default"),
+        ((), {"TWSRT_PROFILE": "work"}, "work", "$TWSRT_PROFILE"),
+        (("--profile", "home"), {"TWSRT_PROFILE": "work"}, "home", "--profile"),
+    ],
+)
+def test_show_names_what_chose_the_profile(
+    sandbox: Sandbox, args: tuple[str, ...], env: dict[str, str], name: str, chosen_by: str
+) -> None:
+    box = _profiles(sandbox)
+    result = box.run("show", *args, **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"profile: {name} (selected by {chosen_by}, twsrt.toml:")
+    home_only = "corp-network" not in result.stdout
+    assert home_only == (name == "home")
+
+
+def test_show_an_unknown_profile_exit_2(sandbox: Sandbox) -> None:
+    result = _profiles(sandbox).run("show", "--profile", "nope", "--format", "json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "error[TWS015] profile 'nope'" in result.stderr

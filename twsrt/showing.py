@@ -59,7 +59,7 @@ def shape(policy: Policy, selection: Selection | None = None) -> Shape:
     """Every leaf of ``policy`` with its origin."""
     srt = list(_srt_leaves(policy, policy.srt, "", ""))
     bash = {name: _bash_entries(name, getattr(policy, f"bash_{name}")) for name in BASH_LISTS}
-    return Shape(srt, bash, selection)
+    return Shape(srt, bash, selection, policy.fragment_of)
 
 
 def _srt_leaves(policy: Policy, node: Any, key: str, pointer: str) -> Iterator[Shown]:
