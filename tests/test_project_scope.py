@@ -327,3 +327,14 @@ def test_the_project_files_local_layer_is_checked(sandbox: Sandbox) -> None:
     assert ".claude/settings.local.json:2:19: error[TWS603] permissions.defaultMode" in check.stdout
     assert ".claude/settings.local.json:3:45: error[TWS604]" in check.stdout
     assert "makes '/opt' writable" in check.stdout
+
+
+def test_the_fix_command_names_the_project_option(sandbox: Sandbox, tmp_path: Path) -> None:
+    """A missing project file chosen by --project: diff and check name the run that writes it."""
+    project = tmp_path / "app"
+    project.mkdir()
+    diff = sandbox.run("diff", "--project", str(project))
+    assert diff.returncode == 2
+    assert f"(run `twsrt generate -w --project {project}` to create it)" in diff.stdout
+    check = sandbox.run("check", "--project", str(project))
+    assert f"run `twsrt generate -w --project {project}` to create it" in check.stdout

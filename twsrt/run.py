@@ -234,7 +234,7 @@ def write(changes: list[Change]) -> list[Change]:
 
 def fix_command(ctx: Context) -> str:
     """The ``generate`` run that rewrites what a run in ``ctx`` compared: same approval mode
-    and, when chosen on the command line, the same sandbox mode and profile."""
+    and, when chosen on the command line, the same sandbox mode, profile and scope."""
     command = "twsrt generate -w"
     if ctx.yolo:
         command += " --yolo"
@@ -243,6 +243,11 @@ def fix_command(ctx: Context) -> str:
     selection = ctx.config.selection
     if selection is not None and selection.chosen_by == "--profile":
         command += f" --profile {selection.name}"
+    config = ctx.config
+    if config.scope_by_option and config.scope_root is not None:  # --project / --managed DIR
+        import shlex
+
+        command += f" --{config.scope} {shlex.quote(config.display_path(config.scope_root))}"
     return command
 
 
