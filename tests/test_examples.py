@@ -57,6 +57,31 @@ def test_project_example_passes_without_warnings(tmp_path: Path) -> None:
     assert run_cli(["diff"], cwd=directory, env=env).returncode == 0
 
 
+def test_managed_example_passes_without_warnings() -> None:
+    """The managed example: the output tree an administrator ships (docs/managed.md) is in sync,
+    with no error and no warning; each system's copy of a file is the same bytes."""
+    directory = EXAMPLES / "managed"
+    code, report = check(directory, "--fail-on", "warning")
+    assert code == 0, report["findings"]
+    assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
+    checked = {entry["path"] for entry in report["checked"]}
+    claude = [
+        "linux/etc/claude-code/managed-settings.json",
+        "macos/Library/Application Support/ClaudeCode/managed-settings.json",
+        "windows/Program Files/ClaudeCode/managed-settings.json",
+    ]
+    codex = [
+        f"{system}/etc/codex/{name}"
+        for system in ("linux", "macos")
+        for name in ("requirements.toml", "managed_config.toml")
+    ]
+    for path in (*claude, *codex):
+        assert f"examples/managed/managed/{path}" in checked, path
+    assert len({(directory / "managed" / path).read_bytes() for path in claude}) == 1
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
+    assert run_cli(["diff"], cwd=directory, env=env).returncode == 0
+
+
 def test_broken_drift() -> None:
     code, report = check(EXAMPLES / "broken" / "drift")
     assert code == 1
