@@ -11,8 +11,10 @@ file there in a private mount namespace (tests/real/private_etc.py), never in th
 - What it cannot bind (TWS450): a user ``sandbox.filesystem.allowWrite`` root stays writable.
 - Paths as Claude reads them in managed settings: ``~`` is the home of the user who runs
   Claude, and a relative path anchors at the working directory (as in srt), not at ~/.claude.
+- A managed ``sandbox.enabled: false`` switches off a user's own sandbox, which is why the
+  managed file of a policy without a sandbox leaves the key out (TWS451).
 
-About twelve Claude starts, a second each.
+Fourteen Claude starts, a second or two each.
 """
 
 from __future__ import annotations
