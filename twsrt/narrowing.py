@@ -16,7 +16,6 @@ silent pass.
 
 from __future__ import annotations
 
-import ipaddress
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -26,6 +25,7 @@ from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, has_dots, is_glob
 from twsrt.rules import PROJECT_WIDENS_USER
+from twsrt.testing.domains import canonical_host, is_ip, split_domain
 
 # Agents whose project layer keeps the user's lists beside the project's (Claude Code: "Merged
 # across settings sources"); every other agent is taken to replace them (DeepCode does; Codex
@@ -124,19 +124,9 @@ def _regions(rules: Sequence[PathRule], anchors: Anchors) -> list[Region]:
 
 
 def _domain(entry: str) -> tuple[str, int | None]:
-    from twsrt.domains import split_port
-
-    host, port = split_port(entry)
-    host = host.lower().removesuffix(".")
-    return host, int(port) if port and port.isdigit() else None
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True
+    """An entry's host as srt compares it and its port (None: every port)."""
+    host, port = split_domain(entry)
+    return canonical_host(host), port
 
 
 def _host_within(host: str, pattern: str) -> bool:
@@ -144,7 +134,7 @@ def _host_within(host: str, pattern: str) -> bool:
     if pattern == "*" or host == pattern:
         return True
     if pattern.startswith("*.") and host != "*":
-        return host.endswith(pattern[1:]) and not _is_ip(host)
+        return host.endswith(pattern[1:]) and not is_ip(host)
     return False
 
 

@@ -55,3 +55,56 @@ def drop_line(path: Path, line: str) -> None:
     kept = [item for item in lines if item.strip() != line]
     assert len(kept) == len(lines) - 1, path.read_text()
     path.write_text("".join(kept))
+
+
+Outcomes = dict[str, Any]
+
+
+def model_and_claude(
+    ctx: Context, plan: Any, srt: str, user_settings: Any, project_file: Path | None = None
+) -> tuple[Outcomes, Outcomes]:
+    """Each filesystem probe of ``plan`` through the claude engine (the model) and through real
+    Claude Code's Bash tool, in one fixture tree: Claude started in its work tree with
+    ``user_settings`` as its user file and ``project_file`` (if any) as the work tree's
+    ``.claude/settings.json``. Outcomes by probe name."""
+    import base64
+    import shutil
+    import tempfile
+
+    from twsrt.testing.commands import command, observe
+    from twsrt.testing.engine_claude import ClaudeEngine
+    from twsrt.testing.engines import build_fixtures, root_base, upstream_stub
+    from twsrt.testing.model import Action
+
+    from .claude_client import find_claude, run_bash
+
+    probes = [
+        p
+        for p in plan.probes
+        if p.action in (Action.READ, Action.APPEND, Action.CREATE) and not p.problem
+    ]
+    engine = ClaudeEngine(srt)
+    with (
+        tempfile.TemporaryDirectory(prefix="twsrt-pin-", dir=root_base()) as tmp,
+        upstream_stub() as upstream,
+    ):
+        root = Path(tmp)
+        build_fixtures(plan.fixtures, root)
+        engine.prepare(ctx, root, upstream)
+        shells = [command(p, str(root), "python3", i) for i, p in enumerate(probes)]
+        modelled = {
+            p.name: observe(p, (run := engine.run(s, 60)).exit_code, run.output).outcome
+            for p, s in zip(probes, shells, strict=True)
+        }
+        if project_file is not None:
+            (root / "work" / ".claude").mkdir()
+            shutil.copyfile(project_file, root / "work" / ".claude" / "settings.json")
+        # Claude's permission layer refuses a Bash command that names a denied path in its
+        # text (before any sandbox); hidden in base64, the path reaches the sandbox
+        hidden = [f"echo {base64.b64encode(s.encode()).decode()} | base64 -d | sh" for s in shells]
+        real = run_bash(find_claude(), user_settings, hidden, home=root / "home", cwd=root / "work")
+    claude = {
+        p.name: observe(p, None, out or "").outcome
+        for p, out in zip(probes, real.outputs, strict=True)
+    }
+    return modelled, claude

@@ -11,10 +11,8 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,16 +21,14 @@ import pytest
 from support.sandbox import REPO_ROOT
 from support.tools import locate_tool, require_tool
 
-from twsrt.testing.commands import command, observe
 from twsrt.testing.engine_claude import ClaudeEngine
 from twsrt.testing.engine_deepcode import DeepcodeEngine
-from twsrt.testing.engines import build_fixtures, root_base, upstream_stub
-from twsrt.testing.model import Action, Outcome, ProbeReport, Verdict
+from twsrt.testing.model import Outcome, ProbeReport, Verdict
 from twsrt.testing.modes import plan_for_mode
 from twsrt.testing.run import run_tests
 
-from .claude_client import find_claude, run_bash
 from .deepcode_client import bwrap_bin, node_bin
+from .probing import model_and_claude
 
 pytestmark = pytest.mark.real
 
@@ -103,33 +99,7 @@ def _pin(tmp_path: Path, srt: str, weaken: bool) -> tuple[dict[str, Any], dict[s
         del settings["sandbox"]["enabled"]
         settings_file.write_text(json.dumps(settings, indent=2))
     plan = plan_for_mode(ctx.policy, ctx.sandbox_mode)
-    probes = [
-        p
-        for p in plan.probes
-        if p.action in (Action.READ, Action.APPEND, Action.CREATE) and not p.problem
-    ]
-    engine = ClaudeEngine(srt)
-    with (
-        tempfile.TemporaryDirectory(prefix="twsrt-pin-", dir=root_base()) as tmp,
-        upstream_stub() as upstream,
-    ):
-        root = Path(tmp)
-        build_fixtures(plan.fixtures, root)
-        engine.prepare(ctx, root, upstream)
-        shells = [command(p, str(root), "python3", i) for i, p in enumerate(probes)]
-        modelled = {
-            p.name: observe(p, (run := engine.run(s, 60)).exit_code, run.output).outcome
-            for p, s in zip(probes, shells, strict=True)
-        }
-        # Claude's permission layer refuses a Bash command that names a denied path in its
-        # text (before any sandbox); hidden in base64, the path reaches the sandbox
-        hidden = [f"echo {base64.b64encode(s.encode()).decode()} | base64 -d | sh" for s in shells]
-        real = run_bash(find_claude(), settings_file, hidden, home=root / "home", cwd=root / "work")
-    claude = {
-        p.name: observe(p, None, out or "").outcome
-        for p, out in zip(probes, real.outputs, strict=True)
-    }
-    return modelled, claude
+    return model_and_claude(ctx, plan, srt, settings_file)
 
 
 def test_claude_model_agrees_with_real_claude(tmp_path: Path, srt: str) -> None:

@@ -12,25 +12,18 @@ covers files in the project for the claude engine.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.cli import run_cli
-from support.tools import locate_tool, require_tool
 
-from twsrt.testing.commands import command, observe
-from twsrt.testing.engine_claude import ClaudeEngine
-from twsrt.testing.engines import build_fixtures, root_base, upstream_stub
-from twsrt.testing.model import Action, Outcome
+from twsrt.testing.model import Outcome
 from twsrt.testing.modes import plan_for_mode
 
-from .claude_client import find_claude, run_bash
+from .probing import model_and_claude
 
 pytestmark = pytest.mark.real
 
@@ -51,14 +44,6 @@ bash_rules = "policy/bash.json"
 agents = ["claude"]
 """
 SETTINGS = ".claude/settings.json"
-
-
-@pytest.fixture(scope="module")
-def srt() -> str:
-    path = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", "/opt/twsrt-tools/srt/bin/srt"))
-    for tool in ("bwrap", "socat", "rg"):
-        require_tool(tool, shutil.which(tool))
-    return path
 
 
 def env(tmp_path: Path, srt: str) -> dict[str, str]:
@@ -136,34 +121,8 @@ def test_claude_model_of_a_project_file_agrees_with_real_claude(tmp_path: Path, 
     config = find_config(str(root / "twsrt.toml"))
     ctx = context(config, load_policy(config), False, None)
     plan = plan_for_mode(ctx.policy, ctx.sandbox_mode, depths=True)
-    probes = [
-        p
-        for p in plan.probes
-        if p.action in (Action.READ, Action.APPEND, Action.CREATE) and not p.problem
-    ]
-    assert {p.name for p in probes} >= {"deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"}
-    engine = ClaudeEngine(srt)
-    with (
-        tempfile.TemporaryDirectory(prefix="twsrt-pin-", dir=root_base()) as tmp,
-        upstream_stub() as upstream,
-    ):
-        fixture = Path(tmp)
-        build_fixtures(plan.fixtures, fixture)
-        engine.prepare(ctx, fixture, upstream)
-        shells = [command(p, str(fixture), "python3", i) for i, p in enumerate(probes)]
-        modelled = {
-            p.name: observe(p, (run := engine.run(s, 60)).exit_code, run.output).outcome
-            for p, s in zip(probes, shells, strict=True)
-        }
-        # Claude started in the fixture's work tree, which holds the project file
-        (fixture / "work/.claude").mkdir()
-        shutil.copyfile(root / SETTINGS, fixture / "work" / SETTINGS)
-        hidden = [f"echo {base64.b64encode(s.encode()).decode()} | base64 -d | sh" for s in shells]
-        real = run_bash(find_claude(), {}, hidden, home=fixture / "home", cwd=fixture / "work")
-    claude = {
-        p.name: observe(p, None, out or "").outcome
-        for p, out in zip(probes, real.outputs, strict=True)
-    }
+    modelled, claude = model_and_claude(ctx, plan, srt, {}, project_file=root / SETTINGS)
+    assert {"deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"} <= set(claude)
     assert None not in claude.values(), claude
     assert modelled == claude
     assert claude["deny-read **/*.pem [top]"] is Outcome.DENIED

@@ -32,7 +32,8 @@ def canonical_host(host: str) -> str:
     return host.lower().removesuffix(".")
 
 
-def _is_ip(host: str) -> bool:
+def is_ip(host: str) -> bool:
+    """An IP literal (bracketed IPv6 too), which srt's ``*.x`` never matches."""
     try:
         ipaddress.ip_address(host.strip("[]"))
     except ValueError:
@@ -49,7 +50,7 @@ def domain_matches(entry: str, host: str, port: int) -> bool:
     if pattern == "*":
         return True
     if pattern.startswith("*."):
-        return not _is_ip(host) and host.endswith(pattern[1:])
+        return not is_ip(host) and host.endswith(pattern[1:])
     return host == pattern
 
 
@@ -122,7 +123,7 @@ def _probe(
 def _spellings(host: str, port: int) -> list[tuple[str, str, int]]:
     """The same host in the spellings srt canonicalises: upper case and a trailing dot."""
     out = [("upper", host.upper(), port)]
-    if not _is_ip(host):
+    if not is_ip(host):
         out.append(("dot", host + ".", port))
     return out
 
@@ -131,7 +132,7 @@ def _allow_probes(policy: Policy, entry: Entry) -> list[DomainProbe]:
     pattern, _ = split_domain(entry.value)
     host, port = instance_host(entry.value)
     forms: list[tuple[str, str, int]] = [("", host, port)]
-    if not _is_ip(host):
+    if not is_ip(host):
         # for *.x a deeper subdomain; for an exact entry, one it must not admit
         forms.append(("subdomain", f"{TAG}.{host}", port))
     if pattern.startswith("*."):
