@@ -28,7 +28,8 @@ SOURCE_MISSING = Rule(
     "A canonical source file does not exist.",
     "The srt settings or bash rules file named in [sources] does not exist or is a "
     "directory. Create it (`twsrt init`) or fix the path; relative paths resolve against the "
-    "config file's directory.",
+    "config file's directory. A fragment file of the selected profile ([fragments]) that does "
+    "not exist is reported at the config entry that names it.",
 )
 
 SOURCE_UNPARSABLE = Rule(
@@ -205,7 +206,7 @@ PROFILE_INVALID = Rule(
     "Each of these stops every command with exit code 2, located at the config entry: "
     "`extends` names a fragment that [fragments] does not define, names one twice, or is "
     "empty; the profile's fragments name no srt file or no bash rules file (an empty list "
-    "in a fragment is fine); a fragment's file does not exist; [sources] stands beside "
+    "in a fragment is fine); [sources] stands beside "
     "[profiles] (a config has one policy or profiles, never both: move the two files into "
     "a fragment); [fragments] or `profile` without any [profiles]. See docs/profiles.md.",
 )
