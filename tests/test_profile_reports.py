@@ -186,6 +186,17 @@ def test_mode_line_names_the_profile() -> None:
     )
 
 
+def test_project_scope_mode_line_names_the_profile() -> None:
+    """A project run names its scope and root instead of the approval mode, and the profile."""
+    ctx = _ctx(BY_FLAG)
+    ctx.config.scope, ctx.config.scope_root = "project", Path("/r/app")
+    ctx.config.display_path = lambda path: "app"
+    assert mode_line(ctx) == (
+        "twsrt: project scope app, sandbox mode read-only, "
+        "profile work (selected by --profile, twsrt.toml:7:1)"
+    )
+
+
 # --- twsrt test's reports -----------------------------------------------------------------------
 
 
