@@ -315,19 +315,12 @@ def test_probe_run_carries_the_config_selection(tmp_path: Path) -> None:
 
 # --- end to end: --profile on the bundled two-profile example ------------------------------------
 
-PROFILES = Path(__file__).resolve().parent.parent / "examples" / "profiles"
 WORK = "work (selected by --profile, twsrt.toml:16:2)"
 
 
 @pytest.fixture
 def profiles(sandbox: Sandbox) -> Sandbox:
-    """The sandbox with examples/profiles as its git repository."""
-    import shutil
-
-    shutil.rmtree(sandbox.repo)
-    shutil.copytree(PROFILES, sandbox.repo, symlinks=True)
-    (sandbox.repo / ".git").mkdir()
-    return sandbox
+    return sandbox.use_example("profiles")
 
 
 def test_check_with_profile_in_every_format(profiles: Sandbox) -> None:

@@ -186,21 +186,11 @@ def test_fragment_names_take_a_column_of_their_own() -> None:
 
 # --- a policy composed from fragments: the bundled two-profile example ---------------------------
 
-PROFILES = Path(__file__).resolve().parent.parent / "examples" / "profiles"
-
-
-def _profiles(sandbox: Sandbox) -> Sandbox:
-    """The sandbox with examples/profiles as its git repository."""
-    shutil.rmtree(sandbox.repo)
-    shutil.copytree(PROFILES, sandbox.repo, symlinks=True)
-    (sandbox.repo / ".git").mkdir()
-    return sandbox
-
 
 def test_show_a_composed_profile_golden(sandbox: Sandbox) -> None:
     """--profile work: the fragments' entries in extends order, each with its fragment's name
     and its own file:line:col."""
-    box = _profiles(sandbox)
+    box = sandbox.use_example("profiles")
     text, _ = _show(box, "--profile", "work")
     assert_golden(GOLDEN / "profiles-work" / "expected.txt", text)
     document, _ = _show(box, "--profile", "work", "--format", "json")
@@ -228,7 +218,7 @@ def test_show_a_composed_profile_golden(sandbox: Sandbox) -> None:
 def test_show_names_what_chose_the_profile(
     sandbox: Sandbox, args: tuple[str, ...], env: dict[str, str], name: str, chosen_by: str
 ) -> None:
-    box = _profiles(sandbox)
+    box = sandbox.use_example("profiles")
     result = box.run("show", *args, **env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"profile: {name} (selected by {chosen_by}, twsrt.toml:")
@@ -237,6 +227,6 @@ def test_show_names_what_chose_the_profile(
 
 
 def test_show_an_unknown_profile_exit_2(sandbox: Sandbox) -> None:
-    result = _profiles(sandbox).run("show", "--profile", "nope", "--format", "json")
+    result = sandbox.use_example("profiles").run("show", "--profile", "nope", "--format", "json")
     assert result.returncode == 2 and result.stdout == ""
     assert "error[TWS015] profile 'nope'" in result.stderr

@@ -10,6 +10,7 @@ from twsrt.findings import LEVEL_ORDER, Finding, Level, quoted
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
+    from twsrt.locations import Location
 
 REPORT_VERSION = 1
 
@@ -74,6 +75,21 @@ def selection_text(selection: Selection) -> str:
     if selection.host or selection.pattern:
         why += f': host "{quoted(selection.host)}" matches "{quoted(selection.pattern)}"'
     return f"{quoted(selection.name)} (selected by {why}, {selection.origin})"
+
+
+def selection_members(selection: Selection) -> dict[str, str | Location]:
+    """What every report for programs says of a run's profile, in this order (the JSON
+    report's ``"profile"``, SARIF's run properties, JUnit's suite properties): the name, what
+    chose it, the config line, and for a hosts match the host and the pattern."""
+    out: dict[str, str | Location] = {
+        "name": selection.name,
+        "selected_by": selection.chosen_by,
+        "location": selection.origin,
+    }
+    if selection.host or selection.pattern:
+        out["host"] = selection.host
+        out["pattern"] = selection.pattern
+    return out
 
 
 def profile_clause(selection: Selection | None) -> str:

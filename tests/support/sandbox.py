@@ -82,10 +82,10 @@ class Sandbox:
         )
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
-    def use_example(self) -> Sandbox:
-        """This sandbox with the bundled example (examples/dotfiles) as its git repository."""
+    def use_example(self, name: str = "dotfiles") -> Sandbox:
+        """This sandbox with a bundled example (examples/NAME) as its git repository."""
         shutil.rmtree(self.repo)
-        shutil.copytree(REPO_ROOT / "examples" / "dotfiles", self.repo, symlinks=True)
+        shutil.copytree(REPO_ROOT / "examples" / name, self.repo, symlinks=True)
         (self.repo / ".git").mkdir()
         return self
 

@@ -8,7 +8,7 @@ from twsrt import __version__
 from twsrt.findings import MESSAGE_LIMIT, Finding, quoted
 from twsrt.jsonedit import dump as dump_json
 from twsrt.locations import Location
-from twsrt.report import REPORT_VERSION, CheckReport
+from twsrt.report import REPORT_VERSION, CheckReport, selection_members
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
@@ -27,15 +27,10 @@ def location_json(location: Location) -> dict[str, Any]:
 
 def selection_json(selection: Selection) -> dict[str, Any]:
     """The ``"profile"`` member of every JSON report of a run that composed a profile."""
-    out: dict[str, Any] = {
-        "name": selection.name,
-        "selected_by": selection.chosen_by,
-        "location": location_json(selection.origin),
+    return {
+        key: location_json(value) if isinstance(value, Location) else value
+        for key, value in selection_members(selection).items()
     }
-    if selection.host or selection.pattern:
-        out["host"] = selection.host
-        out["pattern"] = selection.pattern
-    return out
 
 
 def _finding(item: Finding) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from twsrt.findings import LEVEL_ORDER, MESSAGE_LIMIT, Finding, quoted
-from twsrt.report import CheckedFile, CheckReport
+from twsrt.report import CheckedFile, CheckReport, selection_members
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
@@ -55,15 +55,10 @@ def selection_properties(selection: Selection | None) -> dict[str, str] | None:
     """The suite's ``<properties>`` naming the run's profile (None without one: no element)."""
     if selection is None:
         return None
-    out = {
-        "twsrt.profile": selection.name,
-        "twsrt.profile.selected_by": selection.chosen_by,
-        "twsrt.profile.location": str(selection.origin),
+    return {
+        "twsrt.profile" if key == "name" else f"twsrt.profile.{key}": str(value)
+        for key, value in selection_members(selection).items()
     }
-    if selection.host or selection.pattern:
-        out["twsrt.profile.host"] = selection.host
-        out["twsrt.profile.pattern"] = selection.pattern
-    return out
 
 
 def xml_text(suites: list[Any]) -> str:
