@@ -13,8 +13,11 @@ file there in a private mount namespace (tests/real/private_etc.py), never in th
   Claude, and a relative path anchors at the working directory (as in srt), not at ~/.claude.
 - A managed ``sandbox.enabled: false`` switches off a user's own sandbox, which is why the
   managed file of a policy without a sandbox leaves the key out (TWS451).
+- ``disableBypassPermissionsMode`` stops a user's bypass mode from approving a sandbox escape,
+  and ``failIfUnavailable`` makes Claude refuse to start when the sandbox cannot (each with
+  its control run).
 
-Fourteen Claude starts, a second or two each.
+Eighteen Claude starts, a second or two each.
 """
 
 from __future__ import annotations
@@ -103,11 +106,16 @@ def claude_with(tmp_path: Path, managed: dict[str, Any] | str) -> Iterator[str]:
 
 
 def bash(
-    tmp_path: Path, managed: dict[str, Any], user: dict[str, Any], *commands: str
+    tmp_path: Path,
+    managed: dict[str, Any],
+    user: dict[str, Any],
+    *commands: str,
+    **options: Any,
 ) -> tuple[list[str], Path]:
     """The Bash tool's output for each command (``{home}`` filled in) under ``managed`` and
     the user settings ``user``, from a HOME holding ``secret.txt``, ``work/rel-secret.txt``
-    and ``.claude/rel-secret.txt``; Claude starts in ``work``."""
+    and ``.claude/rel-secret.txt``; Claude starts in ``work``. ``options``: run_bash's ``env``
+    and ``tool_input``."""
     home = tmp_path / "home"
     work = home / "work"
     work.mkdir(parents=True)
@@ -117,7 +125,7 @@ def bash(
     (home / ".claude" / "rel-secret.txt").write_text("CLAUDESECRET\n")
     filled = [command.format(home=shlex.quote(str(home))) for command in commands]
     with claude_with(tmp_path, managed) as claude:
-        run = run_bash(claude, user, filled, home, work)
+        run = run_bash(claude, user, filled, home, work, **options)
     assert None not in run.outputs, run.stdout
     return [output or "" for output in run.outputs], home
 
@@ -274,3 +282,43 @@ def test_a_managed_false_switches_a_users_sandbox_off(tmp_path: Path) -> None:
     assert "Permission denied" in control and "TOPSECRET" not in control, control
     [off], _home = bash(tmp_path / "off", {"sandbox": {"enabled": False}}, user, READ_SECRET)
     assert "TOPSECRET" in off, off
+
+
+# Spelled so that Claude's Read(~/secret.txt) rule does not recognise the path: these tests are
+# about the sandbox and the approval step, which a command the rules cannot parse meets.
+READ_SECRET_OPAQUE = (
+    'python3 -c \'import os; print(open(os.environ["HOME"] + "/secret.txt").read())\''
+)
+
+
+def test_disable_bypass_stops_an_unasked_escape(tmp_path: Path, generated: dict[str, Any]) -> None:
+    """With the escape hatch open (no ``allowUnsandboxedCommands: false``), a user's
+    ``bypassPermissions`` mode approves a command's escape from the sandbox unasked and it
+    reads the denied file; ``disableBypassPermissionsMode`` refuses the mode, so the escape
+    waits for an approval nobody gives. (Ask rules are asked even in bypass mode: not what the
+    key is for.)"""
+    hatch = without(generated, "/sandbox/allowUnsandboxedCommands")
+    user = {"permissions": {"defaultMode": "bypassPermissions"}}
+    # Claude refuses bypassPermissions as root unless told it runs in a sandbox already
+    options = {"env": {"IS_SANDBOX": "1"}, "tool_input": {"dangerouslyDisableSandbox": True}}
+    bypassed = without(hatch, "/permissions/disableBypassPermissionsMode")
+    [control], _home = bash(tmp_path / "control", bypassed, user, READ_SECRET_OPAQUE, **options)
+    assert "TOPSECRET" in control, control
+    [bound], _home = bash(tmp_path / "bound", hatch, user, READ_SECRET_OPAQUE, **options)
+    assert "TOPSECRET" not in bound and "outside of the sandbox" in bound, bound
+
+
+def test_fail_if_unavailable_refuses_to_start_without_the_sandbox(
+    tmp_path: Path, generated: dict[str, Any]
+) -> None:
+    """A sandbox that cannot start (here: the managed bwrapPath names no program): without
+    ``failIfUnavailable`` Claude runs the command unsandboxed and it reads the denied file;
+    with it, Claude refuses to start. (Rules-only mode is left out of both, so the command
+    runs on --allowedTools as the harness asks.)"""
+    managed = without(generated, "/allowManagedPermissionRulesOnly")
+    managed["sandbox"]["bwrapPath"] = str(tmp_path / "no-bwrap")
+    unguarded = without(managed, "/sandbox/failIfUnavailable")
+    [control], _home = bash(tmp_path / "control", unguarded, {}, READ_SECRET_OPAQUE)
+    assert "TOPSECRET" in control, control
+    with pytest.raises(RuntimeError, match="sandbox required but unavailable"):
+        bash(tmp_path / "bound", managed, {}, READ_SECRET_OPAQUE)

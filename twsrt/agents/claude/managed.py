@@ -7,7 +7,7 @@ mode) plus the keys that make them binding (``BINDING``), each observed with Cla
 2.1.332: ``allowManagedPermissionRulesOnly`` (other files' permission rules and
 ``--allowedTools`` are ignored), ``allowManagedDomainsOnly`` and ``allowManagedReadPathsOnly``
 (only the managed hosts and allowRead paths count), ``disableBypassPermissionsMode`` (no
-``bypassPermissions`` mode, which would answer the ask rules), and in the sandbox
+``bypassPermissions`` mode, which approves a sandbox escape unasked), and in the sandbox
 ``failIfUnavailable`` and ``allowUnsandboxedCommands: false`` unless ``[sandbox_overrides.full]``
 names them. Claude reads managed-only keys (``bwrapPath``, ``socatPath``) here.
 
