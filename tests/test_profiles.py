@@ -323,6 +323,22 @@ def test_composed_policy_keeps_each_entry_origin(repo: Sandbox) -> None:
         "policy/base.srt.json:4:5"
     )
     assert policy.fragment_of(policy.deny_read[2].origin) == "corp"
+    # a whole list (a probe about no single entry) is named at its key in the first fragment
+    assert str(policy.list_origin("/network/allowedDomains")) == "policy/base.srt.json:7:5"
+    # a list no fragment has: the object that would hold it
+    assert str(policy.list_origin("/filesystem/denyWrite")) == "policy/base.srt.json:2:17"
+
+
+def test_a_one_file_policy_names_whole_lists_by_file(sandbox: Sandbox) -> None:
+    from twsrt.config import load_config
+    from twsrt.locations import Location
+    from twsrt.sources import load_policy
+
+    config = load_config(sandbox.repo / "twsrt.toml", sandbox.home, display_root=sandbox.repo)
+    policy = load_policy(config)
+    assert policy.list_origin("/network/allowedDomains") == Location(
+        ".srt-settings.json", 0, 0, "/network/allowedDomains"
+    )
 
 
 @pytest.mark.parametrize("value", ["3128", "3129"])

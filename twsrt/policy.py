@@ -116,6 +116,13 @@ class Policy:
         line, col = self.srt_positions.position(pointer, key=key)
         return Location(self.srt_display, line, col, pointer)
 
+    def list_origin(self, pointer: str) -> Location:
+        """Where a whole srt list is named (a probe about no single entry): the srt file, or in
+        a composed profile the key in the first fragment that lists it."""
+        if self.srt_locator is not None:
+            return self.srt_locator.location(pointer, key=True)
+        return Location(self.srt_display, pointer=pointer)
+
     def fragment_of(self, origin: Location) -> str:
         """The fragment whose file holds ``origin`` ("" without profiles)."""
         return self.fragments.get(origin.path, "")

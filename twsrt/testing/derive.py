@@ -7,7 +7,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from twsrt.findings import quoted
-from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, normalize_path
 from twsrt.testing.domains import domain_probes
 from twsrt.testing.globs import (
@@ -78,7 +77,7 @@ def derive(policy: Policy, depths: bool = False) -> Plan:
     outside = Probe(
         "write-outside",
         "a directory outside every allowWrite root",
-        Location(policy.srt_display, pointer="/filesystem/allowWrite"),
+        policy.list_origin("/filesystem/allowWrite"),
         Action.CREATE,
         Outcome.ALLOWED if sem.write_allowed(f"outside/{CREATE_NAME}") else Outcome.DENIED,
         "outside",
@@ -88,7 +87,7 @@ def derive(policy: Policy, depths: bool = False) -> Plan:
         tmp = Probe(
             "write-tmp",
             "/tmp (no allowWrite rule covers it)",
-            Location(policy.srt_display, pointer="/filesystem/allowWrite"),
+            policy.list_origin("/filesystem/allowWrite"),
             Action.CREATE,
             Outcome.DENIED,
             "/tmp",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from twsrt.locations import Location
 from twsrt.policy import Entry, Policy
 from twsrt.testing.model import CANARY_HOSTS, TAG, Action, Outcome, Probe
 
@@ -99,7 +98,7 @@ def domain_probes(policy: Policy) -> list[Probe]:
         probes.extend(_allow_probes(policy, entry))
     canary = next((h for h in CANARY_HOSTS if not host_allowed(policy, h, 80)), None)
     if canary is not None:
-        origin = Location(policy.srt_display, pointer="/network/allowedDomains")
+        origin = policy.list_origin("/network/allowedDomains")
         url = probe_url(canary, 80)
         probes.append(Probe("canary-domain", canary, origin, Action.FETCH, Outcome.DENIED, url))
     for entry in policy.denied_domains:
