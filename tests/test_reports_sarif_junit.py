@@ -377,3 +377,15 @@ def test_both_reports_validate_for_each_single_level(tmp_path: Path, level: Leve
     validate_sarif(sarif_log(report))
     root = parse_junit(junit_xml(report))
     assert root.find("testsuite").get("failures") == ("1" if level == Level.ERROR else "0")
+
+
+def test_junit_suite_times_of_measured_runs_validate() -> None:
+    """`twsrt test` measures its probes: the suites' summed times must still match the
+    schema's time pattern (at most three decimals); a real srt run summed to 4.826248524012044."""
+    from junit_xml import TestCase, TestSuite
+
+    from twsrt.reports.junit import xml_text
+
+    cases = [TestCase(f"p{n}", classname="twsrt.test.srt", elapsed_sec=0.4216751) for n in range(3)]
+    root = parse_junit(xml_text([TestSuite("twsrt test srt", cases)]))
+    assert root.get("time") == "1.265" and root.find("testsuite").get("time") == "1.265"
