@@ -574,3 +574,40 @@ def test_edit_names_fragments(repo: Sandbox, tmp_path: Path) -> None:
     invalid = repo.run("edit", "corp.srt", "--profile", "work", EDITOR=editor)
     assert invalid.returncode == 1
     assert invalid.stderr.startswith("policy/corp.srt.json:1:33: error[TWS102]")
+
+
+@pytest.mark.parametrize(
+    ("hostname", "names"),
+    [
+        ("Work-Laptop.corp.example.com", ["work-laptop.corp.example.com", "work-laptop"]),
+        ("buildbox", ["buildbox"]),
+    ],
+)
+def test_host_names_full_and_short(
+    monkeypatch: pytest.MonkeyPatch, hostname: str, names: list[str]
+) -> None:
+    from twsrt import profiles
+
+    monkeypatch.setattr("socket.gethostname", lambda: hostname)
+    assert profiles.host_names() == names
+
+
+def test_profile_before_the_command(repo: Sandbox) -> None:
+    """`twsrt --profile P COMMAND` is `twsrt COMMAND --profile P`; the option holds for that run
+    only (the library call after it selects by itself again)."""
+    from twsrt.config import PROFILE_OPTION, load_config
+
+    result = repo.run("--profile", "work", "generate", "-w")
+    assert result.returncode == 0, result.stderr
+    assert (repo.repo / "work" / ".claude" / "settings.full.json").is_file()
+    assert PROFILE_OPTION.get() is None
+    from click.testing import CliRunner
+
+    from twsrt.cli import cli
+
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["--profile", "work", "-c", str(repo.repo / "twsrt.toml"), "diff"])
+    assert ran.exit_code == 0, ran.output
+    assert PROFILE_OPTION.get() is None  # reset when the command's context closed
+    with pytest.raises(Exception, match="no profile selected"):
+        load_config(repo.repo / "twsrt.toml", repo.home)
