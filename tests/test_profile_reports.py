@@ -365,6 +365,9 @@ def test_generate_and_diff_with_profile(profiles: Sandbox) -> None:
     preview = profiles.run("generate", "claude", "--profile", "work")
     assert preview.returncode == 0, preview.stderr
     assert preview.stderr.startswith(mode)
+    written = profiles.run("generate", "-w", "--profile", "work")
+    assert written.returncode == 0, written.stderr
+    assert written.stderr.startswith(mode)  # which profile's files were written
     diffed = profiles.run("diff", "--profile", "work")
     assert diffed.returncode == 0, diffed.stdout + diffed.stderr
     assert diffed.stderr.startswith(mode)

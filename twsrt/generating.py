@@ -59,7 +59,8 @@ def generate(
 def _generate(
     compiled: Compiled, agent: str | None, options: GenerateOptions, out: Outcome
 ) -> None:
-    if not options.write or options.dry_run:  # previews name the pair they were compiled for
+    # previews name the pair they were compiled for; a write, the profile whose files it writes
+    if not options.write or options.dry_run or compiled.config.selection:
         out.err(compiled.mode_line)
     counted = _translation_findings(compiled, options.verbose, out)
     notices(compiled.results, out)
