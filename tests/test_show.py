@@ -8,13 +8,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from support.golden import GOLDEN_ROOT, assert_golden
 from support.sandbox import Sandbox
+from support.strategies import bash_rules, srt_settings
 
 from twsrt import __version__
 from twsrt.locations import Location
 
 GOLDEN = GOLDEN_ROOT / "show"
+FAST = settings(max_examples=60, deadline=None)
 VERSION_LINE = f'"version": "{__version__}"'
 
 
@@ -230,3 +234,61 @@ def test_show_an_unknown_profile_exit_2(sandbox: Sandbox) -> None:
     result = sandbox.use_example("profiles").run("show", "--profile", "nope", "--format", "json")
     assert result.returncode == 2 and result.stdout == ""
     assert "error[TWS015] profile 'nope'" in result.stderr
+
+
+# --- a property over drawn policies and layouts --------------------------------------------------
+
+
+def _leaf_pointers(node: object, pointer: str = "") -> list[str]:
+    """The pointers show lists for ``node``: list entries, scalars, empty lists and tables."""
+    if isinstance(node, dict) and node:
+        return [p for key, value in node.items() for p in _leaf_pointers(value, f"{pointer}/{key}")]
+    if isinstance(node, list) and node:
+        return [f"{pointer}/{index}" for index in range(len(node))]
+    return [pointer]
+
+
+def _written_at(text: str, line: int, column: int) -> str:
+    return text.splitlines()[line - 1][column - 1 :]
+
+
+@FAST
+@given(
+    srt=srt_settings(),
+    bash=bash_rules(),
+    enabled=st.one_of(st.none(), st.booleans()),
+    depth=st.one_of(st.none(), st.integers(0, 9)),
+    indent=st.sampled_from([None, 2, 4]),
+)
+def test_every_drawn_leaf_is_shown_at_its_value(
+    srt: dict, bash: dict, enabled: bool | None, depth: int | None, indent: int | None
+) -> None:
+    from twsrt.jsonpos import parse_json
+    from twsrt.showing import render_text, shape
+    from twsrt.sources import build_policy
+
+    if enabled is not None:
+        srt = {"enabled": enabled, **srt}
+    if depth is not None:
+        srt["mandatoryDenySearchDepth"] = depth
+    assume(srt and bash)
+    srt_text = json.dumps(srt, indent=indent, ensure_ascii=False) + "\n"
+    bash_text = json.dumps(bash, indent=indent, ensure_ascii=False) + "\n"
+    policy = build_policy(parse_json(srt_text), "s.json", parse_json(bash_text), "b.json")
+    shown = shape(policy)
+    assert [leaf.pointer for leaf in shown.srt] == _leaf_pointers(srt)
+    texts = {"s.json": srt_text, "b.json": bash_text}
+    leaves = [*shown.srt, *(e for entries in shown.bash.values() for e in entries)]
+    assert [e.value for e in leaves[len(shown.srt) :]] == [
+        command for key in ("allow", "deny", "ask") for command in bash.get(key, [])
+    ]
+    for leaf in leaves:
+        written = json.dumps(leaf.value, ensure_ascii=False)
+        if isinstance(leaf.value, dict | list) and leaf.value:
+            written = written[0]  # a table or list entry: it starts there
+        where = leaf.origin
+        assert _written_at(texts[where.path], where.line, where.column).startswith(written)
+    text = render_text(shown)
+    assert text == render_text(shape(policy))  # deterministic
+    headings = 2 + 3 + len({leaf.key for leaf in shown.srt if leaf.item})
+    assert len(text.splitlines()) == len(leaves) + headings
