@@ -7,15 +7,23 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from support.policies import make_policy
 from support.strategies import tree_domain, tree_path, tree_policy
 
-from twsrt.narrowing import Anchors, narrowing_findings
+from twsrt.bashrules import command_holders, command_within
+from twsrt.narrowing import Anchors, Holders, narrowing_findings, region
 from twsrt.policy import Policy
 from twsrt.rules import PROJECT_WIDENS_USER
-from twsrt.testing.domains import host_allowed, instance_host, split_domain
+from twsrt.testing.domains import (
+    domain_holders,
+    domain_within,
+    entry_key,
+    host_allowed,
+    instance_host,
+    split_domain,
+)
 from twsrt.testing.globs import Semantics, instantiate, layout_glob, layout_path
 
 USER_SRT = {
@@ -367,3 +375,59 @@ def test_one_grant_the_user_lacks_is_reported_at_it(
     found = narrowing_findings(project_policy, user_policy, replacing=())
     assert any(f"'{extra}'" in f.message for f in found)
     assert all(f.rule_id == "TWS225" and f.level.value == "error" for f in found)
+
+
+# ---------------------------------------------------------- the indexes equal the pairwise test
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(tree_path(), min_size=1, max_size=6), st.data())
+def test_holders_answer_as_every_region_asked_in_turn(
+    paths: list[str], data: st.DataObject
+) -> None:
+    """Asked about one of the paths in another spelling (P, P/**, P/x), or about another path."""
+    base = data.draw(st.sampled_from(paths)).removesuffix("/**").rstrip("/") or "/"
+    spelled = st.sampled_from([base, base + "/**", base + "/x", base + "/x/**"])
+    other = data.draw(spelled | tree_path())
+    srt = {"filesystem": {"denyRead": paths, "allowRead": [other]}}
+    policy = make_policy(srt)
+    anchors = Anchors(home="/h", root="/h/app")
+    regions = [region(rule, anchors) for rule in policy.deny_read]
+    asked = region(policy.allow_read[0], anchors)
+    assume(asked is not None and None not in regions)
+    indexed = Holders([r for r in regions if r is not None]).hold(asked)
+    assert indexed == any(r.holds(asked) for r in regions if r is not None)
+
+
+def test_a_tree_below_holds_what_lies_below_it_never_itself() -> None:
+    anchors = Anchors(home="/h")
+    policy = make_policy({"filesystem": {"denyRead": ["~/a/**", "~/a", "~/a/b", "~/c/**"]}})
+    below, tree, inner, other = [region(rule, anchors) for rule in policy.deny_read]
+    assert below is not None and tree is not None and inner is not None and other is not None
+    assert not Holders([below]).hold(tree) and Holders([below]).hold(inner)
+    assert Holders([tree]).hold(below) and Holders([below]).hold(below)
+    assert not Holders([below, inner]).hold(tree) and not Holders([other]).hold(inner)
+
+
+word = st.sampled_from(["git", "push", "-f", "*", "a b", ""])
+
+
+@given(
+    st.lists(word, min_size=1, max_size=4).map(" ".join), st.lists(word, max_size=4).map(" ".join)
+)
+def test_command_holders_are_the_rules_that_hold_a_command(command: str, rule: str) -> None:
+    assert (rule in command_holders(command)) == command_within(command, rule)
+
+
+near = st.sampled_from(
+    ["a.com", "b.a.com", "*.a.com", "*.b.a.com", "a.com:443", "*.a.com:80", "1.2.3.4", "*"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(near | tree_domain, near | tree_domain)
+@example("b.a.com", "*.a.com")
+@example("*.b.a.com", "*.a.com")
+@example("a.com:443", "a.com")
+def test_domain_holders_are_the_entries_that_hold_an_entry(entry: str, other: str) -> None:
+    assert (entry_key(other) in domain_holders(entry)) == domain_within(entry, other)

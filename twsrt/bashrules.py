@@ -23,3 +23,14 @@ def bash_rules(command: str, origin: Location, agent: str) -> list[str]:
             )
         )
     return [f"Bash({command})", f"Bash({command} *)"]
+
+
+def command_within(command: str, rule: str) -> bool:
+    """``rule`` (``Bash(rule)`` and ``Bash(rule *)``) matches every command ``command`` does."""
+    return command == rule or command.startswith(rule + " ")
+
+
+def command_holders(command: str) -> list[str]:
+    """Every rule that holds ``command`` (``command_within``): the command and each of its
+    prefixes that ends before a space."""
+    return [command[:i] for i, char in enumerate(command) if char == " "] + [command]

@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from twsrt.bashrules import command_holders
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, has_dots, is_glob
 from twsrt.rules import PROJECT_WIDENS_USER
-from twsrt.testing.domains import canonical_host, is_ip, split_domain
+from twsrt.testing.domains import domain_holders, domain_within, domains_meet, entry_key
 
 # Agents whose project layer keeps the user's lists beside the project's (Claude Code: "Merged
 # across settings sources"); every other agent is taken to replace them (DeepCode does; Codex
@@ -115,6 +116,33 @@ def region(rule: PathRule, anchors: Anchors) -> Region | None:
     return None if base is None else Region(rule, base, kind)
 
 
+def _ancestors(base: str) -> list[str]:
+    """``base`` and each directory above it, in its namespace (``/a/b``, ``/a``, ``/``)."""
+    out = [base]
+    while head := base.rpartition("/")[0]:
+        out.append(head)
+        base = head
+    return [*out, "/"] if base.startswith("/") and base != "/" else out
+
+
+class Holders:
+    """Regions indexed by base, so whether any of them holds a region costs that region's
+    depth, not a scan of every region (the same answer as ``Region.holds`` for each)."""
+
+    def __init__(self, regions: Sequence[Region]) -> None:
+        self.tree = {r.base for r in regions if r.kind == "tree"}
+        self.below = {r.base for r in regions if r.kind == "below"}
+        self.some = {(r.base, r.rule.path) for r in regions if r.kind == "some"}
+
+    def hold(self, other: Region) -> bool:
+        if "/" in self.tree or (other.base, other.rule.path) in self.some:
+            return True
+        if other.kind == "below" and other.base in self.below:
+            return True
+        above = _ancestors(other.base)
+        return any(a in self.tree for a in above) or any(a in self.below for a in above[1:])
+
+
 def _regions(rules: Sequence[PathRule], anchors: Anchors) -> list[Region]:
     """Each rule's region; a rule that cannot be placed is a region of everything (``/``)."""
     return [region(r, anchors) or Region(r, "/", "some") for r in rules]
@@ -123,49 +151,24 @@ def _regions(rules: Sequence[PathRule], anchors: Anchors) -> list[Region]:
 # ---------------------------------------------------------------------------------- domains
 
 
-def _domain(entry: str) -> tuple[str, int | None]:
-    """An entry's host as srt compares it and its port (None: every port)."""
-    host, port = split_domain(entry)
-    return canonical_host(host), port
+def _domain_index(entries: Sequence[Entry]) -> set[tuple[str, int | None]]:
+    return {entry_key(entry.value) for entry in entries}
 
 
-def _host_within(host: str, pattern: str) -> bool:
-    """Every host ``host`` (an entry's pattern) admits, ``pattern`` admits (srt's matcher)."""
-    if pattern == "*" or host == pattern:
-        return True
-    if pattern.startswith("*.") and host != "*":
-        return host.endswith(pattern[1:]) and not is_ip(host)
-    return False
-
-
-def domain_within(entry: str, other: str) -> bool:
-    """Every (host, port) ``entry`` matches, ``other`` matches."""
-    (host, port), (pattern, want) = _domain(entry), _domain(other)
-    return (want is None or want == port) and _host_within(host, pattern)
-
-
-def domains_meet(entry: str, other: str) -> bool:
-    (host, port), (pattern, want) = _domain(entry), _domain(other)
-    ports = port is None or want is None or port == want
-    return ports and (_host_within(host, pattern) or _host_within(pattern, host))
+def _domain_held(entry: str, index: set[tuple[str, int | None]]) -> bool:
+    return any(key in index for key in domain_holders(entry))
 
 
 # ------------------------------------------------------------------------------------- bash
 
 
-def command_within(command: str, rule: str) -> bool:
-    """``rule`` (``Bash(rule)`` and ``Bash(rule *)``) matches every command ``command`` does."""
-    return command == rule or command.startswith(rule + " ")
+def _rule_index(entries: Sequence[Entry]) -> dict[str, Entry]:
+    """Rules by their text, the first of equal ones."""
+    return {entry.value: entry for entry in reversed(entries)}
 
 
-def commands_meet(command: str, rule: str) -> bool:
-    """Whether two rules can match one command; a ``*`` compares by the text before it."""
-    if command_within(command, rule) or command_within(rule, command):
-        return True
-    if "*" not in command + rule:
-        return False
-    a, b = command.split("*", 1)[0], rule.split("*", 1)[0]
-    return a.startswith(b) or b.startswith(a)
+def _held(command: str, index: dict[str, Entry]) -> list[Entry]:
+    return [index[rule] for rule in command_holders(command) if rule in index]
 
 
 # --------------------------------------------------------------------------------- findings
@@ -236,20 +239,20 @@ def narrowing_findings(
 def _bash(check: _Check) -> list[Finding]:
     project, user = check.project, check.user
     out: list[Finding] = []
-    restricting = [*project.bash_deny, *project.bash_ask]
+    restricting = _rule_index([*project.bash_deny, *project.bash_ask])
+    granting = _rule_index(user.bash_allow)
+    refusing = [("denies", _rule_index(user.bash_deny)), ("asks for", _rule_index(user.bash_ask))]
     for allow in project.bash_allow:
         command = allow.value
-        if any(command_within(command, r.value) for r in restricting):
+        if _held(command, restricting):
             continue  # the project itself denies or asks it: the allow grants nothing
         what = f"bash allow '{quoted(command)}'"
-        granted = next((u for u in user.bash_allow if command_within(command, u.value)), None)
-        if granted is None:
+        if not _held(command, granting):
             out.append(check.ungranted(what, "allow rule", user.bash_display, allow.origin))
-        for kind, rules in (("denies", user.bash_deny), ("asks for", user.bash_ask)):
-            for rule in rules:
-                if command_within(command, rule.value):
-                    why = f"runs without asking what the user policy {kind}: {_named(rule)}"
-                    out.append(check.widens(what, why, allow.origin, rule.origin))
+        for kind, index in refusing:
+            for rule in _held(command, index):
+                why = f"runs without asking what the user policy {kind}: {_named(rule)}"
+                out.append(check.widens(what, why, allow.origin, rule.origin))
     if check.strict:
         out += _dropped_commands(check)
     return out
@@ -263,8 +266,9 @@ def _dropped_commands(check: _Check) -> list[Finding]:
         ("asks for", user.bash_ask, [*project.bash_deny, *project.bash_ask]),
     ):
         pointer = "/deny" if kind == "denies" else "/ask"
+        index = _rule_index(kept)
         for rule in rules:
-            if not any(command_within(rule.value, k.value) for k in kept):
+            if not _held(rule.value, index):
                 at = check.list_at(project, pointer, bash=True)
                 out.append(check.drops(f"{kind} the command", rule.value, rule.origin, at))
     return out
@@ -280,13 +284,14 @@ def _paths(check: _Check) -> list[Finding]:
     u_write, u_deny_write = _regions(user.allow_write, anchors), _regions(user.deny_write, anchors)
     u_read, u_deny_read = _regions(user.allow_read, anchors), _regions(user.deny_read, anchors)
     out: list[Finding] = []
+    taken_back, reopening, roots = Holders(p_deny_write), Holders(u_read), Holders(u_write)
     for grant in p_write:
-        if any(d.holds(grant) for d in p_deny_write):
+        if taken_back.hold(grant):
             continue  # denyWrite wins: the project's own deny takes the grant back
-        out += _write_grant(check, grant, u_write, u_deny_write, p_deny_write)
+        out += _write_grant(check, grant, roots, u_deny_write, taken_back)
     for grant in _regions(project.allow_read, anchors):
         for deny in u_deny_read:
-            if deny.meets(grant) and not _reopened(deny, grant, u_read):
+            if deny.meets(grant) and not _reopened(deny, grant, reopening):
                 what = f"allowRead '{quoted(grant.rule.path)}'"
                 why = (
                     f"re-opens reads the user policy denies: '{quoted(deny.rule.path)}' "
@@ -295,10 +300,10 @@ def _paths(check: _Check) -> list[Finding]:
                 out.append(check.widens(what, why, grant.rule.origin, deny.rule.origin))
                 break
     if check.strict:
-        p_deny_read = _regions(project.deny_read, anchors)
+        restated = Holders(_regions(project.deny_read, anchors))
         at = check.list_at(project, "/filesystem/denyRead")
         for deny in u_deny_read:
-            if _reopened(deny, deny, u_read) or any(p.holds(deny) for p in p_deny_read):
+            if _reopened(deny, deny, reopening) or restated.hold(deny):
                 continue
             out.append(check.drops("denies reads of", deny.rule.path, deny.rule.origin, at))
     return out
@@ -307,55 +312,88 @@ def _paths(check: _Check) -> list[Finding]:
 def _write_grant(
     check: _Check,
     grant: Region,
-    u_write: list[Region],
+    roots: Holders,
     u_deny_write: list[Region],
-    p_deny_write: list[Region],
+    taken_back: Holders,
 ) -> list[Finding]:
     what = f"allowWrite '{quoted(grant.rule.path)}'"
     out = []
-    if not any(u.holds(grant) for u in u_write):
+    if not roots.hold(grant):
         at = grant.rule.origin
         out.append(check.ungranted(what, "allowWrite root", check.user.srt_display, at))
     for deny in u_deny_write:
         if deny.holds(grant):
             why = f"lies inside the user policy's denyWrite {_named(deny.rule)}"
             out.append(check.widens(what, why, grant.rule.origin, deny.rule.origin))
-        elif check.strict and deny.meets(grant) and not any(p.holds(deny) for p in p_deny_write):
+        elif check.strict and deny.meets(grant) and not taken_back.hold(deny):
             at = check.list_at(check.project, "/filesystem/denyWrite")
             out.append(check.drops("denies writes to", deny.rule.path, deny.rule.origin, at))
     return out
 
 
-def _reopened(deny: Region, grant: Region, allows: list[Region]) -> bool:
+def _reopened(deny: Region, grant: Region, allows: Holders) -> bool:
     """Whether the user's allowRead re-opens all of what ``grant`` shares with ``deny``."""
     shared = grant if deny.holds(grant) else deny if grant.holds(deny) else grant
-    return any(a.holds(shared) for a in allows)
+    return allows.hold(shared)
 
 
 def _domains(check: _Check) -> list[Finding]:
     project, user = check.project, check.user
     out: list[Finding] = []
+    refused, admitted = _domain_index(project.denied_domains), _domain_index(user.allowed_domains)
+    nearby = _Nearby(user.denied_domains)
     for entry in project.allowed_domains:
-        if any(domain_within(entry.value, d.value) for d in project.denied_domains):
+        if _domain_held(entry.value, refused):
             continue  # deniedDomains is checked first: the project refuses it itself
         what = f"allowedDomains entry '{quoted(entry.value)}'"
-        if not any(domain_within(entry.value, u.value) for u in user.allowed_domains):
+        if not _domain_held(entry.value, admitted):
             where = user.srt_display
             out.append(check.ungranted(what, "allowedDomains entry", where, entry.origin))
-        out += _denied_domains(check, entry, what)
+        out += _denied_domains(check, entry, what, refused, nearby)
     return out
 
 
-def _denied_domains(check: _Check, entry: Entry, what: str) -> list[Finding]:
+class _Nearby:
+    """The user's deniedDomains by host (``*`` and ``*.x`` as written) and under every
+    ``*.suffix`` of their host, so the entries that can meet one allowed entry are looked up
+    instead of scanned: those that hold it, those with its host, those below its wildcard."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.by_host: dict[str, list[Entry]] = {}
+        self.below: dict[str, list[Entry]] = {}
+        for entry in entries:
+            host, _port = entry_key(entry.value)
+            self.by_host.setdefault(host, []).append(entry)
+            for i, char in enumerate(host):
+                if char == "." and i:
+                    self.below.setdefault("*" + host[i:], []).append(entry)
+        self.everything = list(entries)
+
+    def meeting(self, entry: str) -> list[Entry]:
+        host, _port = entry_key(entry)
+        if host == "*":
+            return self.everything
+        found = [e for pattern, _ in domain_holders(entry) for e in self.by_host.get(pattern, ())]
+        found += self.by_host.get(host, []) + self.below.get(host, [])
+        return list(dict.fromkeys(found))
+
+
+def _denied_domains(
+    check: _Check,
+    entry: Entry,
+    what: str,
+    refused: set[tuple[str, int | None]],
+    nearby: _Nearby,
+) -> list[Finding]:
     out = []
-    for deny in check.user.denied_domains:
+    for deny in nearby.meeting(entry.value):
         if domain_within(entry.value, deny.value):
             why = f"admits what the user policy denies: {_named(deny)}"
             out.append(check.widens(what, why, entry.origin, deny.origin))
         elif (
             check.strict
             and domains_meet(entry.value, deny.value)
-            and not any(domain_within(deny.value, p.value) for p in check.project.denied_domains)
+            and not _domain_held(deny.value, refused)
         ):
             at = check.list_at(check.project, "/network/deniedDomains")
             out.append(check.drops("denies the host", deny.value, deny.origin, at))

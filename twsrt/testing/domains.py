@@ -53,6 +53,48 @@ def domain_matches(entry: str, host: str, port: int) -> bool:
     return host == pattern
 
 
+# Entries compared with entries (a project policy narrowing the user's, narrowing.py)
+
+
+def entry_key(entry: str) -> tuple[str, int | None]:
+    """An entry's host as srt compares it and its port (None: every port); entries indexed
+    by this key are looked up with ``domain_holders``."""
+    host, port = split_domain(entry)
+    return canonical_host(host), port
+
+
+def _host_within(host: str, pattern: str) -> bool:
+    """Every host ``host`` (an entry's pattern) admits, ``pattern`` admits (srt's matcher)."""
+    if pattern == "*" or host == pattern:
+        return True
+    if pattern.startswith("*.") and host != "*":
+        return host.endswith(pattern[1:]) and not is_ip(host)
+    return False
+
+
+def domain_within(entry: str, other: str) -> bool:
+    """Every (host, port) ``entry`` matches, ``other`` matches."""
+    (host, port), (pattern, want) = entry_key(entry), entry_key(other)
+    return (want is None or want == port) and _host_within(host, pattern)
+
+
+def domain_holders(entry: str) -> list[tuple[str, int | None]]:
+    """Every (host pattern, port) of an entry that holds ``entry`` (``domain_within``): its
+    own host, ``*`` and each ``*.suffix`` of a name, on its port or on every port."""
+    host, port = entry_key(entry)
+    patterns = {host, "*"}
+    if host != "*" and not is_ip(host):
+        patterns |= {"*" + host[i:] for i, char in enumerate(host) if char == "."}
+    return [(pattern, want) for pattern in patterns for want in {None, port}]
+
+
+def domains_meet(entry: str, other: str) -> bool:
+    """Whether some (host, port) matches both entries."""
+    (host, port), (pattern, want) = entry_key(entry), entry_key(other)
+    ports = port is None or want is None or port == want
+    return ports and (_host_within(host, pattern) or _host_within(pattern, host))
+
+
 def host_allowed(policy: Policy, host: str, port: int) -> bool:
     if any(domain_matches(e.value, host, port) for e in policy.denied_domains):
         return False  # deniedDomains is checked first and wins
