@@ -117,3 +117,11 @@ def test_the_administrators_keys_in_the_tree_are_checked(sandbox: Sandbox) -> No
     assert {(f["location"]["path"], f["location"]["line"]) for f in found} == {
         (LINUX, line) for line in lines
     }
+    # the organisation's own rules belong in a drop-in beside the file: checked the same way
+    drop_in = f"{TREE}/linux/etc/claude-code/managed-settings.d/50-org.json"
+    box.write(drop_in, {"permissions": {"deny": ["Bash(nc *)"], "allow": ["Edit(//srv/**)"]}})
+    result = box.run("check", "--format", "json", "-v")
+    found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "TWS611"]
+    text = (box.repo / drop_in).read_text().splitlines()
+    line = next(n for n, entry in enumerate(text, 1) if "Edit(//srv/**)" in entry)
+    assert (drop_in, line) in {(f["location"]["path"], f["location"]["line"]) for f in found}

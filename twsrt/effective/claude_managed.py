@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
@@ -109,19 +110,23 @@ class ManagedLayers:
 
 def load(ctx: Context) -> tuple[ManagedLayers, list[Finding]]:
     """The managed files Claude would load on this machine (none: an empty layer list)."""
-    path = host_path(INSTALL_PATHS)
     config = ctx.config.confined(None)  # system files, outside any repository
-    paths = [path]
-    drop_ins = path.parent / MANAGED_DROP_INS
-    if drop_ins.is_dir():
-        paths += sorted(p for p in drop_ins.iterdir() if p.suffix == ".json")
     layers, problems = [], []
-    for each in paths:
+    for each in with_drop_ins(host_path(INSTALL_PATHS)):
         layer, found = load_layer(each, "json", NAME, config)
         problems += found
         if layer is not None:
             layers.append(layer)
     return ManagedLayers(layers), problems
+
+
+def with_drop_ins(path: Path) -> list[Path]:
+    """A managed file and the drop-ins Claude reads after it (``managed-settings.d/*.json``
+    beside it, in name order)."""
+    drop_ins = path.parent / MANAGED_DROP_INS
+    if not drop_ins.is_dir():
+        return [path]
+    return [path, *sorted(p for p in drop_ins.iterdir() if p.suffix == ".json")]
 
 
 def rebind(
@@ -224,7 +229,8 @@ def tree_findings(
     ctx: Context, view: PolicyView, check: Check, twsrt_keys: Callable[[str], bool]
 ) -> list[Finding]:
     """A managed-scope run: the keys of the output tree's files that twsrt does not own (the
-    administrator's, kept by the merge) and that grant more than the policy (TWS611)."""
+    administrator's, kept by the merge, and the drop-ins beside them) and that grant more than
+    the policy (TWS611)."""
     from twsrt.agents.claude.managed import BINDING, MANAGED_ONLY_KEYS, SANDBOX_DEFAULTS
 
     extra = {pointer.strip("/").replace("/", ".") for pointer in BINDING}
@@ -238,10 +244,12 @@ def tree_findings(
         path = ctx.config.targets.get(spec.key)
         if path is None:
             continue
-        layer, problems = load_layer(path, "json", NAME, ctx.config)
-        out += problems
-        if layer is not None:
-            out += _as_managed(check(layer, view, False, owned))
+        for each in with_drop_ins(path):
+            layer, problems = load_layer(each, "json", NAME, ctx.config)
+            out += problems
+            if layer is not None:  # a drop-in is the administrator's whole
+                mine = owned if each == path else lambda _key: False
+                out += _as_managed(check(layer, view, False, mine))
     return out
 
 
