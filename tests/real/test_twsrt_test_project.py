@@ -128,3 +128,26 @@ def test_claude_model_of_a_project_file_agrees_with_real_claude(tmp_path: Path, 
     assert claude["deny-read **/*.pem [top]"] is Outcome.DENIED
     assert claude["deny-read **/*.pem [deep]"] is Outcome.DENIED
     assert Outcome.ALLOWED in claude.values()
+
+
+def test_twsrt_test_project_option_from_a_dotfiles_repository(tmp_path: Path, srt: str) -> None:
+    """``twsrt test --project DIR --engine claude`` from a dotfiles repository probes DIR's
+    project file (written by ``generate -w --project DIR``), its **/ deny at every depth."""
+    dots = tmp_path / "home" / "dots"
+    (dots / ".git").mkdir(parents=True)
+    (dots / "policy").mkdir()
+    (dots / "policy/srt.json").write_text(json.dumps(PROJECT_POLICY, indent=2))
+    (dots / "policy/bash.json").write_text('{"allow": [], "deny": ["sudo"], "ask": []}')
+    (dots / "twsrt.toml").write_text(CONFIG.replace('[project]\nagents = ["claude"]\n', ""))
+    app = tmp_path / "app"
+    app.mkdir()
+    generated = run_cli(("generate", "-w", "--project", str(app)), cwd=dots, env=env(tmp_path, srt))
+    assert generated.returncode == 0, generated.stderr
+    assert (app / SETTINGS).is_file()
+    argv = ("test", "--project", str(app), "--engine", "claude", "--json")
+    run = run_cli(argv, cwd=dots, env=env(tmp_path, srt))
+    assert run.returncode == 0, run.stdout + run.stderr
+    verdicts = {r["name"]: r["verdict"] for r in json.loads(run.stdout)["results"]}
+    covered = pem(verdicts)
+    assert {"deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"} <= set(covered)
+    assert set(covered.values()) == {"PASS"}, covered
