@@ -3,6 +3,7 @@ their exact locations, and properties judged by the canonical matchers of ``twsr
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from typing import Any
@@ -431,3 +432,14 @@ near = st.sampled_from(
 @example("a.com:443", "a.com")
 def test_domain_holders_are_the_entries_that_hold_an_entry(entry: str, other: str) -> None:
     assert (entry_key(other) in domain_holders(entry)) == domain_within(entry, other)
+
+
+def test_a_left_out_command_is_reported_at_the_project_list_that_lacks_it() -> None:
+    """The bash list's own key, as the srt lists are, not the start of the file."""
+    bash = {"allow": ["git status"], "deny": ["git push --force"], "ask": ["git push"]}
+    found = narrowing_findings(project(bash=bash), user(), replacing=("DeepCode",))
+    column = json.dumps(bash).index('"deny"') + 1
+    assert [(str(f.location), f.location.pointer) for f in found] == [
+        (f"bash.json:1:{column}", "/deny")
+    ]
+    assert "'rm'" in found[0].message

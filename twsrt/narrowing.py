@@ -211,7 +211,7 @@ class _Check:
     def list_at(self, policy: Policy, pointer: str, bash: bool = False) -> Location:
         """Where a project list is (its key), for a restriction it leaves out."""
         if bash:
-            return Location(policy.bash_display, 1, 1, pointer)
+            return policy.bash_location(pointer, key=True)
         return policy.srt_location(pointer, key=True)
 
 

@@ -108,6 +108,10 @@ class Policy:
     # fragment each file display belongs to (empty without profiles)
     srt_locator: Locator | None = None
     fragments: dict[str, str] = field(default_factory=dict)
+    # the bash rules file's positions (one file), or where a composed profile's bash pointer
+    # was written; neither: whole-file locations
+    bash_positions: PositionedJson | None = None
+    bash_locator: Locator | None = None
 
     def srt_location(self, pointer: str, *, key: bool = False) -> Location:
         """The file, line and column that wrote ``pointer`` of the (composed) srt settings."""
@@ -115,6 +119,15 @@ class Policy:
             return self.srt_locator.location(pointer, key=key)
         line, col = self.srt_positions.position(pointer, key=key)
         return Location(self.srt_display, line, col, pointer)
+
+    def bash_location(self, pointer: str, *, key: bool = False) -> Location:
+        """The file, line and column that wrote ``pointer`` of the (composed) bash rules."""
+        if self.bash_locator is not None:
+            return self.bash_locator.location(pointer, key=key)
+        if self.bash_positions is None:
+            return Location(self.bash_display, pointer=pointer)
+        line, col = self.bash_positions.position(pointer, key=key)
+        return Location(self.bash_display, line, col, pointer)
 
     def list_origin(self, pointer: str) -> Location:
         """Where a whole srt list is named (a probe about no single entry): the srt file, or in

@@ -152,7 +152,7 @@ def _read_fragments(config: Config) -> SourcesRead:
     policy = None
     if not any(f.level is Level.ERROR for f in findings):
         policy = Policy(srt.display, bash.display, srt.value, parts["srt"][0].parsed)
-        policy.srt_locator = srt
+        policy.srt_locator, policy.bash_locator = srt, bash
         policy.fragments = {**srt.fragments, **bash.fragments}
         _fill(policy, srt.value, srt.item_locations, bash.value, bash.item_locations)
     return SourcesRead(policy, findings, list(dict.fromkeys(displays)))
@@ -171,7 +171,7 @@ def build_policy(
     srt: PositionedJson, srt_display: str, bash: PositionedJson, bash_display: str
 ) -> Policy:
     """A Policy from already-validated sources."""
-    policy = Policy(srt_display, bash_display, srt.value, srt)
+    policy = Policy(srt_display, bash_display, srt.value, srt, bash_positions=bash)
     _fill(policy, srt.value, _items(srt, srt_display), bash.value, _items(bash, bash_display))
     return policy
 
