@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,30 @@ def test_project_example_passes_without_warnings(tmp_path: Path) -> None:
     checked = {entry["path"] for entry in report["checked"]}
     for name in (".claude/settings.json", ".codex/config.toml", ".deepcode/settings.json"):
         assert f"examples/project/{name}" in checked
+    # checked against the user policy its [project] user_config names (the dotfiles example)
+    assert not [f for f in report["findings"] if f["rule_id"] in ("TWS226", "TWS227")]
     assert run_cli(["diff"], cwd=directory, env=env).returncode == 0
+
+
+def test_project_example_may_only_narrow_the_dotfiles_policy(tmp_path: Path) -> None:
+    """A grant the dotfiles example (the project's user policy) does not make, added to the
+    project example, is an error at the project rule that names the user policy."""
+    shutil.copytree(EXAMPLES / "project", tmp_path / "project")
+    shutil.copytree(EXAMPLES / "dotfiles", tmp_path / "dotfiles")
+    rules = tmp_path / "project" / "policy" / "bash-rules.json"
+    text = rules.read_text(encoding="utf-8")
+    rules.write_text(text.replace('"allow": ["git status"]', '"allow": ["make"]'), "utf-8")
+    (tmp_path / "project" / ".git").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
+    env.pop("CODEX_HOME", None)
+    env.update({"TWSRT_NO_CACHE": "1", "HOME": str(tmp_path / "home")})
+    proc = run_cli(["check", "--format", "json"], cwd=tmp_path / "project", env=env)
+    assert proc.returncode == 1, proc.stdout
+    widened = [f for f in json.loads(proc.stdout)["findings"] if f["rule_id"] == "TWS225"]
+    assert [(f["location"]["path"], f["location"]["line"]) for f in widened] == [
+        ("policy/bash-rules.json", 3)
+    ]
+    assert "project bash allow 'make' is not granted by the user policy" in widened[0]["message"]
 
 
 def test_managed_example_passes_without_warnings() -> None:

@@ -78,8 +78,10 @@ class Hooks:
         return where
 
     def project(self, where: Path) -> Path:
-        """A committed copy of examples/project (a project repository) that uses the hooks."""
+        """A committed copy of examples/project (a project repository) that uses the hooks, with
+        the dotfiles example beside it: the user policy its [project] user_config names."""
         shutil.copytree(EXAMPLE.parent / "project", where, symlinks=True)
+        shutil.copytree(EXAMPLE.parent / "dotfiles", where.parent / "dotfiles", symlinks=True)
         (where / ".pre-commit-config.yaml").write_text(
             precommit_config(str(self.repo), self.rev), encoding="utf-8"
         )
