@@ -192,6 +192,8 @@ def fix_command() -> str:
         parts.append(f"cd {shlex.quote(workdir)}")
     config = os.environ.get("CONFIG", "")
     suffix = f" -c {shlex.quote(config)}" if config else ""
+    profile = os.environ.get("PROFILE", "")
+    suffix += f" --profile {shlex.quote(profile)}" if profile else ""
     parts.append(f"twsrt generate -w{suffix}")
     parts.append(
         "# a drifted *_yolo target needs the yolo pass first "

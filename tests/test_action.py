@@ -565,7 +565,7 @@ def make_runner(root: Path) -> Runner:
     twsrt into it itself."""
     workspace = root / "workspace"
     (workspace / ".git").mkdir(parents=True)
-    for example in ("dotfiles", "broken/drift"):
+    for example in ("dotfiles", "profiles", "broken/drift"):
         shutil.copytree(
             REPO / "examples" / example, workspace / "examples" / example, symlinks=True
         )
@@ -870,6 +870,22 @@ def test_config_errors_reach_annotations_sarif_and_summary(
     assert run.failed and run.returncode == 2
 
 
+@pytest.mark.tool
+def test_the_profile_input(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    """`profile` reaches `twsrt check` as --profile: the two-profile example passes for the
+    profile named, each with its own SARIF category, and the summary names it."""
+    for profile, checked in (("work", 11), ("home", 9)):
+        run = runner.run({"working-directory": "examples/profiles", "profile": profile}, seed=seed)
+        assert not run.failed and run.outputs["exit-code"] == "0"
+        report = json.loads(Path(run.outputs["json-file"]).read_text(encoding="utf-8"))
+        assert report["profile"]["name"] == profile
+        assert report["profile"]["selected_by"] == "--profile"
+        assert len(report["checked"]) == checked
+        sarif = json.loads(Path(run.outputs["sarif-file"]).read_text(encoding="utf-8"))
+        assert sarif["runs"][0]["automationDetails"]["id"] == f"twsrt/profile/{profile}/"
+        assert f"profile `{profile}` (selected by `--profile`" in run.summary
+
+
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
@@ -1015,6 +1031,9 @@ def test_summary_escapes_markdown_and_lists_missing_targets(
         f"[`twsrt.toml:9`](https://github.com/{REPOSITORY}/blob/{SHA}/twsrt.toml#L9))" in text
     )
     assert "cd 'my dots'\ntwsrt generate -w\n" in text
+    monkeypatch.setenv("PROFILE", "my work")  # the fix runs for the profile that was checked
+    assert "twsrt generate -w --profile 'my work'\n" in helper.render_summary(report, 1)
+    monkeypatch.setenv("PROFILE", "")
     assert "### Findings (first 1 of 2, errors first)" in text
     # errors first; every punctuation character escaped (pipes, HTML, backticks)
     assert "run \\`twsrt generate \\-w\\` \\| \\<b\\> |" in text
