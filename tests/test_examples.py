@@ -37,6 +37,7 @@ def test_dotfiles_example_passes_without_warnings(args: tuple[str, ...]) -> None
     code, report = check(EXAMPLES / "dotfiles", "--fail-on", "warning", *args)
     assert code == 0
     assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
+    assert "scope" not in report["summary"]  # user scope, as every report before scopes
     assert report["summary"]["note"] > 0
 
 
@@ -55,6 +56,7 @@ def test_project_example_passes_without_warnings(tmp_path: Path) -> None:
     checked = {entry["path"] for entry in report["checked"]}
     for name in (".claude/settings.json", ".codex/config.toml", ".deepcode/settings.json"):
         assert f"examples/project/{name}" in checked
+    assert report["summary"]["scope"] == "project"
     # checked against the user policy its [project] user_config names (the dotfiles example)
     assert not [f for f in report["findings"] if f["rule_id"] in ("TWS226", "TWS227")]
     assert run_cli(["diff"], cwd=directory, env=env).returncode == 0
@@ -88,6 +90,7 @@ def test_managed_example_passes_without_warnings() -> None:
     code, report = check(directory, "--fail-on", "warning")
     assert code == 0, report["findings"]
     assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
+    assert report["summary"]["scope"] == "managed"
     checked = {entry["path"] for entry in report["checked"]}
     claude = [
         "linux/etc/claude-code/managed-settings.json",

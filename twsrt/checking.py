@@ -125,7 +125,7 @@ def _run_check(
     config = load_config(path, home, cwd, display_root=root, scope=scope)
     settings = config.check
     report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
-    report.selection = config.selection
+    report.selection, report.scope = config.selection, config.scope
     report.checked.append(CheckedFile(config.display, "config"))
     from twsrt.placement import placement_findings
 

@@ -49,6 +49,9 @@ class CheckReport:
     aborted: bool = False
     # the profile the run composed (None: the config has no [profiles]; nothing is shown)
     selection: Selection | None = None
+    # where the checked files take effect (agents.base.Scope); only a project or managed run
+    # says so, so a user-scope report reads as before
+    scope: str = "user"
 
     def failing(self) -> list[Finding]:
         threshold = LEVEL_ORDER[self.fail_on]

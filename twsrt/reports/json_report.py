@@ -76,6 +76,7 @@ def render_json(report: CheckReport) -> str:
             "exit_code": report.exit_code,
             # an aborted run (exit code 2) compiled nothing, so it has no sandbox mode
             **({} if report.aborted else {"sandbox_mode": report.sandbox_mode}),
+            **({} if report.aborted or report.scope == "user" else {"scope": report.scope}),
         },
         "findings": [_finding(item) for item in report.findings],
         "suppressed": [

@@ -104,7 +104,8 @@ def summary(report: CheckReport, *, hidden_notes: bool = False) -> str:
         text += f"; {len(report.suppressed)} suppressed"
     files = len(report.checked)
     text += f"; {files} file{'s' if files != 1 else ''} checked"
-    return text + f" (sandbox mode {report.sandbox_mode})"
+    scope = "" if report.scope == "user" else f"{report.scope} scope, "
+    return text + f" ({scope}sandbox mode {report.sandbox_mode})"
 
 
 def count_line(command: str, findings: list[Finding], suppressed: int, *, listed: bool) -> str:
