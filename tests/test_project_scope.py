@@ -105,6 +105,12 @@ def test_relative_denies_anchor_at_the_project_root(sandbox: Sandbox) -> None:
     ]
     assert written["sandbox"]["filesystem"]["denyRead"] == ["**/*.pem", "keys"]
     assert "TWS416" not in run.stderr and "TWS402" not in run.stderr
+    check = sandbox.run("check", "-v", "--format", "json")
+    notes = [f["message"] for f in json.loads(check.stdout)["findings"] if f["rule_id"] == "TWS207"]
+    assert notes == [
+        "'**/*.pem' in denyRead is relative: it covers files below the project root in Claude "
+        "Code's project file, but below the directory srt or Codex is started in"
+    ]
 
 
 def test_user_only_keys_are_reported_at_the_policy_key(sandbox: Sandbox) -> None:

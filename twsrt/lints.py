@@ -30,7 +30,7 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     out += _duplicates(policy)
     out += _write_roots(policy)
     out += _wildcards(policy)
-    out += _relative_patterns(policy)
+    out += _relative_patterns(policy, config.scope if config else "user")
     if not policy.enabled:
         out.append(
             finding(
@@ -185,7 +185,15 @@ def _wildcards(policy: Policy) -> list[Finding]:
     return out
 
 
-def _relative_patterns(policy: Policy) -> list[Finding]:
+def _relative_patterns(policy: Policy, scope: str = "user") -> list[Finding]:
+    # a project's Claude Code file anchors relative paths at the project root; srt and Codex
+    # still anchor them where they start (Codex's own note, TWS458, says so per rule)
+    where = (
+        "the directory the agent is launched in, not everywhere"
+        if scope != "project"
+        else "the project root in Claude Code's project file, but below the directory srt or "
+        "Codex is started in"
+    )
     out = []
     for name, rules in (
         ("denyRead", policy.deny_read),
@@ -196,8 +204,8 @@ def _relative_patterns(policy: Policy) -> list[Finding]:
                 out.append(
                     finding(
                         LAUNCH_RELATIVE_PATTERN,
-                        f"'{quoted(rule.path)}' in {name} is relative: it covers files below the "
-                        "directory the agent is launched in, not everywhere",
+                        f"'{quoted(rule.path)}' in {name} is relative: it covers files below "
+                        + where,
                         rule.origin,
                     )
                 )
