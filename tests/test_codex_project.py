@@ -108,6 +108,10 @@ def test_project_option_writes_the_layer_into_the_project(sandbox: Sandbox, tmp_
     assert (project / LAYER).read_text(encoding="utf-8") == expected
     assert not (sandbox.repo / "home").exists()
     assert sandbox.run("diff", "codex", "--project", str(project)).returncode == 0
+    # the preview names the layer's files as the project holds them, not the user's
+    preview = sandbox.run("generate", "codex", "--project", str(project)).stdout
+    assert preview.startswith("# .codex/config.toml (managed keys only)\n"), preview
+    assert "\n# .codex/rules/twsrt.rules\n" in preview
 
 
 def test_a_relative_write_root_is_located_at_its_policy_line(sandbox: Sandbox) -> None:

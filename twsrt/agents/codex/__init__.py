@@ -110,10 +110,13 @@ def compile_files(
     rules_path = ctx.config.targets.get(rules_key)
     notices = [] if ctx.full_access else [REMINDER]  # no profile to deactivate
 
+    # a project's layer is named from the project root, as the agent finds it there
+    layer = ".codex/" if ctx.config.scope == "project" else ""
+
     def preview() -> str:
-        text = "# config.toml (managed keys only)\n" + preview_toml(compiled)
+        text = f"# {layer}config.toml (managed keys only)\n" + preview_toml(compiled)
         if rules_path is not None:
-            text += "\n# rules/twsrt.rules\n" + compiled.rules
+            text += f"\n# {layer}rules/twsrt.rules\n" + compiled.rules
         return text
 
     if config_path is None:
