@@ -30,6 +30,7 @@ Install the CLI with .ci/install-codex.sh.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -247,10 +248,15 @@ class _Upstream(BaseHTTPRequestHandler):
         pass
 
 
-@contextmanager
-def serve_upstream() -> Iterator[int]:
+def serve_upstream() -> contextlib.AbstractContextManager[int]:
     """An HTTP server on 127.0.0.1 (outside the sandbox); yields its port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    return serve(_Upstream)
+
+
+@contextmanager
+def serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A threaded HTTP server with ``handler`` on 127.0.0.1; yields its port, stops on exit."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

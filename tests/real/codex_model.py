@@ -16,11 +16,11 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from .codex_client import TIMEOUT_S, _env, _layout, _run
+from .codex_client import TIMEOUT_S, _env, _layout, _run, serve
 
 KEY_VARIABLE = "TWSRT_FAKE_OPENAI_KEY"
 
@@ -115,15 +115,8 @@ def _server(turn: _Turn) -> Iterator[int]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serve(Handler) as port:
+        yield port
 
 
 def tool_output(
