@@ -156,6 +156,9 @@ class Config:
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     positions: PositionedToml | None = None
     pinned_home: str | None = None
+    # where this policy repository is checked out where the agents run, as written (~/... or
+    # absolute; None: not set): the protected set write-denies it (protection.py)
+    checkout: str | None = None
     check: dict[str, Any] = field(default_factory=dict)  # the [check] table
     sandbox_mode: str | None = None  # [sandbox] mode, None when the config does not set it
     # Where a run stands, passed down with the config instead of held in globals: files are
@@ -284,6 +287,7 @@ def load_config(
         overrides={mode: dict(data.get("sandbox_overrides", {}).get(mode, {})) for mode in MODES},
         positions=parsed,
         pinned_home=data.get("home"),
+        checkout=data.get("checkout"),
         check=dict(data.get("check", {})),
         sandbox_mode=data.get("sandbox", {}).get("mode"),
         display_root=display_root,

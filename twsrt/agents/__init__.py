@@ -17,7 +17,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from twsrt.agents.base import Agent, AgentSpec, TargetSpec
+    from twsrt.agents.base import Agent, AgentSpec, Layer, TargetSpec
 
 # agent name -> the module that defines ``AGENT``; the order is the order of every report
 REGISTRY: dict[str, str] = {
@@ -53,6 +53,18 @@ def specs() -> list[AgentSpec]:
 def target_specs() -> list[TargetSpec]:
     """Every ``[targets]`` key's declaration, agent by agent in registry order."""
     return [target for spec in specs() for target in spec.targets]
+
+
+def config_layers(scope: str | None = None) -> list[tuple[str, Layer]]:
+    """(agent name, layer) of every config layer a registered agent discovers, in registry
+    order (``scope``: only that scope's layers). The one list the protected set, ``check`` and
+    ``twsrt test`` ask; nothing keeps its own."""
+    return [
+        (spec.name, layer)
+        for spec in specs()
+        for layer in spec.layers
+        if scope is None or layer.scope == scope
+    ]
 
 
 def agent_of(key: str) -> str | None:

@@ -139,12 +139,29 @@ class TargetSpec:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """One file (or directory) an agent discovers and loads as configuration on a later launch:
+    a sandboxed command must not create, change, rename or unlink it (docs/never-widen.md,
+    "between launches"). ``path``: under ``~`` in the user scope, relative to a project
+    directory in the project scope (at any depth below a write root or the launch directory),
+    absolute in the managed scope; a glob only where the agent discovers by pattern."""
+
+    path: str
+    scope: Scope
+    tree: bool  # a directory: everything below it is loaded (commands, rules, plugins)
+    why: str  # what the agent loads from it, for a finding's message
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     """What an agent is, declared in its module: everything outside the module derives from it."""
 
     name: str  # the CLI's and the findings' name of the agent
     label: str  # how messages name it
     targets: tuple[TargetSpec, ...]  # the first is the one an error names when none is set
+    # every config layer the agent discovers (its own discovery, whether or not twsrt writes
+    # the file): the protected set (protection.py) reads them through agents.config_layers()
+    layers: tuple[Layer, ...] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, TargetSpec
 from twsrt.locations import Location
 
 NAME = "claude"
@@ -81,6 +81,30 @@ AGENT_SPEC = AgentSpec(
         ),
         # managed scope (agents/claude/managed.py): managed-settings.json, one copy per OS
         *MANAGED_TARGETS,
+    ),
+    # what Claude Code 2.1.332 discovers and loads at launch (its settings hierarchy, MCP
+    # servers, slash commands, subagents, skills, plugins, memory)
+    (
+        Layer("~/.claude/settings.json", "user", False, "user settings (sandbox, hooks)"),
+        Layer("~/.claude/settings.local.json", "user", False, "user local settings"),
+        Layer("~/.claude.json", "user", False, "MCP servers and per-project state"),
+        Layer("~/.claude/CLAUDE.md", "user", False, "user memory (instructions)"),
+        Layer("~/.claude/commands", "user", True, "user slash commands"),
+        Layer("~/.claude/agents", "user", True, "user subagents"),
+        Layer("~/.claude/skills", "user", True, "user skills"),
+        Layer("~/.claude/plugins", "user", True, "installed plugins (hooks, MCP servers)"),
+        Layer(".claude/settings.json", "project", False, "project settings"),
+        Layer(".claude/settings.local.json", "project", False, "project local settings"),
+        Layer(".mcp.json", "project", False, "project MCP servers"),
+        Layer(".claude/commands", "project", True, "project slash commands"),
+        Layer(".claude/agents", "project", True, "project subagents"),
+        Layer(".claude/skills", "project", True, "project skills"),
+        *(
+            Layer(path, "managed", False, "managed settings")
+            for path in dict.fromkeys(INSTALL_PATHS.values())
+        ),
+        Layer("/etc/claude-code/managed-settings.d", "managed", True, "managed drop-ins"),
+        Layer("/etc/claude-code/managed-mcp.json", "managed", False, "managed MCP servers"),
     ),
 )
 

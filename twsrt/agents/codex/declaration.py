@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, TargetSpec
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -86,6 +86,24 @@ AGENT_SPEC = AgentSpec(
             scope="project",
         ),
         *MANAGED_TARGETS,
+    ),
+    # what Codex 0.171.0 discovers: $CODEX_HOME (~/.codex) config.toml, the profiles
+    # `--profile NAME` layers on top of it ($CODEX_HOME/NAME.config.toml), exec-policy rules,
+    # hooks, instructions and skills; a trusted project's .codex/; the managed /etc/codex
+    (
+        Layer("~/.codex/config.toml", "user", False, "user config (permission profiles)"),
+        Layer("~/.codex/*.config.toml", "user", False, "profiles layered by --profile"),
+        Layer("~/.codex/rules", "user", True, "user exec-policy rules"),
+        Layer("~/.codex/hooks.json", "user", False, "user lifecycle hooks"),
+        Layer("~/.codex/AGENTS.md", "user", False, "global instructions"),
+        Layer("~/.codex/skills", "user", True, "user skills"),
+        Layer(".codex/config.toml", "project", False, "project config (trusted projects)"),
+        Layer(".codex/rules", "project", True, "project exec-policy rules"),
+        Layer(".codex/hooks.json", "project", False, "project lifecycle hooks"),
+        Layer("/etc/codex/requirements.toml", "managed", False, "managed requirements"),
+        Layer("/etc/codex/managed_config.toml", "managed", False, "managed defaults"),
+        Layer("/etc/codex/config.toml", "managed", False, "system config"),
+        Layer("/etc/codex/rules", "managed", True, "system exec-policy rules"),
     ),
 )
 

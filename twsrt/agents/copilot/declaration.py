@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, TargetSpec
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -52,6 +52,20 @@ AGENT_SPEC = AgentSpec(
             r"\.copilot/settings\.json",
             home_dependent=True,
         ),
+    ),
+    # what Copilot CLI discovers in its config directory (~/.copilot, $COPILOT_HOME) and a
+    # repository's settings (cli-config-dir-reference.md)
+    (
+        Layer("~/.copilot/settings.json", "user", False, "user settings (sandbox, URL rules)"),
+        Layer("~/.copilot/config.json", "user", False, "user config (older releases)"),
+        Layer("~/.copilot/mcp-config.json", "user", False, "user MCP servers"),
+        Layer("~/.copilot/permissions-config.json", "user", False, "saved tool approvals"),
+        Layer("~/.copilot/agents", "user", True, "user custom agents"),
+        Layer("~/.copilot/skills", "user", True, "user skills"),
+        Layer(".github/copilot/settings.json", "project", False, "repository settings"),
+        Layer(".github/copilot/settings.local.json", "project", False, "local settings"),
+        Layer(".github/agents", "project", True, "repository custom agents"),
+        Layer(".github/skills", "project", True, "repository skills"),
     ),
 )
 

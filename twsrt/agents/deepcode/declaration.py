@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import AgentSpec, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, TargetSpec
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -60,6 +60,19 @@ AGENT_SPEC = AgentSpec(
             examples=(".deepcode/settings.json",),
             scope="project",
         ),
+    ),
+    # what DeepCode discovers (packages/core/src/config/loader.ts, file-contract-loader.ts):
+    # ~/.deepcode/settings.json, else ~/.claude/settings.json in its place; the project's
+    # settings and local settings; the file contract of the project, else the user's
+    (
+        Layer("~/.deepcode/settings.json", "user", False, "user settings"),
+        Layer("~/.claude/settings.json", "user", False, "user settings (fallback)"),
+        Layer("~/.deepcode/file-contract.yaml", "user", False, "user file contract"),
+        Layer("~/.deepcode/file-contract.yml", "user", False, "user file contract"),
+        Layer(".deepcode/settings.json", "project", False, "project settings"),
+        Layer(".deepcode/settings.local.json", "project", False, "project local settings"),
+        Layer(".deepcode/file-contract.yaml", "project", False, "project file contract"),
+        Layer(".deepcode/file-contract.yml", "project", False, "project file contract"),
     ),
 )
 
