@@ -25,9 +25,12 @@ def test_init_repo_scaffolds_a_clean_repository(sandbox: Sandbox) -> None:
         "home/.claude/settings.yolo.json",
         "home/.codex/config.toml",
         "home/.codex/rules/twsrt.rules",
+        ".gitignore",
     ):
         assert (repo / path).is_file(), path
     assert os.readlink(repo / "home/.claude/settings.json") == "settings.full.json"
+    # a plain `srt CMD` reads ~/.srt-settings.json: stow puts this link there
+    assert os.readlink(repo / "home/.srt-settings.json") == "../policy/srt-settings.json"
     check = sandbox.run("check", "--format", "json", cwd=repo)
     assert check.returncode == 0, check.stdout
     assert json.loads(check.stdout)["summary"]["error"] == 0
@@ -174,8 +177,8 @@ def test_init_repo_prints_the_next_steps(sandbox: Sandbox) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Next steps:\n")
     assert "twsrt generate -w" in result.stdout
-    assert "stow -d dots -t ~ home" in result.stdout
-    assert "(~/.claude ~/.codex)" in result.stdout
+    assert "stow --no-folding -d dots -t ~ home" in result.stdout
+    assert "(~/.claude ~/.codex ~/.srt-settings.json)" in result.stdout
     assert "cd dots && git init && pip install pre-commit && pre-commit install" in result.stdout
     assert (repo / "twsrt.toml").is_file()
 
@@ -246,3 +249,78 @@ def test_schemastore_catalog_names_every_schema_by_its_id() -> None:
     # the names the scaffold and the config discovery use are matched
     matches = {pattern for entry in catalog["schemas"] for pattern in entry["fileMatch"]}
     assert {"srt-settings.json", "bash-rules.json", "twsrt.toml", ".twsrt.toml"} <= matches
+
+
+def _ignored(repo: Path, paths: list[str]) -> set[str]:
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=repo,
+        input="\n".join(paths) + "\n",
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ["PATH"], "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1"},
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return set(proc.stdout.splitlines())
+
+
+def test_gitignore_keeps_every_agents_state_and_credentials_out(sandbox: Sandbox) -> None:
+    """Every declared state or credential file of every registered agent (configured or not)
+    is ignored under home/, by git itself; the files twsrt writes and the user's own config
+    (commands, CLAUDE.md, skills) are not."""
+    import subprocess
+
+    from twsrt.agents import specs
+
+    repo = sandbox.home / "dots"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert sandbox.run("init", "--repo", str(repo)).returncode == 0
+    states = [
+        "home/" + state.path[2:].replace("*", "x")
+        for spec in specs()
+        for state in spec.state_files
+    ]
+    assert {"home/.codex/auth.json", "home/.claude/.credentials.json"} <= set(states)
+    assert "home/.copilot/config.json" in states and "home/.deepcode/credentials.json" in states
+    # a directory's contents too (git check-ignore answers for the path asked)
+    inside = ["home/.claude/projects/-home-you/abc.jsonl", "home/.codex/sessions/2026/x.jsonl"]
+    assert _ignored(repo, states + inside) == set(states + inside)
+    kept = [
+        "home/.claude/settings.json",
+        "home/.claude/settings.full.json",
+        "home/.claude/CLAUDE.md",
+        "home/.claude/commands/review.md",
+        "home/.codex/config.toml",
+        "home/.codex/rules/twsrt.rules",
+        "home/.codex/skills/mine/SKILL.md",
+        "home/.srt-settings.json",
+        "policy/srt-settings.json",
+        "twsrt.toml",
+    ]
+    assert _ignored(repo, kept) == set()
+    check = sandbox.run("check", "--format", "json", cwd=repo)
+    assert check.returncode == 0, check.stdout
+
+
+def test_init_repo_keeps_an_existing_srt_settings_file(sandbox: Sandbox) -> None:
+    repo = sandbox.home / "dots"
+    (repo / "home").mkdir(parents=True)
+    (repo / "home/.srt-settings.json").write_text("{}\n")
+    result = sandbox.run("init", "--repo", str(repo), "--force")
+    assert result.returncode == 0, result.stderr
+    assert "home/.srt-settings.json exists, kept" in result.stderr
+    assert (repo / "home/.srt-settings.json").read_text() == "{}\n"
+
+
+def test_a_refused_init_takes_the_srt_link_back(sandbox: Sandbox) -> None:
+    from support.sandbox import tree_snapshot
+
+    repo = sandbox.home / "dots"
+    (repo / "home/.claude").mkdir(parents=True)
+    (repo / "home/.claude/settings.json").write_text("{not json\n")
+    before = tree_snapshot(sandbox.home)
+    assert sandbox.run("init", "--repo", str(repo)).returncode == 2
+    assert not os.path.lexists(repo / "home/.srt-settings.json")
+    assert tree_snapshot(sandbox.home) == before

@@ -194,12 +194,13 @@ def _check(
 def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[Finding]:
     """The policy's own mistakes, this machine's paths, and the engines' known gaps."""
     findings = lint_policy(policy, config)
-    from twsrt.hostchecks import file_root_findings, symlink_findings
+    from twsrt.hostchecks import file_root_findings, repository_findings, symlink_findings
 
     # about this machine's paths, so the running user's home, not the pinned one
     findings += symlink_findings(policy, config.home, Path.cwd())
     if "codex" in select_agents(agent, config):
         findings += file_root_findings(policy, config.home, Path.cwd())
+    findings += repository_findings(config, agent)
     from twsrt.testing.gaps import static_gaps
 
     # Engine gaps found by `twsrt test` (srt itself, so not with --agent); always the Linux ones

@@ -19,10 +19,17 @@ import stat
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
+from twsrt.config import display_path
 from twsrt.findings import Finding, finding, quoted
+from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.rules import SYMLINKED_POLICY_PATH, WRITE_ROOT_NOT_DIRECTORY
+
+if TYPE_CHECKING:
+    from twsrt.agents.base import StateFile
+    from twsrt.config import Config
 
 LISTS = ("denyRead", "denyWrite", "allowWrite", "allowRead")
 
@@ -188,3 +195,240 @@ def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
             )
         )
     return findings
+
+
+# ------------------------------------------------------------- the repository on this host
+#
+# A dotfiles repository is linked into the home directory (stow, chezmoi, yadm, by hand). Two
+# ways that goes wrong, observed with GNU stow 2.3.1, Claude Code 2.1.332 and Codex 0.171.0:
+# `stow` without --no-folding makes ~/.claude one symlink into the repository, which any
+# command run in ~ can unlink (no deny protects a link: a bind mount follows it), and then the
+# agent recreates an empty directory and its next launch has no settings and no sandbox; and
+# the agents' logins and sessions (`codex login` writes auth.json) land inside the repository,
+# one `git add -A` from a commit. Only names are looked at here, never a file's content.
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _user_targets(config: Config) -> Iterator[tuple[str, str, Path]]:
+    """(key, default under ~ without the ``~/``, configured path) of each user-scope target."""
+    from twsrt.agents import target_specs
+
+    if config.scope != "user":
+        return
+    for spec in target_specs():
+        if spec.scope == "user" and spec.key in config.targets and spec.default.startswith("~/"):
+            yield spec.key, spec.default[2:], config.targets[spec.key]
+
+
+def mirror_roots(config: Config) -> list[Path]:
+    """The directories of the repository that mirror ``~`` (``home/`` in the scaffold; one per
+    stow package in a layout of packages): a target's configured path minus its default's
+    part under ``~``. Only those inside the repository and other than this host's home."""
+    repo = config.confine_root
+    if repo is None:
+        return []
+    home, roots = os.path.realpath(config.home), []
+    for _key, relative, path in _user_targets(config):
+        text = path.as_posix()
+        if not text.endswith("/" + relative):
+            continue
+        root = Path(text[: -len(relative) - 1])
+        real = os.path.realpath(root)
+        if _inside(real, str(repo)) and real != home and root not in roots:
+            roots.append(root)
+    return roots
+
+
+def _agent_dirs(agents: Iterable[str]) -> dict[str, str]:
+    """Each directory under ~ an agent reads its configuration from or keeps its state in
+    (``.claude``, ``.config/twsrt``, ...), outermost first, with the first agent that has it."""
+    from twsrt.agents import AGENTS
+
+    dirs: dict[str, str] = {}
+    for name in agents:
+        spec = AGENTS[name].spec
+        paths = [t.default for t in spec.targets if t.scope == "user"]
+        paths += [state.path for state in spec.state_files]
+        for path in paths:
+            if not path.startswith("~/"):
+                continue
+            parts = path[2:].split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                dirs.setdefault("/".join(parts[:depth]), name)
+    return dict(sorted(dirs.items(), key=lambda item: item[0].count("/")))
+
+
+def folded_link_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
+    """TWS240 for every agent directory under this host's home that is a symlink into the
+    repository (the running user's home: a fact about this machine, never an output)."""
+    repo = config.confine_root
+    if repo is None or config.scope != "user":
+        return []
+    findings: list[Finding] = []
+    reported: list[str] = []
+    for relative, agent in _agent_dirs(agents).items():
+        if any(_inside(relative, done) for done in reported):
+            continue  # below a folded link: the same finding
+        path = config.home / relative
+        try:
+            if not stat.S_ISLNK(os.lstat(path).st_mode):
+                continue
+        except (OSError, ValueError):
+            continue
+        real = os.path.realpath(path)
+        if not _inside(real, str(repo)):
+            continue
+        reported.append(relative)
+        findings.append(_folded(config, relative, Path(real), agent))
+    return findings
+
+
+def _folded(config: Config, relative: str, real: Path, agent: str) -> Finding:
+    from twsrt.agents import AGENTS
+    from twsrt.rules import FOLDED_CONFIG_LINK
+
+    where = next(
+        (
+            config.location(f"/targets/{key}")
+            for key, _default, path in _user_targets(config)
+            if _inside(os.path.realpath(path), str(real))
+        ),
+        Location(config.display_path(real)),
+    )
+    package = real.parents[relative.count("/")]  # the stow package: what mirrors ~
+    stow = f"-d {_spelled_dir(package.parent)} -t ~ {package.name}"
+    return finding(
+        FOLDED_CONFIG_LINK,
+        f"'~/{quoted(relative)}' on this host is one symlink into the repository "
+        f"('{quoted(config.display_path(real))}'), a folded stow link: "
+        f"{AGENTS[agent].spec.label} reads its configuration through it, and any command run "
+        "in ~ (an agent started there, or ~ as a write root) can unlink or rename it, since no "
+        "deny protects a symlink itself; the agent then recreates an empty directory and its "
+        "next launch has no user settings and no sandbox, and the agent's own logins and "
+        "sessions land in the repository meanwhile. Unfold it: move the agent's own files "
+        f"out of the repository, then `stow -D {stow}` and `stow --no-folding {stow}`",
+        where,
+        agent=agent,
+    )
+
+
+def _spelled_dir(path: Path) -> str:
+    """A directory as a shell command would name it: from ``~/`` when under the home."""
+    text = display_path(path, Path("/nonexistent-base"))
+    return text if "'" not in text and " " not in text else f"'{text}'"
+
+
+def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
+    """TWS241 for every declared credential or state file of ``agents`` found in a directory
+    of the repository that mirrors ``~`` (names only; nothing is read)."""
+    from twsrt.agents import AGENTS
+
+    repo = config.confine_root
+    findings: list[Finding] = []
+    for root in mirror_roots(config):
+        for name in agents:
+            spec = AGENTS[name].spec
+            for state in spec.state_files:
+                for path in _present(root, state.path[2:], str(repo)):
+                    findings.append(_state_finding(config, path, state, spec.label, name))
+    return findings
+
+
+def _present(root: Path, relative: str, repo: str) -> list[Path]:
+    """``root/relative`` if it exists (a ``*`` in the last part: the names it matches), never
+    looking through a link that leaves the repository."""
+    import fnmatch
+
+    path = root / relative
+    parent = path.parent
+    try:
+        if not _inside(os.path.realpath(parent), repo):
+            return []
+        if not any(char in path.name for char in "*?["):
+            os.lstat(path)
+            return [path]
+        with os.scandir(parent) as entries:
+            names = sorted(e.name for e in entries if fnmatch.fnmatchcase(e.name, path.name))
+    except (OSError, ValueError):
+        return []
+    return [parent / name for name in names]
+
+
+def _state_finding(config: Config, path: Path, state: StateFile, label: str, agent: str) -> Finding:
+    from twsrt.rules import AGENT_STATE_IN_REPOSITORY
+
+    kind = "a credential" if state.credential else "agent state"
+    rotate = "; rotate the credential if it was ever committed" if state.credential else ""
+    return finding(
+        AGENT_STATE_IN_REPOSITORY,
+        f"'{quoted(config.display_path(path))}' is {label}'s {state.what} ({kind}) inside the "
+        f"repository, where `git add -A` stages it: move it back to '{quoted(state.path)}' (link "
+        "the tree with `stow --no-folding`, so the agent writes it there), and keep it out of "
+        f"git (the .gitignore of `twsrt init --repo` lists it){rotate}",
+        Location(config.display_path(path)),
+        agent=agent,
+    )
+
+
+def repository_findings(config: Config, agent: str | None) -> list[Finding]:
+    """The repository as this host links it: folded agent directories (TWS240), agent state
+    inside it (TWS241), and whether a plain ``srt`` reads the policy (TWS242, not with
+    ``--agent``: srt is no agent). Every registered agent counts, configured or not: an
+    unconfigured agent's login in the tree is as leaked."""
+    from twsrt.agents import AGENTS
+
+    if config.confine_root is None or config.scope != "user":
+        return []
+    agents = [agent] if agent else list(AGENTS)
+    findings = folded_link_findings(config, agents) + state_file_findings(config, agents)
+    if agent is None:
+        findings += srt_settings_findings(config)
+    return findings
+
+
+SRT_DEFAULT = ".srt-settings.json"  # what `srt CMD` reads without --settings, under ~
+
+
+def srt_settings_findings(config: Config) -> list[Finding]:
+    """TWS242 when this host loads the repository's agent files but ``~/.srt-settings.json`` is
+    not the policy's srt source (missing, or another file)."""
+    from twsrt.rules import SRT_SETTINGS_ELSEWHERE
+
+    if config.fragments:
+        return []  # a composed policy has no one file srt could read
+    linked = next(
+        (
+            relative
+            for _key, relative, path in _user_targets(config)
+            if os.path.realpath(config.home / relative) == os.path.realpath(path)
+            and os.path.lexists(config.home / relative)
+        ),
+        None,
+    )
+    policy = os.path.realpath(config.srt)
+    home_file = config.home / SRT_DEFAULT
+    if linked is None or os.path.realpath(home_file) == policy and home_file.exists():
+        return []
+    if home_file.is_symlink():
+        now = f"links to '{quoted(display_path(Path(os.path.realpath(home_file))))}'"
+        now += ", not the policy"
+    elif os.path.lexists(home_file):
+        now = "is a file of its own, not the policy"
+    else:
+        now = "does not exist, so srt runs with its built-in defaults, which deny no read at all"
+    link = ""
+    roots = mirror_roots(config)
+    if roots:  # the link in the tree that stow puts at ~/.srt-settings.json
+        value = os.path.relpath(config.srt, roots[0])
+        shown = config.display_path(roots[0] / SRT_DEFAULT)
+        link = f"'{quoted(shown)}' -> '{quoted(value)}' in the repository (as `twsrt init --repo` "
+        link += "scaffolds it), then `stow --no-folding` again; or run srt as "
+    message = (
+        f"this host loads the repository's agent files ('~/{quoted(linked)}' is the target), but "
+        f"'~/{SRT_DEFAULT}', the file a plain `srt CMD` reads, {now}. Link it to the policy: "
+        f"{link}`srt --settings {_spelled_dir(Path(policy))}`"
+    )
+    return [finding(SRT_SETTINGS_ELSEWHERE, message, config.location("/sources/srt"))]

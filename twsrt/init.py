@@ -10,7 +10,7 @@ from pathlib import Path
 from twsrt import templates
 from twsrt.config import display_path, home_dir
 from twsrt.outcome import Outcome
-from twsrt.writes import FileWrite, on_disk
+from twsrt.writes import Change, FileWrite, SymlinkWrite, on_disk
 
 
 def default_repo_agents() -> list[str]:
@@ -75,7 +75,7 @@ def initialise(
     return outcome
 
 
-def scaffold(repo: Path, writes: list[FileWrite]) -> list[str]:
+def scaffold(repo: Path, writes: list[Change]) -> list[str]:
     """Write the scaffold, then generate every agent file from it in one run (the full mode
     with its companion, so a user's existing settings.json reaches both the full and the yolo
     file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
@@ -114,7 +114,7 @@ def repo_agents(directory: Path, requested: Sequence[str] | None) -> list[str]:
 
 def plan_repo(
     directory: Path, force: bool, agents: Sequence[str]
-) -> tuple[list[FileWrite], list[str]]:
+) -> tuple[list[Change], list[str]]:
     """A dotfiles repository: config, sources under policy/, and a pre-commit config."""
     base = directory.resolve()
     files = {
@@ -122,8 +122,26 @@ def plan_repo(
         base / "policy" / "srt-settings.json": templates.SRT_SETTINGS,
         base / "policy" / "bash-rules.json": templates.BASH_RULES,
         base / ".pre-commit-config.yaml": templates.pre_commit_config(),
+        base / ".gitignore": templates.gitignore(),
     }
-    return _plan(files, force)
+    writes, kept = _plan(files, force)
+    link = _srt_link(base)
+    if link is None:
+        kept.append(display_path(base / templates.SRT_LINK[0]))
+    else:
+        writes.append(link)
+    return writes, kept
+
+
+def _srt_link(base: Path) -> SymlinkWrite | None:
+    """``home/.srt-settings.json`` -> the policy's srt source, so that stow links it to
+    ``~/.srt-settings.json``, the file a plain ``srt CMD`` reads; None when something is
+    already there (kept, even with --force: it may be the user's own settings)."""
+    relative, target = templates.SRT_LINK
+    link = base / relative
+    if link.exists() or link.is_symlink():
+        return None
+    return SymlinkWrite(link, display_path(link), target)
 
 
 def _plan(files: dict[Path, str], force: bool) -> tuple[list[FileWrite], list[str]]:
@@ -142,25 +160,31 @@ def _plan(files: dict[Path, str], force: bool) -> tuple[list[FileWrite], list[st
     return writes, kept
 
 
-def missing_directories(writes: Sequence[FileWrite]) -> list[Path]:
+def missing_directories(writes: Sequence[Change]) -> list[Path]:
     """The directories that writing ``writes`` creates, deepest first (to undo them)."""
     missing: set[Path] = set()
     for change in writes:
-        parent = change.path.parent
+        parent = _where(change).parent
         while not parent.exists():
             missing.add(parent)
             parent = parent.parent
     return sorted(missing, key=lambda p: len(p.parts), reverse=True)
 
 
-def undo(writes: Sequence[FileWrite], directories: Sequence[Path]) -> None:
-    """Put the files of an applied scaffold back as they were: created files and directories go,
-    overwritten files (--force) get their old text back."""
+def _where(change: Change) -> Path:
+    return change.link if isinstance(change, SymlinkWrite) else change.path
+
+
+def undo(writes: Sequence[Change], directories: Sequence[Path]) -> None:
+    """Put the files of an applied scaffold back as they were: created files, links and
+    directories go, overwritten files (--force) get their old text back."""
     from twsrt.writes import apply
 
-    restore = []
+    restore: list[Change] = []
     for change in writes:
-        if change.old is None:
+        if isinstance(change, SymlinkWrite):
+            change.link.unlink(missing_ok=True)  # made only where nothing was
+        elif change.old is None:
             change.path.unlink(missing_ok=True)
         else:
             restore.append(FileWrite(change.path, change.display, change.old, change.text))
@@ -174,8 +198,9 @@ def next_steps(directory: Path, agents: Sequence[str]) -> str:
     """What a newcomer does after ``init --repo``, with the repository's own paths."""
     repo = display_path(directory.resolve())
     targets = templates.repo_targets()
-    homes = " ".join(sorted({f"~/{path.split('/')[1]}" for a in agents for _, path in targets[a]}))
-    return templates.NEXT_STEPS.format(repo=repo, homes=homes)
+    homes = {f"~/{path.split('/')[1]}" for a in agents for _, path in targets[a]}
+    homes.add("~/" + templates.SRT_LINK[0].split("/")[1])
+    return templates.NEXT_STEPS.format(repo=repo, homes=" ".join(sorted(homes)))
 
 
 def plan_init(directory: Path | None, force: bool) -> tuple[list[FileWrite], list[str]]:

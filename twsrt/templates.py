@@ -126,6 +126,36 @@ def repo_config(agents: Sequence[str], home: Path) -> str:
     return _REPO_CONFIG_HEAD.replace("@HOME@", pin) + "".join(lines) + _REPO_CONFIG_TAIL
 
 
+_GITIGNORE_HEAD = """\
+# Written by `twsrt init --repo`. home/ mirrors ~: each agent writes its login, sessions,
+# history and caches into its own directory there, and none of it belongs in a commit. Link the
+# tree with `stow --no-folding` (real directories, one link per file), so those files land in ~
+# and not here; these lines are the second guard, and `twsrt check` reports any of them it finds
+# in the tree (TWS241). Rotate a credential that was ever committed.
+"""
+
+
+def gitignore() -> str:
+    """The ``.gitignore`` of ``init --repo``: every registered agent's state and credential
+    files (``AgentSpec.state_files``), under the home tree, whichever agents are configured."""
+    from twsrt.agents import specs
+
+    lines = [_GITIGNORE_HEAD]
+    for spec in specs():
+        lines.append(f"\n# {spec.label}\n")
+        for state in spec.state_files:
+            if state.credential:  # a comment of its own: gitignore has no trailing comments
+                lines.append(f"# credential: {state.what}\n")
+            # a leading "/" anchors the name at the repository root
+            lines.append(f"/home/{state.path[2:]}\n")
+    return "".join(lines)
+
+
+# The link that makes a plain `srt CMD` (which reads ~/.srt-settings.json) enforce the policy:
+# stow puts it at ~/.srt-settings.json.
+SRT_LINK = ("home/.srt-settings.json", "../policy/srt-settings.json")
+
+
 # A local hook runs the twsrt installed in the environment that commits: it works before any
 # release exists and offline (a `repo: <url>` hook would clone and pip-install twsrt). `files` is
 # the pattern of the twsrt-check hook in .pre-commit-hooks.yaml: both come from the registry.
@@ -159,7 +189,10 @@ Next steps:
   1. Edit the policy in policy/srt-settings.json and policy/bash-rules.json, then write the
      agent files:  twsrt generate -w   (twsrt check lists what an agent cannot enforce)
   2. Link the home tree into your home directory, after moving aside what is there
-     ({homes}):  stow -d {repo} -t ~ home
+     ({homes}):  stow --no-folding -d {repo} -t ~ home
+     (--no-folding keeps ~/.claude and the others real directories: a folded link into
+     the repository is removable by any command run in ~, and the agents' logins would
+     land in the repository; .gitignore keeps them out of commits)
   3. Install the commit hook (pre-commit runs the twsrt of this environment):
      cd {repo} && git init && pip install pre-commit && pre-commit install
 """

@@ -153,6 +153,27 @@ class Layer:
 
 
 @dataclass(frozen=True)
+class StateFile:
+    """A file or directory an agent writes for itself in its config directory (a login, session
+    transcripts, history, caches): never configuration a repository should hold. ``init --repo``
+    git-ignores each one in the home tree and ``check`` reports one found there (TWS241).
+    ``path`` is under ``~``; a ``*`` in its last part matches names, as in a .gitignore."""
+
+    path: str
+    what: str  # what the agent keeps in it, for the finding's message
+    credential: bool = False  # a login, token or key: rotate it once it was committed
+
+
+def state_names(directory: str, names: str) -> tuple[StateFile, ...]:
+    """The agent's session data, history and caches: ``names`` (space-separated) in
+    ``directory`` (under ``~``)."""
+    return tuple(
+        StateFile(f"{directory}/{name}", "session data, history or caches")
+        for name in names.split()
+    )
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     """What an agent is, declared in its module: everything outside the module derives from it."""
 
@@ -162,6 +183,8 @@ class AgentSpec:
     # every config layer the agent discovers (its own discovery, whether or not twsrt writes
     # the file): the protected set (protection.py) reads them through agents.config_layers()
     layers: tuple[Layer, ...] = ()
+    # what the agent writes for itself under ~ (its state and credentials, see StateFile)
+    state_files: tuple[StateFile, ...] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -279,3 +279,60 @@ USER_POLICY_UNREADABLE = Rule(
     "problem; the project's grants were not compared with anything. In CI, check out the "
     "dotfiles repository the key names, or suppress the finding with a reason.",
 )
+
+FOLDED_CONFIG_LINK = Rule(
+    "TWS240",
+    "folded-config-link",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.WIDENS,
+    "An agent's config directory on this host is one symlink into the repository (a folded "
+    "stow link).",
+    "`stow` without `--no-folding` links a whole directory that exists only in the package, so "
+    "`~/.claude` (or `~/.codex`, ...) becomes one symlink into the repository. The link lives "
+    "in the home directory, which is writable wherever an agent starts in `~` (its launch "
+    "directory) or has it as a write root, and no deny can protect a symlink itself (a "
+    "bind mount follows it): a sandboxed command unlinks it, the agent recreates an empty "
+    "directory, and the next launch has no user settings and no sandbox (observed with Claude "
+    "Code 2.1.332). Everything the agent writes for itself (logins, sessions, history) also "
+    "lands in the repository. `twsrt check` looks at the config directories every registered "
+    "agent reads under this host's home. Unfold it: `stow -D -d REPO -t ~ home`, then "
+    "`stow --no-folding -d REPO -t ~ home` (real directories, one link per file; move the "
+    "agent's own files from the repository back into the directory first).",
+)
+
+AGENT_STATE_IN_REPOSITORY = Rule(
+    "TWS241",
+    "agent-state-in-repository",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.WIDENS,
+    "An agent's credential or state file lies inside the repository tree.",
+    "Agents write logins, tokens, session transcripts, history and caches into their config "
+    "directories (Codex's `auth.json`, Claude Code's `.credentials.json` and `projects/`, "
+    "...). Inside the repository's home tree they are one `git add -A` away from a commit, and "
+    "a pushed credential is a leaked one. They get there when a config directory is folded "
+    "into the repository (TWS240) or was moved in whole. `twsrt check` looks, in the "
+    "repository's home tree (where the targets mirror `~`), for every credential and state "
+    "file the registered agents declare, and names each one without reading it. Move it back "
+    "to the agent's directory under `~` (after `stow --no-folding`), keep the `.gitignore` "
+    "that `twsrt init --repo` writes, and rotate any credential that was ever committed.",
+)
+
+SRT_SETTINGS_ELSEWHERE = Rule(
+    "TWS242",
+    "srt-settings-elsewhere",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "This host loads the repository's agent files, but plain `srt` reads another settings "
+    "file than the policy.",
+    "`srt CMD` without `--settings` reads `~/.srt-settings.json`; when that file is missing "
+    "srt runs with its built-in defaults, which deny no read at all. On a host whose agents "
+    "load this repository's files (a target's home location links into the repository), "
+    "`twsrt check` compares `~/.srt-settings.json` with the policy's srt source. Link it: "
+    "`twsrt init --repo` scaffolds `home/.srt-settings.json` as a symlink to "
+    "`../policy/srt-settings.json`, which stow puts at `~/.srt-settings.json`; or run "
+    "`srt --settings PATH` with the path the finding names. A policy composed from "
+    "fragments (`[profiles]`) has no single file srt could read and is not checked.",
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.agents.base import AgentSpec, Layer, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
 from twsrt.locations import Location
 
 NAME = "claude"
@@ -41,6 +41,24 @@ MANAGED_TARGETS = tuple(
         scope="managed",
     )
     for system, tree_path in TREE_PATHS.items()
+)
+
+
+# What Claude Code 2.1.332 writes for itself in ~/.claude (seen after a real run, and in the
+# names its own sandbox masks): logins, transcripts, history, caches; and ~/.claude.json, which
+# it rewrites on every start (per-project state, the account; observed through a link too).
+STATE_FILES = (
+    StateFile("~/.claude/.credentials.json", "login tokens", credential=True),
+    StateFile("~/.claude/.device-keys.json", "device keys", credential=True),
+    StateFile("~/.claude.json", "per-project state and the account it rewrites on every start"),
+    StateFile("~/.claude/.config.json", "settings it manages itself"),
+    *state_names(
+        "~/.claude",
+        "projects sessions history.jsonl todos plans statsig telemetry shell-snapshots "
+        "session-env file-history paste-cache backups cache debug logs ide child-logs "
+        "dev-mods seed-admin remote ssh bridge-spawn daemon .cc-writes usage-data "
+        "stats-cache.json mcp-discovery-cache remote-settings.json* policy-limits.json*",
+    ),
 )
 
 
@@ -106,6 +124,7 @@ AGENT_SPEC = AgentSpec(
         Layer("/etc/claude-code/managed-settings.d", "managed", True, "managed drop-ins"),
         Layer("/etc/claude-code/managed-mcp.json", "managed", False, "managed MCP servers"),
     ),
+    state_files=STATE_FILES,
 )
 
 

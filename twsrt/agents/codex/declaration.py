@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.agents.base import AgentSpec, Layer, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -43,6 +43,20 @@ MANAGED_TARGETS = tuple(
     )
     for key, (name, what) in MANAGED_FILES.items()
     for system in MANAGED_SYSTEMS
+)
+
+
+# What Codex 0.171.0 writes for itself in $CODEX_HOME (seen after `codex login` and
+# `codex exec`): the login, session transcripts and history, logs, its state databases.
+STATE_FILES = (
+    StateFile("~/.codex/auth.json", "login (API key or ChatGPT tokens)", credential=True),
+    *state_names(
+        "~/.codex",
+        "auth.json.lock auth.lock .login.lock sessions archived_sessions history.jsonl "
+        "log memories shell_snapshots *.sqlite *.sqlite-* installation_id "
+        "models_cache.json version.json .sandbox_migration .tmp tmp thread-writer-locks "
+        "skills/.system",
+    ),
 )
 
 
@@ -105,6 +119,7 @@ AGENT_SPEC = AgentSpec(
         Layer("/etc/codex/config.toml", "managed", False, "system config"),
         Layer("/etc/codex/rules", "managed", True, "system exec-policy rules"),
     ),
+    state_files=STATE_FILES,
 )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import AgentSpec, Layer, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -19,6 +19,18 @@ FLAGS_KEY, FLAGS_YOLO_KEY, SETTINGS_KEY = (
     "copilot_output",
     "copilot_output_yolo",
     "copilot_settings",
+)
+
+
+# What Copilot CLI writes for itself in ~/.copilot (its config directory reference):
+# config.json holds the login when no system keychain is there.
+STATE_FILES = (
+    StateFile("~/.copilot/config.json", "login and application state", credential=True),
+    StateFile("~/.copilot/permissions-config.json", "tool approvals it saved"),
+    *state_names(
+        "~/.copilot",
+        "session-state command-history-state session-store.db logs ide plugin-data",
+    ),
 )
 
 
@@ -67,6 +79,7 @@ AGENT_SPEC = AgentSpec(
         Layer(".github/agents", "project", True, "repository custom agents"),
         Layer(".github/skills", "project", True, "repository skills"),
     ),
+    state_files=STATE_FILES,
 )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import AgentSpec, Layer, TargetSpec
+from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -20,6 +20,17 @@ LABEL = "DeepCode"
 
 SETTINGS_KEY, YOLO_KEY = "deepcode_settings", "deepcode_settings_yolo"
 PROJECT_KEY = "deepcode_project"
+
+
+# What DeepCode writes for itself in ~/.deepcode (its source): the API key, sessions and
+# their checkpoints, background jobs and tasks.
+STATE_FILES = (
+    StateFile("~/.deepcode/credentials.json", "API key", credential=True),
+    *state_names(
+        "~/.deepcode",
+        "sessions session-env projects checkpoints jobs tasks task-lists",
+    ),
+)
 
 
 AGENT_SPEC = AgentSpec(
@@ -74,6 +85,7 @@ AGENT_SPEC = AgentSpec(
         Layer(".deepcode/file-contract.yaml", "project", False, "project file contract"),
         Layer(".deepcode/file-contract.yml", "project", False, "project file contract"),
     ),
+    state_files=STATE_FILES,
 )
 
 
