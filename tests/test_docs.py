@@ -124,13 +124,29 @@ def test_readme_walkthrough_covers_the_dotfiles_path() -> None:
         "twsrt init --repo .",
         "twsrt check",
         "twsrt generate -w",
-        "stow -d ~/dotfiles -t ~ home",
+        "stow --no-folding -d ~/dotfiles -t ~ home",
         "pre-commit install",
         'git commit -m "agent policy"',
     ]
     positions = [commands.find(step) for step in steps]
     assert -1 not in positions and positions == sorted(positions), positions
     assert "policy/srt-settings.json" in walk  # the policy edit
+    assert re.search(r"^stow (?!--no-folding)", commands, re.M) is None  # never folded
+    for fact in ("TWS240", "TWS241", "TWS242", "`.gitignore`", "`~/.srt-settings.json`"):
+        assert fact in walk, fact
+
+
+def test_init_doc_names_every_agents_credential_files() -> None:
+    """docs/init.md says what the scaffold's .gitignore keeps out: each credential file of
+    each registered agent, by name (the list itself derives from AgentSpec.state_files)."""
+    from twsrt.agents import specs
+
+    text = (REPO_ROOT / "docs" / "init.md").read_text(encoding="utf-8")
+    for spec in specs():
+        for state in spec.state_files:
+            if state.credential:
+                assert f"`{state.path.rsplit('/', 1)[1]}`" in text, state.path
+    assert "stow --no-folding -d ~/dotfiles -t ~ home" in text
 
 
 def test_readme_lists_every_command() -> None:

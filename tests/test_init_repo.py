@@ -278,9 +278,7 @@ def test_gitignore_keeps_every_agents_state_and_credentials_out(sandbox: Sandbox
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     assert sandbox.run("init", "--repo", str(repo)).returncode == 0
     states = [
-        "home/" + state.path[2:].replace("*", "x")
-        for spec in specs()
-        for state in spec.state_files
+        "home/" + state.path[2:].replace("*", "x") for spec in specs() for state in spec.state_files
     ]
     assert {"home/.codex/auth.json", "home/.claude/.credentials.json"} <= set(states)
     assert "home/.copilot/config.json" in states and "home/.deepcode/credentials.json" in states

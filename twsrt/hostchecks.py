@@ -244,7 +244,9 @@ def mirror_roots(config: Config) -> list[Path]:
 
 def _agent_dirs(agents: Iterable[str]) -> dict[str, str]:
     """Each directory under ~ an agent reads its configuration from or keeps its state in
-    (``.claude``, ``.config/twsrt``, ...), outermost first, with the first agent that has it."""
+    (``.claude``, ``.claude/commands``, ``.config/twsrt``, ...): the directories on the way to
+    its user layers, targets and state files, and its tree layers themselves; outermost first,
+    with the first agent that has it."""
     from twsrt.agents import AGENTS
 
     dirs: dict[str, str] = {}
@@ -252,6 +254,8 @@ def _agent_dirs(agents: Iterable[str]) -> dict[str, str]:
         spec = AGENTS[name].spec
         paths = [t.default for t in spec.targets if t.scope == "user"]
         paths += [state.path for state in spec.state_files]
+        layers = [layer for layer in spec.layers if layer.scope == "user"]
+        paths += [layer.path + "/x" if layer.tree else layer.path for layer in layers]
         for path in paths:
             if not path.startswith("~/"):
                 continue

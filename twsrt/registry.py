@@ -61,10 +61,17 @@ def apply_to_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 def hook_files_regex() -> str:
     """The hook's ``files`` pattern (verbose regex): the config, the sources and every declared
-    target's pattern once, in registry order."""
-    from twsrt.agents import target_specs
+    target's pattern once, in registry order; then every agent's credential files, so that a
+    commit staging one runs the check that reports it (TWS241)."""
+    from twsrt.agents import specs, target_specs
 
     patterns = [*SOURCE_PATTERNS, *dict.fromkeys(t.hook_pattern for t in target_specs())]
+    patterns += [
+        re.escape(state.path[2:]).replace(r"\-", "-")  # a "-" needs no escape outside []
+        for spec in specs()
+        for state in spec.state_files
+        if state.credential
+    ]
     lines = ["(?x)(^|/)(", f"    {patterns[0]}", *(f"  | {p}" for p in patterns[1:]), ")$"]
     return "".join(f"{line}\n" for line in lines)
 
