@@ -81,7 +81,7 @@ def repo_targets() -> dict[str, list[tuple[str, str]]]:
 _REPO_CONFIG_HEAD = """\
 #:schema @CONFIG@
 # twsrt config of a dotfiles repository: paths are relative to this file, and home/ mirrors ~
-# (install it with `stow -d . -t ~ home`, chezmoi, yadm or your own links).
+# (install it with `stow --no-folding -d . -t ~ home`, chezmoi, yadm or your own links).
 # Copilot and DeepCode take absolute paths only: ~ expands with the pinned home directory, so
 # that every machine generates the same bytes.
 @HOME@

@@ -215,7 +215,7 @@ class BashRun:
 
 def run_bash(
     claude_bin: str,
-    settings: Mapping[str, Any] | str | Path,
+    settings: Mapping[str, Any] | str | Path | None,
     commands: list[str],
     home: Path,
     cwd: Path,
@@ -223,16 +223,18 @@ def run_bash(
     tool_input: Mapping[str, Any] | None = None,
 ) -> BashRun:
     """Start ``claude -p`` with ``settings`` as the user settings of ``home`` (a dict, JSON text
-    or a file to copy) and have its Bash tool run ``commands`` in ``cwd``, one tool call each
-    (``tool_input`` adds to every call, e.g. ``{"dangerouslyDisableSandbox": True}``).
+    or a file to copy; None: whatever ``home`` holds, such as a stowed link, left untouched) and
+    have its Bash tool run ``commands`` in ``cwd``, one tool call each (``tool_input`` adds to
+    every call, e.g. ``{"dangerouslyDisableSandbox": True}``).
     Raises RuntimeError when Claude could not be driven at all."""
     settings_path = home / ".claude" / "settings.json"
-    settings_path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(settings, Path):
-        shutil.copyfile(settings, settings_path)
-    else:
-        text = settings if isinstance(settings, str) else json.dumps(settings, indent=2)
-        settings_path.write_text(text, encoding="utf-8")
+    if settings is not None:
+        settings_path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(settings, Path):
+            shutil.copyfile(settings, settings_path)
+        else:
+            text = settings if isinstance(settings, str) else json.dumps(settings, indent=2)
+            settings_path.write_text(text, encoding="utf-8")
     script = Script(list(commands), dict(tool_input or {}))
     argv = [claude_bin, "-p", PROMPT, "--allowedTools", "Bash", "--output-format", "json"]
     with fake_messages_api(script) as url:

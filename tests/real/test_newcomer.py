@@ -5,8 +5,11 @@ the set-up command (a fresh virtual environment, `pip install .`, twsrt's main j
 example), and the ten-minute walkthrough: `init --repo` over the user's settings, a policy edit,
 `check` failing on drift, `generate -w`, stow linking the home tree, real `pre-commit install`
 with the scaffolded config, a commit that passes, a policy edit the hook stops, the fix that
-commits. Each ```sh block runs as written; only the prose steps (moving the user's file in,
-editing the policy) are done here. Needs GNU stow and pip's index (the install)."""
+commits. Between linking and committing the agents write their own files at the stowed
+location (a real `codex login`, a real Claude run): the commit holds none of them, `check`
+stays clean, and a plain `srt` enforces the policy through the stowed `~/.srt-settings.json`.
+Each ```sh block runs as written; only the prose steps (moving the user's file in, editing the
+policy) are done here. Needs GNU stow, Codex, Claude Code, srt and pip's index (the install)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,35 @@ from support.tools import locate_tool, require_tool
 pytestmark = pytest.mark.real
 
 USER_SETTINGS = {"model": "opus", "hooks": {"Stop": []}, "env": {"EDITOR_THEME": "dark"}}
+# what the agents write for themselves, as the repository would hold it
+STATE_PREFIXES = (
+    "home/.codex/auth",
+    "home/.codex/log",
+    "home/.claude/.credentials.json",
+    "home/.claude/projects",
+    "home/.claude/sessions",
+    "home/.claude.json",
+)
+
+
+def agents_write_their_files(home: Path, env: dict[str, str]) -> None:
+    from .claude_client import find_claude, run_bash
+    from .codex_client import codex_bin
+
+    login = subprocess.run(
+        [codex_bin(), "login", "--with-api-key"],
+        input="sk-twsrt-test-not-a-key\n",
+        env={**env, "TMPDIR": str(home.parent)},
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert login.returncode == 0, login.stderr
+    trust = {"projects": {str(home): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(trust), encoding="utf-8")
+    run_bash(find_claude(), None, ["echo working"], home=home, cwd=home)
+    (home / ".claude" / ".credentials.json").write_text('{"claudeAiOauth": {}}\n')
 
 
 def section(text: str, heading: str) -> str:
@@ -102,10 +134,32 @@ def test_readme_newcomer_path(tmp_path: Path) -> None:
     assert active.resolve() == (dotfiles / "home" / ".claude" / "settings.full.json").resolve()
     assert {k: loaded[k] for k in USER_SETTINGS} == USER_SETTINGS  # the user's keys survived
     assert "Read(~/.kube)" in loaded["permissions"]["deny"]
+    # --no-folding: ~/.codex did not exist, yet it is a directory of links, not one link
+    assert (home / ".codex").is_dir() and not (home / ".codex").is_symlink()
+    assert (home / ".codex" / "config.toml").is_symlink()
+
+    # The agents log in and work at the stowed location (a real `codex login`, a real Claude
+    # run in ~; Claude's OAuth file needs a browser, so it is put where Claude keeps it).
+    agents_write_their_files(home, env)
+    assert (home / ".codex" / "auth.json").is_file()
+    assert not (dotfiles / "home" / ".codex" / "auth.json").exists()
+
+    # srt itself finds the policy: ~/.srt-settings.json is the stowed link to it
+    srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", "/opt/twsrt-tools/srt/bin/srt"))
+    (home / ".kube").mkdir()
+    (home / ".kube" / "config").write_text("KUBE-SECRET\n")
+    read = run_merged([srt, "-c", 'k=$(printf kub%s e); cat "$HOME/.$k/config"'], home, env, 120)
+    assert "KUBE-SECRET" not in read.stdout, read.stdout  # the policy's new denyRead holds
 
     committed = shell.run(commit, dotfiles)
     assert committed.returncode == 0, committed.stdout
     assert re.search(r"^twsrt check.*\.Passed$", committed.stdout, re.M), committed.stdout
+    tracked = shell.run("git ls-files", dotfiles).stdout.splitlines()
+    assert "home/.srt-settings.json" in tracked
+    assert not [name for name in tracked if name.startswith(STATE_PREFIXES)], tracked
+    clean = shell.run("twsrt check", dotfiles)
+    assert clean.returncode == 0 and "0 errors" in clean.stdout, clean.stdout
+    assert not re.search(r"TWS24[012]", clean.stdout), clean.stdout
 
     # Then, as the README says: a policy edit without generating is stopped, the fix commits.
     rules = dotfiles / "policy" / "bash-rules.json"
