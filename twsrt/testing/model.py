@@ -63,6 +63,8 @@ class Action(StrEnum):
     CREATE = "create"  # create and remove a file in a directory
     FETCH = "fetch"  # one HTTP GET through the sandbox's proxy
     CONNECT = "connect"  # connect to a Unix socket
+    LOAD = "load"  # the agent loads a key of a file on disk (``ondisk``: nothing is run)
+    RUN = "run"  # a program the checkout names, started outside any sandbox (``hostrun``)
 
 
 @dataclass(frozen=True)

@@ -68,4 +68,6 @@ def _action_text(probe: Probe) -> str:
         Action.CREATE: f"creating a file in {posixpath.dirname(probe.target)}",
         Action.FETCH: f"fetching {probe.target}",
         Action.CONNECT: f"connecting to {probe.target}",
+        Action.LOAD: f"loading {probe.rule}",
+        Action.RUN: f"running {probe.rule}",
     }[probe.action]
