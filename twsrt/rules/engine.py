@@ -74,3 +74,23 @@ CODEX_LINUX_UNIX_SOCKETS = Rule(
     "gives commands no Unix sockets, so a socket in `allowUnixSockets` cannot be reached "
     "under Codex. Stricter than the policy, never weaker.",
 )
+
+HOST_PROGRAM_NOT_RUN = Rule(
+    "TWS506",
+    "host-program-not-run",
+    Family.ENGINE,
+    Level.NOTE,
+    Basis.INFO,
+    "srt starts a program the settings name on the host, outside its sandbox; twsrt test "
+    "never runs it.",
+    "`ripgrep.command`, `bwrapPath` and `socatPath` name programs that srt (and Claude Code's "
+    "bundled srt, from the same keys of `sandbox`) starts itself, outside and before its "
+    "sandbox, as the user who runs it: ripgrep for the scan of its mandatory denies at every "
+    "start on Linux, bubblewrap, and the socat of its network bridge. `twsrt test` never "
+    "executes a program that the checkout names outside a sandbox (in CI it may run as root "
+    "on a pull request's files), so it runs srt with those keys left out, taking `rg`, "
+    "`bwrap` and `socat` from `PATH`, and shows each key as `UNMODELLED` with this rule: what "
+    "the named program does is not tested. `check` reports the policy's keys as a note. "
+    "Whatever such a program is, it runs unsandboxed at every start of the agent: keep it "
+    "out of every write root, so no sandboxed command can replace it.",
+)

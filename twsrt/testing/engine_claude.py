@@ -18,6 +18,9 @@ real runs of Claude Code 2.1.332 driven headless (tests/real/test_twsrt_test_eng
   instead: a relative sandbox path and a ``/x`` rule path (``anchor``; pinned by
   tests/real/test_twsrt_test_project.py).
 
+Not run: the programs the file's ``sandbox`` names for srt to start on the host (``ripgrep``,
+``bwrapPath``, ``socatPath``; ``testing.hostrun``), reported as UNMODELLED.
+
 Not modelled: Claude's own protections (its settings files, the per-user temp directory),
 ``excludedCommands`` and the ``dangerouslyDisableSandbox`` retry (a probe runs as one plain
 command), and any difference between the srt bundled in Claude and the srt run here.
@@ -35,11 +38,13 @@ from typing import TYPE_CHECKING, Any
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
 from twsrt.testing.gaps import SRT_GAPS, Mismatch
+from twsrt.testing.hostrun import without_host_programs
 from twsrt.testing.model import SRT_REQUIRED, Outcome
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.findings import Finding
+    from twsrt.testing.model import Result
 
 CLAUDE_HINT = (
     "the claude engine runs srt with the settings Claude Code derives from its file: "
@@ -254,9 +259,23 @@ class ClaudeEngine(SrtEngine):
         )
         self.settings = root / "claude-srt-settings.json"
         self.disabled = derived is None
-        body = {"twsrt": DISABLED} if derived is None else derived
+        body = {"twsrt": DISABLED} if derived is None else without_host_programs(derived)
         self.settings.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
         return self.settings
+
+    def host_programs(self, ctx: Context) -> list[Result]:
+        """The file's ``sandbox`` keys naming a program srt would start on the host (not run),
+        at their place in the file; none when the file turns the sandbox off."""
+        from twsrt.effective import load_layer
+        from twsrt.testing.hostrun import named, results
+
+        path = self.reads(ctx)[0]
+        layer, _ = load_layer(path, "json", self.name, ctx.config)
+        sandbox = layer.value.get("sandbox") if layer is not None else None
+        if layer is None or not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
+            return []
+        found = [(k, p, layer.at(f"/sandbox/{k}")) for k, p in named(sandbox)]
+        return results(self.name, found)
 
     @property
     def unsandboxed(self) -> bool:

@@ -4,7 +4,6 @@ profile's composed settings) written into the probe root."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from twsrt.testing.inputs import srt_settings
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.testing.model import Result
 
 SRT_ENV = "TWSRT_SRT_BIN"
 SRT_DEFAULT = "/opt/twsrt-tools/srt/bin/srt"
@@ -46,18 +46,16 @@ class SrtEngine:
         if not executable(self.binary):
             missing.append(f"srt ({self.binary or 'not on PATH'})")
         if sys.platform.startswith("linux"):
-            srt = ctx.policy.srt
-            tools = (
-                ("bwrap", srt.get("bwrapPath")),
-                ("socat", srt.get("socatPath")),
-                ("rg", (srt.get("ripgrep") or {}).get("command")),
-            )
-            for tool, configured in tools:
-                found = configured if configured else shutil.which(tool)
-                if not found or not (os.path.isabs(found) or shutil.which(found)):
-                    missing.append(tool)
+            # the ones on PATH: srt runs without the settings' own paths (hostrun)
+            missing += [tool for tool in ("bwrap", "socat", "rg") if not shutil.which(tool)]
         if missing:
             raise EngineUnavailable(self.name, "missing " + ", ".join(missing), SRT_HINT)
+
+    def host_programs(self, ctx: Context) -> list[Result]:
+        """The policy's keys naming a program srt would start on the host (not run)."""
+        from twsrt.testing.hostrun import policy_programs, results
+
+        return results(self.name, policy_programs(ctx.policy))
 
     def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
         self.root, self.upstream = root, upstream

@@ -88,6 +88,9 @@ def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
         if rule.glob and srt_skips_write_glob(rule.path):
             message = f"srt on Linux skips glob '{quoted(rule.path)}' in write lists"
             found.append(finding(SRT_LINUX_WRITE_GLOB, message, rule.origin, agent="srt"))
+    from twsrt.testing.hostrun import static_findings
+
+    found += static_findings(policy)  # programs srt starts on the host: twsrt test does not
     network = policy.srt.get("network", {})
     for index, path in enumerate(network.get("allowUnixSockets", [])):
         if not network.get("allowAllUnixSockets"):

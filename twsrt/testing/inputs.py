@@ -25,8 +25,12 @@ def srt_settings(
     policy: Policy, root: str, sandbox_mode: str = "workspace-write"
 ) -> dict[str, Any]:
     """The canonical srt settings (the source file as parsed) with every path made absolute
-    inside the fixture tree; read-only grants no write root (as every agent's read-only files)."""
-    settings = json.loads(json.dumps(policy.srt))  # deep copy; only paths change
+    inside the fixture tree; read-only grants no write root (as every agent's read-only files);
+    the keys naming a program srt starts outside its sandbox are left out (``hostrun``)."""
+    from twsrt.testing.hostrun import without_host_programs
+
+    # deep copy; only paths change, and no program srt would start on the host is named
+    settings = without_host_programs(json.loads(json.dumps(policy.srt)))
     if sandbox_mode == "read-only" and isinstance(settings.get("filesystem"), dict):
         settings["filesystem"]["allowWrite"] = []
 
@@ -54,12 +58,17 @@ def srt_settings(
 def codex_config(text: str, root: str) -> str:
     """A Codex config.toml as on disk, with every absolute path re-rooted into the tree: the
     keys of each permissions profile's filesystem (any depth) and unix_sockets tables, and the
-    legacy ``sandbox_workspace_write.writable_roots``. ``~`` stays for Codex to expand (HOME is
-    the tree's home) and relative paths stay anchored at the workspace, the working directory.
-    Raises ValueError for a file that is not TOML."""
+    legacy ``sandbox_workspace_write.writable_roots``; without the keys naming a program or a
+    host directory the Codex process uses itself (``hostrun.CODEX_HOST_KEYS``). ``~`` stays for
+    Codex to expand (HOME is the tree's home) and relative paths stay anchored at the workspace,
+    the working directory. Raises ValueError for a file that is not TOML."""
     import tomlkit
 
+    from twsrt.testing.hostrun import CODEX_HOST_KEYS
+
     document = tomllib.loads(text)
+    for key in CODEX_HOST_KEYS:  # programs and host directories of the Codex process itself
+        document.pop(key, None)
 
     def mapper(path: str) -> str:
         return engine_path(normalize_path(path), root) if path.startswith("/") else path

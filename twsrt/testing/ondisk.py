@@ -107,7 +107,8 @@ def hand_added(ctx: Context, engine: Engine) -> list[Grant]:
                 "policy does not compile: the agent loads it as it is (added or changed by "
                 f"hand); run `{fix_command(ctx)}`"
             )
-            out.append(Grant(HAND_ADDED, shown, finding(reported.rule, message, where, agent=agent)))
+            grant = finding(reported.rule, message, where, agent=agent)
+            out.append(Grant(HAND_ADDED, shown, grant))
     return out
 
 

@@ -378,6 +378,9 @@ def run_tests(
         from twsrt.testing.ondisk import on_disk_results
 
         found = on_disk_results(ctx, [factory(n) for n in names])
+        for name in names:  # and the programs the checkout names that no engine starts
+            ask = getattr(factory(name), "host_programs", None)
+            found += ask(ctx) if callable(ask) else []
         report.results += [r for r in found if _matches(r.probe, r.engine, keyword)]
 
     def engine_job(name: str) -> list[Result]:
