@@ -4,13 +4,22 @@ project root (the real runs are in tests/real/test_twsrt_test_project.py)."""
 
 from __future__ import annotations
 
+import json
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
 from support.policies import make_policy
 from support.sandbox import Sandbox
 
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.derive import derive
 from twsrt.testing.engine_claude import ClaudeEngine, claude_srt_settings
+from twsrt.testing.engines import EngineUnavailable, make_engine
 from twsrt.testing.model import Outcome
+from twsrt.testing.run import select_engines
 
 POLICY = {
     "filesystem": {
@@ -99,3 +108,83 @@ def test_the_claude_engine_reads_the_project_file(sandbox: Sandbox) -> None:
     config = find_config(str(sandbox.repo / "twsrt.toml"))
     ctx = context(config, load_policy(config), False, None)
     assert ClaudeEngine("srt").reads(ctx) == [sandbox.repo / ".claude" / "settings.json"]
+
+
+CODEX_ONLY = """\
+[sources]
+srt = "srt.json"
+bash_rules = "bash.json"
+
+[project]
+agents = ["codex"]
+"""
+
+
+def codex_project(tmp_path: Path) -> Any:
+    """A project repository whose config compiles for Codex only, its layer generated."""
+    from twsrt import run
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / "srt.json").write_text(json.dumps(POLICY, indent=2))
+    (root / "bash.json").write_text('{"allow": [], "deny": ["git push"], "ask": []}')
+    (root / "twsrt.toml").write_text(CODEX_ONLY)
+    compiled = run.compile_agents(str(root / "twsrt.toml"), None, False)
+    run.write(run.write_plan(compiled.results))
+    assert compiled.context is not None
+    ctx = compiled.context
+    return replace(ctx, config=ctx.config.new_run())  # the files as written, as a run reads them
+
+
+class Here:
+    def __call__(self, name: str) -> Any:
+        engine = make_engine(name)
+        engine.check_available = lambda ctx: None
+        return engine
+
+
+def test_a_codex_only_project_probes_the_codex_layer_and_no_claude_file(tmp_path: Path) -> None:
+    """Before, the codex engine was skipped ("names no codex file") and the claude engine probed
+    a .claude/settings.json twsrt never wrote, failing every deny."""
+    ctx = codex_project(tmp_path)
+    root = tmp_path / "proj"
+    names, skipped = select_engines(ctx, None, Here())
+    assert (names, skipped) == (["srt", "codex"], [])
+    assert Here()("codex").reads(ctx) == [
+        root / ".codex" / "config.toml",
+        root / ".codex" / "rules" / "twsrt.rules",
+    ]
+
+
+def test_the_codex_engine_puts_the_layer_in_a_trusted_checkout(tmp_path: Path) -> None:
+    """The work tree is the project root: a checkout (Codex finds the project by its .git)
+    trusted by the user config.toml (else Codex ignores the layer), holding the layer and its
+    rules as Codex reads them."""
+    ctx = codex_project(tmp_path)
+    tree = tmp_path / "tree"
+    (tree / "work").mkdir(parents=True)
+    engine = Here()("codex")
+    layer = engine.prepare(ctx, tree, "http://127.0.0.1:9")
+    assert layer == tree / "work" / ".codex" / "config.toml"
+    assert (tree / "work" / ".git").is_dir()
+    user = tomllib.loads((tree / "codex" / "home" / "config.toml").read_text())
+    assert user == {"projects": {str(tree / "work"): {"trust_level": "trusted"}}}
+    loaded = tomllib.loads(layer.read_text())
+    assert loaded["default_permissions"] == "twsrt-project"
+    profile = loaded["permissions"]["twsrt-project"]
+    assert profile["filesystem"][":workspace_roots"]["**/*.pem"] == "deny"
+    rules = (tree / "work" / ".codex" / "rules" / "twsrt.rules").read_text()
+    assert rules == (tmp_path / "proj" / ".codex" / "rules" / "twsrt.rules").read_text()
+
+
+def test_engine_given_twice_runs_both(tmp_path: Path) -> None:
+    ctx = codex_project(tmp_path)
+    assert select_engines(ctx, ("codex", "srt"), Here())[0] == ["srt", "codex"]
+    with pytest.raises(EngineUnavailable) as refused:  # all: every one must run
+        select_engines(ctx, ("srt", "all"), Here())
+    assert (refused.value.engine, refused.value.problem) == (
+        "claude",
+        "this project-scope run compiles no claude file ([project] agents)",
+    )
+    assert select_engines(ctx, "codex", Here())[0] == ["codex"]
+    assert select_engines(ctx, (), Here())[0] == ["srt", "codex"]  # none named: the default

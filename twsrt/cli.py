@@ -276,9 +276,10 @@ def explain(rule_id: str) -> None:
 @click.option(
     "--engine",
     type=click.Choice((*ENGINES, "all")),
-    default=None,
-    help="Which sandbox to probe (default: every one that can run here for the agents the "
-    "config targets, naming each one skipped; all: every engine, each must run).",
+    multiple=True,
+    help="Which sandbox to probe; give it more than once for several (default: every one that "
+    "can run here for the agents the config targets, naming each one skipped; all: every "
+    "engine, each must run).",
 )
 @sandbox_option
 @click.option("--yolo", is_flag=True, help="Probe the yolo target files.")
@@ -303,7 +304,7 @@ def explain(rule_id: str) -> None:
 @report_errors
 def test_command(
     ctx: click.Context,
-    engine: str | None,
+    engine: tuple[str, ...],
     sandbox: str | None,
     yolo: bool,
     keyword: str | None,

@@ -151,3 +151,43 @@ def test_twsrt_test_project_option_from_a_dotfiles_repository(tmp_path: Path, sr
     covered = pem(verdicts)
     assert {"deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"} <= set(covered)
     assert set(covered.values()) == {"PASS"}, covered
+
+
+CODEX_CONFIG = CONFIG.replace('agents = ["claude"]', 'agents = ["codex"]')
+
+
+def test_a_codex_project_s_layer_is_probed(tmp_path: Path, srt: str, codex: str) -> None:
+    """A Codex-only project repository: ``twsrt test`` runs srt and codex, the codex engine on
+    the project's own layer (before: skipped with "names no codex file", while the claude engine
+    probed a .claude/settings.json twsrt never wrote and failed every deny). Codex 0.171.0,
+    started in the trusted checkout, refuses the project's ``**/*.pem`` at every depth; once the
+    layer on disk drops that deny, those probes fail."""
+    root = tmp_path / "app"
+    (root / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    (root / "policy").mkdir()
+    (root / "policy/srt.json").write_text(json.dumps(PROJECT_POLICY, indent=2))
+    (root / "policy/bash.json").write_text('{"allow": [], "deny": ["sudo"], "ask": []}')
+    (root / "twsrt.toml").write_text(CODEX_CONFIG)
+    environ = {**env(tmp_path, srt), "TWSRT_CODEX_BIN": codex}
+    assert run_cli(("generate", "-w"), cwd=root, env=environ).returncode == 0
+    run = run_cli(("test", "--json", "-k", "*.pem"), cwd=root, env=environ)
+    assert run.returncode == 0, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert document["summary"]["engines"] == ["srt", "codex"]
+    assert document["skipped"] == []
+    assert document["inputs"]["codex"] == [".codex/config.toml", ".codex/rules/twsrt.rules"]
+    codex_pem = {r["name"]: r["verdict"] for r in document["results"] if r["engine"] == "codex"}
+    assert {"deny-read **/*.pem [top]", "deny-read **/*.pem [deep]"} <= set(codex_pem)
+    assert set(codex_pem.values()) == {"PASS"}, codex_pem
+    layer = root / ".codex/config.toml"
+    layer.write_text(layer.read_text().replace('"**/*.pem" = "deny"\n', ""))
+    argv = ("test", "--json", "-k", "*.pem", "--engine", "codex", "--engine", "srt")
+    run = run_cli(argv, cwd=root, env=environ)
+    assert run.returncode == 1, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert document["summary"]["engines"] == ["srt", "codex"]  # --engine twice: both ran
+    by = {(r["engine"], r["name"]): r["verdict"] for r in document["results"]}
+    assert by[("codex", "deny-read **/*.pem [top]")] == "FAIL"
+    assert by[("codex", "deny-read **/*.pem [deep]")] == "FAIL"
+    assert by[("srt", "deny-read **/*.pem [deep]")] == "PASS"

@@ -1,4 +1,6 @@
-"""The Codex engine: ``codex sandbox`` with the generated config.toml as it is on disk."""
+"""The Codex engine: ``codex sandbox`` with the generated config.toml as it is on disk; in project
+scope with the project's layer (``.codex/config.toml`` and its rules) in a trusted checkout, the
+work tree being the project root Codex starts in."""
 
 from __future__ import annotations
 
@@ -22,6 +24,12 @@ CODEX_HINT = (
     f"(apt-get install -y bubblewrap), or point ${CODEX_ENV} at codex"
 )
 CONFIG_KEY, RULES_KEY = "codex_config", "codex_rules"
+PROJECT_KEYS = ("codex_project_config", "codex_project_rules")
+
+
+def _keys(ctx: Context) -> tuple[str, str]:
+    """The [targets] keys of the config layer the run probes: the project's in project scope."""
+    return PROJECT_KEYS if ctx.config.scope == "project" else (CONFIG_KEY, RULES_KEY)
 
 
 def glob_snapshot(m: Mismatch) -> Finding | None:
@@ -146,10 +154,12 @@ class CodexEngine:
         self.binary = binary or locate("codex", CODEX_ENV, CODEX_DEFAULT)
 
     def reads(self, ctx: Context) -> list[Path]:
+        """The user config.toml and rules; in project scope the project's layer instead."""
         targets = ctx.config.targets
-        if CONFIG_KEY not in targets:
+        config_key, rules_key = _keys(ctx)
+        if config_key not in targets:
             return []
-        return [targets[key] for key in (CONFIG_KEY, RULES_KEY) if key in targets]
+        return [targets[key] for key in (config_key, rules_key) if key in targets]
 
     def check_available(self, ctx: Context) -> None:
         if not executable(self.binary):
@@ -169,21 +179,37 @@ class CodexEngine:
         self.tmpdir = root / "codex" / "tmp"
         (self.home / "rules").mkdir(parents=True)
         self.tmpdir.mkdir(parents=True)
-        source = ctx.config.targets[CONFIG_KEY]
-        display = ctx.config.display_path(source)
-        text = read_target(source, display, ctx.config) or ""  # missing: Codex runs on its defaults
+        files = self.reads(ctx)
+        display = ctx.config.display_path(files[0])
+        text = read_target(files[0], display, ctx.config) or ""  # missing: Codex's defaults
         try:
-            mapped = codex_config(text, str(root))
+            mapped = route_network(codex_config(text, str(root)))
         except ValueError as exc:
             raise fail(TARGET_UNUSABLE, f"not valid TOML: {exc}", Location(display)) from None
-        config = self.home / "config.toml"
-        config.write_text(route_network(mapped), encoding="utf-8")
-        rules = ctx.config.targets.get(RULES_KEY)
+        rules = files[1] if len(files) > 1 else None
         rules_text = (
             read_target(rules, ctx.config.display_path(rules), ctx.config) if rules else None
         )
+        if ctx.config.scope == "project":
+            return self._project(root, mapped, rules_text)
+        config = self.home / "config.toml"
+        config.write_text(mapped, encoding="utf-8")
         if rules_text is not None:
             (self.home / "rules" / "twsrt.rules").write_text(rules_text, encoding="utf-8")
+        return config
+
+    def _project(self, root: Path, layer: str, rules: str | None) -> Path:
+        """The project layer where Codex finds it, the work tree being the project root (a
+        git checkout, trusted by the user config.toml, else Codex ignores the layer)."""
+        project = root / "work"
+        (project / ".git").mkdir(exist_ok=True)
+        (project / ".codex" / "rules").mkdir(parents=True, exist_ok=True)
+        trusted = f'[projects."{project}"]\ntrust_level = "trusted"\n'
+        (self.home / "config.toml").write_text(trusted, encoding="utf-8")
+        config = project / ".codex" / "config.toml"
+        config.write_text(layer, encoding="utf-8")
+        if rules is not None:
+            (project / ".codex" / "rules" / "twsrt.rules").write_text(rules, encoding="utf-8")
         return config
 
     def run(self, shell: str, timeout: float) -> Run:

@@ -61,6 +61,8 @@ if TYPE_CHECKING:
     from twsrt.scopes import ScopeRequest
 
 Factory = Callable[[str], Engine]
+# the engines a run asks for: None (every one that can run here), a name, or several
+Requested = str | Sequence[str] | None
 # Agents that have no engine, and why (named as skipped when the config targets them).
 NO_ENGINE = {
     "copilot": "Copilot CLI's sandbox runs only for a logged-in user, so it cannot be probed here",
@@ -246,45 +248,54 @@ def _gap(engine: Engine, ctx: Context, probe: Probe, observed: Outcome) -> Findi
 
 
 def targeted_agents(ctx: Context) -> list[str]:
-    """The agents with at least one target in the config."""
+    """The agents with at least one target in the config; in a project or managed run, the
+    agents it compiles (its targets hold every such agent's default file, written or not)."""
     from twsrt.agents import AGENTS
 
+    if ctx.config.scope != "user":
+        return list(ctx.config.scope_agents)
     targets = ctx.config.targets
     return [n for n, m in AGENTS.items() if any(k in targets for k in m.target_keys)]
 
 
 def select_engines(
-    ctx: Context, requested: str | None, factory: Factory
+    ctx: Context, requested: Requested, factory: Factory
 ) -> tuple[list[str], list[Skipped]]:
     """The engines to run and the ones left out, with the reason.
 
     Without ``requested``: every engine that can run here for the agents the config targets
-    (srt always: it is the reference); EngineUnavailable only when none can. With a name, or
-    ``all`` (every registered engine), each one named must run, else EngineUnavailable.
+    (srt always: it is the reference); EngineUnavailable only when none can. With names (one,
+    or several: ``--engine`` given more than once), or ``all`` among them (every registered
+    engine), each one named must run, else EngineUnavailable; they run in registry order.
     """
     agents = targeted_agents(ctx)
-    if requested is None:
+    asked = _requested(requested)
+    if asked is None:
         names = [n for n in ENGINES if _agent(n, factory) in (None, *agents)]
     else:
-        names = list(ENGINES) if requested == "all" else [requested]
+        names = [n for n in ENGINES if "all" in asked or n in asked]
+        # a name outside the registry: a library caller's own engine, made by its factory
+        names += [n for n in dict.fromkeys(asked) if n not in ENGINES and n != "all"]
     chosen: list[str] = []
     skipped: list[Skipped] = []
     problems: list[EngineUnavailable] = []
     for name in names:
         engine = factory(name)
         try:
+            if engine.agent is not None and engine.agent not in agents:
+                raise EngineUnavailable(name, _no_target(ctx, engine), "")
             if not engine.reads(ctx):
-                raise EngineUnavailable(name, _no_target(engine), "")
+                raise EngineUnavailable(name, _no_target(ctx, engine), "")
             if not ctx.full_access:  # nothing is run under danger-full-access
                 engine.check_available(ctx)
         except EngineUnavailable as exc:
-            if requested is not None:
+            if asked is not None:
                 raise
             problems.append(exc)
             skipped.append(Skipped(name, exc.problem + (f" ({exc.hint})" if exc.hint else "")))
             continue
         chosen.append(name)
-    if requested is None:
+    if asked is None:
         engine_agents = {_agent(n, factory) for n in ENGINES}
         for agent in agents:
             if agent not in engine_agents:
@@ -296,15 +307,28 @@ def select_engines(
     return chosen, skipped
 
 
+def _requested(requested: Requested) -> list[str] | None:
+    """The engine names asked for: None when none was (every engine that can run here)."""
+    if requested is None:
+        return None
+    asked = [requested] if isinstance(requested, str) else list(requested)
+    return asked or None
+
+
 def _agent(name: str, factory: Factory) -> str | None:
     return factory(name).agent
 
 
-def _no_target(engine: Engine) -> str:
+def _no_target(ctx: Context, engine: Engine) -> str:
     from twsrt.agents import AGENTS
 
+    scope = ctx.config.scope
+    if scope != "user" and engine.agent not in ctx.config.scope_agents:
+        return f"this {scope}-scope run compiles no {engine.agent} file ([{scope}] agents)"
+
     targets = AGENTS[engine.agent].spec.targets if engine.agent in AGENTS else ()
-    wanted = " or ".join(t.key for t in targets if t.yolo_of is None) or "target"
+    keys = [t.key for t in targets if t.yolo_of is None and t.scope == scope]
+    wanted = " or ".join(keys) or "target"
     return f"the config names no {engine.agent} file to read ([targets] {wanted})"
 
 
@@ -330,7 +354,7 @@ def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
 
 def run_tests(
     ctx: Context,
-    engines: str | None = None,
+    engines: Requested = None,
     keyword: str | None = None,
     timeout: float = 60.0,
     strict: bool = False,
@@ -339,8 +363,8 @@ def run_tests(
     jobs: int | None = None,
     attacks: bool = True,
 ) -> ProbeReport:
-    """Derive the probes for ctx's modes, run them in the selected engines (``engines``: one
-    name, ``all``, or None for every engine that can run here), and collect the verdicts;
+    """Derive the probes for ctx's modes, run them in the selected engines (``engines``: names,
+    ``all``, or None for every engine that can run here), and collect the verdicts;
     ``attacks``: also the adversarial probes of ``testing.attacks`` (judged on the host).
 
     Raises EngineUnavailable before running anything when a named engine (or, by default,
@@ -421,7 +445,7 @@ def _unenforced(ctx: Context, engine: str, probe: Probe) -> Result:
 
 def test_policy(
     explicit_config: str | None,
-    engine: str | None,
+    engine: Requested,
     keyword: str | None = None,
     timeout: float = 60.0,
     strict: bool = False,
@@ -446,7 +470,7 @@ def test_policy(
 
 def probe_outcome(
     explicit_config: str | None,
-    engine: str | None,
+    engine: Requested,
     keyword: str | None,
     timeout: float,
     strict: bool,
