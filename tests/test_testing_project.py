@@ -19,7 +19,7 @@ from twsrt.testing.derive import derive
 from twsrt.testing.engine_claude import ClaudeEngine, claude_srt_settings
 from twsrt.testing.engines import EngineUnavailable, make_engine
 from twsrt.testing.model import Outcome
-from twsrt.testing.run import select_engines
+from twsrt.testing.selection import select_engines
 
 POLICY = {
     "filesystem": {

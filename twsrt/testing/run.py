@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
@@ -26,7 +26,6 @@ from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.commands import command, observe
 from twsrt.testing.derive import select
 from twsrt.testing.engines import (
-    ENGINES,
     SMOKE,
     Engine,
     EngineUnavailable,
@@ -49,24 +48,16 @@ from twsrt.testing.model import (
     Probe,
     ProbeReport,
     Result,
-    Skipped,
     Verdict,
 )
 from twsrt.testing.modes import mode_policy, plan_for_mode
+from twsrt.testing.selection import Factory, Requested, drift_of, select_engines
 from twsrt.testing.verdicts import explain_gap, judge
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.reports import RenderOptions
     from twsrt.scopes import ScopeRequest
-
-Factory = Callable[[str], Engine]
-# the engines a run asks for: None (every one that can run here), a name, or several
-Requested = str | Sequence[str] | None
-# Agents that have no engine, and why (named as skipped when the config targets them).
-NO_ENGINE = {
-    "copilot": "Copilot CLI's sandbox runs only for a logged-in user, so it cannot be probed here",
-}
 
 
 @contextmanager
@@ -242,111 +233,6 @@ def _gap(engine: Engine, ctx: Context, probe: Probe, observed: Outcome) -> Findi
     if getattr(engine, "unsandboxed", False):
         return None
     return explain_gap(engine.name, probe, observed, ctx.policy, sys.platform)
-
-
-# ------------------------------------------------------------------ engine selection
-
-
-def targeted_agents(ctx: Context) -> list[str]:
-    """The agents with at least one target in the config; in a project or managed run, the
-    agents it compiles (its targets hold every such agent's default file, written or not)."""
-    from twsrt.agents import AGENTS
-
-    if ctx.config.scope != "user":
-        return list(ctx.config.scope_agents)
-    targets = ctx.config.targets
-    return [n for n, m in AGENTS.items() if any(k in targets for k in m.target_keys)]
-
-
-def select_engines(
-    ctx: Context, requested: Requested, factory: Factory
-) -> tuple[list[str], list[Skipped]]:
-    """The engines to run and the ones left out, with the reason.
-
-    Without ``requested``: every engine that can run here for the agents the config targets
-    (srt always: it is the reference); EngineUnavailable only when none can. With names (one,
-    or several: ``--engine`` given more than once), or ``all`` among them (every registered
-    engine), each one named must run, else EngineUnavailable; they run in registry order.
-    """
-    agents = targeted_agents(ctx)
-    asked = _requested(requested)
-    if asked is None:
-        names = [n for n in ENGINES if _agent(n, factory) in (None, *agents)]
-    else:
-        names = [n for n in ENGINES if "all" in asked or n in asked]
-        # a name outside the registry: a library caller's own engine, made by its factory
-        names += [n for n in dict.fromkeys(asked) if n not in ENGINES and n != "all"]
-    chosen: list[str] = []
-    skipped: list[Skipped] = []
-    problems: list[EngineUnavailable] = []
-    for name in names:
-        engine = factory(name)
-        try:
-            if engine.agent is not None and engine.agent not in agents:
-                raise EngineUnavailable(name, _no_target(ctx, engine), "")
-            if not engine.reads(ctx):
-                raise EngineUnavailable(name, _no_target(ctx, engine), "")
-            if not ctx.full_access:  # nothing is run under danger-full-access
-                engine.check_available(ctx)
-        except EngineUnavailable as exc:
-            if asked is not None:
-                raise
-            problems.append(exc)
-            skipped.append(Skipped(name, exc.problem + (f" ({exc.hint})" if exc.hint else "")))
-            continue
-        chosen.append(name)
-    if asked is None:
-        engine_agents = {_agent(n, factory) for n in ENGINES}
-        for agent in agents:
-            if agent not in engine_agents:
-                reason = NO_ENGINE.get(agent, f"twsrt test has no engine for {agent}")
-                skipped.append(Skipped(agent, reason))
-        if not chosen:
-            first = problems[0] if problems else EngineUnavailable("srt", "no engine", "")
-            raise first
-    return chosen, skipped
-
-
-def _requested(requested: Requested) -> list[str] | None:
-    """The engine names asked for: None when none was (every engine that can run here)."""
-    if requested is None:
-        return None
-    asked = [requested] if isinstance(requested, str) else list(requested)
-    return asked or None
-
-
-def _agent(name: str, factory: Factory) -> str | None:
-    return factory(name).agent
-
-
-def _no_target(ctx: Context, engine: Engine) -> str:
-    from twsrt.agents import AGENTS
-
-    scope = ctx.config.scope
-    if scope != "user" and engine.agent not in ctx.config.scope_agents:
-        return f"this {scope}-scope run compiles no {engine.agent} file ([{scope}] agents)"
-
-    targets = AGENTS[engine.agent].spec.targets if engine.agent in AGENTS else ()
-    keys = [t.key for t in targets if t.yolo_of is None and t.scope == scope]
-    wanted = " or ".join(keys) or "target"
-    return f"the config names no {engine.agent} file to read ([targets] {wanted})"
-
-
-def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
-    """Drift findings for the target files the chosen engines read (probes run on them as
-    they are on disk; ``check`` gives the full account)."""
-    from twsrt.agents import AGENTS
-    from twsrt.checking import drift_findings
-    from twsrt.run import fix_command
-
-    found: list[Finding] = []
-    for agent in dict.fromkeys(_agent(n, factory) for n in names):
-        if agent is None or agent not in AGENTS:
-            continue
-        result = AGENTS[agent].compile(ctx)
-        for drift in result.drift:
-            found += drift_findings(drift, result, ctx.config, fix_command(ctx))
-    return found
 
 
 # ------------------------------------------------------------------ the run
