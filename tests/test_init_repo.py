@@ -322,3 +322,12 @@ def test_a_refused_init_takes_the_srt_link_back(sandbox: Sandbox) -> None:
     assert sandbox.run("init", "--repo", str(repo)).returncode == 2
     assert not os.path.lexists(repo / "home/.srt-settings.json")
     assert tree_snapshot(sandbox.home) == before
+
+
+def test_the_example_repository_has_the_scaffolds_gitignore_and_srt_link() -> None:
+    from twsrt import templates
+
+    example = Path(__file__).parent.parent / "examples" / "dotfiles"
+    assert (example / ".gitignore").read_text() == templates.gitignore()
+    relative, target = templates.SRT_LINK
+    assert os.readlink(example / relative) == target
