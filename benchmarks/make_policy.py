@@ -53,6 +53,12 @@ allowUnsandboxedCommands = false
 rule = "lossy-macos-network"
 agent = "deepcode"
 reason = "benchmark policy: DeepCode is assumed to run on Linux only"
+
+# the example's other accepted error (TWS628): Claude is assumed to run under managed settings
+[[check.ignore]]
+rule = "claude-planted-layers"
+agent = "claude"
+reason = "benchmark policy: Claude is assumed to run under the managed settings"
 """
 
 # Each bucket turns an index into a distinct rule that no lint objects to (no duplicates, no

@@ -255,7 +255,7 @@ def test_write_also_refreshes_a_configured_yolo_target(sandbox: Sandbox) -> None
     assert sandbox.run("generate", "claude", "-w").returncode == 0
     assert "Bash(curl)" in json.loads(yolo.read_text())["permissions"]["deny"]
     assert sandbox.run("diff", "claude", "--yolo").returncode == 0
-    assert sandbox.run("check").returncode == 0
+    assert sandbox.accept_planted_layers().run("check").returncode == 0
 
 
 # ---------------------------------------------------------------- the sandbox switch

@@ -38,7 +38,7 @@ def box(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     monkeypatch.setenv("HOME", str(sandbox.home))
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(sandbox.home.parent))
     monkeypatch.chdir(sandbox.repo)
-    return sandbox
+    return sandbox.accept_planted_layers(first=True)
 
 
 def invoke(*args: str, **env: str) -> tuple[int, str, str]:

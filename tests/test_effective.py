@@ -110,7 +110,7 @@ def test_every_planted_widening_key_is_reported_at_its_line(planted: Sandbox) ->
 
 
 def test_narrowing_and_managed_keys_stay_quiet(planted: Sandbox) -> None:
-    box = planted
+    box = planted.accept_planted_layers()  # no user key of its own (test_claude_layers.py)
     for path in (LOCAL, "home/.codex/wide.config.toml", "home/.codex/legacy.config.toml"):
         (box.repo / path).unlink()
     box.write(

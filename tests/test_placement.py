@@ -228,6 +228,7 @@ def test_a_yolo_file_name_too_long_matters_only_in_yolo_runs(sandbox: Sandbox) -
     full runs (check looks for the yolo file) work, a yolo run is refused at the key."""
     name = "s" * 246 + ".json"
     sandbox.write("twsrt.toml", DEFAULT_CONFIG.replace("settings.full.json", name))
+    sandbox.accept_planted_layers()
     code, out = invoke(sandbox, "generate", "-w")
     assert code == 0, out
     code, out = invoke(sandbox, "check")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from support.golden import GoldenCase, case_names
-from support.sandbox import Sandbox
+from support.sandbox import ACCEPT_PLANTED_LAYERS, Sandbox
 from support.strategies import bash_rules, srt_settings
 
 from twsrt.agents.claude.translate import PROJECT_ANCHOR, translate
@@ -71,6 +71,7 @@ def test_project_option_writes_the_same_bytes(sandbox: Sandbox, tmp_path: Path) 
         (dotfiles / name).write_bytes((sandbox.repo / name).read_bytes())
     user_config = PROJECT_CONFIG.replace('[project]\nagents = ["claude"]\n', "")
     user_config += '[targets]\nclaude_settings = "home/.claude/settings.full.json"\n'
+    user_config += ACCEPT_PLANTED_LAYERS
     (dotfiles / "twsrt.toml").write_text(user_config, encoding="utf-8")
     project = tmp_path / "app"
     project.mkdir()
@@ -147,10 +148,8 @@ def test_user_scope_ignores_project_keys(sandbox: Sandbox) -> None:
 
 
 def test_agent_without_a_project_file_is_left_out_with_a_note(sandbox: Sandbox) -> None:
-    # no user policy to narrow here (TWS226, an error): suppressed, as a project used alone does
-    alone = '\n[[check.ignore]]\nrule = "narrowing-unchecked"\nreason = "no user policy"\n'
-    config = PROJECT_CONFIG.replace('["claude"]', '["claude", "copilot"]') + alone
-    sandbox.write("twsrt.toml", config)
+    sandbox.write("twsrt.toml", PROJECT_CONFIG.replace('["claude"]', '["claude", "copilot"]'))
+    sandbox.accept_planted_layers()
     assert sandbox.run("generate", "-w").returncode == 0
     check = sandbox.run("check", "-v")
     assert check.returncode == 0, check.stdout

@@ -309,6 +309,7 @@ def test_diff_reports_mode_drift_and_warns(sandbox: Sandbox) -> None:
 
 def test_check_compiles_for_the_mode_and_reports_it(sandbox: Sandbox) -> None:
     _setup(sandbox, '\n[sandbox]\nmode = "read-only"\n')
+    sandbox.accept_planted_layers()  # Claude's shell still writes its launch directory
     assert sandbox.run("generate", "-w").returncode == 0
     clean = sandbox.run("check", "--format", "json")
     report = json.loads(clean.stdout)

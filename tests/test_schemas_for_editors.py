@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.cli import run_cli
-from support.sandbox import REPO_ROOT
+from support.sandbox import ACCEPT_PLANTED_LAYERS, REPO_ROOT
 
 from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
 
@@ -119,7 +119,7 @@ def test_sources_with_schema_keys_check_clean(tmp_path: Path) -> None:
     (tmp_path / "bash.json").write_text(json.dumps(bash))
     (tmp_path / "twsrt.toml").write_text(
         f'#:schema {schema_url("config")}\n[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
-        '[targets]\nclaude_settings = "home/.claude/settings.full.json"\n'
+        '[targets]\nclaude_settings = "home/.claude/settings.full.json"\n' + ACCEPT_PLANTED_LAYERS
     )
     config = str(tmp_path / "twsrt.toml")
     env = {**os.environ, "HOME": str(tmp_path)}

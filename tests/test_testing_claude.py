@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from twsrt.agents.claude.layers import permission_rules, root_denies
 from twsrt.testing import engine_claude
 from twsrt.testing.engine_claude import claude_srt_settings, rule_path, sandbox_path
 
@@ -27,13 +28,20 @@ def test_example_yolo_file_exact() -> None:
     settings = json.loads((EXAMPLE / "settings.yolo.json").read_text())
     tree = ("/h/.aws", "/h/.ssh", "/h/.gnupg", "/h/.netrc", "/h/.config/gh")
     rc = ("/h/.bashrc", "/h/.zshrc", "/h/.profile", "/h/.gitconfig")  # denyWrite, no globs
+    # the protected names (agents/claude/layers.py): at each write root but the launch
+    # directory, then the Edit rules at the launch directory and at any depth
+    roots = [x.replace("~", "/h", 1) for x in root_denies(["/tmp", "~/.cache/uv"])]
+    edits = [r.removeprefix("Edit(").removesuffix(")") for r in permission_rules()]
+    at_work = [f"/h/p/{e}" if not e.startswith("//") else e[1:] for e in edits]
     assert derive(settings) == {
         "filesystem": {
             "allowWrite": ["/h/p", "/tmp", "/h/.cache/uv"],
             "denyWrite": [
                 *rc,
+                *roots,
                 *(x for p in tree for x in (p, f"{p}/**")),
                 *(f"{p}/**" for p in rc),
+                *at_work,
             ],
             "denyRead": [*tree, *(f"{p}/**" for p in tree)],
         },

@@ -108,6 +108,21 @@ allowUnsandboxedCommands = false
 """
 
 
+# Accepted in the scaffold, visibly: no user-scope setting keeps a sandboxed command from
+# planting a Claude config layer in a subdirectory (TWS628); the managed settings do.
+_CLAUDE_PLANTED_LAYERS = """
+# Claude Code loads .claude/settings.json, settings.local.json and .mcp.json of the directory it
+# starts in, and its sandbox lets a command create them in any subdirectory (TWS628): only the
+# managed settings (`twsrt generate --managed DIR`, docs/managed.md) bind the next launch.
+# Accepted here until they are deployed; delete this entry to have `check` fail on it again.
+[[check.ignore]]
+rule = "claude-planted-layers"
+agent = "claude"
+reason = "accepted until the managed settings are deployed: a Claude started in a \
+subdirectory may load a layer planted there"
+"""
+
+
 def repo_config(agents: Sequence[str], home: Path) -> str:
     """The repository config: targets of the chosen agents, the others commented out; the home
     directory is pinned when an agent that needs absolute paths is chosen."""
@@ -123,7 +138,8 @@ def repo_config(agents: Sequence[str], home: Path) -> str:
     pin = f"home = {json.dumps(str(home), ensure_ascii=False)}"
     if not any(AGENTS[name].spec.home_dependent for name in agents):
         pin = '# home = "/home/you"'
-    return _REPO_CONFIG_HEAD.replace("@HOME@", pin) + "".join(lines) + _REPO_CONFIG_TAIL
+    tail = _REPO_CONFIG_TAIL + (_CLAUDE_PLANTED_LAYERS if "claude" in agents else "")
+    return _REPO_CONFIG_HEAD.replace("@HOME@", pin) + "".join(lines) + tail
 
 
 _GITIGNORE_HEAD = """\

@@ -44,10 +44,13 @@ def find_claude() -> str:
 
 @dataclass
 class Script:
-    """What the fake model does: one Bash call per command, in order."""
+    """What the fake model does: one Bash call per command, in order (or, with ``tool``, one
+    call of that tool per entry of ``inputs``)."""
 
     commands: list[str]
     tool_input: dict[str, Any] = field(default_factory=dict)  # more Bash input for every call
+    tool: str = "Bash"
+    inputs: list[dict[str, Any]] = field(default_factory=list)  # the calls of a non-Bash tool
     results: dict[str, str] = field(default_factory=dict)  # tool_use id -> result text
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -58,12 +61,23 @@ class Script:
             self.requests.append(body)
             done = self._collect(body.get("messages") or [])
         tools = {tool.get("name") for tool in body.get("tools") or []}
-        if "Bash" in tools and done < len(self.commands):
-            call = {"command": self.commands[done], "description": f"probe {done}"}
-            call.update(self.tool_input)
-            block = {"type": "tool_use", "id": f"toolu_{done:04d}", "name": "Bash", "input": call}
+        if self.tool in tools and done < self._calls():
+            if self.tool == "Bash":
+                call = {"command": self.commands[done], "description": f"probe {done}"}
+                call.update(self.tool_input)
+            else:
+                call = dict(self.inputs[done])
+            block = {
+                "type": "tool_use",
+                "id": f"toolu_{done:04d}",
+                "name": self.tool,
+                "input": call,
+            }
             return [block], "tool_use"
         return [{"type": "text", "text": "done"}], "end_turn"
+
+    def _calls(self) -> int:
+        return len(self.commands) if self.tool == "Bash" else len(self.inputs)
 
     def _collect(self, messages: list[dict[str, Any]]) -> int:
         count = 0
@@ -79,7 +93,7 @@ class Script:
 
     def outputs(self) -> list[str | None]:
         """Each command's tool result, None for a command Claude never ran."""
-        return [self.results.get(f"toolu_{i:04d}") for i in range(len(self.commands))]
+        return [self.results.get(f"toolu_{i:04d}") for i in range(self._calls())]
 
 
 def _text(content: Any) -> str:
@@ -221,11 +235,16 @@ def run_bash(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     tool_input: Mapping[str, Any] | None = None,
+    tool: str = "Bash",
+    inputs: list[dict[str, Any]] | None = None,
+    argv_extra: list[str] | None = None,
 ) -> BashRun:
     """Start ``claude -p`` with ``settings`` as the user settings of ``home`` (a dict, JSON text
     or a file to copy; None: whatever ``home`` holds, such as a stowed link, left untouched) and
     have its Bash tool run ``commands`` in ``cwd``, one tool call each (``tool_input`` adds to
-    every call, e.g. ``{"dangerouslyDisableSandbox": True}``).
+    every call, e.g. ``{"dangerouslyDisableSandbox": True}``). With ``tool`` (``"Write"``,
+    ``"Edit"``) the fake model calls that tool once per entry of ``inputs`` instead, and only
+    that tool is allowed unasked; ``argv_extra`` goes after the harness's own arguments.
     Raises RuntimeError when Claude could not be driven at all."""
     settings_path = home / ".claude" / "settings.json"
     if settings is not None:
@@ -235,8 +254,9 @@ def run_bash(
         else:
             text = settings if isinstance(settings, str) else json.dumps(settings, indent=2)
             settings_path.write_text(text, encoding="utf-8")
-    script = Script(list(commands), dict(tool_input or {}))
-    argv = [claude_bin, "-p", PROMPT, "--allowedTools", "Bash", "--output-format", "json"]
+    script = Script(list(commands), dict(tool_input or {}), tool, list(inputs or []))
+    argv = [claude_bin, "-p", PROMPT, "--allowedTools", tool, "--output-format", "json"]
+    argv += argv_extra or []
     with fake_messages_api(script) as url:
         try:
             proc = subprocess.run(

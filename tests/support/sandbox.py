@@ -32,6 +32,15 @@ DEFAULT_SRT = {
     "network": {"allowedDomains": ["github.com", "*.github.com"], "deniedDomains": []},
 }
 
+# Claude's planted-layer finding (TWS628) is an error wherever no managed settings bind Claude;
+# a test about something else accepts it as the examples do (tests/test_claude_layers.py tests
+# the finding itself)
+ACCEPT_PLANTED_LAYERS = """
+[[check.ignore]]
+rule = "claude-planted-layers"
+reason = "Claude runs under the managed settings here"
+"""
+
 DEFAULT_BASH = {"allow": ["gh pr view"], "deny": ["rm", "sudo"], "ask": ["git push"]}
 
 
@@ -87,6 +96,15 @@ class Sandbox:
         shutil.rmtree(self.repo)
         shutil.copytree(REPO_ROOT / "examples" / name, self.repo, symlinks=True)
         (self.repo / ".git").mkdir()
+        return self
+
+    def accept_planted_layers(self, config: str = "twsrt.toml", *, first: bool = False) -> Sandbox:
+        """``config`` (in the repository) with TWS628 accepted: appended, or put ``first``
+        (where a test appends keys to the config's last table afterwards)."""
+        path = self.repo / config
+        text = path.read_text(encoding="utf-8")
+        accepted = ACCEPT_PLANTED_LAYERS.lstrip("\n") + "\n" + text if first else text
+        path.write_text(accepted if first else text + ACCEPT_PLANTED_LAYERS, "utf-8")
         return self
 
     def write(self, relative: str, content: str | dict) -> Path:

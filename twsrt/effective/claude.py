@@ -28,6 +28,7 @@ from twsrt.effective import (
     srt_key,
     strings,
 )
+from twsrt.effective.claude_layers import planted_layers
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import (
@@ -67,7 +68,10 @@ def findings(ctx: Context) -> list[Finding]:
         return claude_managed.tree_findings(ctx, view, _check, _managed(ctx, "full"))
     managed, out = _managed_layer(ctx)
     targets: list[Layer] = []  # twsrt's own files, whose rules a managed rules-only mode drops
-    for path, yolo, owned in _layers(ctx):
+    files = _layers(ctx)
+    first = Location(ctx.config.display_path(files[0][0])) if files else None
+    out += planted_layers(ctx, managed, first)  # between launches (effective/claude_layers.py)
+    for path, yolo, owned in files:
         layer, problems = load_layer(path, "json", NAME, ctx.config)
         out += problems
         if layer is None:

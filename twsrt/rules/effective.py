@@ -266,3 +266,36 @@ MANAGED_DROPS_POLICY_RULES = Rule(
     "user settings included. Rules the managed file does not carry itself are not enforced. "
     "Deploy a managed file generated from the policy (`twsrt generate --managed DIR`).",
 )
+
+# Between launches (issue 25): Claude Code (TWS628-TWS629)
+CLAUDE_PLANTED_LAYERS = Rule(
+    "TWS628",
+    "claude-planted-layers",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A sandboxed command can plant a Claude Code config layer that a later Claude loads.",
+    "Claude Code 2.1.332 keeps sandboxed commands from its own settings files and srt's "
+    "mandatory-deny set in the directory it starts in only. A command may create "
+    "`sub/.claude/settings.json`, `sub/.claude/settings.local.json` or `sub/.mcp.json` below "
+    "that directory (or below any write root), and a Claude started in `sub/` later loads "
+    'them: a planted `{"sandbox": {"enabled": false}}` switches its sandbox off, a planted '
+    "`SessionStart` hook or MCP server runs outside the sandbox at the next start. Each was "
+    "observed with real runs (tests/real/test_claude_layers.py).\n\n"
+    "What twsrt compiles into every Claude file closes the rest: `Edit(NAME)` and "
+    "`Edit(//**/NAME)` deny rules for each config layer and mandatory-deny name (Claude's own "
+    "file tools are refused at any depth, in bypassPermissions mode too, and Bash in the "
+    "launch directory), and the names under every write root that is no glob in "
+    '`sandbox.filesystem.denyWrite` (`~/.bashrc` under `allowWrite: ["~"]`, '
+    "`~/dev/.git/hooks` under `~/dev`). A layer Bash creates deeper down stays possible: srt "
+    "does not enforce glob write denies on Linux, and no user or project setting makes Claude "
+    "ignore a subdirectory's layers.\n\n"
+    "Mitigation: deploy the managed settings (`twsrt generate --managed DIR`, "
+    "docs/managed.md). There `sandbox.enabled: true` wins over a planted `false`, "
+    "`allowManagedHooksOnly: true` runs no hook of another file, `allowedMcpServers: []` "
+    "starts no MCP server the organisation does not deliver, and "
+    "`allowManagedPermissionRulesOnly` ignores planted permission rules (each observed). "
+    "`check` stays quiet on a machine whose managed settings bind all three; elsewhere (CI, "
+    "another machine) suppress the finding with the reason that the managed settings are "
+    "deployed where Claude runs.",
+)

@@ -7,7 +7,9 @@ mode) plus the keys that make them binding (``BINDING``), each observed with Cla
 2.1.332: ``allowManagedPermissionRulesOnly`` (other files' permission rules and
 ``--allowedTools`` are ignored), ``allowManagedDomainsOnly`` and ``allowManagedReadPathsOnly``
 (only the managed hosts and allowRead paths count), ``disableBypassPermissionsMode`` (no
-``bypassPermissions`` mode, which approves a sandbox escape unasked), and in the sandbox
+``bypassPermissions`` mode, which approves a sandbox escape unasked), ``allowManagedHooksOnly``
+and ``allowedMcpServers: []`` (no hook and no MCP server of another layer runs: a sandboxed
+command could have planted it below the launch directory, TWS628), and in the sandbox
 ``failIfUnavailable`` and ``allowUnsandboxedCommands: false`` unless ``[sandbox_overrides.full]``
 names them. Claude reads managed-only keys (``bwrapPath``, ``socatPath``) here.
 
@@ -46,6 +48,11 @@ from twsrt.rules import CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS, CLAUDE_MANAGED_WRI
 # The keys that bind the floor, as JSON pointers, with the value the file sets.
 BINDING: dict[str, Any] = {
     "/allowManagedPermissionRulesOnly": True,
+    # no hook and no MCP server from a layer a sandboxed command could plant (TWS628): both
+    # run outside the sandbox; servers the organisation delivers (managed-mcp.json,
+    # managedMcpServers) need no entry
+    "/allowManagedHooksOnly": True,
+    "/allowedMcpServers": [],
     "/permissions/disableBypassPermissionsMode": "disable",
     "/sandbox/network/allowManagedDomainsOnly": True,
     "/sandbox/filesystem/allowManagedReadPathsOnly": True,
@@ -101,16 +108,18 @@ def managed_merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
             sandbox[key] = deepcopy(managed.sandbox[key])
         else:
             sandbox.pop(key, None)  # left the policy
+    switches: dict[str, Any] = {}
     for pointer, value in BINDING.items():
         *parents, last = pointer.strip("/").split("/")
-        if not parents:  # a top-level switch leads a new file
-            updates = {last: value, **updates} if not existing else {**updates, last: value}
+        if not parents:
+            switches[last] = deepcopy(value)
             continue
         node = updates[parents[0]]
         for part in parents[1:]:
             node = node.setdefault(part, {})
         node[last] = value
-    return updates
+    # the top-level switches lead a new file, in BINDING order; an existing file keeps its own
+    return {**updates, **switches} if existing else {**switches, **updates}
 
 
 def members(sandbox_keys: tuple[str, ...]) -> Members:

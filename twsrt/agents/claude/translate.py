@@ -22,6 +22,7 @@ from twsrt.agents.claude.declaration import (
     WEBFETCH_PREFIX,
     Managed,
 )
+from twsrt.agents.claude.layers import protect
 from twsrt.agents.targets import unique
 from twsrt.bashrules import bash_rules
 from twsrt.domains import split_port
@@ -163,6 +164,9 @@ def translate(
     managed.override_keys = tuple(mode_overrides)
     if yolo and sandbox_mode != "danger-full-access" and managed.sandbox.get("enabled"):
         _close_escape_hatch(managed)
+    # the layers and mandatory names Claude's sandbox leaves to a later launch, for the
+    # policy's write roots in every mode (read-only drops the roots, never a deny)
+    protect(managed)
     _apply_sandbox_mode(managed, sandbox_mode)
     return managed, findings
 

@@ -1,0 +1,181 @@
+"""Claude Code between launches (issue 25; real runs in tests/real/test_claude_layers.py):
+what every Claude file carries against a layer a sandboxed command could plant
+(agents/claude/layers.py), and `check`'s TWS628 where no setting can stop it
+(effective/claude_layers.py).
+
+The machine's managed directory is ``$TWSRT_MANAGED_ROOT/etc/claude-code`` (the Sandbox points
+the root at an empty directory; a test plants the files), never the real /etc.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.sandbox import Sandbox
+
+from twsrt.agents.claude.layers import names, permission_rules, root_denies
+from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
+
+TARGET = "home/.claude/settings.full.json"
+
+
+def generated(box: Sandbox, *args: str) -> dict[str, Any]:
+    run = box.run("generate", "claude", "-w", *args)
+    assert run.returncode == 0, run.stderr
+    return json.loads((box.repo / TARGET).read_text())
+
+
+def findings(box: Sandbox, *args: str) -> tuple[int, list[dict[str, Any]]]:
+    run = box.run("check", "--format", "json", *args)
+    assert "Traceback" not in run.stderr, run.stderr
+    report = json.loads(run.stdout)
+    return run.returncode, [f for f in report["findings"] if f["rule_id"] == "TWS628"]
+
+
+def plant_managed(box: Sandbox, document: dict[str, Any]) -> None:
+    path = box.home.parent / "host-root" / "etc" / "claude-code" / "managed-settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document))
+
+
+# ---------------------------------------------------------------- what the files carry
+
+
+def test_the_protected_names_are_srts_set_and_every_agents_project_layers() -> None:
+    protected = dict(names())
+    for name in (*MANDATORY_FILES, *MANDATORY_DIRS, *GIT_PROTECTED):
+        assert name in protected
+    assert protected[".vscode"] and protected[".git/hooks"] and not protected[".git/config"]
+    for layer in (".claude/settings.json", ".codex/config.toml", ".deepcode/settings.json"):
+        assert protected[layer] is False
+    assert protected[".github/agents"] is True  # Copilot's custom agents: a tree
+    assert len(protected) == len(names())  # each once
+
+
+def test_every_file_denies_the_names_to_the_file_tools_and_at_the_write_roots(
+    sandbox: Sandbox,
+) -> None:
+    """The default policy (write roots ``.`` and ``/tmp``): the Edit rules follow the
+    policy's own denies, and each name is denied under /tmp, not under ``.``."""
+    document = generated(sandbox)
+    deny = document["permissions"]["deny"]
+    assert deny[-len(permission_rules()) :] == permission_rules()
+    assert "Edit(//**/.claude/settings.json)" in deny and "Edit(.codex/config.toml)" in deny
+    assert "Edit(//**/.git/hooks/**)" in deny and "Edit(//**/.github/agents/**)" in deny
+    # the launch directory must stay able to get a .git and a .github inside the sandbox
+    assert not [rule for rule in deny if rule.startswith(("Edit(.git/", "Edit(.github/"))]
+    filesystem = document["sandbox"]["filesystem"]
+    assert filesystem["allowWrite"] == ["/tmp"]
+    assert (
+        "/tmp/.git/hooks" in filesystem["denyWrite"] and "/tmp/.bashrc" in filesystem["denyWrite"]
+    )
+    assert not [p for p in filesystem["denyWrite"] if p.startswith("./")]
+
+
+@pytest.mark.parametrize(
+    ("roots", "expected"),
+    [
+        (["~"], ["~/.bashrc", "~/.git/hooks"]),
+        (["~/dev/"], ["~/dev/.bashrc", "~/dev/.claude/settings.json"]),
+        (["/"], ["/.bashrc", "/.git/config"]),
+        ([".", "./", "~/dev/*", "**/x"], []),
+    ],
+)
+def test_root_denies_for_each_root_that_is_no_glob(roots: list[str], expected: list[str]) -> None:
+    denies = root_denies(roots)
+    assert len(denies) == len(names()) * (len(roots) if expected else 0)
+    assert set(expected) <= set(denies)
+
+
+@pytest.mark.parametrize("mode", ["read-only", "workspace-write", "danger-full-access"])
+def test_every_sandbox_mode_keeps_the_denies(sandbox: Sandbox, mode: str) -> None:
+    document = generated(sandbox, "--sandbox", mode)
+    assert set(permission_rules()) <= set(document["permissions"]["deny"])
+    assert "/tmp/.git/config" in document["sandbox"]["filesystem"]["denyWrite"]
+
+
+def test_the_managed_file_binds_hooks_and_mcp_servers(sandbox: Sandbox) -> None:
+    config = (
+        (sandbox.repo / "twsrt.toml")
+        .read_text()
+        .replace('[targets]\nclaude_settings = "home/.claude/settings.full.json"\n', "")
+    )
+    sandbox.write("twsrt.toml", config + '\n[managed]\nroot = "managed"\nagents = ["claude"]\n')
+    assert sandbox.run("generate", "-w").returncode == 0
+    path = sandbox.repo / "managed/linux/etc/claude-code/managed-settings.json"
+    document = json.loads(path.read_text())
+    assert list(document)[:3] == [
+        "allowManagedPermissionRulesOnly",
+        "allowManagedHooksOnly",
+        "allowedMcpServers",
+    ]
+    assert document["allowManagedHooksOnly"] is True and document["allowedMcpServers"] == []
+    assert set(permission_rules()) <= set(document["permissions"]["deny"])
+    _code, found = findings(sandbox)
+    assert found == []  # the managed scope binds the next launch itself
+
+
+# ---------------------------------------------------------------- TWS628
+
+
+def test_check_reports_a_planted_layer_at_the_write_roots(sandbox: Sandbox) -> None:
+    generated(sandbox)
+    code, found = findings(sandbox)
+    assert code == 1
+    [finding] = found
+    assert (finding["level"], finding["agent"]) == ("error", "claude")
+    location = finding["location"]
+    assert (location["path"], location["pointer"]) == (
+        ".srt-settings.json",
+        "/filesystem/allowWrite",
+    )
+    assert (location["line"], location["column"]) == (10, 5)  # "allowWrite": [
+    assert finding["related"][0]["path"] == TARGET
+    message = finding["message"]
+    assert "this machine has no Claude managed settings" in message
+    assert "twsrt generate --managed DIR" in message
+
+
+def test_a_binding_managed_layer_on_this_machine_keeps_check_quiet(sandbox: Sandbox) -> None:
+    generated(sandbox)
+    plant_managed(sandbox, {"sandbox": {"enabled": True}, "allowManagedHooksOnly": True})
+    _code, [finding] = findings(sandbox)
+    assert "do not set allowedMcpServers: []" in finding["message"]
+    plant_managed(
+        sandbox,
+        {"sandbox": {"enabled": True}, "allowManagedHooksOnly": True, "allowedMcpServers": []},
+    )
+    _code, found = findings(sandbox)
+    assert found == []
+
+
+def test_no_finding_without_a_sandbox(sandbox: Sandbox) -> None:
+    """Claude's sandbox off (the policy's, or danger-full-access): commands run unconfined
+    anyway, which other findings report; TWS628 stays away."""
+    sandbox.write(".srt-settings.json", {"enabled": False, "filesystem": {"allowWrite": ["."]}})
+    generated(sandbox)
+    assert findings(sandbox)[1] == []
+    sandbox.write(".srt-settings.json", {"filesystem": {"allowWrite": ["."]}})
+    generated(sandbox, "--sandbox", "danger-full-access")
+    assert findings(sandbox, "--sandbox", "danger-full-access")[1] == []
+
+
+def test_a_project_file_reports_it_too(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.write(
+        "twsrt.toml",
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        '[project]\nagents = ["claude"]\n',
+    )
+    assert sandbox.run("generate", "-w").returncode == 0
+    code, [finding] = findings(sandbox)
+    assert code == 1 and finding["related"][0]["path"] == ".claude/settings.json"
+
+
+def test_suppressed_with_a_reason(sandbox: Sandbox) -> None:
+    generated(sandbox)
+    sandbox.accept_planted_layers()
+    code, found = findings(sandbox)
+    assert (code, found) == (0, [])
