@@ -14,8 +14,9 @@ from support.policies import make_policy
 from support.strategies import tree_domain, tree_path, tree_policy
 
 from twsrt.bashrules import command_holders, command_within
-from twsrt.narrowing import Anchors, Holders, narrowing_findings, region
+from twsrt.narrowing import narrowing_findings
 from twsrt.policy import Policy
+from twsrt.regions import Anchors, Holders, region
 from twsrt.rules import PROJECT_WIDENS_USER
 from twsrt.testing.domains import (
     domain_holders,

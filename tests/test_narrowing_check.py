@@ -75,14 +75,22 @@ def test_project_grants_beyond_the_user_policy_are_errors_at_their_lines(
     assert "Codex loads the project's list in place of the user's" in again.stdout
 
 
-def test_a_project_without_a_user_policy_says_it_was_not_checked(sandbox: Sandbox) -> None:
+def test_a_project_without_a_user_policy_is_an_error_unless_suppressed(sandbox: Sandbox) -> None:
+    """A hostile checkout that names no user policy must not check green: the comparison that
+    could not be made is an error, shown without -v; a project used on its own suppresses it
+    with a reason."""
     root = project_repo(sandbox, DEFAULT_SRT, DEFAULT_BASH, PROJECT_TABLE + ACCEPT_PLANTED_LAYERS)
-    run = sandbox.run("check", "-v", cwd=root)
-    assert run.returncode == 0, run.stdout
+    run = sandbox.run("check", cwd=root)
+    assert run.returncode == 1, run.stdout
     assert (
-        "twsrt.toml:5:2: note[TWS226] this project policy is not checked against a user "
+        "twsrt.toml:5:2: error[TWS226] this project policy is not checked against a user "
         "policy: set `user_config` in [project]" in run.stdout
     )
+    ignore = '\n[[check.ignore]]\nrule = "narrowing-unchecked"\nreason = "used on its own"\n'
+    (root / "twsrt.toml").write_text((root / "twsrt.toml").read_text() + ignore)
+    quiet = sandbox.run("check", cwd=root)
+    assert quiet.returncode == 0, quiet.stdout
+    assert "TWS226" not in quiet.stdout and "2 suppressed" in quiet.stdout  # and TWS628
 
 
 def test_a_user_policy_that_cannot_be_read_is_an_error_at_the_key(sandbox: Sandbox) -> None:
@@ -133,3 +141,26 @@ def test_the_user_profile_names_the_profile_the_project_narrows(sandbox: Sandbox
     assert "error[TWS227] the user policy '~/dots/twsrt.toml' names cannot be read" in (
         unknown.stdout
     )
+
+
+def test_other_spellings_of_a_user_deny_are_caught_in_check(sandbox: Sandbox) -> None:
+    """``~//.ssh`` once passed where ``~/.ssh`` was caught; a link committed to the checkout that
+    points into ``~/.ssh`` re-opens it too (the host's spelling), and TWS220 names the link."""
+    srt = {
+        "filesystem": {"denyRead": [], "allowRead": ["~//.ssh", "keys"], "allowWrite": ["."]},
+        "network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+    }
+    (sandbox.home / ".ssh").mkdir()
+    root = project_repo(sandbox, srt, DEFAULT_BASH, PROJECT_TABLE + USER_KEY)
+    (root / "keys").symlink_to(sandbox.home / ".ssh")
+    run = sandbox.run("check", "--format", "json", cwd=root)
+    assert run.returncode == 1, run.stdout
+    found = [f for f in json.loads(run.stdout)["findings"] if f["rule_id"] == "TWS225"]
+    assert [(f["location"]["pointer"], f["level"]) for f in found] == [
+        ("/filesystem/allowRead/0", "error"),
+        ("/filesystem/allowRead/1", "error"),
+    ]
+    assert found[0]["message"].startswith(
+        "project allowRead '~//.ssh' re-opens reads the user policy denies: '~/.ssh'"
+    )
+    assert found[1]["message"].endswith("('keys' is '~/.ssh' through a symlink on this host)")

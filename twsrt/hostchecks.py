@@ -137,6 +137,44 @@ def _spelled(resolved: Path, home: Path, tail: list[str]) -> str:
     return "/".join([text, *tail]) if tail else text
 
 
+class HostSpellings:
+    """The real path of a placed policy path where the host's symlinks make it another one,
+    spelled the same way; None when no symlink is on the way (or the path does not exist
+    here). ``~`` (or the ``pinned`` home the paths were placed with) is this machine's
+    ``home``. For comparisons that must see every spelling (narrowing, fragment lints): a host
+    fact, so only findings depend on it."""
+
+    def __init__(self, home: Path, pinned: str | None = None) -> None:
+        self.home, self.prefix = str(home), (pinned or "~").rstrip("/") or "/"
+        self.real_home = Path(os.path.realpath(home))
+        self.lookups, self.starts = _Lookups(), _Starts(home, home)
+
+    def __call__(self, path: str) -> str | None:
+        inner = _below_prefix(path, self.prefix)
+        if inner is not None:
+            path = "~" + inner
+        elif not path.startswith("/"):
+            return None  # a relative path: where it starts is not known here
+        parts = [p for p in path.split("/") if p]
+        concrete, candidates = self.starts.candidates(path, parts)
+        if self.lookups.first_symlink(candidates) is None:
+            return None
+        resolved = Path(os.path.realpath(concrete))
+        if resolved == self.real_home or self.real_home in resolved.parents:
+            rest = resolved.relative_to(self.real_home).as_posix()  # ~ is the home, wherever
+            return self.prefix + ("" if rest == "." else "/" + rest)
+        return str(resolved)
+
+
+def _below_prefix(path: str, prefix: str) -> str | None:
+    """``path`` after ``prefix`` (``""`` or ``/rest``) when it is or lies below it."""
+    if path == prefix:
+        return ""
+    if path.startswith(prefix + "/"):
+        return path[len(prefix) :]
+    return None
+
+
 def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
     """TWS220 for every policy path that is a symlink on this host or lies under one.
 

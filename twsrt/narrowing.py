@@ -7,16 +7,17 @@ with the project's, and Codex merges its config layers key by key, so for them a
 RESTRICTION the project leaves out widens too. ``narrowing_findings`` reports both, the second
 only when an agent that replaces lists loads the project (``replacing``).
 
-Pure: it compares two Policies and never looks at the disk. Paths are compared as written after
-``normalize_path``; ``Anchors`` places ``~`` and relative paths when the caller knows the home
-and the project root. A comparison it cannot decide (a glob, ``~`` against an absolute path with
-no home, a ``..`` that climbs out) counts as not covered and as overlapping: a finding, never a
-silent pass.
+Pure: it compares two Policies and never looks at the disk. Paths are compared in their one
+canonical spelling (regions.py: ``~//a``, ``~/./a``, ``/proc/self/root/...`` and, with a pinned
+home, its absolute spelling are one path); ``Anchors`` places ``~`` and relative paths when the
+caller knows the home and the project root, and may carry the host's symlink spellings (the
+caller's host fact). A comparison it cannot decide (a glob, ``~`` against an absolute path with
+no pinned home, a ``..`` that climbs out, ``/proc/<pid>/root``) counts as not covered and as
+overlapping: a finding, never a silent pass.
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,7 +25,8 @@ from typing import Any
 from twsrt.bashrules import command_holders
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
-from twsrt.policy import Entry, PathRule, Policy, has_dots, is_glob
+from twsrt.policy import Entry, PathRule, Policy
+from twsrt.regions import Anchors, Holders, Meeting, Region, all_regions
 from twsrt.rules import PROJECT_WIDENS_USER
 from twsrt.testing.domains import domain_holders, domain_within, domains_meet, entry_key
 
@@ -34,118 +36,6 @@ from twsrt.testing.domains import domain_holders, domain_within, domains_meet, e
 # rules: Codex also collects the project's .rules files with the user's, strictest wins.
 MERGING_AGENTS = frozenset({"claude"})
 MERGING_RULES_AGENTS = frozenset({"claude", "codex"})
-
-
-# ------------------------------------------------------------------------------------ paths
-
-
-@dataclass(frozen=True)
-class Anchors:
-    """Where ``~`` and relative paths lie: ``home`` (absolute) expands ``~`` on both sides, and
-    ``root`` (the project root, absolute or ``~/...``) anchors relative paths of both policies.
-    Relative paths of the user policy anchor at the launch directory, which is the project root
-    when the agent loads the project's files (they are found in the launch directory)."""
-
-    home: str | None = None
-    root: str | None = None
-
-    def resolve(self, path: str) -> str | None:
-        """``path`` in one namespace (``/abs``, ``~/x``, ``./x``), or None when it cannot be
-        placed (a ``..`` left by ``fold_dots``)."""
-        if has_dots(path.removeprefix("./")):
-            return None
-        if path == "~" or path.startswith("~/"):
-            return self.home + path[1:] if self.home else path
-        if path.startswith("/"):
-            return path
-        rel = "" if path == "." else path.removeprefix("./")
-        if self.root is None:
-            return "./" + rel if rel else "."
-        root = self.resolve(self.root) or self.root
-        return posixpath.join(root, rel) if rel else root
-
-
-def _within(path: str, tree: str) -> bool:
-    """``path`` is ``tree`` or inside it; ``/`` holds every path, relative ones too."""
-    if tree == "/":
-        return True
-    return path == tree or path.startswith(tree + "/")
-
-
-def _comparable(a: str, b: str) -> bool:
-    return a[:1] == b[:1] or "/" in (a, b)
-
-
-def _overlap(a: str, b: str) -> bool:
-    """Whether two trees can share a path (undecidable counts as yes)."""
-    return not _comparable(a, b) or _within(a, b) or _within(b, a)
-
-
-@dataclass(frozen=True)
-class Region:
-    """What a path rule touches: ``base`` and every path below it (``tree``), every path
-    strictly below it (``below``: ``P/**``), or only some paths below it (``some``: a glob,
-    whose ``base`` is the directory before its first glob character)."""
-
-    rule: PathRule
-    base: str
-    kind: str  # "tree", "below" or "some"
-
-    def holds(self, other: Region) -> bool:
-        """Every path of ``other`` is in this region (undecidable counts as no)."""
-        if self.kind == "tree":
-            return _within(other.base, self.base)
-        if self.kind == "below":
-            inside = other.base != self.base and _within(other.base, self.base)
-            return inside or (other.kind == "below" and other.base == self.base)
-        return self.base == other.base and self.rule.path == other.rule.path
-
-    def meets(self, other: Region) -> bool:
-        return _overlap(self.base, other.base)
-
-
-def region(rule: PathRule, anchors: Anchors) -> Region | None:
-    path, kind = rule.path, "tree"
-    if rule.glob:
-        path = path.removesuffix("/**") or "/"
-        kind = "below" if path != rule.path else "some"
-        if is_glob(path):  # the directory before the first glob character
-            head = path[: min(path.index(c) for c in "*?[]{}" if c in path)]
-            path, kind = head.rpartition("/")[0] or ("/" if head.startswith("/") else "."), "some"
-    base = anchors.resolve(path)
-    return None if base is None else Region(rule, base, kind)
-
-
-def _ancestors(base: str) -> list[str]:
-    """``base`` and each directory above it, in its namespace (``/a/b``, ``/a``, ``/``)."""
-    out = [base]
-    while head := base.rpartition("/")[0]:
-        out.append(head)
-        base = head
-    return [*out, "/"] if base.startswith("/") and base != "/" else out
-
-
-class Holders:
-    """Regions indexed by base, so whether any of them holds a region costs that region's
-    depth, not a scan of every region (the same answer as ``Region.holds`` for each)."""
-
-    def __init__(self, regions: Sequence[Region]) -> None:
-        self.tree = {r.base for r in regions if r.kind == "tree"}
-        self.below = {r.base for r in regions if r.kind == "below"}
-        self.some = {(r.base, r.rule.path) for r in regions if r.kind == "some"}
-
-    def hold(self, other: Region) -> bool:
-        if "/" in self.tree or (other.base, other.rule.path) in self.some:
-            return True
-        if other.kind == "below" and other.base in self.below:
-            return True
-        above = _ancestors(other.base)
-        return any(a in self.tree for a in above) or any(a in self.below for a in above[1:])
-
-
-def _regions(rules: Sequence[PathRule], anchors: Anchors) -> list[Region]:
-    """Each rule's region; a rule that cannot be placed is a region of everything (``/``)."""
-    return [region(r, anchors) or Region(r, "/", "some") for r in rules]
 
 
 # ---------------------------------------------------------------------------------- domains
@@ -277,30 +167,35 @@ def _dropped_commands(check: _Check) -> list[Finding]:
 def _paths(check: _Check) -> list[Finding]:
     anchors = check.anchors
     project, user = check.project, check.user
-    p_write, p_deny_write = (
-        _regions(project.allow_write, anchors),
-        _regions(project.deny_write, anchors),
+    p_deny_write = all_regions(project.deny_write, anchors)
+    u_write, u_deny_write = (
+        all_regions(user.allow_write, anchors),
+        all_regions(user.deny_write, anchors),
     )
-    u_write, u_deny_write = _regions(user.allow_write, anchors), _regions(user.deny_write, anchors)
-    u_read, u_deny_read = _regions(user.allow_read, anchors), _regions(user.deny_read, anchors)
+    u_read, u_deny_read = (
+        all_regions(user.allow_read, anchors),
+        all_regions(user.deny_read, anchors),
+    )
     out: list[Finding] = []
-    taken_back, reopening, roots = Holders(p_deny_write), Holders(u_read), Holders(u_write)
-    for grant in p_write:
-        if taken_back.hold(grant):
-            continue  # denyWrite wins: the project's own deny takes the grant back
-        out += _write_grant(check, grant, roots, u_deny_write, taken_back)
-    for grant in _regions(project.allow_read, anchors):
-        for deny in u_deny_read:
-            if deny.meets(grant) and not _reopened(deny, grant, reopening):
-                what = f"allowRead '{quoted(grant.rule.path)}'"
-                why = (
-                    f"re-opens reads the user policy denies: '{quoted(deny.rule.path)}' "
-                    f"({deny.rule.origin}), which the user policy does not re-open"
-                )
-                out.append(check.widens(what, why, grant.rule.origin, deny.rule.origin))
-                break
+    taken_back, roots, inside = Holders(p_deny_write), Holders(u_write), Holders(u_deny_write)
+    grants = [g for g in all_regions(project.allow_write, anchors) if not taken_back.hold(g)]
+    for grant in grants:  # denyWrite wins: a grant the project's own deny takes back is none
+        what = f"allowWrite '{quoted(grant.rule.path)}'"
+        if not roots.hold(grant):
+            where = check.user.srt_display
+            out.append(check.ungranted(what, "allowWrite root", where, grant.rule.origin))
+        for deny in inside.holding(grant):
+            why = f"lies inside the user policy's denyWrite {_named(deny.rule)}" + _via(grant)
+            out.append(check.widens(what, why, grant.rule.origin, deny.rule.origin))
     if check.strict:
-        restated = Holders(_regions(project.deny_read, anchors))
+        granted = Meeting(grants)
+        at = check.list_at(project, "/filesystem/denyWrite")
+        for deny in u_deny_write:
+            if not taken_back.hold(deny) and granted.any(deny):
+                out.append(check.drops("denies writes to", deny.rule.path, deny.rule.origin, at))
+    out += _read_grants(check, u_deny_read, Holders(u_read))
+    if check.strict:
+        restated, reopening = Holders(all_regions(project.deny_read, anchors)), Holders(u_read)
         at = check.list_at(project, "/filesystem/denyRead")
         for deny in u_deny_read:
             if _reopened(deny, deny, reopening) or restated.hold(deny):
@@ -309,26 +204,29 @@ def _paths(check: _Check) -> list[Finding]:
     return out
 
 
-def _write_grant(
-    check: _Check,
-    grant: Region,
-    roots: Holders,
-    u_deny_write: list[Region],
-    taken_back: Holders,
-) -> list[Finding]:
-    what = f"allowWrite '{quoted(grant.rule.path)}'"
+def _read_grants(check: _Check, u_deny_read: list[Region], reopening: Holders) -> list[Finding]:
+    """Each project allowRead that re-opens part of a user denyRead the user does not re-open,
+    named by the first such deny."""
     out = []
-    if not roots.hold(grant):
-        at = grant.rule.origin
-        out.append(check.ungranted(what, "allowWrite root", check.user.srt_display, at))
-    for deny in u_deny_write:
-        if deny.holds(grant):
-            why = f"lies inside the user policy's denyWrite {_named(deny.rule)}"
+    denies = Meeting(u_deny_read)
+    for grant in all_regions(check.project.allow_read, check.anchors):
+        for deny in denies.meeting(grant, first_foreign=True):
+            if _reopened(deny, grant, reopening):
+                continue
+            what = f"allowRead '{quoted(grant.rule.path)}'"
+            why = (
+                f"re-opens reads the user policy denies: '{quoted(deny.rule.path)}' "
+                f"({deny.rule.origin}), which the user policy does not re-open" + _via(grant)
+            )
             out.append(check.widens(what, why, grant.rule.origin, deny.rule.origin))
-        elif check.strict and deny.meets(grant) and not taken_back.hold(deny):
-            at = check.list_at(check.project, "/filesystem/denyWrite")
-            out.append(check.drops("denies writes to", deny.rule.path, deny.rule.origin, at))
+            break
     return out
+
+
+def _via(grant: Region) -> str:
+    if grant.via is None:
+        return ""
+    return f" ('{quoted(grant.rule.path)}' is '{quoted(grant.via)}' through a symlink on this host)"
 
 
 def _reopened(deny: Region, grant: Region, allows: Holders) -> bool:

@@ -3,17 +3,20 @@
 
 The user's files lie outside the project repository, so they are read unconfined, as the user's
 own run reads them; a user policy that cannot be read or is invalid is one error at the key
-(TWS227: the comparison could not be made), and a project table that names none is a note
-(TWS226), so a report always says whether the project was checked.
+(TWS227: the comparison could not be made), and a project table that names none is an error too
+(TWS226: nothing to compare with, so a hostile checkout cannot check green by leaving the key
+out; a project used on its own suppresses it with a reason).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.policy import Policy
+from twsrt.regions import Anchors
 from twsrt.rules import NARROWING_UNCHECKED, USER_POLICY_UNREADABLE
 
 
@@ -34,14 +37,13 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
         )
         return [finding(NARROWING_UNCHECKED, message, config.location("/project"))]
     try:
-        user = load_user_policy(config.resolve(raw), config, table.get("user_profile"))
+        user, user_home = _load_user(config.resolve(raw), config, table.get("user_profile"))
     except TwsrtError as exc:
         return [_unreadable(config, raw, exc.findings)]
     from twsrt.agents import label
-    from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, Anchors, narrowing_findings
+    from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, narrowing_findings
 
-    root = config.scope_root or config.path.parent
-    anchors = Anchors(home=str(config.home), root=str(root))
+    anchors = anchors_for(config, config.pinned_home or user_home)
     replacing = [label(name) for name in agents if name not in MERGING_AGENTS]
     rules = [label(name) for name in agents if name not in MERGING_RULES_AGENTS]
     return narrowing_findings(
@@ -49,11 +51,32 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
     )
 
 
+def anchors_for(config: Config, pinned: str | None) -> Anchors:
+    """Where ``~`` and the project root lie for the comparison: ``~`` is the ``pinned`` home
+    (the project's, else the user config's); without one it stays ``~``, so a ``~`` path and an
+    absolute one are compared conservatively (they may be one path). The root is this
+    machine's, written below ``~`` where it lies in this machine's home (so it moves with the
+    pinned home). The host's symlinks give paths their second spelling."""
+    from twsrt.hostchecks import HostSpellings
+
+    root = Path(os.path.normpath(config.scope_root or config.path.parent))
+    home = Path(os.path.normpath(config.home))
+    spelled = str(root)
+    if root == home or home in root.parents:
+        spelled = "~" if root == home else f"~/{root.relative_to(home).as_posix()}"
+    return Anchors(home=pinned, root=spelled, links=HostSpellings(config.home, pinned))
+
+
 def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:
+    """The policy of the twsrt config at ``path`` (see ``_load_user``)."""
+    return _load_user(path, config, profile)[0]
+
+
+def _load_user(path: Path, config: Config, profile: str | None) -> tuple[Policy, str | None]:
     """The policy of the twsrt config at ``path`` (its ``profile`` when named, else that
     config's own choice: $TWSRT_PROFILE, hosts, default), read as the user's own run reads it;
     files are named as this run names them. The project run's ``--profile`` names a profile
-    of the project's config, never of the user's."""
+    of the project's config, never of the user's. Also the home that config pins."""
     from twsrt.config import PROFILE_OPTION, load_config
     from twsrt.sources import load_policy
 
@@ -64,7 +87,7 @@ def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:
         )
     finally:
         PROFILE_OPTION.reset(token)
-    return load_policy(user)
+    return load_policy(user), user.pinned_home
 
 
 def _unreadable(config: Config, raw: str, problems: list[Finding]) -> Finding:

@@ -258,13 +258,16 @@ NARROWING_UNCHECKED = Rule(
     "TWS226",
     "narrowing-unchecked",
     Family.POLICY,
-    Level.NOTE,
-    Basis.INFO,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
     "A project policy is not checked against a user policy: no `[project] user_config`.",
     "A project policy may only narrow the user policy of the people who run the agent in it. "
     "`twsrt check` proves that when the project's twsrt.toml names the user's config "
-    '(`[project] user_config = "~/.config/twsrt/config.toml"`, optionally `user_profile`); '
-    "without it nothing is compared, and this note says so.",
+    '(`[project] user_config = "~/.config/twsrt/config.toml"`, optionally `user_profile`). '
+    "Without it nothing is compared: a checkout could grant any path, host or command and "
+    "still check clean, so the check that could not be made is an error. Name the user's "
+    "config, or, where no user policy exists to compare with (a project that is only ever "
+    "used on its own), suppress the finding with a reason.",
 )
 
 USER_POLICY_UNREADABLE = Rule(
