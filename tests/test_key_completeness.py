@@ -277,5 +277,5 @@ def test_unhandled_key_levels(tmp_path: Path) -> None:
     assert [f.message.split(": ")[1].split(";")[0] for f in mine] == [
         "srt lets commands bind and reach local ports (macOS)",
         "x has no TLS proxy",
-        "where srt finds bubblewrap",
+        "srt runs this program on the host as bubblewrap, the sandbox itself",
     ]

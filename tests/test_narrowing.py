@@ -444,3 +444,39 @@ def test_a_left_out_command_is_reported_at_the_project_list_that_lacks_it() -> N
         (f"bash.json:1:{column}", "/deny")
     ]
     assert "'rm'" in found[0].message
+
+
+LOOSENING = [
+    ({"network": {"httpProxyPort": 3128}}, "network.httpProxyPort"),
+    ({"network": {"socksProxyPort": 1080}}, "network.socksProxyPort"),
+    ({"network": {"parentProxy": {"http": "http://proxy:8080"}}}, "network.parentProxy.http"),
+    ({"network": {"mitmProxy": {"socketPath": "/s", "domains": ["x.com"]}}}, "network.mitmProxy"),
+    ({"network": {"allowUnixSockets": ["/var/run/docker.sock"]}}, "network.allowUnixSockets"),
+    ({"network": {"allowLocalBinding": True}}, "network.allowLocalBinding"),
+    ({"network": {"tlsTerminate": {"extraCaCertPaths": ["ca.pem"]}}}, "extraCaCertPaths"),
+    ({"filesystem": {"allowGitConfig": True}}, "filesystem.allowGitConfig"),
+    ({"enableWeakerNestedSandbox": True}, "enableWeakerNestedSandbox"),
+    ({"ripgrep": {"command": "./rg"}}, "ripgrep.command"),
+    ({"bwrapPath": "/tmp/bwrap"}, "bwrapPath"),
+    ({"seccomp": {"applyPath": "/tmp/apply"}}, "seccomp.applyPath"),
+    ({"git": {"safeDirectories": ["*"]}}, "git.safeDirectories"),
+    ({"mandatoryDenySearchDepth": 1}, "mandatoryDenySearchDepth"),
+]
+
+
+def test_every_key_that_routes_traffic_or_loosens_enforcement_is_a_grant() -> None:
+    """srt 0.0.83's sandbox-config.js: each of these hands traffic to another proxy, trusts
+    more, runs a program the policy names on the host, or protects less; a project that sets
+    one the user does not is TWS225 at the key."""
+    for srt, name in LOOSENING:
+        found = narrowing_findings(project(srt), user(), replacing=())
+        assert found and {f.rule_id for f in found} == {"TWS225"}, name
+        assert name in found[0].message and found[0].location.path == "srt.json", name
+    # a search depth at or above the user's (srt's default 3 when unset) protects as much
+    for depth in (3, 5):
+        assert narrowing_findings(project({"mandatoryDenySearchDepth": depth}), user()) == []
+    deeper = make_policy({**USER_SRT, "mandatoryDenySearchDepth": 6}, USER_BASH)
+    [lower] = narrowing_findings(project({"mandatoryDenySearchDepth": 5}), deeper, replacing=())
+    assert "is 5, lower than the user policy's 6" in lower.message
+    [left] = narrowing_findings(project(), deeper, replacing=("Codex",))
+    assert left.message.startswith("the user policy sets 'mandatoryDenySearchDepth = 6'")

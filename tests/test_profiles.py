@@ -375,7 +375,7 @@ def test_allow_in_one_fragment_deny_in_another(repo: Sandbox) -> None:
     repo.write("policy/base.bash.json", BASE_BASH.replace('"ask": [', '"ask": ["git status", '))
     code, data = report(repo, "--profile", "work")
     assert code == 1
-    assert located(data, "TWS222") == [
+    assert located(data, "TWS222")[1:] == [  # [0]: base's httpProxyPort (its own test)
         (
             "policy/python.bash.json",
             2,
@@ -394,12 +394,92 @@ def test_allowed_read_and_denied_read_in_two_fragments(repo: Sandbox) -> None:
     )
     code, data = report(repo, "--profile", "work")
     assert code == 1
-    [(path, line, col, message)] = located(data, "TWS222")
+    [_proxy, (path, line, col, message)] = located(data, "TWS222")
     assert (path, line, col) == ("policy/corp.srt.json", 3, 19)
     assert message == (
         "fragment-conflict: '~/.ssh' is allowed in fragment \"corp\" but denied (denyRead) at "
         'policy/base.srt.json:3:28 (fragment "base")'
     )
+
+
+def test_a_nested_allowed_read_reopens_another_fragments_deny(repo: Sandbox) -> None:
+    """Inside, around or another spelling of the other fragment's denyRead: an error at the
+    allowRead naming the deny; the deny's own fragment may carve the same hole."""
+    reads = '"~/.ssh/known_hosts", "/proc/self/root/home/user//.aws", "~/.kube/config"'
+    corp = CORP_SRT.replace(
+        '"denyRead": ["~/.kube"]', f'"denyRead": ["~/.kube"],\n    "allowRead": [{reads}]'
+    )
+    repo.write("policy/corp.srt.json", corp)
+    _, data = report(repo, "--profile", "work")
+    found = [f for f in located(data, "TWS222") if "httpProxyPort" not in f[3]]
+    assert found == [
+        (
+            "policy/corp.srt.json",
+            4,
+            19,
+            "fragment-conflict: '~/.ssh/known_hosts' is allowed (allowRead) in fragment "
+            "\"corp\" and re-opens reads of '~/.ssh', denied (denyRead) at "
+            'policy/base.srt.json:3:28 (fragment "base"), which that fragment does not re-open',
+        ),
+        (
+            "policy/corp.srt.json",
+            4,
+            41,
+            "fragment-conflict: '/proc/self/root/home/user//.aws' is allowed in fragment "
+            '"corp" but denied (denyRead) at policy/base.srt.json:3:18 (fragment "base")',
+        ),
+    ]  # ~/.kube/config lies in corp's own deny: srt's carve-out, no finding
+    base = BASE_SRT.replace(
+        '"allowWrite"', '"allowRead": ["~/.ssh/known_hosts"],\n    "allowWrite"'
+    )
+    repo.write("policy/base.srt.json", base)
+    _, data = report(repo, "--profile", "work")
+    found = [f[3] for f in located(data, "TWS222") if "httpProxyPort" not in f[3]]
+    assert len(found) == 1 and "'/proc/self/root/home/user//.aws'" in found[0]
+
+
+def test_a_read_through_a_link_into_another_fragments_deny(repo: Sandbox) -> None:
+    """~/keys is a symlink to ~/.ssh on this host: corp's allowRead of it re-opens base's deny
+    (a host fact: TWS222 names the link, beside TWS220's warning; nothing generated changes)."""
+    (repo.home / ".ssh").mkdir()
+    (repo.home / "keys").symlink_to(repo.home / ".ssh")
+    corp = CORP_SRT.replace('"denyRead": ["~/.kube"]', '"allowRead": ["~/keys"]')
+    repo.write("policy/corp.srt.json", corp)
+    _, data = report(repo, "--profile", "work")
+    found = [f for f in located(data, "TWS222") if "httpProxyPort" not in f[3]]
+    assert found == [
+        (
+            "policy/corp.srt.json",
+            3,
+            19,
+            "fragment-conflict: '~/keys' is allowed in fragment \"corp\" but denied (denyRead) "
+            "at policy/base.srt.json:3:28 (fragment \"base\"); '~/keys' is '~/.ssh' through a "
+            "symlink on this host",
+        )
+    ]
+    assert [f[:3] for f in located(data, "TWS220")] == [("policy/corp.srt.json", 3, 19)]
+
+
+def test_a_granting_switch_one_fragment_sets_is_a_conflict(repo: Sandbox) -> None:
+    """base hands the traffic to an external proxy (httpProxyPort), past the allowlist corp's
+    rules rely on: an error at the key, naming corp's file; alike in both, or base alone (the
+    home profile), it is the profile's own choice."""
+    _, data = report(repo, "--profile", "work")
+    [(path, line, col, message)] = located(data, "TWS222")
+    assert (path, line, col) == ("policy/base.srt.json", 8, 22)
+    assert message.startswith(
+        "fragment-conflict: 'network.httpProxyPort' is set in fragment \"base\" and not alike "
+        'in fragment "corp" (policy/corp.srt.json): srt hands the commands\' HTTP traffic to '
+        "the proxy on this port, past its allowlist"
+    )
+    _, home = report(repo, "--profile", "home")
+    assert located(home, "TWS222") == []
+    repo.write(
+        "policy/corp.srt.json",
+        CORP_SRT.replace('"allowedDomains"', '"httpProxyPort": 3128,\n    "allowedDomains"'),
+    )
+    _, alike = report(repo, "--profile", "work")
+    assert located(alike, "TWS222") == []
 
 
 def test_repeated_entry_across_fragments_is_a_note(repo: Sandbox) -> None:
@@ -493,7 +573,7 @@ def test_every_kind_of_finding_stands_at_its_fragment_line(repo: Sandbox) -> Non
     corp = "policy/corp.srt.json"
     assert at("TWS206") == {(corp, 7, 36, "/network/allowedDomains/1")}  # a lint
     assert at("TWS407", "codex") == {(corp, 4, 19, "/filesystem/denyWrite/0")}  # lossy
-    assert at("TWS405", "codex") >= {(corp, 8, 5, "/network/socksProxyPort")}  # a single key
+    assert at("TWS414", "codex") >= {(corp, 8, 5, "/network/socksProxyPort")}  # a single key
     drift = [f for f in data["findings"] if f["rule_id"] == "TWS302"]
     assert [d["location"]["path"] for d in drift] == ["work/.claude/settings.full.json"]
     assert [(r["path"], r["line"], r["column"], r["pointer"]) for r in drift[0]["related"]] == [

@@ -7,6 +7,11 @@ stays writable, and it refuses to start when a denyRead crosses a symlink inside
 directory. A policy path that exists here and is a symlink, or lies under one, is reported with
 both spellings.
 
+A grant whose real path on this host re-opens what the rest of the policy restricts is an error:
+for a composed profile, one fragment's allowRead through a link into another fragment's denyRead
+(TWS222, ``crossfragment.path_conflicts`` with the host's spellings); for a project, the
+narrowing check uses the same spellings (``host_anchors``, TWS225).
+
 Write roots that are files (observed with Codex 0.171.0): Codex mounts protected entries
 (``.git``, ``.aws``, ...) inside every writable root, so a root that is a regular file makes
 every sandbox start fail ("Not a directory"). An allowWrite path that is a file here is reported.
@@ -25,6 +30,7 @@ from twsrt.config import display_path
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.regions import Anchors
 from twsrt.rules import SYMLINKED_POLICY_PATH, WRITE_ROOT_NOT_DIRECTORY
 
 if TYPE_CHECKING:
@@ -175,6 +181,18 @@ def _below_prefix(path: str, prefix: str) -> str | None:
     return None
 
 
+def host_anchors(home: Path, root: Path, pinned: str | None) -> Anchors:
+    """Anchors for comparing a policy's paths on this host: ``~`` is the ``pinned`` home (none:
+    it stays ``~``, compared conservatively), relative paths hang at ``root``, written below
+    ``~`` where it lies in this machine's ``home`` (so it moves with the pinned home), and the
+    host's symlinks give paths their second spelling."""
+    root, home = Path(os.path.normpath(root)), Path(os.path.normpath(home))
+    spelled = str(root)
+    if root == home or home in root.parents:
+        spelled = "~" if root == home else f"~/{root.relative_to(home).as_posix()}"
+    return Anchors(home=pinned, root=spelled, links=HostSpellings(home, pinned))
+
+
 def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
     """TWS220 for every policy path that is a symlink on this host or lies under one.
 
@@ -203,6 +221,10 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
                 rule.origin,
             )
         )
+    if policy.fragments and findings:  # a link that makes one fragment re-open another's deny
+        from twsrt.crossfragment import path_conflicts
+
+        findings += path_conflicts(policy, host_anchors(home, cwd, None), via_only=True)
     return findings
 
 

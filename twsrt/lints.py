@@ -11,7 +11,6 @@ from twsrt.policy import Entry, PathRule, Policy
 from twsrt.rules import (
     CONTRADICTORY_COMMANDS,
     DUPLICATE_ENTRY,
-    FRAGMENT_CONFLICT,
     FRAGMENT_NOT_HOOKED,
     LAUNCH_RELATIVE_PATTERN,
     NO_NETWORK,
@@ -26,7 +25,11 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     out: list[Finding] = []
     out += _contradictions(policy)
     if policy.fragments:
-        out += _fragment_conflicts(policy)
+        from twsrt.crossfragment import fragment_conflicts
+        from twsrt.regions import Anchors
+
+        # ~ is the pinned home; unpinned, ~ and absolute paths are compared conservatively
+        out += fragment_conflicts(policy, Anchors(home=config.pinned_home if config else None))
     out += _duplicates(policy)
     out += _write_roots(policy)
     out += _wildcards(policy)
@@ -215,54 +218,6 @@ def _relative_patterns(policy: Policy, scope: str = "user") -> list[Finding]:
 def _across_fragments(policy: Policy, one: Location, other: Location) -> bool:
     """Two entries of a composed profile written in different fragments."""
     return policy.fragment_of(one) != policy.fragment_of(other)
-
-
-def _fragment_conflicts(policy: Policy) -> list[Finding]:
-    """An entry one fragment allows and another denies or asks for (same normalized value:
-    the path as normalized, the domain in lower case, the command with its blanks collapsed)."""
-    out = []
-    for allows, denies, verb, key in (
-        (policy.bash_allow, policy.bash_deny, "denied (deny)", _command_key),
-        (policy.bash_allow, policy.bash_ask, "asked for (ask)", _command_key),
-        (policy.allow_write, policy.deny_write, "denied (denyWrite)", _path_key),
-        (policy.allow_read, policy.deny_read, "denied (denyRead)", _path_key),
-        (policy.allowed_domains, policy.denied_domains, "denied (deniedDomains)", _domain_key),
-    ):
-        first: dict[str, PathRule | Entry] = {}
-        for item in denies:
-            first.setdefault(key(item), item)
-        for item in allows:
-            other = first.get(key(item))
-            if other is None or not _across_fragments(policy, item.origin, other.origin):
-                continue
-            where = other.origin
-            out.append(
-                finding(
-                    FRAGMENT_CONFLICT,
-                    f"fragment-conflict: '{quoted(_value(item))}' is allowed in fragment "
-                    f'"{quoted(policy.fragment_of(item.origin))}" but {verb} at {where} '
-                    f'(fragment "{quoted(policy.fragment_of(where))}")',
-                    item.origin,
-                    related=(where,),
-                )
-            )
-    return out
-
-
-def _value(item: PathRule | Entry) -> str:
-    return item.path if isinstance(item, PathRule) else item.value
-
-
-def _path_key(item: PathRule | Entry) -> str:
-    return _value(item)
-
-
-def _domain_key(item: PathRule | Entry) -> str:
-    return _value(item).lower()
-
-
-def _command_key(item: PathRule | Entry) -> str:
-    return " ".join(_value(item).split())
 
 
 def _unhooked_fragments(config: Config) -> list[Finding]:

@@ -26,7 +26,7 @@ from twsrt.bashrules import command_holders
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
-from twsrt.regions import Anchors, Holders, Meeting, Region, all_regions
+from twsrt.regions import Anchors, Holders, Meeting, Region, all_regions, reopened, undecided
 from twsrt.rules import PROJECT_WIDENS_USER
 from twsrt.testing.domains import domain_holders, domain_within, domains_meet, entry_key
 
@@ -198,7 +198,7 @@ def _paths(check: _Check) -> list[Finding]:
         restated, reopening = Holders(all_regions(project.deny_read, anchors)), Holders(u_read)
         at = check.list_at(project, "/filesystem/denyRead")
         for deny in u_deny_read:
-            if _reopened(deny, deny, reopening) or restated.hold(deny):
+            if reopened(deny, deny, reopening) or restated.hold(deny):
                 continue
             out.append(check.drops("denies reads of", deny.rule.path, deny.rule.origin, at))
     return out
@@ -211,13 +211,18 @@ def _read_grants(check: _Check, u_deny_read: list[Region], reopening: Holders) -
     denies = Meeting(u_deny_read)
     for grant in all_regions(check.project.allow_read, check.anchors):
         for deny in denies.meeting(grant, first_foreign=True):
-            if _reopened(deny, grant, reopening):
+            if reopened(deny, grant, reopening):
                 continue
             what = f"allowRead '{quoted(grant.rule.path)}'"
             why = (
                 f"re-opens reads the user policy denies: '{quoted(deny.rule.path)}' "
                 f"({deny.rule.origin}), which the user policy does not re-open" + _via(grant)
             )
+            if undecided(deny, grant):
+                why += (
+                    "; no home is pinned, so '~' may be any directory: pin `home` to compare "
+                    "them exactly"
+                )
             out.append(check.widens(what, why, grant.rule.origin, deny.rule.origin))
             break
     return out
@@ -227,12 +232,6 @@ def _via(grant: Region) -> str:
     if grant.via is None:
         return ""
     return f" ('{quoted(grant.rule.path)}' is '{quoted(grant.via)}' through a symlink on this host)"
-
-
-def _reopened(deny: Region, grant: Region, allows: Holders) -> bool:
-    """Whether the user's allowRead re-opens all of what ``grant`` shares with ``deny``."""
-    shared = grant if deny.holds(grant) else deny if grant.holds(deny) else grant
-    return allows.hold(shared)
 
 
 def _domains(check: _Check) -> list[Finding]:
@@ -341,7 +340,7 @@ def _switches(check: _Check) -> list[Finding]:
     """srt keys outside the lists: a project that sets a granting key wider than the user, or
     turns the sandbox off, widens; one that leaves out a restricting key the user sets drops it
     (for agents that replace the user's keys)."""
-    from twsrt.agents.srtkeys import SRT_KEYS, dotted, is_set
+    from twsrt.agents.srtkeys import LOWER_LOOSENS, SRT_KEYS, dotted, is_set
 
     project, user = check.project, check.user
     out = []
@@ -349,6 +348,9 @@ def _switches(check: _Check) -> list[Finding]:
         if pointer in _LISTED or any(k.startswith(pointer + "/") for k in SRT_KEYS):
             continue
         mine, theirs = _value(project.srt, pointer), _value(user.srt, pointer)
+        if pointer in LOWER_LOOSENS:
+            out += _lowered(check, pointer, mine, theirs, LOWER_LOOSENS[pointer])
+            continue
         if pointer == "/enabled":
             if mine is False and theirs is not False:
                 at = project.srt_location(pointer)
@@ -370,6 +372,25 @@ def _switches(check: _Check) -> list[Finding]:
             at = project.srt_location(pointer, key=True)
             out.append(check.drops("sets", f"{dotted(pointer)} = {theirs!r}", origin, at))
     return out
+
+
+def _lowered(check: _Check, pointer: str, mine: Any, theirs: Any, default: int) -> list[Finding]:
+    """A number that protects less the lower it is (``mandatoryDenySearchDepth``): lower than
+    the user's (or srt's default) widens; a higher user value the project leaves out drops."""
+    from twsrt.agents.srtkeys import dotted
+
+    floor = theirs if type(theirs) is int else default
+    name = f"'{quoted(dotted(pointer))}'"
+    if type(mine) is int and mine < floor:
+        at = check.project.srt_location(pointer)
+        where = _where(check.user, pointer, theirs if type(theirs) is int else None)
+        why = f"is {mine}, lower than the user policy's {floor} ({where}): it protects less"
+        return [check.widens(name, why, at)]
+    if check.strict and mine is None and floor > default:
+        origin = check.user.srt_location(pointer)
+        at = check.project.srt_location(pointer, key=True)
+        return [check.drops("sets", f"{dotted(pointer)} = {theirs!r}", origin, at)]
+    return []
 
 
 def _where(user: Policy, pointer: str, value: Any) -> str:

@@ -249,6 +249,18 @@ class Holders:
         return any(a in tree for a in above) or any(a in below for a in above[1:])
 
 
+def reopened(deny: Region, grant: Region, allows: Holders) -> bool:
+    """Whether ``allows`` re-open all of what ``grant`` shares with ``deny``."""
+    shared = grant if deny.holds(grant) else deny if grant.holds(deny) else grant
+    return allows.hold(shared)
+
+
+def undecided(one: Region, other: Region) -> bool:
+    """The two are compared only because neither can be placed against the other (``~``
+    against an absolute path without a pinned home)."""
+    return one.base[:1] != other.base[:1] and "/" not in (one.base, other.base)
+
+
 class Meeting:
     """Regions indexed so the ones that can share a path with a region are looked up: those
     on its ancestors, those below its base (a sorted range), and those in a namespace it cannot

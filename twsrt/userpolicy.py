@@ -10,13 +10,11 @@ out; a project used on its own suppresses it with a reason).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.policy import Policy
-from twsrt.regions import Anchors
 from twsrt.rules import NARROWING_UNCHECKED, USER_POLICY_UNREADABLE
 
 
@@ -41,30 +39,16 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
     except TwsrtError as exc:
         return [_unreadable(config, raw, exc.findings)]
     from twsrt.agents import label
+    from twsrt.hostchecks import host_anchors
     from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, narrowing_findings
 
-    anchors = anchors_for(config, config.pinned_home or user_home)
+    root = config.scope_root or config.path.parent
+    anchors = host_anchors(config.home, root, config.pinned_home or user_home)
     replacing = [label(name) for name in agents if name not in MERGING_AGENTS]
     rules = [label(name) for name in agents if name not in MERGING_RULES_AGENTS]
     return narrowing_findings(
         policy, user, anchors=anchors, replacing=replacing, replacing_rules=rules
     )
-
-
-def anchors_for(config: Config, pinned: str | None) -> Anchors:
-    """Where ``~`` and the project root lie for the comparison: ``~`` is the ``pinned`` home
-    (the project's, else the user config's); without one it stays ``~``, so a ``~`` path and an
-    absolute one are compared conservatively (they may be one path). The root is this
-    machine's, written below ``~`` where it lies in this machine's home (so it moves with the
-    pinned home). The host's symlinks give paths their second spelling."""
-    from twsrt.hostchecks import HostSpellings
-
-    root = Path(os.path.normpath(config.scope_root or config.path.parent))
-    home = Path(os.path.normpath(config.home))
-    spelled = str(root)
-    if root == home or home in root.parents:
-        spelled = "~" if root == home else f"~/{root.relative_to(home).as_posix()}"
-    return Anchors(home=pinned, root=spelled, links=HostSpellings(config.home, pinned))
 
 
 def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:

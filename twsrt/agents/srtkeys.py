@@ -46,7 +46,11 @@ _MITM = "srt sends these domains through an external MITM proxy for inspection"
 _TLS = "srt terminates HTTPS in its own proxy so credential masking can see requests"
 _FILTER_ONLY = "read only with a filterRequest callback, which a settings file cannot set"
 _SIGV4 = "how srt's proxy answers AWS requests it cannot re-sign for a masked credential"
-_WINDOWS = "Windows backend settings of srt"
+_WINDOWS = "Windows backend settings of srt, which decide what enforces the sandbox there"
+_PARENT = "srt's proxy sends the commands' traffic on through this upstream proxy"
+_CA = "the commands trust a CA from this file, so whoever holds its key can read their TLS"
+_RG = "srt runs this ripgrep on the host to find the files its built-in denies protect"
+_SECCOMP = "srt's seccomp helper, which blocks Unix sockets inside the sandbox (Linux)"
 
 # Facts from sandbox-runtime 0.0.83 (dist/sandbox/sandbox-config.js and the code using each key).
 SRT_KEYS: dict[str, KeyInfo] = {
@@ -64,11 +68,15 @@ SRT_KEYS: dict[str, KeyInfo] = {
     "/network/allowAllUnixSockets": _g("srt lets commands open every Unix socket"),
     "/network/allowLocalBinding": _g("srt lets commands bind and reach local ports (macOS)"),
     "/network/allowMachLookup": _g("srt lets commands look up these Mach services (macOS)"),
-    "/network/httpProxyPort": _r("srt leaves HTTP filtering to the external proxy on this port"),
-    "/network/socksProxyPort": _r("srt leaves SOCKS filtering to the external proxy on this port"),
-    "/network/mitmProxy": _r(_MITM),
-    "/network/mitmProxy/socketPath": _r(_MITM),
-    "/network/mitmProxy/domains": _r(_MITM),
+    "/network/httpProxyPort": _g(
+        "srt hands the commands' HTTP traffic to the proxy on this port, past its allowlist"
+    ),
+    "/network/socksProxyPort": _g(
+        "srt hands the commands' SOCKS traffic to the proxy on this port, past its allowlist"
+    ),
+    "/network/mitmProxy": _g(_MITM),
+    "/network/mitmProxy/socketPath": _g(_MITM),
+    "/network/mitmProxy/domains": _g(_MITM),
     "/network/allowPlaintextHeaderSet": _p(_FILTER_ONLY),
     "/network/stripResponseHeaders": _r("srt never passes these response headers to commands"),
     "/network/refuseOpaqueTunnels": _r("srt refuses every tunnel it cannot see into"),
@@ -77,16 +85,16 @@ SRT_KEYS: dict[str, KeyInfo] = {
     ),
     "/network/ambiguousRequestTarget": _p(_FILTER_ONLY),
     "/network/tlsTerminate": _p(_TLS),
-    "/network/tlsTerminate/caCertPath": _p(_TLS),
-    "/network/tlsTerminate/caKeyPath": _p(_TLS),
+    "/network/tlsTerminate/caCertPath": _g(_CA),
+    "/network/tlsTerminate/caKeyPath": _g(_CA),
     "/network/tlsTerminate/excludeDomains": _p("hosts srt's proxy tunnels without terminating"),
-    "/network/tlsTerminate/extraCaCertPaths": _p("CA files added to the commands' trust bundle"),
+    "/network/tlsTerminate/extraCaCertPaths": _g("the commands trust these CA files as well"),
     "/network/tlsTerminate/maxTunnels": _p("how many tunnels srt terminates at once"),
     "/network/tlsTerminate/handshakeTimeoutMs": _p("how long srt waits for a TLS handshake"),
-    "/network/parentProxy": _p("the upstream proxy srt's own proxy connects through"),
-    "/network/parentProxy/http": _p("the upstream proxy srt's own proxy connects through"),
-    "/network/parentProxy/https": _p("the upstream proxy srt's own proxy connects through"),
-    "/network/parentProxy/noProxy": _p("hosts srt's proxy reaches without the upstream proxy"),
+    "/network/parentProxy": _g(_PARENT),
+    "/network/parentProxy/http": _g(_PARENT),
+    "/network/parentProxy/https": _g(_PARENT),
+    "/network/parentProxy/noProxy": _g("hosts srt's proxy reaches past the upstream proxy"),
     "/filesystem": _r("the filesystem policy"),
     "/filesystem/disabled": _g("srt drops every filesystem rule, its built-in denies included"),
     "/filesystem/denyRead": _r("commands cannot read these paths"),
@@ -112,29 +120,41 @@ SRT_KEYS: dict[str, KeyInfo] = {
     ),
     "/enableWeakerNetworkIsolation": _g("srt lets commands reach the macOS trustd service"),
     "/allowAppleEvents": _g("srt lets commands send Apple Events and launch other apps (macOS)"),
-    "/ripgrep": _p("the ripgrep srt runs to find its built-in denies"),
-    "/ripgrep/command": _p("the ripgrep srt runs to find its built-in denies"),
-    "/ripgrep/args": _p("the ripgrep srt runs to find its built-in denies"),
-    "/ripgrep/argv0": _p("the ripgrep srt runs to find its built-in denies"),
+    "/ripgrep": _g(_RG),
+    "/ripgrep/command": _g(_RG),
+    "/ripgrep/args": _g(_RG),
+    "/ripgrep/argv0": _g(_RG),
+    # lowered below the user's (or srt's default of 3), it protects fewer files: a grant then
     "/mandatoryDenySearchDepth": _p("how deep srt looks for files its built-in denies protect"),
     "/allowPty": _g("srt lets commands open pseudo-terminals (macOS)"),
-    "/seccomp": _p("where srt finds its seccomp helper"),
-    "/seccomp/applyPath": _p("where srt finds its seccomp helper"),
-    "/seccomp/argv0": _p("where srt finds its seccomp helper"),
-    "/bwrapPath": _p("where srt finds bubblewrap"),
-    "/socatPath": _p("where srt finds socat"),
+    "/seccomp": _g(_SECCOMP),
+    "/seccomp/applyPath": _g(_SECCOMP),
+    "/seccomp/argv0": _g(_SECCOMP),
+    "/bwrapPath": _g("srt runs this program on the host as bubblewrap, the sandbox itself"),
+    "/socatPath": _g("srt runs this program on the host as socat, its network bridge"),
     "/javaAgentJarPath": _p("the JVM agent srt injects so Java honours its proxy"),
-    "/windows": _p(_WINDOWS),
-    "/windows/backend": _p(_WINDOWS),
-    "/windows/sandboxUser": _p(_WINDOWS),
-    "/windows/sublayerGuid": _p(_WINDOWS),
-    "/windows/wfpSublayerGuid": _p(_WINDOWS),
-    "/windows/proxyPortRange": _p(_WINDOWS),
-    "/windows/srtWin": _p(_WINDOWS),
-    "/windows/srtWin/path": _p(_WINDOWS),
-    "/git": _p("git settings srt passes to commands"),
-    "/git/safeDirectories": _p("directories git trusts inside srt; grants no write"),
+    "/windows": _g(_WINDOWS),
+    "/windows/backend": _g(
+        "which Windows backend enforces the sandbox (mxc lets commands open windows)"
+    ),
+    "/windows/sandboxUser": _g("the Windows account sandboxed commands run as"),
+    "/windows/sublayerGuid": _g("the WFP filters srt relies on for the network policy (Windows)"),
+    "/windows/wfpSublayerGuid": _g(
+        "the WFP filters srt relies on for the network policy (Windows)"
+    ),
+    "/windows/proxyPortRange": _p(
+        "the ports srt's proxy listens on (Windows; must match the install)"
+    ),
+    "/windows/srtWin": _g(_WINDOWS),
+    "/windows/srtWin/path": _g("srt runs this program on the host as its Windows helper"),
+    "/git": _g("git settings srt passes to commands"),
+    "/git/safeDirectories": _g(
+        "git inside srt trusts these directories' config and hooks though others own them"
+    ),
 }
+
+# Numbers that protect less the lower they are, with srt's default: a lower one is a grant.
+LOWER_LOOSENS = {"/mandatoryDenySearchDepth": 3}
 
 # The key a finding is never about: it changes nothing anywhere.
 IGNORED = frozenset({"/$schema"})

@@ -211,14 +211,19 @@ FRAGMENT_CONFLICT = Rule(
     Level.ERROR,
     Basis.CANNOT_CHECK,
     "A rule is allowed in one fragment of a profile and denied (or asked) in another.",
-    "The same bash command in `allow` of one fragment and `deny` or `ask` of another, or the "
-    "same path (after normalization) in allowWrite and denyWrite or in allowRead and "
-    "denyRead, or the same domain in allowedDomains and deniedDomains of two fragments: the "
-    "fragments disagree about what the profile grants. Agents apply the stricter rule, but "
-    "which of the two the author of the profile meant cannot be known, so `check` reports "
-    "it as an error at the allowing entry, naming the denying entry and both fragments. "
-    "Within one file the same pair stays the note it always was (TWS203, TWS205). Remove "
-    "one of the two entries, or keep the fragments apart in different profiles.",
+    "The same bash command in `allow` of one fragment and `deny` or `ask` of another, the same "
+    "domain in allowedDomains and deniedDomains of two fragments, the same path (in one "
+    "spelling: `~//a`, `~/a/`, `/proc/self/root/...` and the pinned home's absolute spelling "
+    "are one path) in allowWrite and denyWrite, an allowRead that re-opens any part of another "
+    "fragment's denyRead (inside it, around it, or through a symlink on this host) which that "
+    "fragment does not re-open itself, or an srt switch that grants (routes traffic past the "
+    "allowlist or loosens enforcement, such as `network.httpProxyPort`) set by one fragment and "
+    "not alike by another: the fragments disagree about what the profile grants. Which of the "
+    "two the author of the profile meant cannot be known, so `check` reports it as an error at "
+    "the allowing entry, naming the other entry (or fragment file) and both fragments. Within "
+    "one file the same pairs keep srt's meaning (an allowRead inside a denyRead is a carve-out; "
+    "the same command in allow and deny stays the note TWS203). Remove one of the two entries, "
+    "set the switch alike in every fragment, or keep the fragments apart in different profiles.",
 )
 
 FRAGMENT_NOT_HOOKED = Rule(
@@ -247,9 +252,13 @@ PROJECT_WIDENS_USER = Rule(
     "permission and sandbox lists of every scope, DeepCode replaces a user list with the "
     "project's, Codex merges its config layers key by key. A project grant the user policy "
     "lacks (a bash allow, an allowedDomains entry, an allowWrite root, an allowRead that "
-    "re-opens a user denyRead, a srt switch such as allowAllUnixSockets) therefore widens what "
-    "the agent may do in that project. When the project's config compiles for an agent that "
-    "replaces the user's lists (every agent but Claude Code), a user restriction the project "
+    "re-opens a user denyRead, an srt switch that routes traffic past the allowlist or loosens "
+    "enforcement, such as httpProxyPort, allowAllUnixSockets or a lower "
+    "mandatoryDenySearchDepth) therefore widens what the agent may do in that project. Paths "
+    "are compared in one spelling per path (`~//.ssh`, `/proc/self/root/...` and, with a "
+    "pinned home, `/home/user/.ssh` are `~/.ssh`), and through the host's symlinks. When the "
+    "project's config compiles for an agent that replaces the user's lists (every agent but "
+    "Claude Code), a user restriction the project "
     "leaves out is a widening too. The finding names the project rule and the user policy's "
     "file; narrow the project rule, or grant it in the user policy first (docs/project.md).",
 )
