@@ -59,6 +59,12 @@ reason = "benchmark policy: DeepCode is assumed to run on Linux only"
 rule = "claude-planted-layers"
 agent = "claude"
 reason = "benchmark policy: Claude is assumed to run under the managed settings"
+
+# TWS465, an error on every Codex write root, accepted as the examples do
+[[check.ignore]]
+rule = "codex-nested-unprotected"
+agent = "codex"
+reason = "benchmark policy: no repository or project lies inside a write root"
 """
 
 # Each bucket turns an index into a distinct rule that no lint objects to (no duplicates, no

@@ -22,6 +22,7 @@ from support.sandbox import Sandbox
 
 from tests.support.policies import fs, make_policy
 from twsrt.agents.codex import merged_config, translate
+from twsrt.agents.codex.launches import protected_names
 from twsrt.agents.codex.project import (
     PROJECT_CONFIG,
     PROJECT_PROFILE,
@@ -160,7 +161,8 @@ def test_project_profile_has_its_own_name() -> None:
     assert profile["extends"] == ":read-only"
     assert "workspace_roots" not in profile  # a relative one would hang from the launch dir
     scoped = profile["filesystem"][":workspace_roots"]
-    assert scoped == {".": "write", "**/*.pem": "deny", "secrets": "deny"}
+    protected = dict.fromkeys(protected_names(), "read")  # srt's mandatory set, the layers
+    assert scoped == {".": "write", "**/*.pem": "deny", "secrets": "deny", **protected}
     assert profile["filesystem"]["~/.aws"] == "deny"
     # the same filesystem and network as the user's profile: only the name differs
     user, _ = translate(policy)

@@ -160,8 +160,9 @@ def test_suppressed_with_a_reason(planted: Sandbox) -> None:
     _, found = effective(box)
     assert not [f for f in found if f["rule_id"] == "TWS604" and f["agent"] == "claude"]
     report = json.loads(box.run("check", "--format", "json").stdout)
-    assert {f["rule_id"] for f in report["suppressed"]} == {"TWS604"}
-    assert report["summary"]["suppressed"] == 3
+    # TWS465: the fixture accepts Codex's nested protections at its write roots
+    suppressed = [f["rule_id"] for f in report["suppressed"]]
+    assert set(suppressed) == {"TWS604", "TWS465"} and suppressed.count("TWS604") == 3
 
 
 def test_unreadable_layer_is_an_error(planted: Sandbox) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from support.codex_managed import managed_texts as texts_for
+from support.policies import CODEX_NESTED_ACCEPTED
 from support.sandbox import Sandbox
 
 MANAGED_RULES = {"TWS613", "TWS614", "TWS615", "TWS608"}
@@ -24,7 +25,7 @@ def box(sandbox: Sandbox) -> Sandbox:
     sandbox.write(
         "twsrt.toml",
         '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
-        f'[targets]\ncodex_config = "{USER_CONFIG}"\n',
+        f'[targets]\ncodex_config = "{USER_CONFIG}"\n' + CODEX_NESTED_ACCEPTED,
     )
     assert sandbox.run("generate", "-w").returncode == 0
     return sandbox

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.policies import CODEX_NESTED_ACCEPTED
 from support.sandbox import Sandbox
 
 from twsrt.agents import copilot, deepcode
@@ -219,7 +220,7 @@ def lossy(sandbox: Sandbox) -> Sandbox:
     """A repository whose config lives in a subdirectory, with one real loss (a glob that
     Codex expands once) and a stricter translation (the same glob denied for reads too)."""
     (sandbox.repo / ".git").mkdir(exist_ok=True)
-    sandbox.write("policy/twsrt.toml", CONFIG)
+    sandbox.write("policy/twsrt.toml", CONFIG + CODEX_NESTED_ACCEPTED)
     sandbox.write("policy/srt.json", LOSSY_SRT)
     sandbox.write("policy/bash.json", {"deny": ["sudo"], "ask": ["git push"]})
     return sandbox
@@ -230,12 +231,12 @@ def test_generate_prints_one_count_line(lossy: Sandbox) -> None:
     assert code == 0, err
     assert "[TWS" not in err  # the list is check's (or -v's)
     assert (
-        "twsrt generate: 0 errors, 1 warning, 2 notes (twsrt check or -v for the list)"
-        in err.splitlines()
+        "twsrt generate: 0 errors, 1 warning, 3 notes; 1 suppressed (twsrt check or -v for the "
+        "list)" in err.splitlines()
     )
     code, _out, err = invoke(lossy, "generate", "-w", "-v", cwd=lossy.repo / "policy")
-    assert "twsrt generate: 0 errors, 1 warning, 2 notes" in err.splitlines()
-    assert sum("[TWS" in line for line in err.splitlines()) == 3
+    assert "twsrt generate: 0 errors, 1 warning, 3 notes; 1 suppressed" in err.splitlines()
+    assert sum("[TWS" in line for line in err.splitlines()) == 4  # TWS412, TWS407, TWS468, TWS409
 
 
 def test_generate_diff_and_check_name_a_finding_by_the_same_path(lossy: Sandbox) -> None:

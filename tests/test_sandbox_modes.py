@@ -24,6 +24,7 @@ from support.strategies import compilable_bash_rules, compilable_srt_settings
 
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Result
+from twsrt.agents.codex.launches import protected_names
 from twsrt.agents.copilot import parse_snippet
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
@@ -171,7 +172,16 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
         config, _rules = _codex(result)
         profile = config.get("permissions", {}).get("twsrt", {})
         entries = _walk(profile.get("filesystem", {})) + _walk(profile.get("network", {}))
-        return {"entries": {f"{k}={v}" for k, v in entries if v in ("deny", "read")}}
+        # the protections at each write root's top guard what a write root could change; with
+        # no write root (read-only) they have nothing to guard
+        names = protected_names()
+        return {
+            "entries": {
+                f"{k}={v}"
+                for k, v in entries
+                if v in ("deny", "read") and not (v == "read" and k.rsplit("/", 1)[-1] in names)
+            }
+        }
     if name == "copilot":
         policy = _copilot_settings(result)["sandbox"]["userPolicy"]
         return {

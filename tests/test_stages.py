@@ -47,7 +47,7 @@ def test_an_error_keeps_what_the_stage_printed_before_it(box: Sandbox) -> None:
     outcome = generate(None, "codex", False, None, WRITE)
     assert isinstance(outcome.error, TwsrtError)
     assert "no [targets] codex_config configured for codex" in outcome.error.findings[0].message
-    assert outcome.stderr.startswith("twsrt: codex: another Codex config layer")
+    assert "\ntwsrt: codex: another Codex config layer" in outcome.stderr
     assert not (box.repo / TARGET).exists()
 
 

@@ -27,3 +27,11 @@ def fs(deny_read=(), allow_read=(), deny_write=(), allow_write=(), **network: An
             "network": {"allowedDomains": [], "deniedDomains": [], **network},
         }
     )
+
+
+# A config's suppression of TWS465 (an error at every Codex write root), for tests about
+# something else that expect a clean check
+CODEX_NESTED_ACCEPTED = (
+    '\n[[check.ignore]]\nrule = "codex-nested-unprotected"\nagent = "codex"\n'
+    'reason = "the test\'s write roots hold no other repository or project"\n'
+)

@@ -9,6 +9,7 @@ import shlex
 from typing import Any
 
 from twsrt.agents.base import Context
+from twsrt.agents.codex import launches
 from twsrt.agents.codex.declaration import (
     FULL_ACCESS,
     GLOB_SCAN_MAX_DEPTH,
@@ -16,14 +17,18 @@ from twsrt.agents.codex.declaration import (
     NAME,
     OWNED_TOP,
     REASONS,
+    WORKSPACE,
     Compiled,
     _lossy,
 )
 from twsrt.agents.codex.paths import (
+    _anchor,
     _deny_access,
     _deny_index,
     _mixed_spellings,
+    _relative,
     _render_filesystem,
+    _set_access,
     _tree,
     _write_access,
     _write_roots,
@@ -31,7 +36,7 @@ from twsrt.agents.codex.paths import (
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, TwsrtError, quoted
-from twsrt.policy import Entry, Policy, has_dots, is_glob, normalize_path
+from twsrt.policy import Entry, PathRule, Policy, has_dots, is_glob, normalize_path
 from twsrt.rules import LOSSY_BASH_RULE, LOSSY_PORT_DOMAIN, LOSSY_UNIX_SOCKET, UNEXPRESSIBLE_COMMAND
 
 
@@ -67,7 +72,10 @@ def translate(
     concrete, needs_depth = _deny_access(policy, filesystem, findings, out)
     covered_by_deny = _deny_index([_tree(r) for r in [*policy.deny_read, *policy.deny_write]])
     roots = [] if sandbox_mode == "read-only" else _write_roots(policy, covered_by_deny, findings)
-    _write_access(filesystem, roots, concrete, covered_by_deny, out)
+    protections = _protect_roots(filesystem, roots, out)
+    _write_access(filesystem, roots, [*concrete, *protections], covered_by_deny, out)
+    _pin_launch_ancestors(filesystem, roots, concrete, covered_by_deny, findings)
+    findings += launches.root_findings(roots)
     if home is not None:
         findings += _mixed_spellings(concrete, roots, home)
     # :read-only plus explicit write entries: only the policy's roots are writable, not the
@@ -92,6 +100,48 @@ def translate(
     for entry in policy.bash_deny:
         out.origins.setdefault(entry.value, entry.origin)
     return out, findings
+
+
+def _protect_roots(
+    filesystem: dict[str, dict[str, str]], roots: list[PathRule], out: Compiled
+) -> list[PathRule]:
+    """srt's mandatory write protections and the agents' project layers, read-only at the top
+    of every write root (launches.py); returns them as denies, so their parents get pins."""
+    protections = launches.root_protections(roots)
+    for rule in protections:
+        key, sub = _anchor(rule)
+        _set_access(filesystem, key, sub, "read")
+        out.origins.setdefault(key if sub == "." else sub, rule.origin)
+    return protections
+
+
+def _pin_launch_ancestors(
+    filesystem: dict[str, dict[str, str]],
+    roots: list[PathRule],
+    concrete: list[PathRule],
+    covered_by_deny: Any,
+    findings: list[Finding],
+) -> None:
+    """The directories between a relative write root, wherever Codex starts, and an absolute
+    or ``~/`` deny below it, pinned relative to the launch directory (launches.launch_pins)."""
+    relative = [root.path for root in roots if _relative(root.path)]
+    if not relative:
+        return
+    read_only = [
+        key
+        for key, scoped in filesystem.items()
+        if not key.startswith(":") and scoped.get(".", "write") != "write"
+    ]
+    scoped = filesystem.get(WORKSPACE, {})
+    held = {sub for sub, mode in scoped.items() if mode != "write"}
+
+    def skip(pin: str) -> bool:
+        parts = pin.split("/")
+        below = any("/".join(parts[:n]) in held for n in range(1, len(parts) + 1))
+        return below or covered_by_deny(pin) is not None
+
+    for pin in launches.launch_pins(relative, concrete, read_only, skip, findings):
+        _set_access(filesystem, WORKSPACE, pin, "write")
 
 
 def _bash_findings(policy: Policy) -> list[Finding]:

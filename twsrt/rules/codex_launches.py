@@ -1,0 +1,83 @@
+"""Translation rules of Codex across launches (TWS465-TWS469): what a Codex command could leave
+for a later launch, which the profile cannot forbid."""
+
+from __future__ import annotations
+
+from twsrt.rules.model import Basis, Family, Level, Rule
+
+CODEX_NESTED_UNPROTECTED = Rule(
+    "TWS465",
+    "codex-nested-unprotected",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Below the top of a write root, Codex cannot protect what a later launch runs or loads.",
+    "srt refuses writes to shell rc and profile files, `.gitconfig`, `.gitmodules`, "
+    "`.ripgreprc`, `.mcp.json`, `.vscode/`, `.idea/`, `.claude/commands`, `.claude/agents` and "
+    "every repository's `.git/hooks` and `.git/config`, because each of them runs or loads "
+    "outside the sandbox later: a git hook at the next commit, an editor task when the folder "
+    "opens, a shell rc at the next login. The agents' project layers (`.codex/config.toml`, "
+    "`.claude/settings.json`, ...) are the same kind: the next agent started there loads them. "
+    "Codex has none of these protections; twsrt writes each of them as a read-only entry at "
+    "the top of every write root (observed with Codex 0.171.0: a missing one cannot be "
+    "created, nor its missing parent, and an existing parent cannot be renamed aside), and "
+    "Codex itself keeps `.git`, `.codex` and `.agents` read-only there. Deeper in the root "
+    "nothing holds: Codex's deny globs match only files that exist when the sandbox starts, "
+    "cannot cover a directory, and deny reads too (`**/.git/config` stops git). So a command "
+    "can add a hook to a repository inside the write root, or plant `sub/.codex/config.toml`, "
+    "which a trusted project's next Codex started in `sub` loads (observed: "
+    '`default_permissions = ":danger-full-access"` ran unconfined, TWS625). Keep write roots '
+    "free of other repositories and projects (a checkout, not the directory above all your "
+    "checkouts), or run Codex under srt, which enforces the whole set. Suppress it with that "
+    "reason when the root holds none.",
+)
+
+CODEX_LAUNCH_PINS_DEPTH = Rule(
+    "TWS466",
+    "codex-launch-pins-depth",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A deny lies too deep for its ancestors to be pinned wherever Codex may start above it.",
+    "With a relative write root, the directories between the launch directory and an "
+    "absolute or `~/` deny below it are writable, and one renamed aside takes the deny with "
+    "it: a command recreates the denied path with its own content (observed with Codex "
+    "0.171.0; srt pins them when it starts). twsrt pins those directories relative to the "
+    "launch directory, for each place Codex may start above the deny, up to 16 directories "
+    "above its parent. A deny deeper than that below `/` or `~` is unpinned for launches "
+    "further up; start Codex closer to it.",
+)
+
+CODEX_LAUNCH_PINS = Rule(
+    "TWS467",
+    "codex-launch-pins",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "Directories are pinned below every Codex launch directory so that a deny above holds.",
+    'A deny below a relative write root (`allowWrite: ["."]`, `denyWrite: '
+    '["~/dev/app/locked"]`) holds only if the directories between the launch directory and '
+    "the deny cannot be renamed aside (observed with Codex 0.171.0: started in `~/dev`, a "
+    "command renamed `app` and recreated `locked`). The launch directory is not known when "
+    "twsrt compiles, so each such directory is pinned relative to it for every place Codex may "
+    "start above the deny (`app`, `dev/app` and `dev` here). A pin is a directory of that name "
+    "below whatever directory Codex starts in: a command cannot rename or remove it, and a "
+    "repository in it keeps its `.git` read-only. Stricter than the policy, never weaker.",
+)
+
+CODEX_WHOLE_DIRECTORY = Rule(
+    "TWS468",
+    "codex-whole-directory",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "A directory holding several protected paths is read-only whole at each Codex write root.",
+    "Codex 0.171.0 fails to start its sandbox when two read-only entries lie below one "
+    "directory that does not exist yet (`.claude/commands` and `.claude/agents` in a checkout "
+    'without `.claude`: "Unable to mount source on destination"), and whether it exists is '
+    "known only when Codex starts. So `.claude`, `.github` (Copilot's settings, agents and "
+    "skills) and `.deepcode` are read-only as a whole at the top of every write root, not only "
+    "the layers inside them: a command cannot change anything else there either, such as a "
+    "workflow in `.github/workflows` (which CI runs outside the sandbox too). Stricter than "
+    "the policy, never weaker.",
+)
