@@ -100,6 +100,12 @@ def _walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
     return [(path, value)]
 
 
+def _protection(key: str, names: tuple[str, ...]) -> bool:
+    """Whether a walked key (``.filesystem.~/p/.bashrc``, ``.filesystem.:workspace_roots..idea``)
+    names a protection at a write root's top."""
+    return any(key.endswith(("/" + name, "." + name)) for name in names)
+
+
 def write_grants(name: str, result: Result) -> list[str]:
     """Everything in an agent's output that would let a command or a tool write somewhere."""
     grants: list[str] = []
@@ -179,7 +185,7 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
             "entries": {
                 f"{k}={v}"
                 for k, v in entries
-                if v in ("deny", "read") and not (v == "read" and k.rsplit("/", 1)[-1] in names)
+                if v in ("deny", "read") and not (v == "read" and _protection(k, names))
             }
         }
     if name == "copilot":
