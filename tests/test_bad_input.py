@@ -62,7 +62,7 @@ def write(relative: str, content: str | bytes) -> Setup:
 
 
 def append_config(extra: str) -> Setup:
-    """DEFAULT_CONFIG (6 lines, ending in ``[targets]`` / ``claude_settings``) plus ``extra``."""
+    """DEFAULT_CONFIG (8 lines, ending in ``[targets]`` / ``claude_settings``) plus ``extra``."""
     return write(CONFIG, DEFAULT_CONFIG + extra)
 
 
@@ -553,7 +553,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS001",
         "invalid TOML: Cannot overwrite a value",
-        7,
+        9,
         44,  # tomllib points at the end of the repeated line
     ),
     Case(
@@ -573,7 +573,7 @@ CASES: list[Case | Usage] = [
             CONFIG,
             "TWS102",
             "a reason must say why the finding is acceptable",
-            11,
+            13,
             10,  # `reason = "."`: the value
         )
         for name, reason, args in (
@@ -590,7 +590,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS101",
         "unknown key 'claude_setings_yolo' in '/targets'; did you mean 'claude_settings_yolo'?",
-        7,
+        9,
         1,
     ),
     Case(
@@ -600,7 +600,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS101",
         "unknown key 'agents' in the top level",
-        8,
+        10,
         2,  # `[agents]`: the table name
     ),
     Case(
@@ -610,7 +610,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS102",
         'expected a boolean, got string "yes"',
-        9,
+        11,
         11,  # `enabled = "yes"`
     ),
     Case(
@@ -620,7 +620,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS102",
         "~user/ forms are not supported",
-        2,
+        4,
         7,  # `srt = "~bob/srt.json"`
     ),
     Case(
@@ -630,7 +630,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS102",
         "expected a string, got number 5",
-        2,
+        4,
         7,  # `srt = 5`
     ),
     Case(
@@ -640,7 +640,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS001",
         "no [targets] claude_settings configured for claude",
-        5,
+        7,
         2,  # `[targets]`: the table name
     ),
     Case(
@@ -892,7 +892,7 @@ CASES: list[Case | Usage] = [
         CONFIG,  # refused at the key before anything is read (twsrt/placement.py)
         "TWS004",
         "file name is 256 bytes, longer than the file system allows (255)",
-        6,
+        8,
         19,  # `claude_settings = "home/.claude/fff..."`
     ),
     Case(
@@ -1023,7 +1023,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS001",
         "invalid TOML: Illegal character",
-        7,
+        9,
         39,  # `claude_settings_yolo = "home/.claude/y<DEL>`
     ),
     Case(
@@ -1033,7 +1033,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS001",
         "invalid TOML: number with more than 4300 digits",
-        9,
+        11,
         5,  # `x = 999...`
     ),
     Case(
@@ -1138,7 +1138,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS005",
         "copilot_output (home/.copilot/flags.sh) resolves to ~/.bashrc, outside the repository",
-        7,
+        9,
         18,  # `copilot_output = "home/.copilot/flags.sh"`
     ),
     Case(
@@ -1148,7 +1148,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS005",
         "copilot_output (/proc/self/environ) resolves to /proc/",
-        7,
+        9,
         18,
     ),
     Case(
@@ -1158,7 +1158,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS005",
         "claude_settings_yolo (~/.claude/settings.yolo.json) resolves to",
-        7,
+        9,
         24,
     ),
     Case(
@@ -1168,7 +1168,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS005",
         "the srt source (.srt-settings.json) resolves to /dev/zero, outside the repository",
-        2,
+        4,
         7,  # `srt = ".srt-settings.json"`
     ),
     Case(
@@ -1178,7 +1178,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS006",
         "copilot_output (bash-rules.json) is the same file as the bash rules source",
-        7,
+        9,
         18,
     ),
     Case(
@@ -1188,7 +1188,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS006",
         "codex_rules (twsrt.toml) is the same file as the config file",
-        7,
+        9,
         15,
     ),
     Case(
@@ -1198,7 +1198,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS006",
         "deepcode_settings (home/.claude/settings.full.json) is the same file as claude_settings",
-        7,
+        9,
         21,
     ),
     Case(
@@ -1209,7 +1209,7 @@ CASES: list[Case | Usage] = [
         "TWS006",
         "the settings.json link beside claude_settings (home/.claude/settings.json) is the same "
         "file as codex_rules",
-        6,
+        8,
         19,
     ),
     Case(
@@ -1219,7 +1219,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS006",
         "codex_rules (flags.yolo.sh) is the same file as the yolo file of copilot_output",
-        8,
+        10,
         15,
     ),
     Case(
@@ -1229,7 +1229,7 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS004",
         "the yolo file of copilot_output (" + "f" * 248 + ".yolo.sh): file name is 256 bytes",
-        7,
+        9,
         18,
     ),
     # ---------------------------------------------------------- command line

@@ -28,7 +28,8 @@ from twsrt.sources import build_policy
 PROPS = settings(max_examples=60, deadline=None)
 ROOT = Path("/nonexistent-twsrt-managed")
 WIDTH = {mode: index for index, mode in enumerate(SANDBOX_MODES)}
-USER = {"codex_config": ROOT / "home" / ".codex" / "config.toml"}
+# where Codex reads it, so the user run protects no place the managed run cannot know of
+USER = {"codex_config": Path("/home/user/.codex/config.toml")}
 MANAGED = {
     "codex_requirements_linux": ROOT / "out" / "linux" / "etc" / "codex" / "requirements.toml",
     "codex_managed_config_linux": ROOT / "out" / "linux" / "etc" / "codex" / "managed_config.toml",

@@ -48,7 +48,8 @@ def test_project_layer_golden(name: str) -> None:
     existing = case / "existing.toml"
     before = existing.read_text("utf-8") if existing.exists() else None
     merged = merged_config(before, compiled)
-    assert_golden(case / "expected.config.toml", merged)
+    # the policy as written; the CLI's file (expected.config.toml) adds the protected set
+    assert_golden(case / "translated.config.toml", merged)
     assert_golden(case / "expected.twsrt.rules", compiled.rules)
     # a second merge changes nothing
     assert merged_config(merged, compiled) == merged
@@ -61,7 +62,7 @@ def test_project_layer_golden(name: str) -> None:
 
 TWSRT_TOML = """\
 home = "/home/user"
-
+checkout = "~/dotfiles"
 [sources]
 srt = ".srt-settings.json"
 bash_rules = "bash-rules.json"
@@ -105,7 +106,14 @@ def test_project_option_writes_the_layer_into_the_project(sandbox: Sandbox, tmp_
     (project / ".git").mkdir(parents=True)
     run = sandbox.run("generate", "codex", "-w", "--project", str(project))
     assert run.returncode == 0, run.stderr
-    expected = case.read("expected.config.toml")
+    # the project's own config and sources are write-denied where the project holds them; the
+    # dotfiles config keeps them outside the project (its checkout protects them)
+    own = ('".srt-settings.json" = ', '"bash-rules.json" = ', '"twsrt.toml" = ')
+    expected = "".join(
+        line
+        for line in case.read("expected.config.toml").splitlines(True)
+        if not line.startswith(own)
+    )
     assert (project / LAYER).read_text(encoding="utf-8") == expected
     assert not (sandbox.repo / "home").exists()
     assert sandbox.run("diff", "codex", "--project", str(project)).returncode == 0

@@ -460,7 +460,7 @@ def test_no_copilot_target_is_a_usage_error_for_diff(sandbox: Sandbox) -> None:
     for args in (("diff", "copilot"),):
         refuse(sandbox, *args)
         assert sandbox.run(*args).stderr.endswith(
-            "twsrt.toml:5:2: error[TWS001] no [targets] copilot_output configured for copilot "
+            "twsrt.toml:7:2: error[TWS001] no [targets] copilot_output configured for copilot "
             "(at /targets)\n"
         )
 
@@ -576,8 +576,8 @@ def test_unpinned_home_is_one_note(box: Sandbox) -> None:
     assert f'"{box.home}/.aws"' in result.stdout
     check = json.loads(box.run("check", "--format", "json", "-v").stdout)
     assert [f["rule_id"] for f in check["findings"]].count("TWS211") == 1
-    # pinned, or nothing that depends on the home: no note
-    box.write(".srt-settings.json", {"filesystem": {"denyRead": ["/etc/secrets"]}})
+    # pinned: no note (the protected set always holds ~ paths, so unpinned always depends on it)
+    box.write("twsrt.toml", CONFIG)
     assert "TWS211" not in box.run("generate", "copilot", "-v").stderr
 
 

@@ -13,11 +13,13 @@ from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import AGENTS, abspaths, deepcode
 from twsrt.agents.abspaths import HomePaths, PathTarget
+from twsrt.config import load_config
 from twsrt.domains import split_port
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.policy import PathRule, is_glob
+from twsrt.protection import protected_policy, protected_set
 from twsrt.sources import build_policy
 
 HOME = "/home/user"
@@ -25,7 +27,7 @@ SETTINGS = "home/.deepcode/settings.json"
 YOLO = "home/.deepcode/settings.yolo.json"
 CONFIG = f"""\
 home = "{HOME}"
-
+checkout = "~/dotfiles"
 [sources]
 srt = ".srt-settings.json"
 bash_rules = "bash-rules.json"
@@ -543,18 +545,19 @@ def test_check_of_a_missing_target(box: Sandbox) -> None:
 
 
 def test_unpinned_home_is_one_note(box: Sandbox) -> None:
-    box.write("twsrt.toml", CONFIG.replace(f'home = "{HOME}"\n\n', ""))
+    box.write("twsrt.toml", CONFIG.replace(f'home = "{HOME}"\n', ""))
     result = box.run("generate", "deepcode", "-v")
     notes = [line for line in result.stderr.splitlines() if "TWS211" in line]
     assert notes == [
-        f"twsrt.toml:6:21: note[TWS211] the deepcode_settings output expands ~ with this "
+        f"twsrt.toml:7:21: note[TWS211] the deepcode_settings output expands ~ with this "
         f'machine\'s home ({box.home}); set home = "..." in the config so every machine '
         "generates the same bytes (at /targets/deepcode_settings)"
     ]
     assert f'"{box.home}/.aws"' in result.stdout
     check = json.loads(box.run("check", "--format", "json", "-v").stdout)
     assert [f["rule_id"] for f in check["findings"]].count("TWS211") == 1
-    box.write(".srt-settings.json", {"filesystem": {"denyRead": ["/etc/secrets"]}})
+    # pinned: no note (the protected set always holds ~ paths, so unpinned always depends on it)
+    box.write("twsrt.toml", CONFIG)
     assert "TWS211" not in box.run("generate", "deepcode", "-v").stderr
 
 
@@ -593,15 +596,18 @@ def test_preview_is_json_with_the_resolved_mode_line(box: Sandbox) -> None:
     result = box.run("generate", "deepcode", "--yolo", "--sandbox", "read-only")
     assert result.returncode == 0
     assert result.stderr.splitlines()[0] == ("twsrt: approval mode yolo, sandbox mode read-only")
+    policy = build_policy(
+        parse_json((box.repo / ".srt-settings.json").read_text()),
+        ".srt-settings.json",
+        parse_json((box.repo / "bash-rules.json").read_text()),
+        "bash-rules.json",
+    )
+    config = load_config(box.repo / "twsrt.toml", box.home)
+    protected = protected_policy(policy, protected_set(config, policy))  # as every compile
     assert (
         json.loads(result.stdout)
         == deepcode.translate(
-            build_policy(
-                parse_json((box.repo / ".srt-settings.json").read_text()),
-                ".srt-settings.json",
-                parse_json((box.repo / "bash-rules.json").read_text()),
-                "bash-rules.json",
-            ),
+            protected,
             True,
             "read-only",
             HOME,

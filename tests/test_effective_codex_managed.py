@@ -24,6 +24,7 @@ ALLOWED = 'allowed_sandbox_modes = ["read-only"]\n'
 def box(sandbox: Sandbox) -> Sandbox:
     sandbox.write(
         "twsrt.toml",
+        'checkout = "~/dotfiles"\n'
         '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
         f'[targets]\ncodex_config = "{USER_CONFIG}"\n' + CODEX_NESTED_ACCEPTED,
     )

@@ -57,14 +57,17 @@ def hostile(sandbox: Sandbox) -> Sandbox:
     sandbox.write(SRT_PATH, srt)
     sandbox.write("bash-rules.json", {"deny": ["rm", RULE, RULE]})
     config = (
+        'checkout = "~/dotfiles"\n'
         "[sources]\n"
         f"srt = {json.dumps(SRT_PATH)}\n"
         'bash_rules = "bash-rules.json"\n\n'
         "[targets]\n"
         'claude_settings = "home/.claude/settings.full.json"\n'
+        f"copilot_output = {json.dumps(TARGET)}\n"
     )
     sandbox.write("twsrt.toml", config)
-    assert run(sandbox, "generate", "-w")[0] == 0
+    # Claude's file only (it write-denies where the copilot file lands); that file stays missing
+    assert run(sandbox, "generate", "claude", "-w")[0] == 0
     full = sandbox.repo / "home/.claude/settings.full.json"
     settings = json.loads(full.read_text())
     # drift: a hand-added managed entry, which the diff shows (the user's own keys are elided)
@@ -72,9 +75,7 @@ def hostile(sandbox: Sandbox) -> Sandbox:
     full.write_text(json.dumps(settings, indent=2) + "\n")
     sandbox.write(
         "twsrt.toml",
-        config
-        + f"copilot_output = {json.dumps(TARGET)}\n\n"
-        + f'[[check.ignore]]\nrule = "TWS207"\nreason = {json.dumps(REASON)}\n',
+        config + "\n" + f'[[check.ignore]]\nrule = "TWS207"\nreason = {json.dumps(REASON)}\n',
     )
     return sandbox
 

@@ -43,6 +43,7 @@ def compiled(case: Path, tmp_path: Path, sandbox_mode: str) -> tuple[dict, str]:
         bash_rules=case / "bash.json",
         targets={key: tmp_path / TREE / path for key, path in KEYS.items()},
         pinned_home="/home/user",
+        checkout="~/dotfiles",  # as pinned_config() says, so both tests read one golden tree
         display_root=tmp_path,
         scope="managed",
         scope_root=tmp_path / TREE,

@@ -191,6 +191,12 @@ def test_fresh_scaffold_checks_without_warnings(sandbox: Sandbox) -> None:
     home = {"HOME": "/home/twsrt-newcomer"}
     code, _out, err = invoke(sandbox, "init", "--repo", str(repo), **home)
     assert code == 0, err
+    config = repo / "twsrt.toml"
+    # the scaffold names where the repository lies (here below /tmp, a write root of the
+    # starter: TWS229); on the agents' machines it is checked out in the home
+    assert f'checkout = "{repo}"' in config.read_text()
+    config.write_text(config.read_text().replace(f'checkout = "{repo}"', 'checkout = "~/dots"'))
+    assert invoke(sandbox, "generate", "-w", cwd=repo, **home)[0] == 0
     code, out, _err = invoke(
         sandbox, "check", "--format", "json", "--fail-on", "warning", cwd=repo, **home
     )

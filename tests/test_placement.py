@@ -64,7 +64,7 @@ def test_check_never_prints_proc_self_environ(sandbox: Sandbox) -> None:
     assert not any(CANARY in text for text in outputs)
     report = json.loads(sandbox.run("check", "--format", "json").stdout)
     found = [f for f in report["findings"] if f["rule_id"] == "TWS005"]
-    assert [(f["location"]["path"], f["location"]["line"]) for f in found] == [("twsrt.toml", 7)]
+    assert [(f["location"]["path"], f["location"]["line"]) for f in found] == [("twsrt.toml", 9)]
     assert found[0]["location"]["pointer"] == "/targets/copilot_output"
 
 
@@ -235,7 +235,7 @@ def test_a_yolo_file_name_too_long_matters_only_in_yolo_runs(sandbox: Sandbox) -
     assert code == 0, out
     code, out = invoke(sandbox, "diff", "--yolo")
     assert code == 2
-    assert out.startswith("twsrt.toml:6:19: error[TWS004] the yolo file of claude_settings")
+    assert out.startswith("twsrt.toml:8:19: error[TWS004] the yolo file of claude_settings")
 
 
 # ---------------------------------------------------------------- the reader itself

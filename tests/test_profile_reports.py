@@ -315,7 +315,7 @@ def test_probe_run_carries_the_config_selection(tmp_path: Path) -> None:
 
 # --- end to end: --profile on the bundled two-profile example ------------------------------------
 
-WORK = "work (selected by --profile, twsrt.toml:16:2)"
+WORK = "work (selected by --profile, twsrt.toml:17:2)"
 
 
 @pytest.fixture
@@ -334,7 +334,7 @@ def test_check_with_profile_in_every_format(profiles: Sandbox) -> None:
     assert document["profile"]["name"] == "work"
     assert document["profile"]["location"] == {
         "path": "twsrt.toml",
-        "line": 16,
+        "line": 17,
         "column": 2,
         "pointer": "/profiles/work",
     }
@@ -344,7 +344,7 @@ def test_check_with_profile_in_every_format(profiles: Sandbox) -> None:
     assert log["runs"][0]["properties"]["profile"] == document["profile"]
     suite = parse_junit((reports / "r.xml").read_text(encoding="utf-8")).find("testsuite")
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
-    assert properties["twsrt.profile.location"] == "twsrt.toml:16:2"
+    assert properties["twsrt.profile.location"] == "twsrt.toml:17:2"
     github = profiles.run("check", "--profile", "work", "--format", "github")
     assert github.stdout.startswith(f"::notice title=twsrt profile::profile {WORK}\n")
 
@@ -380,7 +380,7 @@ def test_check_by_hosts_names_host_and_pattern(
     result = profiles.run("check")
     assert result.stdout.startswith(
         'profile: work (selected by hosts: host "build7.corp.example.com" matches '
-        '"*.corp.example.com", twsrt.toml:18:'
+        '"*.corp.example.com", twsrt.toml:19:'
     ), result.stdout
     document = json.loads(profiles.run("check", "--format", "json").stdout)["profile"]
     assert (document["host"], document["pattern"]) == (

@@ -59,8 +59,9 @@ def test_repo_mode_holds_the_checkout_the_layers_the_targets_and_the_secrets(
     sandbox: Sandbox,
 ) -> None:
     text = (sandbox.repo / "twsrt.toml").read_text()
-    sandbox.write("twsrt.toml", 'checkout = "~/dotfiles"\n' + text)
-    config, policy = _load(sandbox)
+    flags = 'copilot_output = "home/.config/twsrt/copilot-flags.txt"\n'
+    sandbox.write("twsrt.toml", text + flags)
+    config, policy = _load(sandbox)  # the default config names checkout = "~/dotfiles"
     found = {item.path: item for item in protected_set(config, policy)}
     assert found["~/dotfiles"] == Protected(
         "~/dotfiles",
@@ -69,15 +70,18 @@ def test_repo_mode_holds_the_checkout_the_layers_the_targets_and_the_secrets(
         "the policy repository (checkout)",
         Location("twsrt.toml", 1, 12, "/checkout"),
     )
-    # every registered agent's user layers, Claude's and Codex's alike
-    assert found["~/.codex/config.toml"].agent == "codex"
-    assert found["~/.claude/settings.json"].kind == "layer"
+    # every registered agent's user layers, Claude's and Codex's alike, each config
+    # directory as one tree (a file below it is not listed again)
+    assert found["~/.codex"].agent == "codex"
+    assert found["~/.claude"].tree
+    assert "~/.claude/settings.json" not in found
+    assert "~/.claude/settings.full.json" not in found
     # the agent-side place of a target under home/, located at its key
-    target = found["~/.claude/settings.full.json"]
+    target = found["~/.config/twsrt/copilot-flags.txt"]
     assert (target.kind, target.agent, target.origin.pointer) == (
         "layer",
-        "claude",
-        "/targets/claude_settings",
+        "copilot",
+        "/targets/copilot_output",
     )
     # denyRead paths, at their entries
     secret = found["~/.ssh"]
@@ -98,10 +102,24 @@ def test_classic_mode_holds_the_config_and_sources_as_named(tmp_path: Path) -> N
     (directory / "bash-rules.json").write_text('{"allow": [], "deny": [], "ask": []}\n')
     config = load_config(directory / "config.toml", home, cwd=home)
     found = {item.path: item for item in protected_set(config, load_policy(config))}
-    assert found["~/.config/twsrt"].tree
-    assert found["~/.config/twsrt/config.toml"].kind == "policy"
+    assert (found["~/.config/twsrt"].kind, found["~/.config/twsrt"].tree) == ("policy", True)
     assert found["~/.srt-settings.json"].origin.pointer == "/sources/srt"
-    assert found["~/.config/twsrt/bash-rules.json"].origin.pointer == "/sources/bash_rules"
+    # the config and a source in the config directory are held by it
+    assert "~/.config/twsrt/config.toml" not in found
+    assert "~/.config/twsrt/bash-rules.json" not in found
+
+
+def test_classic_mode_elsewhere_names_the_config_itself(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "policy.toml").write_text('[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n')
+    (home / "srt.json").write_text("{}\n")
+    (home / "bash.json").write_text('{"allow": [], "deny": [], "ask": []}\n')
+    config = load_config(home / "policy.toml", home, cwd=home)
+    found = {item.path: item for item in protected_set(config, load_policy(config))}
+    assert found["~/policy.toml"].kind == "policy"
+    assert found["~/bash.json"].origin.pointer == "/sources/bash_rules"
+    assert "~/.config/twsrt" not in found
 
 
 def test_protected_policy_adds_each_path_once_with_its_origin(sandbox: Sandbox) -> None:
@@ -121,7 +139,7 @@ def test_protected_policy_adds_each_path_once_with_its_origin(sandbox: Sandbox) 
 
 def test_checkout_must_be_home_relative_or_absolute(sandbox: Sandbox) -> None:
     text = (sandbox.repo / "twsrt.toml").read_text()
-    sandbox.write("twsrt.toml", 'checkout = "dotfiles"\n' + text)
+    sandbox.write("twsrt.toml", text.replace('"~/dotfiles"', '"dotfiles"'))
     run = sandbox.run("check")
     assert run.returncode == 2
     assert "twsrt.toml:1:12: error[TWS102]" in run.stdout

@@ -255,7 +255,7 @@ def fake_repo(sandbox: Sandbox) -> Sandbox:
     sandbox.write("bash.json", {"deny": ["sudo"]})
     sandbox.write(
         "twsrt.toml",
-        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
+        'checkout = "~/dotfiles"\n[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
         f'[targets]\n{FAKE_KEY} = "out/fake-policy.txt"\n',
     )
     return sandbox

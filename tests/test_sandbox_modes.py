@@ -252,6 +252,7 @@ def test_sandbox_modes_agree_with_the_cli_choices() -> None:
 
 CONFIG = """\
 home = "/home/user"
+checkout = "~/dotfiles"
 [sources]
 srt = ".srt-settings.json"
 bash_rules = "bash-rules.json"
@@ -275,7 +276,7 @@ def test_config_mode_is_used_and_located(sandbox: Sandbox) -> None:
     lines = result.stderr.splitlines()
     assert lines[0] == "twsrt: approval mode full, sandbox mode danger-full-access"
     assert lines[1].startswith(
-        "twsrt.toml:10:8: warning[TWS212] sandbox mode danger-full-access ([sandbox] mode): "
+        "twsrt.toml:11:8: warning[TWS212] sandbox mode danger-full-access ([sandbox] mode): "
         "claude runs commands without an OS sandbox"
     )
     assert lines[1].endswith("(at /sandbox/mode, agent claude)")
@@ -297,7 +298,7 @@ def test_unknown_mode_in_config_is_a_located_schema_error(sandbox: Sandbox) -> N
     _setup(sandbox, '\n[sandbox]\nmode = "read-write"\n')
     result = sandbox.run("generate", "claude", "-w")
     assert result.returncode == 2
-    assert result.stderr.startswith("twsrt.toml:10:8: error[TWS102]")
+    assert result.stderr.startswith("twsrt.toml:11:8: error[TWS102]")
     assert "Traceback" not in result.stderr
     assert not (sandbox.repo / "home").exists()
 

@@ -118,7 +118,8 @@ def test_sources_with_schema_keys_check_clean(tmp_path: Path) -> None:
     (tmp_path / "srt.json").write_text(json.dumps(srt))
     (tmp_path / "bash.json").write_text(json.dumps(bash))
     (tmp_path / "twsrt.toml").write_text(
-        f'#:schema {schema_url("config")}\n[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
+        f'#:schema {schema_url("config")}\ncheckout = "~/dotfiles"\n'
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n'
         '[targets]\nclaude_settings = "home/.claude/settings.full.json"\n' + ACCEPT_PLANTED_LAYERS
     )
     config = str(tmp_path / "twsrt.toml")

@@ -363,7 +363,7 @@ def test_a_name_over_name_max_is_refused_before_any_write(sandbox: Sandbox) -> N
     result = sandbox.run("generate", "-w")
     assert result.returncode == 2
     # refused at the config key before anything is read (twsrt/placement.py)
-    assert "twsrt.toml:7:18: error[TWS004] copilot_output (home/" in result.stderr
+    assert "twsrt.toml:9:18: error[TWS004] copilot_output (home/" in result.stderr
     assert "file name is 256 bytes, longer than the file system allows (255)" in result.stderr
     assert state(sandbox.repo) == before
 

@@ -118,7 +118,7 @@ def plan_repo(
     """A dotfiles repository: config, sources under policy/, and a pre-commit config."""
     base = directory.resolve()
     files = {
-        base / "twsrt.toml": templates.repo_config(agents, home_dir()),
+        base / "twsrt.toml": templates.repo_config(agents, home_dir(), base),
         base / "policy" / "srt-settings.json": templates.SRT_SETTINGS,
         base / "policy" / "bash-rules.json": templates.BASH_RULES,
         base / ".pre-commit-config.yaml": templates.pre_commit_config(),

@@ -58,6 +58,10 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
         )
     if config is not None and config.all_fragments:
         out += _unhooked_fragments(config)
+    if config is not None:
+        from twsrt.protection import protection_findings
+
+        out += protection_findings(config, policy)
     if config is not None and config.pinned_home is None:
         for key in home_dependent_keys():
             if key in config.targets:

@@ -68,6 +68,9 @@ class PathRule:
     path: str
     origin: Location
     literal: bool = False
+    # a write deny that restates a denyRead entry (protection.py): where an agent cannot take
+    # it, the read deny's finding at the same entry already says so, and none is repeated
+    echo: bool = False
 
     @cached_property
     def glob(self) -> bool:

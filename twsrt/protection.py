@@ -14,8 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy, is_glob, normalize_path
+from twsrt.rules import BROAD_WRITE_ROOT, POLICY_UNPROTECTED
 
 if TYPE_CHECKING:
     from twsrt.config import Config
@@ -81,7 +83,15 @@ def protected_set(config: Config, policy: Policy) -> tuple[Protected, ...]:
     found: dict[str, Protected] = {}
     for item in (*_policy_files(config), *_layers(config), *_secrets(policy)):
         found.setdefault(normalize_path(item.path), item)
-    return tuple(found.values())
+    trees = {path for path, item in found.items() if item.tree and not is_glob(path)}
+    # a path below a protected tree is protected with it: one deny, not one per file
+    return tuple(item for path, item in found.items() if not _below(path, trees))
+
+
+def _below(path: str, trees: set[str]) -> bool:
+    """Whether a protected tree other than ``path`` itself holds it (spelled alike)."""
+    parts = path.split("/")
+    return any("/".join(parts[:end]) in trees for end in range(1, len(parts)))
 
 
 def protected_policy(policy: Policy, protected: tuple[Protected, ...]) -> Policy:
@@ -89,26 +99,128 @@ def protected_policy(policy: Policy, protected: tuple[Protected, ...]) -> Policy
     to ``deny_write`` (each rule keeps the protected entry's origin), so every agent compiles it
     through its denyWrite translation."""
     denied = {normalize_path(rule.path) for rule in policy.deny_write}
+    trees = {path for path in denied if not is_glob(path)}
+    literal = {normalize_path(rule.path): rule.literal for rule in policy.deny_read}
     extra: list[PathRule] = []
     for item in protected:
         path = normalize_path(item.path)
-        if path in denied:
+        if path in denied or _below(path, trees):
             continue
         denied.add(path)
-        extra.append(PathRule(path, item.origin))
+        if item.kind == "secret":  # a literal denyRead path stays literal
+            extra.append(PathRule(path, item.origin, literal.get(path, False), echo=True))
+        else:
+            extra.append(PathRule(path, item.origin))
     if not extra:
         return policy
-    return replace(policy, deny_write=[*policy.deny_write, *extra])
+    # the srt settings agree with the rule lists (a translation that copies the srt list
+    # zips it with the rules); pointers of the extra entries are never located, their
+    # findings stand at the entry's origin
+    srt = dict(policy.srt)
+    filesystem = dict(srt.get("filesystem") or {})
+    filesystem["denyWrite"] = [*filesystem.get("denyWrite", []), *(r.path for r in extra)]
+    srt["filesystem"] = filesystem
+    return replace(policy, srt=srt, deny_write=[*policy.deny_write, *extra])
+
+
+def protection_findings(config: Config, policy: Policy) -> list[Finding]:
+    """A repository config that does not say where it is checked out (TWS228, at the config),
+    and write roots that hold the home, the root or the policy itself (TWS229, at the root)."""
+    out: list[Finding] = []
+    if config.scope == "user" and config.checkout is None and repo_mode(config):
+        out.append(
+            finding(
+                POLICY_UNPROTECTED,
+                "the policy repository cannot be protected: no top-level checkout key says "
+                "where it is checked out on the machines the agents run on, so a command could "
+                "rewrite the policy, its hooks and generated files for the next launch; add "
+                'checkout = "~/dotfiles" (the path of this repository there)',
+                config.location(""),
+            )
+        )
+    out += _broad_roots(config, policy)
+    return out
+
+
+def _broad_roots(config: Config, policy: Policy) -> list[Finding]:
+    """Each allowWrite entry that is ``~``, ``/`` or an ancestor of the checkout or config."""
+    home = config.pinned_home
+
+    def expanded(path: str) -> str:
+        if home is None or not (path == "~" or path.startswith("~/")):
+            return path
+        return home.rstrip("/") + path[1:]
+
+    held: list[tuple[str, str]] = [("~", "the home directory")]
+    if home is not None:
+        held.append((expanded("~"), "the home directory"))
+    if config.checkout:
+        held.append((normalize_path(config.checkout), "the policy checkout"))
+        held.append((expanded(normalize_path(config.checkout)), "the policy checkout"))
+    elif not repo_mode(config):
+        held.append((home_spelling(config.path, config.home), "the twsrt config"))
+    out: list[Finding] = []
+    for root in policy.allow_write:
+        path = normalize_path(root.path)
+        if root.glob or not path.startswith(("/", "~")):
+            continue
+        what = "the filesystem root" if path == "/" else _holds(path, held)
+        if what is None:
+            continue
+        out.append(
+            finding(
+                BROAD_WRITE_ROOT,
+                f"write root '{quoted(root.path)}' holds {what}: commands may write everything "
+                "below it that no deny names (directories on PATH, autostart and service "
+                "units, shell and tool configuration); name the directories the work needs",
+                root.origin,
+            )
+        )
+    return out
+
+
+def _holds(root: str, held: list[tuple[str, str]]) -> str | None:
+    """What of ``held`` (path, description) lies at or below ``root``."""
+    for path, what in held:
+        if path == root or path.startswith(root.rstrip("/") + "/"):
+            return what
+    return None
+
+
+def _checkout(config: Config) -> list[Protected]:
+    """The checkout as one tree; a checkout that is the home or the root (a home directory kept
+    in git) file by file instead: the config, sources, fragments, the pre-commit config and
+    the repository's hooks and config, spelled below the checkout."""
+    if not config.checkout:
+        return []
+    checkout = normalize_path(config.checkout)
+    origin = config.location("/checkout")
+    if checkout not in ("~", "/"):
+        return [Protected(checkout, True, "policy", "the policy repository (checkout)", origin)]
+    from twsrt.config import repo_root
+
+    root = repo_root(config.path)
+    files = [config.path, config.srt, config.bash_rules, root / ".pre-commit-config.yaml"]
+    files += list(config.targets.values())
+    files += [path for fragment in config.all_fragments.values() for _, path in fragment.files()]
+    trees = [root / name for name in GIT_PROTECTED]
+    items = []
+    for path, tree in [*((path, False) for path in files), *((path, True) for path in trees)]:
+        relative = _inside(path, root)
+        if relative is not None:
+            spelled = f"{checkout.rstrip('/')}/{relative}"
+            items.append(
+                Protected(spelled, tree, "policy", "a file of the policy repository", origin)
+            )
+    return items
 
 
 def _policy_files(config: Config) -> list[Protected]:
     """The checkout (``checkout``) as a tree; outside a repository also the config file and
     sources as the config names them, and ``~/.config/twsrt`` when the config lies there."""
-    items: list[Protected] = []
-    if config.checkout:
-        why = "the policy repository (checkout)"
-        origin = config.location("/checkout")
-        items.append(Protected(normalize_path(config.checkout), True, "policy", why, origin))
+    items = _checkout(config)
+    if config.scope == "project" and config.scope_root is not None:
+        return items + _project_files(config, config.scope_root)
     if repo_mode(config):
         return items
     home = config.home
@@ -127,6 +239,49 @@ def _policy_files(config: Config) -> list[Protected]:
             spelled = home_spelling(path, home)
             items.append(Protected(spelled, False, "policy", "a fragment", origin))
     return items
+
+
+def _project_files(config: Config, root: Path) -> list[Protected]:
+    """A project's own policy, relative to its root (where Claude anchors a project's relative
+    paths; Codex at the directory it starts in, TWS458): the config, sources, fragments, the
+    pre-commit config and the project files twsrt generates."""
+    whole = Location(config.display)
+    named: list[tuple[Path, str, Location]] = [
+        (config.path, "the twsrt config", whole),
+        (root / ".pre-commit-config.yaml", "the pre-commit config", whole),
+        (config.srt, "a source", config.location("/sources/srt")),
+        (config.bash_rules, "a source", config.location("/sources/bash_rules")),
+    ]
+    for fragment in config.all_fragments.values():
+        for kind, path in fragment.files():
+            named.append(
+                (path, "a fragment", config.location(f"/fragments/{fragment.name}/{kind}"))
+            )
+    items = []
+    for path, why, origin in named:
+        relative = _inside(path, root)
+        if relative is not None:
+            items.append(Protected(relative, False, "policy", why, origin))
+    for key, path in config.targets.items():
+        relative = _inside(path, root)
+        if relative is None:
+            continue
+        # an agent's project directory (.codex, .claude, .deepcode) as one tree: a deny below
+        # it would make Codex pin the directory writable, which it keeps read-only itself
+        top, _, rest = relative.partition("/")
+        tree = top.startswith(".") and bool(rest)
+        why = f"a generated file ({key})"
+        origin = config.location(f"/targets/{key}")
+        items.append(Protected(top if tree else relative, tree, "policy", why, origin))
+    return items
+
+
+def _inside(path: Path, root: Path) -> str | None:
+    """``path`` relative to ``root``, None outside it (the user scope's checkout holds it)."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def _layers(config: Config) -> list[Protected]:
@@ -158,18 +313,17 @@ def _layers(config: Config) -> list[Protected]:
 
 
 def _agent_side(config: Config, path: Path, default: str, in_repo: bool) -> str:
-    """Where an agent reads a target file: outside a repository the file itself; in one, its
-    place under ``~`` when the repository holds it under ``home/`` (the stow layout ``init
-    --repo`` scaffolds), else the key's default place."""
+    """Where an agent reads a target file: outside a repository the file itself; in one, a
+    file at ``PACKAGE/REST`` beside the config takes effect at ``~/REST`` (the stow layout
+    ``init --repo`` scaffolds: ``home/`` mirrors ``~``, a profile's ``work/`` too), one at the
+    top level at the key's default place."""
     if not in_repo:
         return home_spelling(path, config.home)
-    from twsrt.config import repo_root
-
     try:
-        rest = path.relative_to(repo_root(config.path)).as_posix()
+        package, _, rest = path.relative_to(config.path.parent).as_posix().partition("/")
     except ValueError:
         return default
-    return "~/" + rest.removeprefix("home/") if rest.startswith("home/") else default
+    return f"~/{rest}" if package and rest else default
 
 
 def _secrets(policy: Policy) -> list[Protected]:

@@ -85,6 +85,9 @@ _REPO_CONFIG_HEAD = """\
 # Copilot and DeepCode take absolute paths only: ~ expands with the pinned home directory, so
 # that every machine generates the same bytes.
 @HOME@
+# Where this repository is checked out on the machines the agents run on: every generated file
+# write-denies it, so no command an agent runs can rewrite the policy for the next launch.
+@CHECKOUT@
 
 [sources]
 srt = "policy/srt-settings.json"
@@ -123,12 +126,14 @@ subdirectory may load a layer planted there"
 """
 
 
-def repo_config(agents: Sequence[str], home: Path) -> str:
+def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
     """The repository config: targets of the chosen agents, the others commented out; the home
-    directory is pinned when an agent that needs absolute paths is chosen."""
+    directory is pinned when an agent that needs absolute paths is chosen; ``checkout``: where
+    ``repo`` lies, from ``~/`` when under the home."""
     import json
 
     from twsrt.agents import AGENTS
+    from twsrt.protection import home_spelling
 
     lines = []
     for agent, targets in repo_targets().items():
@@ -140,7 +145,9 @@ def repo_config(agents: Sequence[str], home: Path) -> str:
         pin = '# home = "/home/you"'
     tail = _REPO_CONFIG_TAIL + (_CLAUDE_PLANTED_LAYERS if "claude" in agents else "")
     tail += _CODEX_NESTED if "codex" in agents else ""
-    return _REPO_CONFIG_HEAD.replace("@HOME@", pin) + "".join(lines) + tail
+    checkout = f"checkout = {json.dumps(home_spelling(repo, home), ensure_ascii=False)}"
+    head = _REPO_CONFIG_HEAD.replace("@HOME@", pin).replace("@CHECKOUT@", checkout)
+    return head + "".join(lines) + tail
 
 
 # TWS465 is an error on every Codex write root; a starter repository accepts it in the open,

@@ -37,6 +37,7 @@ def managed_texts(
         home=work,
         srt=paths[0],
         bash_rules=paths[1],
+        checkout="~/dotfiles",  # as the sandbox's config says: the same protected set
         scope="managed",
     )
     ctx = Context(config, load_policy(config), sandbox_mode=sandbox_mode)

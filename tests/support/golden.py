@@ -45,7 +45,7 @@ def pinned_config(**targets: str) -> str:
     every machine), the sandbox's sources and ``targets``."""
     lines = "".join(f'{key} = "{value}"\n' for key, value in targets.items())
     return (
-        'home = "/home/user"\n\n'
+        'home = "/home/user"\ncheckout = "~/dotfiles"\n\n'
         '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
         f"[targets]\n{lines}"
     )

@@ -15,6 +15,8 @@ from support.cli import Run, run_cli
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 DEFAULT_CONFIG = """\
+checkout = "~/dotfiles"
+
 [sources]
 srt = ".srt-settings.json"
 bash_rules = "bash-rules.json"

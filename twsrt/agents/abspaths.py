@@ -156,6 +156,8 @@ def deny_path(
     path = whole_tree(rule)
     target = spec.target(key)
     label = spec.label
+    if rule.echo and (is_relative(path) or (is_glob(path) and not rule.literal)):
+        return None  # its denyRead entry's finding says what is lost
     if is_relative(path):
         findings.append(
             spec.lossy(

@@ -20,6 +20,10 @@ from twsrt.writes import Change
 
 @dataclass(frozen=True)
 class Context:
+    """What one agent compiles: the config, the policy with the protected set write-denied
+    (``protection.protected_policy``, applied here so no caller compiles without it), and the
+    approval and sandbox modes."""
+
     config: Config
     policy: Policy
     yolo: bool = False
@@ -27,10 +31,18 @@ class Context:
     sandbox_mode: str = DEFAULT_SANDBOX_MODE
     sandbox_origin: Location | None = None
     sandbox_flag: bool = False  # chosen by --sandbox on the command line
+    # the policy as the sources write it (``policy`` before the protected set), set on creation
+    written: Policy | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.sandbox_mode not in SANDBOX_MODES:
             raise ValueError(f"unknown sandbox mode {self.sandbox_mode!r}")
+        from twsrt.protection import protected_policy, protected_set
+
+        if self.written is None:
+            object.__setattr__(self, "written", self.policy)
+        protected = protected_policy(self.policy, protected_set(self.config, self.policy))
+        object.__setattr__(self, "policy", protected)  # idempotent: replace() keeps it
 
     @property
     def mode(self) -> str:

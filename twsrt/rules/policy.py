@@ -348,3 +348,38 @@ SRT_SETTINGS_ELSEWHERE = Rule(
     "`srt --settings PATH` with the path the finding names. A policy composed from "
     "fragments (`[profiles]`) has no single file srt could read and is not checked.",
 )
+
+POLICY_UNPROTECTED = Rule(
+    "TWS228",
+    "policy-unprotected",
+    Family.POLICY,
+    Level.ERROR,
+    Basis.WIDENS,
+    "The policy repository cannot be protected: the config does not say where it is checked out.",
+    "A command an agent runs may not change what the next launch runs with. In a repository "
+    "the policy (its sources and fragments, twsrt.toml, `.pre-commit-config.yaml`, "
+    "`.git/hooks` and the generated files) lies wherever the repository is checked out, which "
+    "differs per machine and in CI, so the generated files can write-deny it only where the "
+    "config names that place: with the checkout inside a write root (`~`, `~/dev` or the "
+    "launch directory) a command could rewrite the policy and the next `twsrt generate -w` "
+    "(the pre-commit hook) would compile the wider one. Set the top-level key "
+    '`checkout = "~/dotfiles"` (`~/...` or absolute) to where the repository lies on the '
+    "machines the agents run on; every compile then write-denies it as a tree.",
+)
+
+BROAD_WRITE_ROOT = Rule(
+    "TWS229",
+    "broad-write-root",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "A write root holds the home directory, the filesystem root or the policy itself.",
+    "An allowWrite entry of `~`, `/` or an ancestor of the policy checkout or config lets "
+    "commands write everything below it that is not denied. twsrt write-denies the protected "
+    "set (the policy, the agents' own config, every denyRead path), but much else below such a "
+    "root runs or loads outside the sandbox later: a directory on `PATH` (`~/.local/bin`), "
+    "autostart and service units (`~/.config/autostart`, `~/.config/systemd/user`), shell and "
+    "tool configuration nobody lists. The sandbox then enforces less than a policy that names "
+    "the directories the work needs (`~/dev`, `/tmp`). Narrow the root, or suppress the "
+    "finding with the reason.",
+)

@@ -257,7 +257,8 @@ def run_tests(
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
     """
     ctx = replace(ctx, config=ctx.config.new_run())  # one run: the files as they are now
-    policy = ctx.policy
+    # the probes are the policy's rules as written; the engines' files carry the protected set
+    policy = ctx.written or ctx.policy
     if not policy.enabled:
         raise TwsrtError(
             finding(

@@ -103,6 +103,7 @@ AGENT_SPEC = AgentSpec(
     # what Claude Code 2.1.332 discovers and loads at launch (its settings hierarchy, MCP
     # servers, slash commands, subagents, skills, plugins, memory)
     (
+        Layer("~/.claude", "user", True, "Claude Code's config directory"),
         Layer("~/.claude/settings.json", "user", False, "user settings (sandbox, hooks)"),
         Layer("~/.claude/settings.local.json", "user", False, "user local settings"),
         Layer("~/.claude.json", "user", False, "MCP servers and per-project state"),

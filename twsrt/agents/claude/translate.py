@@ -451,7 +451,7 @@ def _sandbox_paths(
                 )
             )
             continue
-        if relative:
+        if relative and not rule.echo:
             tools = "Read and Edit rules" if key == "denyRead" else "Edit rules"
             effect = (
                 "but a glob in a write list is enforced for Bash by neither Claude nor srt on "

@@ -105,6 +105,7 @@ AGENT_SPEC = AgentSpec(
     # `--profile NAME` layers on top of it ($CODEX_HOME/NAME.config.toml), exec-policy rules,
     # hooks, instructions and skills; a trusted project's .codex/; the managed /etc/codex
     (
+        Layer("~/.codex", "user", True, "Codex's home ($CODEX_HOME)"),
         Layer("~/.codex/config.toml", "user", False, "user config (permission profiles)"),
         Layer("~/.codex/*.config.toml", "user", False, "profiles layered by --profile"),
         Layer("~/.codex/rules", "user", True, "user exec-policy rules"),

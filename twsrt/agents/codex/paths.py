@@ -270,6 +270,8 @@ def _deny_access(
     for rule in _credential_denies(policy, findings):
         deny(_tree(rule), "deny", write=False)
     for rule in policy.deny_write:
+        if rule.echo:
+            continue  # Codex's deny of the denyRead entry refuses writes as well
         rule = _tree(_literal_glob(rule, findings))
         deny(rule, "deny" if rule.glob else "read", write=True)
         if rule.glob:

@@ -77,7 +77,7 @@ def _launch_anchored_roots(policy: Policy, writable: set[str]) -> list[Finding]:
 
 def _launch_anchored_denies(policy: Policy) -> list[Finding]:
     """Started in a subdirectory, Codex enforces a relative deny only below it."""
-    rules = [*policy.deny_read, *policy.deny_write]
+    rules = [*policy.deny_read, *(rule for rule in policy.deny_write if not rule.echo)]
     return [
         _lossy(
             CODEX_LAUNCH_ANCHORED_DENY,

@@ -68,6 +68,7 @@ AGENT_SPEC = AgentSpec(
     # what Copilot CLI discovers in its config directory (~/.copilot, $COPILOT_HOME) and a
     # repository's settings (cli-config-dir-reference.md)
     (
+        Layer("~/.copilot", "user", True, "Copilot CLI's config directory"),
         Layer("~/.copilot/settings.json", "user", False, "user settings (sandbox, URL rules)"),
         Layer("~/.copilot/config.json", "user", False, "user config (older releases)"),
         Layer("~/.copilot/mcp-config.json", "user", False, "user MCP servers"),

@@ -76,6 +76,7 @@ AGENT_SPEC = AgentSpec(
     # ~/.deepcode/settings.json, else ~/.claude/settings.json in its place; the project's
     # settings and local settings; the file contract of the project, else the user's
     (
+        Layer("~/.deepcode", "user", True, "DeepCode's config directory"),
         Layer("~/.deepcode/settings.json", "user", False, "user settings"),
         Layer("~/.claude/settings.json", "user", False, "user settings (fallback)"),
         Layer("~/.deepcode/file-contract.yaml", "user", False, "user file contract"),
