@@ -33,14 +33,20 @@ def test_example_yolo_file_exact() -> None:
     roots = [x.replace("~", "/h", 1) for x in root_denies(["/tmp", "~/.cache/uv"])]
     edits = [r.removeprefix("Edit(").removesuffix(")") for r in permission_rules()]
     at_work = [f"/h/p/{e}" if not e.startswith("//") else e[1:] for e in edits]
+    # the protected set (twsrt/protection.py): the checkout, the agents' config, the targets
+    protected = ("/h/dotfiles", "/h/.claude", "/h/.claude.json", "/h/.codex", "/h/.copilot")
+    protected += ("/h/.deepcode", "/h/.config/twsrt/copilot-flags.txt")
+    protected += ("/h/.config/twsrt/copilot-flags.yolo.txt",)
     assert derive(settings) == {
         "filesystem": {
             "allowWrite": ["/h/p", "/tmp", "/h/.cache/uv"],
             "denyWrite": [
                 *rc,
+                *protected,
+                *tree,  # the sandbox list, with every denyRead path write-denied too
                 *roots,
-                *(x for p in tree for x in (p, f"{p}/**")),
-                *(f"{p}/**" for p in rc),
+                *(f"{p}/**" for p in tree),
+                *(f"{p}/**" for p in (*rc, *protected)),
                 *at_work,
             ],
             "denyRead": [*tree, *(f"{p}/**" for p in tree)],

@@ -105,7 +105,11 @@ class Sandbox:
         (where a test appends keys to the config's last table afterwards)."""
         path = self.repo / config
         text = path.read_text(encoding="utf-8")
-        accepted = ACCEPT_PLANTED_LAYERS.lstrip("\n") + "\n" + text if first else text
+        # first: after the top-level keys (checkout = ...), before the first table
+        lines = text.splitlines(keepends=True)
+        at = next((i for i, line in enumerate(lines) if line.startswith("[")), len(lines))
+        block = ACCEPT_PLANTED_LAYERS.lstrip("\n") + "\n"
+        accepted = "".join([*lines[:at], block, *lines[at:]])
         path.write_text(accepted if first else text + ACCEPT_PLANTED_LAYERS, "utf-8")
         return self
 
