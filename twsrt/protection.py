@@ -224,7 +224,7 @@ def _policy_files(config: Config) -> list[Protected]:
     if repo_mode(config):
         return items
     home = config.home
-    whole = Location(config.display)
+    whole = config.location("")  # the config file, at its start
     config_path = home_spelling(config.path, home)
     if config_path.startswith(CLASSIC_DIR + "/"):
         items.append(Protected(CLASSIC_DIR, True, "policy", "twsrt's config directory", whole))
@@ -245,7 +245,7 @@ def _project_files(config: Config, root: Path) -> list[Protected]:
     """A project's own policy, relative to its root (where Claude anchors a project's relative
     paths; Codex at the directory it starts in, TWS458): the config, sources, fragments, the
     pre-commit config and the project files twsrt generates."""
-    whole = Location(config.display)
+    whole = config.location("")  # the config file, at its start
     named: list[tuple[Path, str, Location]] = [
         (config.path, "the twsrt config", whole),
         (root / ".pre-commit-config.yaml", "the pre-commit config", whole),
@@ -289,7 +289,7 @@ def _layers(config: Config) -> list[Protected]:
     config either), then where each generated user target and its settings link take effect."""
     from twsrt.agents import config_layers, specs
 
-    whole = Location(config.display)
+    whole = config.location("")  # the config file, at its start
     items = [
         Protected(layer.path, layer.tree, "layer", layer.why, whole, agent)
         for agent, layer in config_layers("user")
