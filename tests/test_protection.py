@@ -143,3 +143,13 @@ def test_checkout_must_be_home_relative_or_absolute(sandbox: Sandbox) -> None:
     run = sandbox.run("check")
     assert run.returncode == 2
     assert "twsrt.toml:1:12: error[TWS102]" in run.stdout
+
+
+def test_a_copy_without_git_compiles_the_same_set(sandbox: Sandbox) -> None:
+    """A config that names its checkout protects the same paths in a copy of the repository
+    without .git (a release tarball, a CI cache): the bytes never depend on the host's .git."""
+    config, policy = _load(sandbox)
+    before = protected_set(config, policy)
+    (sandbox.repo / ".git").rmdir()
+    config, policy = _load(sandbox)
+    assert protected_set(config, policy) == before

@@ -216,12 +216,14 @@ def _checkout(config: Config) -> list[Protected]:
 
 
 def _policy_files(config: Config) -> list[Protected]:
-    """The checkout (``checkout``) as a tree; outside a repository also the config file and
-    sources as the config names them, and ``~/.config/twsrt`` when the config lies there."""
+    """The checkout (``checkout``) as a tree; a config that names none outside a repository
+    (the classic layout): the config file and sources as the config names them, and
+    ``~/.config/twsrt`` when the config lies there. Whether a ``.git`` lies above a config that
+    names its checkout changes nothing (a copy of the repository compiles the same bytes)."""
     items = _checkout(config)
     if config.scope == "project" and config.scope_root is not None:
         return items + _project_files(config, config.scope_root)
-    if repo_mode(config):
+    if config.checkout or repo_mode(config):  # the checkout holds them (or TWS228)
         return items
     home = config.home
     whole = config.location("")  # the config file, at its start
@@ -296,7 +298,7 @@ def _layers(config: Config) -> list[Protected]:
     ]
     if config.scope != "user":
         return items
-    in_repo = repo_mode(config)
+    in_repo = bool(config.checkout) or repo_mode(config)
     for agent, spec in ((a.name, t) for a in specs() for t in a.targets):
         path = config.targets.get(spec.key)
         if path is None or spec.scope != "user":
