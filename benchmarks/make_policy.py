@@ -65,6 +65,16 @@ reason = "benchmark policy: Claude is assumed to run under the managed settings"
 rule = "codex-nested-unprotected"
 agent = "codex"
 reason = "benchmark policy: no repository or project lies inside a write root"
+
+[[check.ignore]]
+rule = "copilot-mandatory-names-open"
+agent = "copilot"
+reason = "benchmark policy: Copilot is assumed to run under srt"
+
+[[check.ignore]]
+rule = "deepcode-mandatory-names-open"
+agent = "deepcode"
+reason = "benchmark policy: DeepCode is assumed to run under srt"
 """
 
 # Each bucket turns an index into a distinct rule that no lint objects to (no duplicates, no

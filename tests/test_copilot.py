@@ -14,6 +14,7 @@ from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import copilot
 from twsrt.agents.copilot import parse_snippet, render_snippet
+from twsrt.agents.rootnames import under
 from twsrt.domains import split_port
 from twsrt.jsonpos import parse_json
 from twsrt.policy import is_glob
@@ -304,8 +305,9 @@ def test_allow_read_never_takes_writes_away() -> None:
     fs = compile_policy(srt, {})[1].sandbox["userPolicy"]["filesystem"]
     assert fs == {
         "readwritePaths": [f"{HOME}/dev"],
-        # ~/dev/docs stays writable; an allowRead equal to a deny stays denied
-        "readonlyPaths": [f"{HOME}/dev/secret/pub", "/opt/tools"],
+        # ~/dev/docs stays writable; an allowRead equal to a deny stays denied; then the
+        # protected names under the write root (agents/rootnames.py)
+        "readonlyPaths": [f"{HOME}/dev/secret/pub", "/opt/tools", *under(f"{HOME}/dev")],
         "deniedPaths": [f"{HOME}/dev/secret"],
     }
 

@@ -503,6 +503,7 @@ def test_danger_full_access_warns_on_generate_and_diff(box: Sandbox) -> None:
 
 
 def test_check_reports_a_hand_edit_and_is_clean_after_generate(box: Sandbox) -> None:
+    box.accept_planted_layers()  # TWS472 (tests/real/test_deepcode_layers.py)
     assert box.run("generate", "deepcode", "-w").returncode == 0
     clean = box.run("check", "--agent", "deepcode", "--format", "json")
     assert clean.returncode == 0, clean.stdout

@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from twsrt.rules import (
+    CLAUDE_PLANTED_LAYERS,
+    COPILOT_MANDATORY_NAMES_OPEN,
+    DEEPCODE_MANDATORY_NAMES_OPEN,
+)
 from twsrt.schemas import schema_url
 
 USER_CONFIG = """\
@@ -112,18 +117,50 @@ allowUnsandboxedCommands = false
 
 
 # Accepted in the scaffold, visibly: no user-scope setting keeps a sandboxed command from
-# planting a Claude config layer in a subdirectory (TWS628); the managed settings do.
+# planting a Claude config layer in a subdirectory (its rule id fills @ID@); the managed
+# settings do.
 _CLAUDE_PLANTED_LAYERS = """
 # Claude Code loads .claude/settings.json, settings.local.json and .mcp.json of the directory it
-# starts in, and its sandbox lets a command create them in any subdirectory (TWS628): only the
+# starts in, and its sandbox lets a command create them in any subdirectory (@ID@): only the
 # managed settings (`twsrt generate --managed DIR`, docs/managed.md) bind the next launch.
 # Accepted here until they are deployed; delete this entry to have `check` fail on it again.
 [[check.ignore]]
-rule = "claude-planted-layers"
+rule = "@RULE@"
 agent = "claude"
 reason = "accepted until the managed settings are deployed: a Claude started in a \
 subdirectory may load a layer planted there"
 """
+
+
+# Copilot's and DeepCode's sandboxes protect none of srt's mandatory-deny set (TWS471, TWS472):
+# accepted in the scaffold the same way, until they run under srt.
+_MANDATORY_NAMES = {
+    "copilot": (COPILOT_MANDATORY_NAMES_OPEN, "Copilot"),
+    "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN, "DeepCode"),
+}
+_MANDATORY_NAMES_ENTRY = """
+# @LABEL@'s sandbox lets a command write .git/hooks, .bashrc, .vscode and other agents' config
+# layers in the directory it starts in (@ID@), which run outside any sandbox later; srt protects
+# them there. Accepted here until @LABEL@ is started under srt; delete this entry to have
+# `check` fail on it again.
+[[check.ignore]]
+rule = "@RULE@"
+agent = "@AGENT@"
+reason = "accepted until @LABEL@ is started under srt, which protects the set in its working \
+directory"
+"""
+
+
+def _accepted(agents: Sequence[str]) -> str:
+    """The scaffold's accepted between-launch gaps of the chosen agents."""
+    rule = CLAUDE_PLANTED_LAYERS
+    claude = _CLAUDE_PLANTED_LAYERS.replace("@ID@", rule.id).replace("@RULE@", rule.name)
+    text = claude if "claude" in agents else ""
+    for agent, (rule, label) in _MANDATORY_NAMES.items():
+        if agent in agents:
+            entry = _MANDATORY_NAMES_ENTRY.replace("@RULE@", rule.name).replace("@AGENT@", agent)
+            text += entry.replace("@ID@", rule.id).replace("@LABEL@", label)
+    return text
 
 
 def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
@@ -143,7 +180,7 @@ def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
     pin = f"home = {json.dumps(str(home), ensure_ascii=False)}"
     if not any(AGENTS[name].spec.home_dependent for name in agents):
         pin = '# home = "/home/you"'
-    tail = _REPO_CONFIG_TAIL + (_CLAUDE_PLANTED_LAYERS if "claude" in agents else "")
+    tail = _REPO_CONFIG_TAIL + _accepted(agents)
     tail += _CODEX_NESTED if "codex" in agents else ""
     checkout = f"checkout = {json.dumps(home_spelling(repo, home), ensure_ascii=False)}"
     head = _REPO_CONFIG_HEAD.replace("@HOME@", pin).replace("@CHECKOUT@", checkout)

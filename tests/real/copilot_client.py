@@ -19,6 +19,12 @@ What Copilot CLI 1.0.102 does offline, with no token anywhere (found by running 
   $XDG_CACHE_HOME/copilot/pkg/<platform>/<version>/; `definitions.SandboxConfig`
   is the shape of the `sandbox` settings key (additionalProperties: false).
 
+- bash: with ``COPILOT_OFFLINE=true`` and ``COPILOT_PROVIDER_TYPE=anthropic`` pointed at the
+  fake Messages API of tests/real/claude_client.py (BYOK: no GitHub token, nothing leaves the
+  machine), ``copilot -p ... --allow-all-tools`` runs the fake model's calls of its ``bash``
+  tool in its own sandbox, as configured by ``$COPILOT_HOME/settings.json``. Copilot grants
+  ``/tmp`` to every sandboxed command, so the trees a test probes lie below /var/tmp.
+
 Every run gets a scratch HOME, COPILOT_HOME and XDG_CACHE_HOME (the cache is
 shared within one test session: unpacking costs ~2 s and ~235 MB), an
 environment built from scratch (no *_TOKEN, no proxy), and auto-update off.
@@ -97,6 +103,52 @@ class Copilot:
                 )
             except (OSError, subprocess.TimeoutExpired) as exc:
                 raise RuntimeError(f"could not run copilot {list(argv[:3])}: {exc}") from exc
+
+    def bash(
+        self,
+        settings: dict[str, Any],
+        commands: Sequence[str],
+        home: Path,
+        cwd: Path,
+        args: Sequence[str] = (),
+    ) -> list[str | None]:
+        """Start ``copilot -p`` in ``cwd`` with ``settings`` as ``home/.copilot/settings.json``
+        and have the fake model run ``commands`` through its bash tool, one call each; each
+        command's tool result (None: never ran). RuntimeError when Copilot could not be
+        driven."""
+        from .claude_client import Script, fake_messages_api
+
+        copilot_home = home / ".copilot"
+        copilot_home.mkdir(parents=True, exist_ok=True)
+        (copilot_home / "settings.json").write_text(json.dumps(settings, indent=2), "utf-8")
+        inputs = [{"command": c, "description": f"probe {i}"} for i, c in enumerate(commands)]
+        script = Script([], tool="bash", inputs=inputs)
+        argv = [self.binary, "-p", "Run the scripted commands.", "--allow-all-tools", *args]
+        with fake_messages_api(script) as url:
+            env = {
+                **self._env(home, copilot_home),
+                "COPILOT_OFFLINE": "true",
+                "COPILOT_PROVIDER_BASE_URL": url,
+                "COPILOT_PROVIDER_TYPE": "anthropic",
+                "COPILOT_PROVIDER_API_KEY": "dummy-key-for-a-local-fake",
+                "COPILOT_MODEL": "claude-sonnet-4.5",
+            }
+            try:
+                proc = subprocess.run(
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    timeout=TIMEOUT_S,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise RuntimeError(f"copilot -p timed out after {TIMEOUT_S}s") from exc
+        if not script.requests:
+            raise RuntimeError(f"copilot never called the fake API:\n{proc.stdout}{proc.stderr}")
+        return script.outputs()
 
     def flags_verdict(self, flags: Sequence[str]) -> tuple[bool, str]:
         """Does Copilot accept these launch flags? (ok, output); raises RuntimeError when

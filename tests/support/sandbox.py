@@ -34,13 +34,23 @@ DEFAULT_SRT = {
     "network": {"allowedDomains": ["github.com", "*.github.com"], "deniedDomains": []},
 }
 
-# Claude's planted-layer finding (TWS628) is an error wherever no managed settings bind Claude;
-# a test about something else accepts it as the examples do (tests/test_claude_layers.py tests
-# the finding itself)
+# The between-launch gaps no setting closes are errors: Claude's planted layers (TWS628)
+# wherever no managed settings bind Claude, Copilot's and DeepCode's unprotected mandatory-deny
+# set (TWS471, TWS472). A test about something else accepts them as the examples do
+# (tests/test_claude_layers.py, tests/real/test_copilot_layers.py and test_deepcode_layers.py
+# test the findings themselves).
 ACCEPT_PLANTED_LAYERS = """
 [[check.ignore]]
 rule = "claude-planted-layers"
 reason = "Claude runs under the managed settings here"
+
+[[check.ignore]]
+rule = "copilot-mandatory-names-open"
+reason = "Copilot runs under srt here"
+
+[[check.ignore]]
+rule = "deepcode-mandatory-names-open"
+reason = "DeepCode runs under srt here"
 """
 
 DEFAULT_BASH = {"allow": ["gh pr view"], "deny": ["rm", "sudo"], "ask": ["git push"]}
@@ -101,7 +111,7 @@ class Sandbox:
         return self
 
     def accept_planted_layers(self, config: str = "twsrt.toml", *, first: bool = False) -> Sandbox:
-        """``config`` (in the repository) with TWS628 accepted: appended, or put ``first``
+        """``config`` (in the repository) with the launch gaps accepted: appended, or ``first``
         (where a test appends keys to the config's last table afterwards)."""
         path = self.repo / config
         text = path.read_text(encoding="utf-8")

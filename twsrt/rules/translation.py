@@ -445,3 +445,53 @@ DEEPCODE_LINUX_DENY_UNMOUNTED = Rule(
     "never started in a directory that holds the path (such as your home directory). A "
     "deny that overlaps a mount is TWS432.",
 )
+
+# Between launches (issue 25): Copilot CLI and DeepCode (TWS471-TWS479)
+COPILOT_MANDATORY_NAMES_OPEN = Rule(
+    "TWS471",
+    "copilot-mandatory-names-open",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Copilot's sandbox lets a command write srt's mandatory-deny set, which runs outside it later.",
+    "srt keeps sandboxed commands from shell rc and profile files, `.gitconfig`, "
+    "`.gitmodules`, `.ripgreprc`, `.mcp.json`, `.vscode/`, `.idea/`, `.claude/commands`, "
+    "`.claude/agents` and a repository's `.git/hooks` and `.git/config` in its working "
+    "directory, whatever the policy says. Copilot CLI 1.0.102 protects none of them: a real "
+    "run under the settings twsrt wrote created `.git/hooks/pre-commit` (run by the next "
+    "`git commit`), `.bashrc`, `.vscode/tasks.json` and `.mcp.json` in the directory it "
+    "started in and under a write root, and another agent's config layer "
+    "(`sub/.claude/settings.json`, which a later Claude loads). twsrt adds each name (and "
+    "every agent's project layer) under every write root to `readonlyPaths`; Copilot skips an "
+    "entry that does not exist when it starts, so that holds for what is there (an existing "
+    "repository's hooks and config) and nothing covers the launch directory, which Copilot "
+    "takes only as `addCurrentWorkingDirectory`. Copilot's own layers below it are no way in: "
+    "a planted `.github/copilot/settings.json` did not switch its sandbox off or widen it, and "
+    "planted hooks and MCP servers ran inside the sandbox.\n\n"
+    "Mitigation: start Copilot where the repository and its tool settings already exist, list "
+    "the project as an absolute write root instead of `.`, or run Copilot under srt, which "
+    "protects the set in its working directory. Suppress with the reason when one of these "
+    "holds.",
+)
+
+DEEPCODE_MANDATORY_NAMES_OPEN = Rule(
+    "TWS472",
+    "deepcode-mandatory-names-open",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "DeepCode's Linux sandbox lets a command write srt's mandatory-deny set, which runs "
+    "outside it later.",
+    "srt keeps sandboxed commands from shell rc and profile files, `.gitconfig`, "
+    "`.gitmodules`, `.ripgreprc`, `.mcp.json`, `.vscode/`, `.idea/`, `.claude/commands`, "
+    "`.claude/agents` and a repository's `.git/hooks` and `.git/config` in its working "
+    "directory, whatever the policy says. DeepCode's bubblewrap sandbox (its own code, run by "
+    "the real-sandbox tests) binds the workspace and every allowWrite root writable and applies "
+    "no write deny inside them (TWS432): a command created `.git/hooks/pre-commit` (run by the "
+    "next `git commit`), `.bashrc`, `.vscode/tasks.json`, `.mcp.json` and another agent's "
+    "config layer (`sub/.claude/settings.json`, which a later Claude loads) in both. No "
+    "DeepCode setting closes it on Linux. (Its macOS Seatbelt profile takes write denies; twsrt "
+    "does not compile the set there yet, and it was not observed.)\n\n"
+    "Mitigation: run DeepCode under srt on Linux (`srt -c deepcode`), which protects the set "
+    "in its working directory, or use it in read-only mode. Suppress with that reason.",
+)

@@ -12,8 +12,8 @@ only. A command may still
   ``~/dev/.git/hooks`` started in ``~/dev/app``), and another agent's layer
   (``.codex/config.toml``) in the launch directory.
 
-Every Claude file twsrt writes therefore carries, for each protected name (``names``: srt's
-mandatory set and every registered agent's project layers):
+Every Claude file twsrt writes therefore carries, for each protected name
+(``agents/rootnames.py``: srt's mandatory set and every registered agent's project layers):
 
 - ``Edit(NAME)`` deny rules: relative, so Claude merges them into its sandbox at the working
   directory and refuses Bash there (the mandatory names are refused there already). Not for
@@ -34,24 +34,9 @@ the mitigation, the managed scope, whose ``sandbox.enabled``, ``allowManagedHook
 from __future__ import annotations
 
 from twsrt.agents.claude.declaration import Managed
+from twsrt.agents.rootnames import names, under
 from twsrt.agents.targets import unique
 from twsrt.policy import is_glob
-from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
-
-
-def names() -> tuple[tuple[str, bool], ...]:
-    """(name, tree) of every path Claude's settings protect in each write root: srt's
-    mandatory-deny set, then each registered agent's project layers, each once."""
-    from twsrt.agents import config_layers
-
-    found: dict[str, bool] = dict.fromkeys(MANDATORY_FILES, False)
-    found.update(dict.fromkeys(MANDATORY_DIRS, True))
-    found.update({name: name.endswith("/hooks") for name in GIT_PROTECTED})
-    for _agent, layer in config_layers("project"):
-        if not is_glob(layer.path):
-            found.setdefault(layer.path, layer.tree)
-    return tuple(found.items())
-
 
 # names a launch directory must stay able to create inside the sandbox (see above)
 CREATED_AT_WORK = (".git/", ".github/")
@@ -77,8 +62,7 @@ def root_denies(write_roots: list[str]) -> list[str]:
     for root in write_roots:
         if is_glob(root) or root in (".", "./"):
             continue
-        base = root.rstrip("/")
-        denies += [f"{base}/{name}" for name, _tree in names()]
+        denies += under(root)
     return denies
 
 

@@ -19,12 +19,13 @@ from twsrt.agents.copilot.declaration import (
     _lossy,
 )
 from twsrt.agents.copilot.flags import _domain
+from twsrt.agents.rootnames import under
 from twsrt.agents.targets import Members, disabled_sandbox, unique
 from twsrt.documents import Documents
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
-from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
+from twsrt.rules import COPILOT_MANDATORY_NAMES_OPEN, LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
 
 
 def compile_sandbox(
@@ -57,6 +58,9 @@ def compile_sandbox(
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
         cwd_writable = False
     readonly = _readonly(read_grants, PathIndex(readwrite), denies, origins)
+    readonly += _protected_names(readwrite, readonly, denies)
+    if sandbox_mode != "danger-full-access" and (cwd_writable or readwrite):
+        findings.append(_unprotected_names(policy))
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
     sandbox: dict[str, Any] = {
         "enabled": sandbox_mode != "danger-full-access",
@@ -150,6 +154,38 @@ def _readonly(
         readonly[path] = None
         origins.setdefault(path, origin)
     return list(readonly)
+
+
+def _protected_names(readwrite: list[str], readonly: list[str], denies: _Denies) -> list[str]:
+    """srt's mandatory-deny names and every agent's project layers under each write root,
+    read-only (agents/rootnames.py): Copilot protects none of them by itself. Copilot 1.0.102
+    skips an entry that does not exist when it starts (observed), so they hold for what is
+    there; a name inside a denied path stays denied (read-only there would re-open reads)."""
+    seen = set(readonly)
+    extra: list[str] = []
+    for path in (p for root in readwrite for p in under(root)):
+        if path not in seen and not denies.index.holds(path):
+            seen.add(path)
+            extra.append(path)
+    return extra
+
+
+def _unprotected_names(policy: Policy) -> Finding:
+    """TWS471: what Copilot's sandbox leaves writable for a later launch, at the write roots."""
+    has_roots = "allowWrite" in (policy.srt.get("filesystem") or {})
+    where = policy.srt_location("/filesystem/allowWrite" if has_roots else "", key=has_roots)
+    return _lossy(
+        COPILOT_MANDATORY_NAMES_OPEN,
+        "Copilot's sandbox protects none of srt's mandatory-deny set: in the directory it starts "
+        "in, and under a write root wherever the name does not exist yet when it starts, a "
+        "command may create .git/hooks/*, .git/config, .bashrc, .vscode/, .mcp.json or another "
+        "agent's config layer (.claude/settings.json, .codex/config.toml), which git, an editor, "
+        "a shell or the next agent runs outside any sandbox; twsrt makes the names read-only "
+        "under each write root, which holds for what exists at the start. Start Copilot in a "
+        "directory whose repository and tool settings already exist, or run it under srt, "
+        "which protects the set in its working directory",
+        where,
+    )
 
 
 def _writable(

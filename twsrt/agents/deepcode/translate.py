@@ -26,6 +26,7 @@ from twsrt.policy import Policy
 from twsrt.rules import (
     DEEPCODE_DENIED_DOMAINS_BLOCKED,
     DEEPCODE_LINUX_DENY_UNMOUNTED,
+    DEEPCODE_MANDATORY_NAMES_OPEN,
     LOSSY_DENIED_DOMAINS,
     LOSSY_LINUX_DENY,
     LOSSY_MACOS_NETWORK,
@@ -69,12 +70,30 @@ def translate(
     paths = HomePaths(home)
     managed.filesystem = _filesystem(policy, sandbox_mode, paths, findings, managed.origins)
     managed.network = _network(policy, findings, managed.origins)
+    if sandbox_mode == "workspace-write":
+        findings.append(_mandatory_names_open(policy))
     managed.home_used = paths.used
     findings += strict_allowlist_note(
         policy, NAME, "DeepCode's sandbox: its allow-list refuses every other host without asking"
     )
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return managed, findings
+
+
+def _mandatory_names_open(policy: Policy) -> Finding:
+    """TWS472: DeepCode's Linux sandbox writes srt's mandatory-deny set (at the write roots)."""
+    has_roots = "allowWrite" in (policy.srt.get("filesystem") or {})
+    where = policy.srt_location("/filesystem/allowWrite" if has_roots else "", key=has_roots)
+    return _lossy(
+        DEEPCODE_MANDATORY_NAMES_OPEN,
+        "DeepCode's Linux sandbox protects none of srt's mandatory-deny set: in its workspace "
+        "and under every allowWrite root a command may create .git/hooks/*, .git/config, "
+        ".bashrc, .vscode/, .mcp.json or another agent's config layer (sub/.claude/settings.json), "
+        "which git, an editor, a shell or the next agent runs outside any sandbox, and its "
+        "sandbox applies no write deny there; run DeepCode under srt on Linux, which "
+        "protects the set in its working directory",
+        where,
+    )
 
 
 def _filesystem(
