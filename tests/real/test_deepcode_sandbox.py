@@ -332,7 +332,11 @@ def test_deny_read_inside_a_granted_root_is_a_warning(
     allowRead root that holds ~/.aws is mounted, the deny is not applied, and a command started
     in an ordinary workspace reads the credentials."""
     tree = _generate(tmp_path, "workspace-write", extra_fs={"allowRead": ["~"]})
-    assert "warning[TWS432]" in tree.stderr and "TWS444" not in tree.stderr
+    # the read deny is TWS432, not TWS444; its write-deny twin (the protected set write-denies
+    # every denyRead path) lies in no writable mount, which is TWS444 for denyWrite
+    unmounted = [line for line in tree.stderr.splitlines() if "TWS444" in line]
+    assert "warning[TWS432]" in tree.stderr
+    assert all("sandbox.filesystem.denyWrite" in line for line in unmounted), unmounted
     _, args = deepcode_plan(tree.settings, tree.work, node=node)
     rc, out = run_sandboxed(args, "cat ~/.aws/credentials", tree.work, tree.env, bwrap=bwrap)
     assert rc == 0 and SECRET in out, out
