@@ -12,6 +12,7 @@ import os
 import shutil
 import stat
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -289,13 +290,29 @@ def _effective(ctx) -> list:
     return effective_findings(ctx, "codex")
 
 
+def _loading(ctx) -> list:
+    """The findings about whether Codex loads the layer, without TWS625 (what a trusted
+    project also loads: its own test)."""
+    return [f for f in _effective(ctx) if f.rule.id != "TWS625"]
+
+
 def _trusted(root: Path, level: str = "trusted") -> str:
     return f'[projects."{root}"]\ntrust_level = "{level}"\n'
 
 
-def test_a_trusted_git_project_is_quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx, _ = _project_ctx(tmp_path, monkeypatch, _trusted(tmp_path / "proj"))
-    assert _effective(ctx) == []
+def test_a_trusted_git_project_loads_and_planted_layers_would_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = 'model = "o3"\n\n' + _trusted(tmp_path / "proj")
+    ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
+    (found,) = _effective(ctx)
+    assert (found.rule.id, found.level.value) == ("TWS625", "error")
+    assert (found.location.line, found.location.column) == (4, 1)
+    assert found.location.path == str(Path(os.environ["CODEX_HOME"]) / "config.toml")
+    assert "start Codex only in the project root" in found.message
+    assert [r.pointer for r in found.related] == ["/filesystem/allowWrite/0"]
+    for mode in ("read-only", "danger-full-access"):  # no write root, or no sandbox at all
+        assert _effective(replace(_fresh(ctx), sandbox_mode=mode)) == []
 
 
 def test_no_user_config_is_not_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -349,11 +366,11 @@ def test_a_project_without_a_root_marker_is_reported(
 ) -> None:
     user = f'project_root_markers = ["{MARKER}"]\n' + _trusted(tmp_path / "proj")
     ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
-    (found,) = _effective(ctx)
+    (found,) = _loading(ctx)
     assert found.rule.id == "TWS616" and f"'{MARKER}'" in found.message
     assert "only when it starts in that directory itself" in found.message
     (tmp_path / "proj" / MARKER).write_text("")
-    assert _effective(_fresh(ctx)) == []
+    assert _loading(_fresh(ctx)) == []
 
 
 def test_a_project_below_its_root_takes_the_roots_trust_unless_it_has_its_own(
@@ -372,11 +389,11 @@ def test_a_project_below_its_root_takes_the_roots_trust_unless_it_has_its_own(
     ]
     for user in quiet:
         ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
-        assert _effective(ctx) == [], user
+        assert _loading(ctx) == [], user
         shutil.rmtree(proj)
         shutil.rmtree(tmp_path / "codex-home")
     ctx, _ = _project_ctx(tmp_path, monkeypatch, markers + _trusted(repo) + _trusted(proj, "no"))
-    (found,) = _effective(ctx)
+    (found,) = _loading(ctx)
     assert found.rule.id == "TWS616" and f"'{proj}' is trusted as 'no'" in found.message
 
 
@@ -392,7 +409,7 @@ def test_a_user_table_of_the_project_profile_is_an_error(
 ) -> None:
     user = _trusted(tmp_path / "proj") + '\n[permissions.twsrt-project.filesystem]\n"/" = "write"\n'
     ctx, _ = _project_ctx(tmp_path, monkeypatch, user)
-    (found,) = _effective(ctx)
+    (found,) = _loading(ctx)
     assert found.rule.id == "TWS617" and found.level.value == "error"
     # at the user's first entry in the table
     assert (found.location.line, found.location.column) == (5, 1)
@@ -406,7 +423,7 @@ def test_a_profile_file_table_of_the_project_profile_is_an_error(
     ctx, _ = _project_ctx(tmp_path, monkeypatch, _trusted(tmp_path / "proj"))
     profile = tmp_path / "codex-home" / "wide.config.toml"
     profile.write_text('model = "o3"\n[permissions.twsrt-project.network]\nenabled = true\n')
-    (found,) = _effective(ctx)
+    (found,) = _loading(ctx)
     assert found.rule.id == "TWS617" and "`codex --profile wide` merges" in found.message
     assert (found.location.path, found.location.line) == (str(profile), 3)
 

@@ -51,12 +51,22 @@ def findings(ctx: Context) -> list[Finding]:
         out += problems
         if layer is not None:
             out += _check_profile(layer, main, view)
+    if main is not None and isinstance(main.value, dict) and _sandboxed_writes(ctx):
+        from twsrt.effective.codex_trust import planted_findings, trusted_entries
+
+        out += planted_findings(main, ctx.policy, ctx.config.home, list(trusted_entries(main)))
     layer = (SYSTEM_REQUIREMENTS, SYSTEM_MANAGED_CONFIG)  # the host's managed /etc/codex
     if host_system() in SYSTEM_REQUIREMENTS and any(host_path(p).exists() for p in layer):
         from twsrt.effective import codex_managed
 
         out += codex_managed.findings(ctx, main)
     return out
+
+
+def _sandboxed_writes(ctx: Context) -> bool:
+    """Whether the profile has write roots at all (read-only has none; full access has no
+    sandbox to escape, which its own finding says)."""
+    return not (ctx.read_only or ctx.full_access)
 
 
 def _profile_files(config_path: Path) -> list[Path]:

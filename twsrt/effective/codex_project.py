@@ -52,7 +52,12 @@ def findings(ctx: Context) -> list[Finding]:
     real_root = Path(os.path.realpath(root))
     layer = _selected_at(ctx, project_config)
     marked = _marked_root(user, real_root)
-    out += _trust(user, str(real_root), marked, layer)
+    trust, trusted_by = _trust(user, str(real_root), marked, layer)
+    out += trust
+    if trusted_by is not None and not (ctx.read_only or ctx.full_access):
+        from twsrt.effective.codex_trust import planted_findings
+
+        out += planted_findings(user, ctx.policy, ctx.config.home, [trusted_by], project=True)
     if marked is None:
         out.append(_no_marker(user, real_root, layer))
     out += _merged_profile(user, layer, "")
@@ -93,9 +98,12 @@ def _selected_at(ctx: Context, project_config: Path) -> Location:
     return Location(ctx.config.display_path(project_config))
 
 
-def _trust(user: Layer, root: str, marked: Path | None, layer: Location) -> list[Finding]:
+def _trust(
+    user: Layer, root: str, marked: Path | None, layer: Location
+) -> tuple[list[Finding], str | None]:
     """The trust Codex gives the layer's directory: its own ``[projects]`` entry, else its
-    project root's (the nearest directory with a marker); no other directory counts."""
+    project root's (the nearest directory with a marker); no other directory counts. Returns
+    the findings and the key of the entry that trusts it (None when none does)."""
     projects = user.value.get("projects")
     projects = projects if isinstance(projects, dict) else {}
     keys = [root] + ([str(marked)] if marked is not None and str(marked) != root else [])
@@ -103,9 +111,9 @@ def _trust(user: Layer, root: str, marked: Path | None, layer: Location) -> list
         entry: Any = projects.get(key)
         level = entry.get("trust_level") if isinstance(entry, dict) else None
         if level == TRUSTED:
-            return []
+            return [], key
         if isinstance(level, str):
-            return [
+            untrusted = [
                 report(
                     CODEX_PROJECT_NOT_LOADED,
                     f"'{quoted(key)}' is trusted as '{quoted(level)}', so Codex ignores "
@@ -116,7 +124,8 @@ def _trust(user: Layer, root: str, marked: Path | None, layer: Location) -> list
                     [layer],
                 )
             ]
-    return [
+            return untrusted, None
+    missing = [
         finding(
             CODEX_PROJECT_NOT_LOADED,
             f"{user.display} does not trust '{quoted(root)}' ([projects.\"...\"] trust_level = "
@@ -127,6 +136,7 @@ def _trust(user: Layer, root: str, marked: Path | None, layer: Location) -> list
             related=(Location(user.display),),
         )
     ]
+    return missing, None
 
 
 def _markers(user: Layer) -> list[str]:

@@ -3,6 +3,7 @@ agent loads grants more than the policy. Reported at the key's own line; twsrt n
 
 from __future__ import annotations
 
+from twsrt.rules.codex_trust import *  # noqa: F403 -- Codex's trusted projects
 from twsrt.rules.model import Basis, Family, Level, Rule
 
 USER_UNSANDBOXED_COMMAND = Rule(
@@ -204,9 +205,13 @@ CODEX_PROJECT_NOT_LOADED = Rule(
     "at or above the project, only a Codex started in the project directory itself loads the "
     "layer. Otherwise Codex runs with the user's "
     "own profile and the project's denies are not enforced (observed: a read of a denied file "
-    "succeeds). Trust the project (Codex asks when it starts there, or add the table), or "
-    "commit from a git checkout. twsrt only reads the user's file; a machine without a Codex "
-    "config.toml (CI) is not checked.",
+    "succeeds). Trusting is not free: a trusted project's Codex also loads a "
+    "`.codex/config.toml` that a sandboxed command plants in a subdirectory, when it starts "
+    "there (TWS625, observed running unconfined). What is safe: keep the policy in the user's "
+    "own config.toml (a user-scope `twsrt generate -w`, which needs no trust) and leave "
+    "projects untrusted; or trust only the project root, from a git checkout, and start Codex "
+    "only in that root, where Codex keeps `.codex` read-only. twsrt only reads the user's "
+    "file; a machine without a Codex config.toml (CI) is not checked.",
 )
 
 CODEX_PROJECT_PROFILE_MERGED = Rule(
