@@ -33,7 +33,6 @@ from functools import cache
 from twsrt.agents.codex.declaration import _lossy
 from twsrt.findings import Finding, quoted
 from twsrt.policy import PathRule, is_glob
-from twsrt.protection import MANDATORY_DIRS, MANDATORY_FILES
 from twsrt.rules import (
     CODEX_LAUNCH_PINS,
     CODEX_LAUNCH_PINS_DEPTH,
@@ -51,8 +50,9 @@ LAUNCH_DEPTH = 16
 
 @cache
 def protected_names() -> tuple[str, ...]:
-    """What twsrt keeps read-only at the top of every Codex write root: srt's mandatory files
-    and directories and every registered agent's project layers, each by its first component
+    """What twsrt keeps read-only at the top of every Codex write root: the protected names of
+    ``agents/rootnames.py`` (srt's mandatory set, every agent's project layers), each by its first
+    component
     (``.claude/commands`` as ``.claude``), each once; not what Codex keeps itself
     (``CODEX_KEEPS``). Codex 0.171.0 fails to start when two missing entries share a missing
     directory (``.claude/commands`` and ``.claude/agents`` in a checkout without ``.claude``:
@@ -67,10 +67,9 @@ def widened_dirs() -> dict[str, tuple[str, ...]]:
 
 
 def _named() -> tuple[str, ...]:
-    from twsrt.agents import config_layers
+    from twsrt.agents.rootnames import names
 
-    layers = [layer.path for _, layer in config_layers("project") if not is_glob(layer.path)]
-    return (*MANDATORY_FILES, *MANDATORY_DIRS, *layers)
+    return tuple(name for name, _tree in names())
 
 
 def _top_names(named: tuple[str, ...]) -> tuple[dict[str, None], dict[str, tuple[str, ...]]]:
