@@ -291,3 +291,22 @@ def test_a_pin_elsewhere_creates_nothing_and_only_holds_its_name(
     assert rc != 0, out  # an existing directory of a pinned name holds (TWS467)
     rc, out = sandbox_run(codex, config, "mkdir lib && mv lib lib2 && echo MOVED", other, home)
     assert rc == 0 and "MOVED" in out, out
+
+
+def test_started_below_a_denied_directory_the_launch_directory_wins(
+    codex: str, world: dict[str, Path]
+) -> None:
+    """A gap no profile closes (docs/agents/codex.md): the launch directory's write entry is
+    more specific than a deny above it, so Codex started below ``~/sec`` lets a command read
+    and write there; started in ``~/sec`` itself, or beside it, the deny holds."""
+    home = world["home"]
+    (home / "sec" / "sub").mkdir(parents=True)
+    (home / "sec" / "sub" / "k").write_text(ORIGINAL)
+    config = _text(_compiled({"filesystem": {"allowWrite": ["."], "denyRead": ["~/sec"]}}))
+    probe = "cat ~/sec/sub/k; echo x > ~/sec/sub/new && echo WROTE"
+    rc, out = sandbox_run(codex, config, probe, home / "sec" / "sub", home)
+    assert ORIGINAL in out and "WROTE" in out, out
+    for cwd in (home / "sec", home / "dev"):
+        (home / "sec" / "sub" / "new").unlink(missing_ok=True)
+        rc, out = sandbox_run(codex, config, probe, cwd, home)
+        assert ORIGINAL not in out and "WROTE" not in out, (cwd, out)
