@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.sandbox import Sandbox
 
 from twsrt.agents import config_layers, specs
@@ -91,7 +92,11 @@ def test_repo_mode_holds_the_checkout_the_layers_the_targets_and_the_secrets(
     assert not any(item.path.endswith("twsrt.toml") for item in found.values())
 
 
-def test_classic_mode_holds_the_config_and_sources_as_named(tmp_path: Path) -> None:
+def test_classic_mode_holds_the_config_and_sources_as_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a stray .git above the temporary tree (a sandbox can leave one in /tmp) is no repository
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     home = tmp_path / "home"
     directory = home / ".config" / "twsrt"
     directory.mkdir(parents=True)
@@ -109,7 +114,10 @@ def test_classic_mode_holds_the_config_and_sources_as_named(tmp_path: Path) -> N
     assert "~/.config/twsrt/bash-rules.json" not in found
 
 
-def test_classic_mode_elsewhere_names_the_config_itself(tmp_path: Path) -> None:
+def test_classic_mode_elsewhere_names_the_config_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     home = tmp_path / "home"
     home.mkdir()
     (home / "policy.toml").write_text('[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n')
