@@ -310,3 +310,24 @@ def test_started_below_a_denied_directory_the_launch_directory_wins(
         (home / "sec" / "sub" / "new").unlink(missing_ok=True)
         rc, out = sandbox_run(codex, config, probe, cwd, home)
         assert ORIGINAL not in out and "WROTE" not in out, (cwd, out)
+
+
+def test_a_relative_root_meeting_an_absolute_deny_wins_and_is_reported(
+    codex: str, world: dict[str, Path]
+) -> None:
+    """``allowWrite: ["build"]`` with ``denyWrite: ["~/p/build"]``: started in ``~/p`` Codex lets
+    the write root win over the deny (TWS469, which translate reports at the root); started in
+    ``~``, ``p/build`` is only the deny."""
+    home = world["home"]
+    (home / "p" / "build").mkdir(parents=True)
+    srt = {"filesystem": {"allowWrite": ["build"], "denyWrite": ["~/p/build"]}}
+    compiled, findings = translate(make_policy(srt))
+    assert [f.location.pointer for f in findings if f.rule_id == "TWS469"] == [
+        "/filesystem/allowWrite/0"
+    ]
+    config = _text(compiled)
+    rc, out = sandbox_run(codex, config, "echo x > build/made && echo WROTE", home / "p", home)
+    assert rc == 0 and "WROTE" in out, out
+    (home / "p" / "build" / "made").unlink()
+    rc, out = sandbox_run(codex, config, "echo x > p/build/made && echo WROTE", home, home)
+    assert rc != 0 and not (home / "p" / "build" / "made").exists(), out

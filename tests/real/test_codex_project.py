@@ -362,11 +362,14 @@ def test_the_example_projects_layer_loads_and_binds(codex: str, tmp_path: Path) 
         "cat ~/.aws/credentials",
         "echo x > policy/new.json",
         "echo x > .git/hooks/pre-commit",
+        # its denyWrite .git/hooks once pinned ".git" = "write", which let this through
+        "echo x >> .git/config",
     ]
     for command in refused:
         rc, out = sandbox_run(codex, user, command, root, home)
         assert rc != 0 and SECRET not in out, (command, out)
     assert not (root / "policy" / "new.json").exists()
     assert not (root / ".git" / "hooks" / "pre-commit").exists()
+    assert "\nx\n" not in (root / ".git" / "config").read_text()
     rc, out = sandbox_run(codex, user, "echo ok > made.txt && cat made.txt", root, home)
     assert rc == 0 and "ok" in out, out

@@ -81,3 +81,21 @@ CODEX_WHOLE_DIRECTORY = Rule(
     "workflow in `.github/workflows` (which CI runs outside the sandbox too). Stricter than "
     "the policy, never weaker.",
 )
+
+CODEX_RELATIVE_MEETS_ABSOLUTE = Rule(
+    "TWS469",
+    "codex-relative-meets-absolute",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "A launch-relative write entry meets an absolute deny when Codex starts in some directory.",
+    'Relative paths hang from the directory Codex starts in, and where a `"write"` entry '
+    'and a `"read"` or `"deny"` entry name the same path, or the write entry lies below '
+    "the other, Codex lets the write entry win (observed with Codex 0.171.0; srt lets the deny "
+    'win). So `allowWrite: ["build"]` with `denyWrite: ["~/p/build"]` lets commands '
+    "write `~/p/build` when Codex starts in `~/p`. A pin twsrt would write between a relative "
+    "root and a relative deny (`a` for `a/secrets`) is left out where it could re-open an "
+    "absolute deny ending in `a`: there a command can rename `a` aside and recreate "
+    "`a/secrets` empty. Spell the deny and the write root the same way (both relative or both "
+    "absolute), or never start Codex in that directory.",
+)

@@ -155,6 +155,12 @@ GLOB_SCAN_MAX_DEPTH = 64
 WORKSPACE = ":workspace_roots"
 
 
+# What Codex keeps read-only itself at the top of every write entry (a placeholder when
+# missing, observed with 0.171.0). A write entry of one of these names (a pin) would undo that:
+# `".git" = "write"` let a command write `.git/config`; so none is ever written.
+CODEX_KEEPS = (".git", ".codex", ".agents")
+
+
 FULL_ACCESS = ":danger-full-access"  # Codex's built-in profile without a sandbox
 
 

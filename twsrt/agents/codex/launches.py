@@ -30,22 +30,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from twsrt.agents.codex.declaration import _lossy
+from twsrt.agents.codex.declaration import CODEX_KEEPS, WORKSPACE, _lossy
 from twsrt.findings import Finding, quoted
+from twsrt.locations import Location
 from twsrt.policy import PathRule, is_glob
 from twsrt.rules import (
     CODEX_LAUNCH_PINS,
     CODEX_LAUNCH_PINS_DEPTH,
     CODEX_NESTED_UNPROTECTED,
+    CODEX_RELATIVE_MEETS_ABSOLUTE,
     CODEX_WHOLE_DIRECTORY,
+    LOSSY_WRITE_ROOT,
 )
-
-# Codex's own read-only names at the top of every write entry (observed)
-CODEX_KEEPS = (".git", ".codex", ".agents")
 
 # Codex may start this many directories above a deny's parent and still find its ancestors
 # pinned; a deeper deny is reported (TWS466). The pins grow with the square of this depth.
 LAUNCH_DEPTH = 16
+
+HELD = ("read", "deny")
 
 
 @cache
@@ -139,25 +141,34 @@ def _parts(path: str) -> tuple[str, list[str]] | None:
 
 
 class _ReadOnly:
-    """The absolute entries a pin must not land on or below: by last component, so a pin's
-    prefixes are looked up, not compared with every entry."""
+    """The absolute read-only and denied entries a launch-relative write entry must not land on
+    or below, wherever Codex starts: by last component, so an entry's prefixes are looked up,
+    not compared with every entry."""
 
     def __init__(self, entries: list[str]) -> None:
-        self.by_last: dict[str, list[list[str]]] = {}
+        self.by_last: dict[str, list[tuple[str, list[str]]]] = {}
+        self.held: set[tuple[str, tuple[str, ...]]] = set()
         for entry in entries:
             split = _parts(entry)
             if split is not None and split[1]:
-                self.by_last.setdefault(split[1][-1], []).append(split[1])
+                self.by_last.setdefault(split[1][-1], []).append((entry, split[1]))
+                self.held.add((split[0], tuple(split[1])))
 
-    def hit(self, pin: list[str]) -> bool:
-        """Whether some entry ends with one of ``pin``'s leading parts (the pin lands on or
-        below it when Codex starts just above that entry)."""
-        for length in range(1, len(pin) + 1):
-            head = pin[:length]
-            for parts in self.by_last.get(head[-1], ()):
-                if parts[-len(head) :] == head:
-                    return True
-        return False
+    def hit(self, sub: list[str]) -> str | None:
+        """The first entry that ends with one of ``sub``'s leading parts: started just above
+        it, Codex would find ``sub`` on or below it. A start that is itself inside a held entry
+        does not count: there the launch directory's own write entry wins already (the gap
+        docs/agents/codex.md names)."""
+        for length in range(1, len(sub) + 1):
+            head = sub[:length]
+            for entry, parts in self.by_last.get(head[-1], ()):
+                if parts[-len(head) :] == head and not self._inside(entry, parts[: -len(head)]):
+                    return entry
+        return None
+
+    def _inside(self, entry: str, start: list[str]) -> bool:
+        base = "~" if entry.startswith("~") else "/"
+        return any((base, tuple(start[:n])) in self.held for n in range(1, len(start) + 1))
 
 
 def launch_pins(
@@ -236,3 +247,115 @@ def _pins_note(deny: PathRule, pins: list[str]) -> Finding:
         "its .git read-only",
         deny.origin,
     )
+
+
+def outside_protections(roots: list[PathRule], findings: list[Finding]) -> list[PathRule]:
+    """The write roots that are not and do not lie inside another root's protected name
+    (``.vscode/x`` below ``.``): Codex would let the deeper root win over the read-only name,
+    where srt refuses writes there; each one left out is reported (TWS408)."""
+    spelled = {root.path.rstrip("/") for root in roots}
+    kept = []
+    for root in roots:
+        holder = _protected_holder(root.path.rstrip("/"), spelled)
+        if holder is None:
+            kept.append(root)
+            continue
+        findings.append(
+            _lossy(
+                LOSSY_WRITE_ROOT,
+                f"allowWrite '{quoted(root.path)}' is or lies inside '{quoted(holder)}', which "
+                "stays read-only at the top of a write root (srt refuses writes there too); "
+                "skipped",
+                root.origin,
+            )
+        )
+    return kept
+
+
+def _protected_holder(path: str, roots: set[str]) -> str | None:
+    """The protected name of another write root that ``path`` is or lies inside."""
+    names = set(protected_names())
+    parts = path.split("/")
+    for cut in range(len(parts)):
+        base = "/".join(parts[:cut]) if cut else "."
+        name = "/".join(parts[: cut + 1]) if cut else parts[0]
+        if parts[cut] in names and (base in roots or (cut == 0 and "." in roots)):
+            return name
+    return None
+
+
+def drop_writes_inside(filesystem: dict[str, dict[str, str]]) -> None:
+    """Remove every ``"write"`` pin that lies strictly below a read-only or denied entry of the
+    same spelling: Codex lets the deeper entry win, so it would re-open a protected name
+    (``~/dev/.vscode/a`` for a deny ``~/dev/.vscode/a/b``), where srt refuses it. A pin there has
+    nothing to hold: its read-only parent cannot be renamed."""
+    held_abs = {key for key, scoped in filesystem.items() if scoped.get(".") in ("read", "deny")}
+    relative = filesystem.get(WORKSPACE, {})
+    held_rel = {sub for sub, mode in relative.items() if mode in ("read", "deny")}
+
+    def inside(path: str, held: set[str]) -> bool:
+        slash = path.rfind("/")
+        while slash > 0:
+            if path[:slash] in held:
+                return True
+            slash = path.rfind("/", 0, slash)
+        return False
+
+    writable = [k for k, s in filesystem.items() if not k.startswith(":") and s.get(".") == "write"]
+    for key in writable:
+        if inside(key, held_abs):
+            del filesystem[key]["."]
+            if not filesystem[key]:
+                del filesystem[key]
+    for sub in [s for s, mode in relative.items() if mode == "write" and s != "."]:
+        if inside(sub, held_rel):
+            del relative[sub]
+
+
+def relative_meets_absolute(
+    filesystem: dict[str, dict[str, str]],
+    roots: list[PathRule],
+    origins: dict[str, Location],
+    findings: list[Finding],
+) -> None:
+    """A launch-relative write entry that lands on or below an absolute read-only or denied
+    one when Codex starts in some directory: Codex lets the write entry win there. A pin
+    (between a relative root and a relative deny) is left out, a policy write root kept; both
+    are reported (TWS469)."""
+    scoped = filesystem.get(WORKSPACE)
+    if not scoped:
+        return
+    held = [k for k, s in filesystem.items() if not k.startswith(":") and s.get(".") in HELD]
+    blocked = _ReadOnly(held)
+    policy = {root.path: root for root in roots if root.path != "."}
+    for sub in [s for s, mode in scoped.items() if mode == "write" and s != "."]:
+        entry = blocked.hit(sub.split("/"))
+        if entry is None:
+            continue
+        start = _start(entry, sub)
+        if sub in policy:
+            message = (
+                f"Codex started in '{quoted(start)}' makes write root '{quoted(sub)}' the denied "
+                f"'{quoted(entry)}', and the write root wins there: commands write it"
+            )
+            findings.append(_lossy(CODEX_RELATIVE_MEETS_ABSOLUTE, message, policy[sub].origin))
+            continue
+        del scoped[sub]
+        message = (
+            f"the pin '{quoted(sub)}' below the launch directory would re-open '{quoted(entry)}' "
+            f"when Codex starts in '{quoted(start)}', so it is left out: a command can rename "
+            f"'{quoted(sub.split('/')[0])}' aside and recreate what lies below it"
+        )
+        origin = origins.get(entry) or next(iter(origins.values()), None)
+        if origin is not None:
+            findings.append(_lossy(CODEX_RELATIVE_MEETS_ABSOLUTE, message, origin))
+
+
+def _start(entry: str, sub: str) -> str:
+    """Where Codex starts for ``sub`` to land on or below ``entry``."""
+    parts = sub.split("/")
+    for length in range(len(parts), 0, -1):
+        tail = "/" + "/".join(parts[:length])
+        if entry.endswith(tail):
+            return entry[: -len(tail)] or "/"
+    return entry

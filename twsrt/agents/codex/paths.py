@@ -7,7 +7,7 @@ import re
 from fnmatch import fnmatchcase
 from typing import Any
 
-from twsrt.agents.codex.declaration import STRICTNESS, WORKSPACE, Compiled, _lossy
+from twsrt.agents.codex.declaration import CODEX_KEEPS, STRICTNESS, WORKSPACE, Compiled, _lossy
 from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
 from twsrt.rules import (
@@ -18,6 +18,8 @@ from twsrt.rules import (
     LOSSY_WRITE_ROOT,
     UNEXPRESSIBLE_PATH,
 )
+
+CODEX_KEEPS_NAMES = frozenset(CODEX_KEEPS)
 
 
 def _split_glob(path: str) -> tuple[str, str]:
@@ -308,7 +310,8 @@ def _write_access(
     for deny in concrete:
         for _, between in index.around(deny.path.removeprefix("./")):
             for parent in between:
-                if parent not in pinned and covered_by_deny(parent) is None:
+                kept = not CODEX_KEEPS_NAMES.isdisjoint(parent.split("/"))  # Codex's own
+                if parent not in pinned and not kept and covered_by_deny(parent) is None:
                     key, sub = (WORKSPACE, parent) if _relative(parent) else (parent, ".")
                     _set_access(filesystem, key, sub, "write")
                 pinned.add(parent)

@@ -72,9 +72,12 @@ def translate(
     concrete, needs_depth = _deny_access(policy, filesystem, findings, out)
     covered_by_deny = _deny_index([_tree(r) for r in [*policy.deny_read, *policy.deny_write]])
     roots = [] if sandbox_mode == "read-only" else _write_roots(policy, covered_by_deny, findings)
+    roots = launches.outside_protections(roots, findings)
     protections = _protect_roots(filesystem, roots, out)
     _write_access(filesystem, roots, [*concrete, *protections], covered_by_deny, out)
     _pin_launch_ancestors(filesystem, roots, concrete, covered_by_deny, findings)
+    launches.drop_writes_inside(filesystem)
+    launches.relative_meets_absolute(filesystem, roots, out.origins, findings)
     findings += launches.root_findings(roots)
     if home is not None:
         findings += _mixed_spellings(concrete, roots, home)
