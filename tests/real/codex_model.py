@@ -119,6 +119,18 @@ def _server(turn: _Turn) -> Iterator[int]:
         yield port
 
 
+# Codex 0.171.0 keeps a placeholder on the host for each missing read-only entry of the profile
+# while one of its sandboxes runs, and removes it after; two sandboxes starting at once in one
+# directory (a session's AGENTS.md lookups) race on them and one fails to start
+# (docs/agents/codex.md). A session that failed so is started again, at most twice.
+PLACEHOLDER_RACE = (
+    "Can't find source path",
+    "Can't get type of source",
+    "Can't mount tmpfs",
+    "Unable to remount destination",
+)
+
+
 def tool_output(
     codex: str,
     config: str,
@@ -132,6 +144,26 @@ def tool_output(
     """What Codex answered the model's request to run ``command`` (see the module doc);
     ``root``: an empty directory for Codex's home and temp dir; ``user_rules``: the user's
     ``$CODEX_HOME/rules/twsrt.rules``, if any."""
+    for attempt in range(3):
+        where = root / f"attempt-{attempt}"
+        where.mkdir()
+        try:
+            return _one_turn(codex, config, command, cwd, home, where, user_rules)
+        except RuntimeError as exc:
+            if attempt == 2 or not any(text in str(exc) for text in PLACEHOLDER_RACE):
+                raise
+    raise AssertionError("unreachable")
+
+
+def _one_turn(
+    codex: str,
+    config: str,
+    command: str,
+    cwd: Path,
+    home: Path,
+    root: Path,
+    user_rules: str | None,
+) -> str:
     turn = _Turn(command)
     with _server(turn) as port:
         codex_home, tmpdir = _layout(root, with_provider(config, port))

@@ -41,10 +41,6 @@ SECRET = "twsrt-planted-secret"
 SRT = {"filesystem": {"allowWrite": ["."], "denyRead": ["~/.aws"]}}
 FULL_ACCESS = 'default_permissions = ":danger-full-access"\n'
 READ = "cat ~/.aws/credentials"
-# Codex 0.171.0 makes a placeholder on the host for each missing read-only entry while a sandbox
-# runs and removes it after; two of its sandboxes starting at once in one directory (the AGENTS.md
-# lookups of a session) then race, and one fails ("Can't find source path"). Retried here.
-RACE = ("Can't find source path", "Can't get type of source", "Can't mount tmpfs")
 
 
 def _user(root: Path, trust: str | None, extra: str = "") -> str:
@@ -75,16 +71,8 @@ def _plant(codex: str, w: dict[str, Path], layer: str) -> None:
 
 def _turn(codex: str, config: str, w: dict[str, Path], name: str) -> str:
     where = w["tmp"] / name
-    for attempt in range(3):
-        (where / str(attempt)).mkdir(parents=True)
-        try:
-            return tool_output(
-                codex, config, "echo turn-done", w["root"] / "sub", w["home"], where / str(attempt)
-            )
-        except RuntimeError as exc:
-            if attempt == 2 or not any(text in str(exc) for text in RACE):
-                raise
-    raise AssertionError("unreachable")
+    where.mkdir()
+    return tool_output(codex, config, "echo turn-done", w["root"] / "sub", w["home"], where)
 
 
 def _check(w: dict[str, Path], user: str) -> list[tuple[str, int]]:
