@@ -191,6 +191,12 @@ def _check(
     return findings
 
 
+def policy_findings(policy: Policy, config: Config) -> list[Finding]:
+    """What ``check`` reports about the policy and this machine, before any agent is compiled
+    (``twsrt test`` explains a gap with them)."""
+    return _policy_findings(policy, config, None)
+
+
 def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[Finding]:
     """The policy's own mistakes, this machine's paths, and the engines' known gaps."""
     findings = lint_policy(policy, config)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
+from twsrt.testing.launches import FAMILIES
 from twsrt.testing.model import ProbeReport
 
 CODEX_TARGETS = """\
@@ -32,6 +33,14 @@ def generated(tmp_path: Path, srt_settings: dict[str, Any], sandbox_mode: str = 
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
     return compiled.context
+
+
+def across_launches(result: Any) -> bool:
+    """An attack across launches (a JSON result or a Result): those are judged, family by
+    family and engine by engine, in test_twsrt_test_launches.py; the tests of the plain
+    probes and the per-rule attacks leave them out."""
+    kind = result["kind"] if isinstance(result, dict) else result.probe.kind
+    return kind in FAMILIES
 
 
 def both(report: ProbeReport) -> ProbeReport:
@@ -90,6 +99,10 @@ def model_and_claude(
     ):
         root = Path(tmp)
         build_fixtures(plan.fixtures, root)
+        # Claude's user directory, as every user has it: a deny of the protected set there is
+        # then bound as it is, not as srt's placeholder file where run_bash puts the settings
+        if not (root / "home" / ".claude").exists():
+            (root / "home" / ".claude").mkdir(parents=True)
         engine.prepare(ctx, root, upstream)
         shells = [command(p, str(root), "python3", i) for i, p in enumerate(probes)]
         modelled = {

@@ -25,7 +25,7 @@ from support.sandbox import REPO_ROOT, twsrt_command
 from twsrt.testing.model import Attack, ProbeReport, Verdict
 from twsrt.testing.run import run_tests
 
-from .probing import both, drop_line, explain, generated, verdicts
+from .probing import across_launches, both, drop_line, explain, generated, verdicts
 
 pytestmark = pytest.mark.real
 
@@ -41,6 +41,7 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     repo = tmp_path / "dotfiles"
     # symlinks kept: settings.json -> settings.full.json is how the claude engine finds its file
     shutil.copytree(REPO_ROOT / "examples" / "dotfiles", repo, symlinks=True)
+    (repo / ".git").mkdir()  # a repository, as the example is one (its files are compiled so)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
     env.update(HOME=str(tmp_path / "home"), NO_COLOR="1", TWSRT_SRT_BIN=srt, TWSRT_CODEX_BIN=codex)
     junit = tmp_path / "probes.xml"
@@ -52,9 +53,11 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
         text=True,
         timeout=600,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     document = json.loads(proc.stdout)
     results = document["results"]
+    launches = [r for r in results if across_launches(r)]
+    open_launches = [r for r in launches if r["failing"]]  # pinned in test_twsrt_test_launches
+    assert proc.returncode == (1 if open_launches else 0), proc.stdout + proc.stderr
     policy = json.loads((repo / "policy" / "srt-settings.json").read_text())
     per_engine = (
         len(policy["filesystem"]["denyRead"])
@@ -67,7 +70,8 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     assert {"srt", "codex"} <= set(document["summary"]["engines"])
     suites = ET.parse(junit).getroot()
     assert len(suites.findall(".//testcase")) == len(results)
-    results = [r for r in results if r["engine"] in ("srt", "codex")]
+    assert len(suites.findall(".//failure")) == len(open_launches)
+    results = [r for r in results if r["engine"] in ("srt", "codex") and not across_launches(r)]
     plain = [r for r in results if r["attack"] is None]
     for engine in ("srt", "codex"):
         # one probe per rule under its own name; domain variants are named "... [form]"
@@ -84,12 +88,13 @@ def test_examples_dotfiles_every_probe_passes_or_is_a_known_gap(tmp_path, srt, c
     # every control really ran and succeeded, and every sandboxed run printed its result
     assert all(r["control"]["outcome"] == "allowed" for r in results)
     assert all(r["sandboxed"]["ran"] for r in results)
-    assert not suites.findall(".//failure") and not suites.findall(".//error")
+    assert not suites.findall(".//error")
 
     # --strict makes the known srt gaps fail; -k narrows the run to matching probes. The
     # lossy example keeps a `**/.env` glob in denyWrite, which srt on Linux skips (TWS501).
     lossy = tmp_path / "lossy-policy"
     shutil.copytree(REPO_ROOT / "examples" / "broken" / "lossy-policy", lossy, symlinks=True)
+    (lossy / ".git").mkdir()
     strict = subprocess.run(
         [*twsrt_command(), "test", "--strict", "--engine", "srt", "-k", "deny-write **/.env"],
         cwd=lossy,
@@ -111,6 +116,7 @@ def test_examples_dotfiles_in_each_sandbox_mode_has_no_fail(tmp_path, srt, codex
     says so (UNENFORCED), never PASS."""
     repo = tmp_path / "dotfiles"
     shutil.copytree(REPO_ROOT / "examples" / "dotfiles", repo, symlinks=True)
+    (repo / ".git").mkdir()  # a repository, as the example is one (its files are compiled so)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
     env.update(HOME=str(tmp_path / "home"), NO_COLOR="1", TWSRT_SRT_BIN=srt, TWSRT_CODEX_BIN=codex)
     config = repo / "twsrt.toml"
@@ -124,15 +130,16 @@ def test_examples_dotfiles_in_each_sandbox_mode_has_no_fail(tmp_path, srt, codex
         generate = twsrt("generate", "-w", *yolo)
         assert generate.returncode in (0, 1), generate.stderr
     proc = twsrt("test", "--json")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     document = json.loads(proc.stdout)
+    failing = any(r["failing"] for r in document["results"] if across_launches(r))
+    assert proc.returncode == (1 if failing else 0), proc.stdout + proc.stderr
     assert document["summary"]["sandbox_mode"] == mode
     assert document["drift"] == []  # the files probed are the ones the policy generates
     # every registered engine ran, and the run names the agent it could not probe
     assert document["summary"]["engines"] == ["srt", "codex", "claude", "deepcode"]
     skipped = {s["engine"]: s["reason"] for s in document["skipped"]}
     assert set(skipped) == {"copilot"} and "logged-in" in skipped["copilot"]
-    results = document["results"]
+    results = [r for r in document["results"] if not across_launches(r)]
     verdicts_seen = {r["verdict"] for r in results}
     kinds = {r["kind"] for r in results}
     if mode == "danger-full-access":
@@ -207,6 +214,7 @@ WIDE_GAPS = {
 
 def test_wide_policy_every_probe_passes_or_is_a_known_gap(tmp_path, factory):
     report = both(run_tests(generated(tmp_path, WIDE), factory=factory))
+    report.results = [r for r in report.results if not across_launches(r)]
     attacks = [r for r in report.results if isinstance(r.probe, Attack)]
     shown = explain(ProbeReport([r for r in attacks if r.verdict.value != "PASS"], report.engines))
     assert {r.verdict.value for r in attacks} <= {"PASS", "GAP"}, shown

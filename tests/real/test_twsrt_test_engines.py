@@ -28,7 +28,7 @@ from twsrt.testing.modes import plan_for_mode
 from twsrt.testing.run import run_tests
 
 from .deepcode_client import bwrap_bin, node_bin
-from .probing import model_and_claude
+from .probing import across_launches, model_and_claude
 
 pytestmark = pytest.mark.real
 
@@ -71,6 +71,7 @@ def example_context(tmp_path: Path, yolo: bool = False, example: str = "dotfiles
 
     repo = tmp_path / "example"
     shutil.copytree(REPO_ROOT / "examples" / example, repo, symlinks=True)
+    (repo / ".git").mkdir()  # a repository, as the example is one (its files are compiled so)
     config = find_config(str(repo / "twsrt.toml"))
     return make_context(config, load_policy(config), yolo, None)
 
@@ -98,7 +99,7 @@ def _pin(tmp_path: Path, srt: str, weaken: bool) -> tuple[dict[str, Any], dict[s
         settings = json.loads(settings_file.read_text())
         del settings["sandbox"]["enabled"]
         settings_file.write_text(json.dumps(settings, indent=2))
-    plan = plan_for_mode(ctx.policy, ctx.sandbox_mode)
+    plan = plan_for_mode(ctx.written or ctx.policy, ctx.sandbox_mode)
     return model_and_claude(ctx, plan, srt, settings_file)
 
 
@@ -133,6 +134,7 @@ def test_claude_engine_on_examples_dotfiles(tmp_path: Path, srt: str) -> None:
     for yolo in (False, True):
         ctx = example_context(tmp_path / str(yolo), yolo)
         report = run_tests(ctx, "claude", factory=lambda name: ClaudeEngine(srt))
+        report.results = [r for r in report.results if not across_launches(r)]
         assert report.engines == ["claude"]
         # MOOT: deny-domain pastebin.com, which no allow entry admits (not discriminating)
         rest = [r for r in report.results if r.verdict not in (Verdict.PASS, Verdict.MOOT)]
@@ -147,6 +149,7 @@ def test_claude_engine_on_the_lossy_example(tmp_path: Path, srt: str) -> None:
     not pass, and they are reported as gaps."""
     ctx = example_context(tmp_path, False, "broken/lossy-policy")
     report = run_tests(ctx, "claude", factory=lambda name: ClaudeEngine(srt))
+    report.results = [r for r in report.results if not across_launches(r)]
     rest = [r for r in report.results if r.verdict not in (Verdict.PASS, Verdict.MOOT)]
     kinds = {(r.probe.kind, r.probe.rule) for r in rest}
     assert kinds == {("deny-write", "**/.env"), ("allow-unix-socket", "/run/user/1000")}, explain(

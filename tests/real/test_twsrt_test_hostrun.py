@@ -48,13 +48,20 @@ def marks(tmp_path: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in tmp_path.glob("MARK-*")}
 
 
+ACCEPT = """
+[[check.ignore]]
+rule = "claude-planted-layers"
+reason = "these tests are about the programs srt starts, not about planted layers"
+"""
+
+
 def repo_with(tmp_path: Path, policy: dict, targets: str = "") -> Path:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "srt.json").write_text(json.dumps(policy, indent=2))
     (repo / "bash.json").write_text('{"allow": [], "deny": [], "ask": []}')
     (repo / "twsrt.toml").write_text(
-        f'[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n{targets}'
+        f'[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n{targets}{ACCEPT}'
     )
     return repo
 

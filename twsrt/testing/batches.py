@@ -126,6 +126,9 @@ def effect_seen(attack: Attack, root: Path, output: str) -> bool:
             return True
         original = dict(attack.files).get(attack.subject, ORIGINAL)
         return path.read_text(encoding="utf-8", errors="replace") != original
+    if attack.effect == "relinked":  # the staged symlink is gone or points elsewhere
+        target = root / dict(attack.links).get(attack.subject, "")
+        return not (path.is_symlink() and os.readlink(path) == str(target))
     if attack.effect == "listed":
         return posixpath.basename(attack.subject) in output
     return token(attack.subject) in output

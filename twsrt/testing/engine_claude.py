@@ -39,6 +39,7 @@ from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
 from twsrt.testing.gaps import SRT_GAPS, Mismatch
 from twsrt.testing.hostrun import without_host_programs
+from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS
 from twsrt.testing.model import SRT_REQUIRED, Outcome
 
 if TYPE_CHECKING:
@@ -227,8 +228,10 @@ class ClaudeEngine(SrtEngine):
     agent = "claude"
     hint = CLAUDE_HINT
     # Claude Code's sandbox is srt (this engine runs it): srt's gaps are Claude's
-    gaps = (*SRT_GAPS, launch_dir_writable)
+    gaps = (*SRT_GAPS, launch_dir_writable, *LAUNCH_GAPS)
     models = MODELS
+    launch_families = FAMILIES  # every one: its files are compiled from the protected set
+    launch_only = ()  # and what twsrt compiles covers every write root
 
     def reads(self, ctx: Context) -> list[Path]:
         from twsrt.agents.claude import target_path

@@ -4,6 +4,7 @@ work tree being the project root Codex starts in."""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,7 @@ from twsrt.findings import quoted
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
 from twsrt.testing.gaps import Mismatch
+from twsrt.testing.launches import LAUNCH_GAPS
 from twsrt.testing.model import Action, Attack, Outcome
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ CODEX_HINT = (
     f"(apt-get install -y bubblewrap), or point ${CODEX_ENV} at codex"
 )
 CONFIG_KEY, RULES_KEY = "codex_config", "codex_rules"
+GLOB = frozenset("*?[]{}")
 PROJECT_KEYS = ("codex_project_config", "codex_project_rules")
 
 
@@ -46,6 +49,29 @@ def glob_snapshot(m: Mismatch) -> Finding | None:
             "matching file created later stays writable",
         )
     return None
+
+
+def nested_unprotected(m: Mismatch) -> Finding | None:
+    """What a later launch loads or runs, written below the top of a write root (a planted
+    layer, a nested repository's hooks): check's TWS465 at that write root."""
+    from twsrt.rules import CODEX_NESTED_UNPROTECTED
+
+    probe = m.probe
+    if probe.kind not in ("plant-layer", "mandatory") or m.observed is not Outcome.ALLOWED:
+        return None
+    at_root = [f for f in m.reported if f.rule is CODEX_NESTED_UNPROTECTED]
+    found = next((f for f in at_root if f.location == probe.origin), None)
+    return m.as_reported(found) if found is not None else None
+
+
+def launch_pins_depth(m: Mismatch) -> Finding | None:
+    """A deny's ancestor renamed aside where check says it lies too deep to pin (TWS466)."""
+    from twsrt.rules import CODEX_LAUNCH_PINS_DEPTH
+
+    if m.probe.kind != "rename-ancestor" or m.observed is not Outcome.ALLOWED:
+        return None
+    found = m.reports(CODEX_LAUNCH_PINS_DEPTH)
+    return m.as_reported(found) if found is not None else None
 
 
 def temp_writable(m: Mismatch) -> Finding | None:
@@ -148,6 +174,9 @@ class CodexEngine:
         portless_domains,
         skipped_write_root,
         linux_unix_sockets,
+        *LAUNCH_GAPS,
+        nested_unprotected,
+        launch_pins_depth,
     )
 
     def __init__(self, binary: str | None = None) -> None:
@@ -186,6 +215,7 @@ class CodexEngine:
             mapped = route_network(codex_config(text, str(root)))
         except ValueError as exc:
             raise fail(TARGET_UNUSABLE, f"not valid TOML: {exc}", Location(display)) from None
+        make_parents(mapped, root)
         rules = files[1] if len(files) > 1 else None
         rules_text = (
             read_target(rules, ctx.config.display_path(rules), ctx.config) if rules else None
@@ -219,6 +249,46 @@ class CodexEngine:
         env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
         argv = [str(self.binary), "sandbox", "--", "sh", "-c", shell]
         return run_process(argv, env, self.root / "work", timeout)
+
+
+def make_parents(text: str, root: Path) -> None:
+    """The parent directory of every path a permissions profile names, made in the fixture
+    tree. On the agent's machine they exist (the policy's own files, a project's sources);
+    Codex 0.171.0 refuses to start when two read-only entries lie below one missing directory
+    ("Unable to mount"), so without them the sandbox would not start at all."""
+    import tomllib
+
+    document = tomllib.loads(text)
+    permissions = document.get("permissions")
+    for profile in permissions.values() if isinstance(permissions, dict) else ():
+        table = profile.get("filesystem") if isinstance(profile, dict) else None
+        for path in _named_paths(table, root / "work"):
+            with suppress(OSError):  # a path the tree cannot hold proves nothing either way
+                _fixture_parent(path, root).mkdir(parents=True, exist_ok=True)
+
+
+def _named_paths(table: object, base: Path) -> list[str]:
+    """The paths of a filesystem table (nested ``:workspace_roots`` tables: relative to the
+    launch directory), without special (``:``) entries and globs."""
+    out: list[str] = []
+    if not isinstance(table, dict):
+        return out
+    for key, value in table.items():
+        if key == ":workspace_roots" and isinstance(value, dict):
+            out += [str(base / k) for k in value if not k.startswith(":") and "*" not in k]
+        elif isinstance(key, str) and not key.startswith(":") and not GLOB & set(key):
+            out.append(key)
+    return out
+
+
+def _fixture_parent(path: str, root: Path) -> Path:
+    """Where the parent of a profile path lies in the tree (``~`` is the tree's HOME)."""
+    if path == "~" or path.startswith("~/"):
+        path = str(root / "home") + path[1:]
+    parent = Path(path).parent
+    if not parent.is_relative_to(root):
+        raise OSError("outside the tree")
+    return parent
 
 
 def route_network(text: str) -> str:

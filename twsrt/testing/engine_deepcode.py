@@ -40,6 +40,7 @@ from twsrt.findings import quoted
 from twsrt.testing.engines import EngineUnavailable, Run, locate
 from twsrt.testing.gaps import Mismatch
 from twsrt.testing.globs import within
+from twsrt.testing.launches import LAUNCH_GAPS
 from twsrt.testing.model import Outcome, Probe
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ def map_settings(
 
 
 def linux_deny_unenforced(m: Mismatch) -> Finding | None:
-    from twsrt.rules import LOSSY_LINUX_DENY
+    from twsrt.rules import DEEPCODE_MANDATORY_NAMES_OPEN, LOSSY_LINUX_DENY
+    from twsrt.testing.launches import FAMILIES
 
     key = {"deny-read": "denyRead", "deny-write": "denyWrite"}.get(m.probe.kind)
     if m.linux and key and m.observed is Outcome.ALLOWED:
@@ -177,6 +179,20 @@ def linux_deny_unenforced(m: Mismatch) -> Finding | None:
             f"DeepCode's Linux sandbox (bubblewrap) applies no {key}: '{quoted(m.probe.rule)}' is "
             "open wherever DeepCode mounts it",
         )
+    # what a later launch loads is protected by write denies, which DeepCode does not apply:
+    # check's TWS472 says so of srt's set and the layers (else its TWS432, of the write denies)
+    if not (m.linux and m.probe.kind in FAMILIES and m.observed is Outcome.ALLOWED):
+        return None
+    named = m.reports(DEEPCODE_MANDATORY_NAMES_OPEN)
+    if named is not None:
+        return m.as_reported(named)
+    reported = m.reports(LOSSY_LINUX_DENY)
+    if reported is not None:
+        return m.gap(
+            LOSSY_LINUX_DENY,
+            f"DeepCode's Linux sandbox (bubblewrap) applies no denyWrite, so nothing protects "
+            f"'{quoted(m.probe.rule)}' from a command for a later launch ({reported.location})",
+        )
     return None
 
 
@@ -184,7 +200,7 @@ class DeepcodeEngine:
     name = "deepcode"
     agent = "deepcode"
     hint = DEEPCODE_HINT
-    gaps = (linux_deny_unenforced,)
+    gaps = (*LAUNCH_GAPS, linux_deny_unenforced)
 
     def __init__(self, node: str | None = None, bwrap: str | None = None) -> None:
         self.node = node or find_node()

@@ -31,6 +31,12 @@ class SrtEngine:
     agent = None  # srt is the reference: it reads the canonical source, not a generated file
     hint = SRT_HINT
     gaps = SRT_GAPS
+    # srt runs the policy as written: of what a later launch loads it knows its own
+    # mandatory-deny set, in the directory it starts in, and the ancestors of each deny
+    # (testing.launches); the agents' layers and twsrt's protected set are what twsrt
+    # compiles into the agents' files
+    launch_families: tuple[str, ...] = ("mandatory", "rename-ancestor")
+    launch_only: tuple[str, ...] = ("mandatory",)
 
     def __init__(self, binary: str | None = None) -> None:
         self.binary = binary or locate("srt", SRT_ENV, SRT_DEFAULT)
@@ -60,7 +66,8 @@ class SrtEngine:
     def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
         self.root, self.upstream = root, upstream
         self.settings = root / "srt-settings.json"
-        settings = srt_settings(ctx.policy, str(root), ctx.sandbox_mode)
+        # the policy as its sources write it (the agents' files carry the protected set)
+        settings = srt_settings(ctx.written or ctx.policy, str(root), ctx.sandbox_mode)
         self.settings.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         return self.settings
 

@@ -28,10 +28,24 @@ class Mismatch:
     observed: Outcome
     policy: Policy
     linux: bool
+    # what ``check`` reports for the engine's agent on this run (its compile and effective
+    # findings, before suppressions): a gap of the attacks across launches is one of these
+    reported: tuple[Finding, ...] = ()
 
     def gap(self, rule: Rule, message: str) -> Finding:
         """The gap as a finding at the probe's rule, for this engine."""
         return finding(rule, message, self.probe.origin, agent=self.engine)
+
+    def as_reported(self, found: Finding) -> Finding:
+        """``check``'s own finding, as this engine's gap (its rule, message and place)."""
+        return Finding(
+            found.rule_id, found.message, found.location, found.level, self.engine, found.related
+        )
+
+    def reports(self, *rules: Rule) -> Finding | None:
+        """The first finding ``check`` reports with one of ``rules`` (None: it reports none,
+        so the mismatch is no documented gap)."""
+        return next((f for f in self.reported if f.rule in rules), None)
 
 
 # One documented limitation: the finding when it explains the mismatch, else None.

@@ -124,6 +124,11 @@ DOES = {
     "proc-read": "reading {t} through /proc/self/root",
     "symlinked-dir": "creating {t} through a symlinked directory in the work tree",
     "symlink-escape": "creating {t} through a symlink inside the write root",
+    # across launches (``launches``)
+    "replace": "renaming a new file over {t}",
+    "unlink-link": "removing the symlink {t} and making a directory in its place",
+    "relink": "pointing the symlink {t} elsewhere",
+    "swap-ancestor": "renaming a directory above {t} aside and writing {t} anew",
 }
 
 
@@ -134,7 +139,7 @@ class Attack(Probe):
     attack: str = ""
     form: str = ""  # file | tree | root | launch: which shape of the rule's path is attacked
     script: str = ""  # sh text; ROOT-relative paths are written "$R"/rel
-    effect: str = ""  # exists | gone | changed | printed
+    effect: str = ""  # exists | gone | changed | printed | listed | relinked
     subject: str = ""  # the ROOT-relative path the effect is looked for at
     files: tuple[tuple[str, str], ...] = ()  # staged (path, content)
     dirs: tuple[str, ...] = ()  # staged directories

@@ -156,3 +156,23 @@ def _decoded(value: str) -> Any:
         return json.loads(value)
     except ValueError:
         return value
+
+
+def reported_findings(ctx: Context, agents: list[str]) -> tuple[Finding, ...]:
+    """What ``check`` reports in this run, before suppressions: about the policy and this
+    machine (lints, host checks, srt's static gaps), and for each of the run's agents in its
+    modes (its compile's and effective findings). A gap of an attack across launches must be
+    one of these (``gaps.Mismatch.reports``)."""
+    from twsrt.agents import AGENTS
+    from twsrt.checking import policy_findings
+    from twsrt.effective import effective_findings
+    from twsrt.findings import TwsrtError
+
+    found = policy_findings(getattr(ctx, "written", None) or ctx.policy, ctx.config)
+    for agent in (a for a in agents if a in AGENTS):
+        try:
+            found += AGENTS[agent].compile(ctx).findings
+        except TwsrtError as exc:  # an unusable target: the run reports it where it reads it
+            found += exc.findings
+        found += effective_findings(ctx, agent)
+    return tuple(found)

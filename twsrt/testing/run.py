@@ -38,6 +38,7 @@ from twsrt.testing.engines import (
     root_base,
     upstream_stub,
 )
+from twsrt.testing.launches import launch_attacks, runs_attack
 from twsrt.testing.model import (
     MARK,
     Attack,
@@ -51,8 +52,17 @@ from twsrt.testing.model import (
     Verdict,
 )
 from twsrt.testing.modes import mode_policy, plan_for_mode
-from twsrt.testing.selection import Factory, Requested, drift_of, select_engines
+from twsrt.testing.ondisk import reported_findings
+from twsrt.testing.selection import (
+    Factory,
+    Requested,
+    drift_of,
+    select_engines,
+    targeted_agents,
+)
 from twsrt.testing.verdicts import explain_gap, judge
+
+Reported = tuple[Finding, ...]  # what check reports for an engine's agent (gaps.Mismatch)
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
@@ -101,6 +111,7 @@ def run_engine(
     tamper: Tamper | None = None,
     jobs: int = 1,
     attacks: Sequence[Attack] = (),
+    reported: Reported = (),
 ) -> list[Result]:
     """Run the probes in ``jobs`` lanes, and the attacks in one more lane of their own. Each
     lane has its own fixture tree and runs one sandbox at a time: sandboxes create mount
@@ -120,7 +131,8 @@ def run_engine(
             engine, root = engines[lane], roots[lane]
             if lane >= lanes:
                 group = groups[lane - lanes]
-                found = _attack(engine, ctx, [attacks[i] for i in group], root, upstream, timeout)
+                tried = [attacks[i] for i in group]
+                found = _attack(engine, ctx, tried, root, upstream, timeout, reported)
                 return [(len(probes) + i, r) for i, r in zip(group, found, strict=True)]
             return [
                 (i, _one(engine, ctx, probes[i], root, upstream, _python(engine), i, timeout))
@@ -150,7 +162,13 @@ def _attack_lanes(attacks: list[Attack], lanes: int) -> list[list[int]]:
 
 
 def _attack(
-    engine: Engine, ctx: Context, attacks: list[Attack], root: Path, upstream: str, timeout: float
+    engine: Engine,
+    ctx: Context,
+    attacks: list[Attack],
+    root: Path,
+    upstream: str,
+    timeout: float,
+    reported: Reported = (),
 ) -> list[Result]:
     """Every attack run without and then with the sandbox, judged by its effect on the host."""
     from twsrt.testing.batches import observe_all
@@ -172,7 +190,7 @@ def _attack(
         plain, seen = observed[id(attack)]
         gap = None
         if seen is not None and seen.outcome is not None and seen.outcome is not attack.expect:
-            gap = _gap(engine, ctx, attack, seen.outcome)
+            gap = _gap(engine, ctx, attack, seen.outcome, reported)
         verdict, detail = judge(attack, plain, seen, gap)
         kept = gap if verdict is Verdict.GAP else None
         out.append(Result(engine.name, attack, verdict, detail, kept, plain, seen))
@@ -227,12 +245,14 @@ def _unmodelled(engine: Engine, probe: Probe) -> str:
     return str(ask(probe)) if callable(ask) else ""
 
 
-def _gap(engine: Engine, ctx: Context, probe: Probe, observed: Outcome) -> Finding | None:
+def _gap(
+    engine: Engine, ctx: Context, probe: Probe, observed: Outcome, reported: Reported = ()
+) -> Finding | None:
     """The documented gap behind a mismatch; none when the engine ran the command without any
     sandbox (a file that switches the sandbox off): then the mismatch is the file's fault."""
     if getattr(engine, "unsandboxed", False):
         return None
-    return explain_gap(engine.name, probe, observed, ctx.policy, sys.platform)
+    return explain_gap(engine.name, probe, observed, ctx.policy, sys.platform, reported)
 
 
 # ------------------------------------------------------------------ the run
@@ -270,7 +290,8 @@ def run_tests(
     # a project-scope run launches in the project root: its **/ denies are probed at depths
     depths = ctx.config.scope == "project"
     plan = plan_for_mode(policy, ctx.sandbox_mode, depths)
-    tried = derive_attacks(mode_policy(policy, ctx.sandbox_mode), depths) if attacks else []
+    in_mode = mode_policy(policy, ctx.sandbox_mode)
+    tried = derive_attacks(in_mode, depths) + launch_attacks(ctx.config, in_mode) if attacks else []
     attack_plan = Plan(tuple(tried), Fixtures())
     names, skipped = select_engines(ctx, engines, factory)
     report = ProbeReport(
@@ -294,15 +315,23 @@ def run_tests(
             found += ask(ctx) if callable(ask) else []
         report.results += [r for r in found if _matches(r.probe, r.engine, keyword)]
 
+    # what check reports for the agents of the run: a gap across launches must be one of them
+    found = reported_findings(ctx, targeted_agents(ctx)) if attacks else ()
+
     def engine_job(name: str) -> list[Result]:
         probes = select(plan, name, keyword)
-        tries = cast(list[Attack], select(attack_plan, name, keyword))
+        engine = factory(name)
+        selected = cast(list[Attack], select(attack_plan, name, keyword))
+        tries = [a for a in selected if runs_attack(engine, a)]
         if ctx.full_access:
             return [_unenforced(ctx, name, p) for p in [*probes, *tries]]
         if not (probes or tries):
             return []
         lanes = jobs or default_jobs()
-        return run_engine(name, factory, ctx, probes, plan.fixtures, timeout, tamper, lanes, tries)
+        fixtures = plan.fixtures
+        return run_engine(
+            name, factory, ctx, probes, fixtures, timeout, tamper, lanes, tries, found
+        )
 
     # engines side by side: each has its own trees, stub and lanes
     with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:

@@ -12,6 +12,7 @@ from twsrt.testing.model import Skipped
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.config import Config
     from twsrt.findings import Finding
 
 Factory = Callable[[str], Engine]
@@ -26,12 +27,16 @@ NO_ENGINE = {
 def targeted_agents(ctx: Context) -> list[str]:
     """The agents with at least one target in the config; in a project or managed run, the
     agents it compiles (its targets hold every such agent's default file, written or not)."""
+    return scope_agents(ctx.config)
+
+
+def scope_agents(config: Config) -> list[str]:
+    """``targeted_agents`` of a config."""
     from twsrt.agents import AGENTS
 
-    if ctx.config.scope != "user":
-        return list(ctx.config.scope_agents)
-    targets = ctx.config.targets
-    return [n for n, m in AGENTS.items() if any(k in targets for k in m.target_keys)]
+    if config.scope != "user":
+        return list(config.scope_agents)
+    return [n for n, m in AGENTS.items() if any(k in config.targets for k in m.target_keys)]
 
 
 def select_engines(

@@ -11,13 +11,20 @@ from twsrt.testing.model import Action, Attack, Observation, Outcome, Probe, Ver
 
 
 def explain_gap(
-    engine: str, probe: Probe, observed: Outcome, policy: Policy, platform: str
+    engine: str,
+    probe: Probe,
+    observed: Outcome,
+    policy: Policy,
+    platform: str,
+    reported: tuple[Finding, ...] = (),
 ) -> Finding | None:
     """The documented limitation of ``engine`` that explains a mismatch, as a finding at the
-    rule: the first match in the engine's own gap table (``gaps`` on its class)."""
+    rule: the first match in the engine's own gap table (``gaps`` on its class); ``reported``:
+    what ``check`` reports for the engine's agent (``Mismatch.reported``)."""
     from twsrt.testing.engines import engine_class
 
-    mismatch = Mismatch(engine, probe, observed, policy, platform.startswith("linux"))
+    linux = platform.startswith("linux")
+    mismatch = Mismatch(engine, probe, observed, policy, linux, reported)
     return first_gap(engine_class(engine).gaps, mismatch)
 
 
