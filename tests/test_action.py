@@ -674,12 +674,15 @@ def test_clean_example_on_push(runner: Runner, seed: dict[str, dict[str, str]]) 
 def drift_checks(run: ActionRun) -> None:
     assert run.outputs["exit-code"] == "1"
     target = "examples/broken/drift/home/.claude/settings.full.json"
-    assert f"::error file={target},line=36,col=1," in run.step("check").stdout
+    # the out-of-band rule's line, read from the example rather than spelled here
+    lines = (REPO / target).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if '"Bash(hand-added)"' in text)
+    assert f"::error file={target},line={line},col=1," in run.step("check").stdout
     summary = run.summary
     assert summary.startswith("## twsrt check: failed")
     assert "| error | 1 |" in summary
     assert "### Drifted files" in summary
-    link = f"[`{target}:36`](https://github.com/{REPOSITORY}/blob/{SHA}/{target}#L36)"
+    link = f"[`{target}:{line}`](https://github.com/{REPOSITORY}/blob/{SHA}/{target}#L{line})"
     assert f"- {link}: TWS303 drift-out-of-band (claude)" in summary
     assert "```sh\ncd examples/broken/drift\ntwsrt generate -w\n" in summary
     # the gate fails the job last, after the summary was written
