@@ -102,13 +102,6 @@ def test_each_profiles_committed_files_load(profile: str, codex: str) -> None:
     assert ok, output
 
 
-@pytest.mark.xfail(
-    reason=(
-        "the Codex engine's fixture tree meets the protected set's read-only entries"
-        " (issue 25 integration); re-aligned in a follow-up"
-    ),
-    strict=False,
-)
 def test_codex_enforces_the_selected_profile(tmp_path: Path, codex: str) -> None:
     """Generated for this machine's home: under the work profile's Codex config a command
     cannot read ~/.kube (denied by the corp-network fragment only), under the home profile's
@@ -117,6 +110,10 @@ def test_codex_enforces_the_selected_profile(tmp_path: Path, codex: str) -> None
     for name in (".kube", ".ssh"):
         (home / name).mkdir(parents=True)
         (home / name / "config").write_text(f"twsrt-secret{name}\n", encoding="utf-8")
+    # every home has ~/.config; this one lies below the /tmp write root, where Codex 0.171.0
+    # cannot start while two protected entries (~/.config/gh, a target's copy) share a
+    # missing parent ("Can't bind mount ... No such file or directory")
+    (home / ".config").mkdir()
     work.mkdir()
     repo = tmp_path / "profiles"
     shutil.copytree(EXAMPLE, repo, symlinks=True)

@@ -277,13 +277,6 @@ def test_denyread_removed_from_the_srt_input_fails(tmp_path, factory):
     assert tampered.exit_code == 1
 
 
-@pytest.mark.xfail(
-    reason=(
-        "the Codex engine's fixture tree meets the protected set's read-only entries"
-        " (issue 25 integration); re-aligned in a follow-up"
-    ),
-    strict=False,
-)
 def test_deny_removed_by_hand_from_the_codex_config_on_disk_fails(tmp_path, factory):
     """The false PASS of issue 13: the prober compiled the policy in memory, so a deny removed
     from ~/.codex/config.toml still passed while real Codex read the file."""
@@ -306,13 +299,6 @@ def test_deny_removed_by_hand_from_the_codex_config_on_disk_fails(tmp_path, fact
 @pytest.mark.parametrize(
     ("engine", "keyword"),
     [("srt", "allow-domain pypi.org"), ("codex", "allow-domain pypi.org")],
-)
-@pytest.mark.xfail(
-    reason=(
-        "the Codex engine's fixture tree meets the protected set's read-only entries"
-        " (issue 25 integration); re-aligned in a follow-up"
-    ),
-    strict=False,
 )
 def test_allowed_domain_dropped_from_the_engine_input_fails(tmp_path, factory, engine, keyword):
     ctx = generated(tmp_path, EXAMPLE)
@@ -355,13 +341,6 @@ def test_read_only_files_with_a_write_grant_added_by_hand_fail(tmp_path, factory
     }, explain(tampered)
 
 
-@pytest.mark.xfail(
-    reason=(
-        "the Codex engine's fixture tree meets the protected set's read-only entries"
-        " (issue 25 integration); re-aligned in a follow-up"
-    ),
-    strict=False,
-)
 def test_denyread_whose_control_cannot_run_is_invalid_not_pass(tmp_path, factory):
     # No file can have a 300-byte name: the fixture is never made, so the control cannot
     # read it, and the sandbox's "denied" would prove nothing.

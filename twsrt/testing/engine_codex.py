@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.findings import quoted
+from twsrt.policy import is_glob, normalize_path
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
 from twsrt.testing.gaps import Mismatch
@@ -26,7 +27,6 @@ CODEX_HINT = (
     f"(apt-get install -y bubblewrap), or point ${CODEX_ENV} at codex"
 )
 CONFIG_KEY, RULES_KEY = "codex_config", "codex_rules"
-GLOB = frozenset("*?[]{}")
 PROJECT_KEYS = ("codex_project_config", "codex_project_rules")
 
 
@@ -216,6 +216,7 @@ class CodexEngine:
         except ValueError as exc:
             raise fail(TARGET_UNUSABLE, f"not valid TOML: {exc}", Location(display)) from None
         make_parents(mapped, root)
+        make_protected_files(ctx, root)
         rules = files[1] if len(files) > 1 else None
         rules_text = (
             read_target(rules, ctx.config.display_path(rules), ctx.config) if rules else None
@@ -267,6 +268,28 @@ def make_parents(text: str, root: Path) -> None:
                 _fixture_parent(path, root).mkdir(parents=True, exist_ok=True)
 
 
+def make_protected_files(ctx: Context, root: Path) -> None:
+    """An empty file in the tree for every protected file (a source, a generated target) that
+    is a file on this machine. Codex 0.171.0 keeps ``.codex`` at the top of a write root
+    read-only, and bwrap must create a mount point for a read-only entry that does not exist:
+    below such a directory that fails ("Can't create file ... Read-only file system") and the
+    sandbox does not start. On the agent's machine the files exist, so the tree holds them."""
+    from twsrt.protection import protected_set
+    from twsrt.testing.globs import engine_path
+
+    home = ctx.config.home
+    for item in protected_set(ctx.config, ctx.written or ctx.policy):
+        if item.tree or is_glob(item.path):
+            continue
+        host = Path(str(home) + item.path[1:]) if item.path.startswith("~/") else Path(item.path)
+        if not host.is_absolute() or not host.is_file():
+            continue
+        placeholder = Path(engine_path(normalize_path(item.path), str(root)))
+        if placeholder.is_relative_to(root) and placeholder.parent.is_dir():
+            with suppress(OSError):  # a path the tree cannot hold proves nothing either way
+                placeholder.touch(exist_ok=True)
+
+
 def _named_paths(table: object, base: Path) -> list[str]:
     """The paths of a filesystem table (nested ``:workspace_roots`` tables: relative to the
     launch directory), without special (``:``) entries and globs."""
@@ -276,7 +299,7 @@ def _named_paths(table: object, base: Path) -> list[str]:
     for key, value in table.items():
         if key == ":workspace_roots" and isinstance(value, dict):
             out += [str(base / k) for k in value if not k.startswith(":") and "*" not in k]
-        elif isinstance(key, str) and not key.startswith(":") and not GLOB & set(key):
+        elif isinstance(key, str) and not key.startswith(":") and not is_glob(key):
             out.append(key)
     return out
 
