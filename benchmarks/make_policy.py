@@ -61,6 +61,12 @@ rule = "claude-planted-layers"
 agent = "claude"
 reason = "benchmark policy: Claude is assumed to run under the managed settings"
 
+# TWS629, an error on every Claude write root but ".", accepted as the examples do
+[[check.ignore]]
+rule = "claude-nested-unprotected"
+agent = "claude"
+reason = "benchmark policy: no repository lies inside a write root"
+
 # TWS465, an error on every Codex write root, accepted as the examples do
 [[check.ignore]]
 rule = "codex-nested-unprotected"

@@ -29,11 +29,11 @@ def generated(box: Sandbox, *args: str) -> dict[str, Any]:
     return json.loads((box.repo / TARGET).read_text())
 
 
-def findings(box: Sandbox, *args: str) -> tuple[int, list[dict[str, Any]]]:
+def findings(box: Sandbox, *args: str, rule: str = "TWS628") -> tuple[int, list[dict[str, Any]]]:
     run = box.run("check", "--format", "json", *args)
     assert "Traceback" not in run.stderr, run.stderr
     report = json.loads(run.stdout)
-    return run.returncode, [f for f in report["findings"] if f["rule_id"] == "TWS628"]
+    return run.returncode, [f for f in report["findings"] if f["rule_id"] == rule]
 
 
 def plant_managed(box: Sandbox, document: dict[str, Any]) -> None:
@@ -180,3 +180,21 @@ def test_suppressed_with_a_reason(sandbox: Sandbox) -> None:
     sandbox.accept_planted_layers()
     code, found = findings(sandbox)
     assert (code, found) == (0, [])
+
+
+# ---------------------------------------------------------------- TWS629
+
+
+def test_check_reports_nested_repositories_at_each_write_root_but_the_launch_directory(
+    sandbox: Sandbox,
+) -> None:
+    sandbox.write(".srt-settings.json", {"filesystem": {"allowWrite": [".", "/tmp", "~/c/**"]}})
+    generated(sandbox)
+    code, found = findings(sandbox, rule="TWS629")
+    assert code == 1
+    assert [(f["level"], f["agent"], f["location"]["pointer"]) for f in found] == [
+        ("error", "claude", "/filesystem/allowWrite/1")
+    ]
+    assert found[0]["message"].startswith("below the top of write root '/tmp', Claude Code's")
+    generated(sandbox, "--sandbox", "read-only")  # no write root: nothing below one
+    assert findings(sandbox, "--sandbox", "read-only", rule="TWS629")[1] == []

@@ -246,3 +246,53 @@ def test_a_planted_layer_is_a_gap_only_where_check_reports_it(sandbox: Sandbox) 
     assert gap(claude, reported[:1]) is None  # check does not report it: no gap
     assert gap(copilot, reported) is None  # no agent's check says Copilot's can be planted
     assert gap(claude, reported, Outcome.DENIED) is None
+
+
+def test_a_planted_deepcode_layer_is_a_gap_only_where_check_reports_tws472(
+    sandbox: Sandbox,
+) -> None:
+    """Whoever plants sub/.deepcode/settings.json, a DeepCode started in sub/ loads it: the
+    gap is DeepCode's TWS472 (its mitigation, srt around DeepCode, bounds that launch)."""
+    from twsrt.findings import finding
+    from twsrt.locations import Location
+    from twsrt.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+    from twsrt.testing.gaps import Mismatch
+    from twsrt.testing.launches import planted_layer_loadable
+
+    attacks = {a.name: a for a in by_kind(attacks_of(sandbox, config=EVERY_AGENT), "plant-layer")}
+    planted = attacks["plant-layer .deepcode/settings.json [launch one create]"]
+    where = Location(".srt-settings.json", 6, 5, "/filesystem/allowWrite")
+    reported = (finding(DEEPCODE_MANDATORY_NAMES_OPEN, "open", where, agent="deepcode"),)
+    policy = make_policy(SRT)
+    seen = Mismatch("claude", planted, Outcome.ALLOWED, policy, True, reported)
+    assert planted_layer_loadable(seen).rule_id == "TWS472"
+    unexplained = Mismatch("claude", planted, Outcome.ALLOWED, policy, True, ())
+    assert planted_layer_loadable(unexplained) is None
+
+
+def test_the_mandatory_set_below_another_write_root_is_claudes_tws629(
+    sandbox: Sandbox,
+) -> None:
+    """A nested repository's hooks created below /tmp under Claude are explained by TWS629 at
+    /tmp's entry only; at the launch directory (srt protects it) or without the finding: FAIL."""
+    from twsrt.findings import finding
+    from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
+    from twsrt.testing.engine_claude import below_other_roots
+    from twsrt.testing.gaps import Mismatch
+
+    srt = {"filesystem": {"allowWrite": [".", "/tmp"]}}
+    attacks = by_kind(attacks_of(sandbox, srt, EVERY_AGENT), "mandatory")
+    at_tmp = next(a for a in attacks if a.rule == ".git/hooks" and "[/tmp nested" in a.name)
+    policy = make_policy(srt)
+    reported = (finding(CLAUDE_NESTED_UNPROTECTED, "nested", at_tmp.origin, agent="claude"),)
+
+    def gap(attack: Any, found: tuple[Any, ...]) -> Any:
+        return below_other_roots(Mismatch("claude", attack, Outcome.ALLOWED, policy, True, found))
+
+    assert gap(at_tmp, reported).rule_id == "TWS629"
+    assert gap(at_tmp, ()) is None
+    top = next(a for a in attacks if a.rule == ".git/hooks" and "[/tmp top" in a.name)
+    assert gap(top, reported) is None  # the top is protected: open there, it FAILs
+    in_launch = [a for a in attacks if a.origin != at_tmp.origin]
+    assert in_launch
+    assert [a.name for a in in_launch if gap(a, reported) is not None] == []

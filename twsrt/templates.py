@@ -181,11 +181,23 @@ def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
     if not any(AGENTS[name].spec.home_dependent for name in agents):
         pin = '# home = "/home/you"'
     tail = _REPO_CONFIG_TAIL + _accepted(agents)
+    tail += _CLAUDE_NESTED if "claude" in agents else ""
     tail += _CODEX_NESTED if "codex" in agents else ""
     checkout = f"checkout = {json.dumps(home_spelling(repo, home), ensure_ascii=False)}"
     head = _REPO_CONFIG_HEAD.replace("@HOME@", pin).replace("@CHECKOUT@", checkout)
     return head + "".join(lines) + tail
 
+
+# TWS629 is an error on every Claude write root but the launch directory (the scaffold's /tmp)
+_CLAUDE_NESTED = """
+# Below the top of a write root other than the launch directory (/tmp), Claude Code's sandbox
+# does not protect a nested repository's .git/hooks and .git/config (TWS629): remove this once
+# a repository lies inside such a root.
+[[check.ignore]]
+rule = "claude-nested-unprotected"
+agent = "claude"
+reason = "no repository lies inside a Claude write root other than the launch directory"
+"""
 
 # TWS465 is an error on every Codex write root; a starter repository accepts it in the open,
 # with the condition it rests on, rather than failing its first check

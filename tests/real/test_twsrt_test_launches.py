@@ -108,10 +108,11 @@ def test_mandatory_names_srt_and_the_claude_files(tmp_path: Path, srt: str, code
         "mandatory .git/hooks [~/dev top create]",
     } <= set(top)
     assert set(top.values()) == {"PASS"}, top
-    # below the top of a write root other than the launch directory nothing refuses, and
-    # check reports nothing of it: a FAIL (Claude's sandbox protects the launch directory only)
-    deeper = {n for n, v in claude.items() if v == "FAIL"}
-    assert deeper == {n for n in claude if "[~/dev one" in n or "[~/dev nested" in n}, claude
+    # below the top of a write root other than the launch directory nothing refuses (Claude's
+    # sandbox protects the launch directory only): the gap check reports there (TWS629)
+    deeper = {n: found["claude", n] for n, v in claude.items() if v != "PASS"}
+    assert set(deeper) == {n for n in claude if "[~/dev one" in n or "[~/dev nested" in n}, claude
+    assert {(r["verdict"], r["gap"]["rule_id"]) for r in deeper.values()} == {("GAP", "TWS629")}
 
     # the compile of before: the Claude file without the ROOT/NAME write denies and the
     # Edit(NAME) rules (what twsrt added for a later launch): the top of ~/dev is writable
@@ -156,20 +157,11 @@ def test_a_folded_settings_directory_is_unlinked_where_check_reports_it(
     assert seen["relink ~/.claude [~ unlink-link]"] == "PASS"  # ~ itself is no write root
 
 
-# What no engine refuses on examples/dotfiles and no rule of check reports yet (srt 0.0.83,
-# Codex 0.171.0 and Claude Code's files as generated on this commit): (engine, family, whose
-# layer or where). Each is a FAIL of `twsrt test` on the example until a compile refuses it or
-# check reports it; a change here means one of them was closed or reported: look first.
-EXAMPLE_OPEN = {
-    # a DeepCode project layer planted by a Claude command below the top of a write root: no
-    # Claude setting stops Bash there, and no rule of check names it (TWS628 names Claude's
-    # own layers, TWS472 DeepCode's own sandbox)
-    ("claude", "plant-layer", "deepcode"),
-    # a repository nested below a write root other than the launch directory: its hooks and
-    # config (srt applies its set in the launch directory only; the Claude files name the
-    # root's own repository)
-    ("claude", "mandatory", "root nested"),
-}
+# What no engine refuses on examples/dotfiles and no rule of check reports (srt 0.0.83, Codex
+# 0.171.0 and Claude Code's files as generated on this commit): (engine, family, whose layer or
+# where). Each would be a FAIL of `twsrt test` on the example; none is left (a DeepCode layer
+# a Claude command plants is DeepCode's TWS472, a repository nested below /tmp Claude's TWS629).
+EXAMPLE_OPEN: set[tuple[str, str, str]] = set()
 
 
 def open_key(result: Any) -> tuple[str, str, str]:
@@ -230,9 +222,12 @@ def test_examples_dotfiles_across_launches(tmp_path: Path, srt: str, codex: str)
         ("claude", "TWS628"),
         ("claude", "TWS465"),  # a Codex layer a Claude command plants: Codex's check says so
         ("claude", "TWS471"),  # a Copilot layer: Copilot's check says a planted one is no way in
+        ("claude", "TWS472"),  # a DeepCode layer: whoever plants it, DeepCode loads it
+        ("claude", "TWS629"),  # srt's set below /tmp and ~/.cache/uv (the example accepts it)
         ("codex", "TWS628"),
         ("codex", "TWS465"),  # below the top of each write root (the example accepts it)
         ("codex", "TWS471"),
+        ("codex", "TWS472"),  # a DeepCode layer: the loader's rule is asked first
         ("deepcode", "TWS628"),
         ("deepcode", "TWS465"),
         ("deepcode", "TWS471"),

@@ -35,14 +35,18 @@ DEFAULT_SRT = {
 }
 
 # The between-launch gaps no setting closes are errors: Claude's planted layers (TWS628)
-# wherever no managed settings bind Claude, Copilot's and DeepCode's unprotected mandatory-deny
-# set (TWS471, TWS472). A test about something else accepts them as the examples do
-# (tests/test_claude_layers.py, tests/real/test_copilot_layers.py and test_deepcode_layers.py
-# test the findings themselves).
+# wherever no managed settings bind Claude, its nested repositories below /tmp (TWS629),
+# Copilot's and DeepCode's unprotected mandatory-deny set (TWS471, TWS472). A test about
+# something else accepts them as the examples do (tests/test_claude_layers.py,
+# tests/real/test_copilot_layers.py and test_deepcode_layers.py test the findings themselves).
 ACCEPT_PLANTED_LAYERS = """
 [[check.ignore]]
 rule = "claude-planted-layers"
 reason = "Claude runs under the managed settings here"
+
+[[check.ignore]]
+rule = "claude-nested-unprotected"
+reason = "no repository lies inside /tmp here"
 
 [[check.ignore]]
 rule = "copilot-mandatory-names-open"

@@ -28,7 +28,7 @@ from twsrt.effective import (
     srt_key,
     strings,
 )
-from twsrt.effective.claude_layers import planted_layers
+from twsrt.effective.claude_layers import below_other_roots, planted_layers
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import (
@@ -71,6 +71,7 @@ def findings(ctx: Context) -> list[Finding]:
     files = _layers(ctx)
     first = Location(ctx.config.display_path(files[0][0])) if files else None
     out += planted_layers(ctx, managed, first)  # between launches (effective/claude_layers.py)
+    out += below_other_roots(ctx)
     for path, yolo, owned in files:
         layer, problems = load_layer(path, "json", NAME, ctx.config)
         out += problems

@@ -1,5 +1,5 @@
 """Claude Code between launches: a layer a sandboxed command plants below the launch directory
-(TWS628).
+(TWS628), and srt's mandatory set below another write root (TWS629).
 
 Claude loads ``.claude/settings.json``, ``.claude/settings.local.json`` and ``.mcp.json`` of
 the directory it starts in, and its sandbox lets a command create them in any subdirectory of
@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from twsrt.agents.base import Context
-from twsrt.findings import Finding, finding
+from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
-from twsrt.rules import CLAUDE_PLANTED_LAYERS
+from twsrt.rules import CLAUDE_NESTED_UNPROTECTED, CLAUDE_PLANTED_LAYERS
 
 NAME = "claude"
 
@@ -61,6 +61,31 @@ def planted_layers(ctx: Context, managed: Any, target: Location | None) -> list[
             agent=NAME,
             related=() if target is None else (target,),
         )
+    ]
+
+
+def below_other_roots(ctx: Context) -> list[Finding]:
+    """TWS629 at every write root but the launch directory: srt applies its mandatory set (a
+    repository's hooks and config, shell rc files, .vscode/) in the launch directory only, and
+    the names twsrt adds at a root's top do not reach deeper (Linux skips glob write denies)."""
+    if ctx.config.scope == "managed" or not ctx.policy.enabled or ctx.full_access:
+        return []
+    if ctx.sandbox_mode == "read-only":
+        return []
+    return [
+        finding(
+            CLAUDE_NESTED_UNPROTECTED,
+            f"below the top of write root '{quoted(root.path)}', Claude Code's sandbox lets a "
+            "command create or change what srt protects in the launch directory only: a nested "
+            "repository's .git/hooks and .git/config, .vscode/, .idea/, shell rc files, "
+            ".gitconfig, .gitmodules, .ripgreprc, .mcp.json, which git, an editor or a shell "
+            "runs later outside any sandbox; keep other repositories and projects out of the "
+            "write root, or suppress with that reason",
+            root.origin,
+            agent=NAME,
+        )
+        for root in ctx.policy.allow_write
+        if root.path not in (".", "./") and not root.glob
     ]
 
 

@@ -304,3 +304,25 @@ CLAUDE_PLANTED_LAYERS = Rule(
     "another machine) suppress the finding with the reason that the managed settings are "
     "deployed where Claude runs.",
 )
+
+CLAUDE_NESTED_UNPROTECTED = Rule(
+    "TWS629",
+    "claude-nested-unprotected",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Below the top of a write root other than the launch directory, Claude Code cannot keep a "
+    "command from planting what git, an editor or a shell runs later.",
+    "Claude Code's sandbox (srt 0.0.83 underneath) applies srt's mandatory-deny set (shell rc "
+    "and profile files, `.gitconfig`, `.gitmodules`, `.ripgreprc`, `.mcp.json`, `.vscode/`, "
+    "`.idea/`, a repository's `.git/hooks` and `.git/config`) in the directory Claude starts "
+    "in and below it only. twsrt adds the names at the top of every write root "
+    "(`sandbox.filesystem.denyWrite`), but srt does not enforce glob write denies on Linux, so "
+    "deeper down a command may create `/tmp/repo/.git/hooks/pre-commit` (run by the next "
+    "`git commit` there, outside any sandbox) or append to its `.git/config` (observed by "
+    "`twsrt test`'s attacks across launches).\n\n"
+    "Mitigation: keep other repositories and projects out of the write root (a cache, a "
+    "scratch directory), list a narrower root, or start Claude where they are (its launch "
+    "directory is protected). Suppress with the reason when nothing of the kind lies inside "
+    "the root.",
+)

@@ -489,9 +489,11 @@ DEEPCODE_MANDATORY_NAMES_OPEN = Rule(
     "the real-sandbox tests) binds the workspace and every allowWrite root writable and applies "
     "no write deny inside them (TWS432): a command created `.git/hooks/pre-commit` (run by the "
     "next `git commit`), `.bashrc`, `.vscode/tasks.json`, `.mcp.json` and another agent's "
-    "config layer (`sub/.claude/settings.json`, which a later Claude loads) in both. No "
-    "DeepCode setting closes it on Linux. (Its macOS Seatbelt profile takes write denies; twsrt "
+    "config layer (`sub/.claude/settings.json`, which a later Claude loads) in both. A DeepCode "
+    "started in `sub/` loads `sub/.deepcode/settings.json`, whoever planted it. No DeepCode "
+    "setting closes it on Linux. (Its macOS Seatbelt profile takes write denies; twsrt "
     "does not compile the set there yet, and it was not observed.)\n\n"
     "Mitigation: run DeepCode under srt on Linux (`srt -c deepcode`), which protects the set "
-    "in its working directory, or use it in read-only mode. Suppress with that reason.",
+    "in its working directory and keeps a DeepCode that loaded a planted layer inside srt's "
+    "policy, or use it in read-only mode. Suppress with that reason.",
 )

@@ -39,7 +39,7 @@ from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
 from twsrt.testing.gaps import SRT_GAPS, Mismatch
 from twsrt.testing.hostrun import without_host_programs
-from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS
+from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS, reported_at_root
 from twsrt.testing.model import SRT_REQUIRED, Outcome
 
 if TYPE_CHECKING:
@@ -223,12 +223,23 @@ def launch_dir_writable(m: Mismatch) -> Finding | None:
     return None
 
 
+def below_other_roots(m: Mismatch) -> Finding | None:
+    """srt's mandatory set (a nested repository's hooks, shell rc files, .vscode/) written
+    below a write root other than the launch directory: check's TWS629 at that root (srt
+    applies the set in the launch directory only)."""
+    from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
+
+    if m.probe.form.endswith(" top"):  # the Claude files protect the top: an open one FAILs
+        return None
+    return reported_at_root(m, CLAUDE_NESTED_UNPROTECTED, ("mandatory",))
+
+
 class ClaudeEngine(SrtEngine):
     name = "claude"
     agent = "claude"
     hint = CLAUDE_HINT
     # Claude Code's sandbox is srt (this engine runs it): srt's gaps are Claude's
-    gaps = (*SRT_GAPS, launch_dir_writable, *LAUNCH_GAPS)
+    gaps = (*SRT_GAPS, launch_dir_writable, below_other_roots, *LAUNCH_GAPS)
     models = MODELS
     launch_families = FAMILIES  # every one: its files are compiled from the protected set
     launch_only = ()  # and what twsrt compiles covers every write root

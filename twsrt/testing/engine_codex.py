@@ -13,7 +13,7 @@ from twsrt.policy import is_glob, normalize_path
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
 from twsrt.testing.gaps import Mismatch
-from twsrt.testing.launches import LAUNCH_GAPS
+from twsrt.testing.launches import LAUNCH_GAPS, reported_at_root
 from twsrt.testing.model import Action, Attack, Outcome
 
 if TYPE_CHECKING:
@@ -56,12 +56,7 @@ def nested_unprotected(m: Mismatch) -> Finding | None:
     layer, a nested repository's hooks): check's TWS465 at that write root."""
     from twsrt.rules import CODEX_NESTED_UNPROTECTED
 
-    probe = m.probe
-    if probe.kind not in ("plant-layer", "mandatory") or m.observed is not Outcome.ALLOWED:
-        return None
-    at_root = [f for f in m.reported if f.rule is CODEX_NESTED_UNPROTECTED]
-    found = next((f for f in at_root if f.location == probe.origin), None)
-    return m.as_reported(found) if found is not None else None
+    return reported_at_root(m, CODEX_NESTED_UNPROTECTED, ("plant-layer", "mandatory"))
 
 
 def launch_pins_depth(m: Mismatch) -> Finding | None:

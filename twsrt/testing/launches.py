@@ -361,6 +361,7 @@ def layer_rules() -> dict[str, tuple[Rule, ...]]:
         CLAUDE_PLANTED_LAYERS,
         CODEX_NESTED_UNPROTECTED,
         COPILOT_MANDATORY_NAMES_OPEN,
+        DEEPCODE_MANDATORY_NAMES_OPEN,
     )
 
     return {
@@ -368,6 +369,8 @@ def layer_rules() -> dict[str, tuple[Rule, ...]]:
         "codex": (CODEX_NESTED_UNPROTECTED,),
         # Copilot's own layers are no way in (a planted one changed nothing, observed)
         "copilot": (COPILOT_MANDATORY_NAMES_OPEN,),
+        # whoever plants it, a DeepCode started under srt stays inside srt's policy
+        "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
     }
 
 
@@ -387,6 +390,15 @@ def planted_layer_loadable(m: Mismatch) -> Finding | None:
         if found is not None:
             return m.as_reported(found)
     return None
+
+
+def reported_at_root(m: Mismatch, rule: Rule, kinds: tuple[str, ...]) -> Finding | None:
+    """An attack of one of ``kinds`` that was allowed where ``check`` reports ``rule`` at the
+    write root the attack ran below (its origin): the finding as check reports it."""
+    if m.probe.kind not in kinds or m.observed is not Outcome.ALLOWED:
+        return None
+    found = next((f for f in m.reported if f.rule is rule and f.location == m.probe.origin), None)
+    return m.as_reported(found) if found is not None else None
 
 
 def folded_link_unprotected(m: Mismatch) -> Finding | None:
