@@ -229,8 +229,8 @@ def below_other_roots(m: Mismatch) -> Finding | None:
     applies the set in the launch directory only)."""
     from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
 
-    if m.probe.form.endswith(" top"):  # the Claude files protect the top: an open one FAILs
-        return None
+    if m.probe.kind != "mandatory" or getattr(m.probe, "form", "").endswith(" top"):
+        return None  # the Claude files protect the top of every root: open there, it FAILs
     return reported_at_root(m, CLAUDE_NESTED_UNPROTECTED, ("mandatory",))
 
 
