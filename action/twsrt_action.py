@@ -63,6 +63,13 @@ def validate() -> int:
         split_args()
     except ValueError as exc:
         problems.append(str(exc))
+    junit = os.environ.get("JUNIT_FILE", "")
+    parts = junit.split("/")
+    if junit and (junit.startswith("/") or ".." in parts or not parts[-1]):
+        problems.append(
+            "input junit-file must be a relative file name without `..`: the action writes it "
+            "below $RUNNER_TEMP (the junit-file output is its path), never into the checkout"
+        )
     for problem in problems:
         error(problem)
     return 2 if problems else 0

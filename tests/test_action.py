@@ -29,6 +29,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from support.sandbox import tree_snapshot
 from support.tools import locate_tool, require_tool
 
 REPO = Path(__file__).resolve().parent.parent
@@ -702,8 +703,10 @@ def test_drift_on_a_same_repo_pull_request(runner: Runner, seed: dict[str, dict[
     )
     drift_checks(run)
     assert run.step("Upload SARIF to code scanning").ran
-    junit = runner.workspace / "examples/broken/drift/reports/twsrt.xml"
-    assert run.outputs["junit-file"] == str(junit)
+    junit = Path(run.outputs["junit-file"])
+    assert junit.parent.name == "reports" and junit.name == "twsrt.xml"
+    assert junit.parent.parent.parent.parent == runner.runner_temp  # twsrt-check.*/junit/
+    assert not (runner.workspace / "examples/broken/drift/reports").exists()
     assert ET.parse(junit).getroot().tag in ("testsuites", "testsuite")
     assert json.loads(Path(run.outputs["sarif-file"]).read_text(encoding="utf-8"))["runs"]
 
@@ -897,6 +900,9 @@ def test_the_profile_input(runner: Runner, seed: dict[str, dict[str, str]]) -> N
         ({"args": "--agent 'claude"}, "input args cannot be split: No closing quotation"),
         ({"annotations": "yes"}, "input annotations must be true or false"),
         ({"fail-on": "fatal"}, "input fail-on must be error, warning or note"),
+        ({"junit-file": "/tmp/twsrt.xml"}, "input junit-file must be a relative file name"),
+        ({"junit-file": "../twsrt.xml"}, "input junit-file must be a relative file name"),
+        ({"junit-file": "reports/"}, "input junit-file must be a relative file name"),
     ],
 )
 @pytest.mark.tool
@@ -910,6 +916,49 @@ def test_bad_inputs_fail_the_check_step(
     # a failed step fails the job; nothing after it pretends otherwise
     assert [s.name for s in run.steps if s.ran] == ["twsrt check"]
     assert run.failed
+
+
+def outside(runner: Runner, checkout: Path) -> dict[str, tuple[str, bytes | str]]:
+    """Every file of the runner's tree outside ``checkout`` (the reports' directories aside)."""
+    tree = {
+        rel: value
+        for rel, value in tree_snapshot(runner.root).items()
+        if not rel.startswith(checkout.relative_to(runner.root).as_posix())
+        and "/twsrt-check." not in f"/{rel}"
+        and not rel.startswith(("step-summary", "event-", "output-"))  # the runner's own
+    }
+    assert tree
+    return tree
+
+
+@pytest.mark.tool
+def test_links_at_every_report_path_change_nothing_outside_the_checkout(
+    runner: Runner, seed: dict[str, dict[str, str]]
+) -> None:
+    """Issue 26 item 1: a pull request that commits a link at every place a report could go
+    (dangling links into the action's venv, a linked report directory) changes nothing outside
+    the checkout: every report lands in the action's own directory below RUNNER_TEMP."""
+    checkout = runner.workspace / "hostile"
+    shutil.copytree(REPO / "examples" / "dotfiles", checkout, symlinks=True)
+    site = next((runner.runner_temp / "twsrt-venv").glob("lib/python*/site-packages"))
+    names = ("twsrt-junit.xml", "twsrt.xml", "twsrt.sarif", "twsrt.json", "junit.xml")
+    for name in names:
+        (checkout / name).symlink_to(site / f"twsrt-{name}.pth")
+    (checkout / "reports").symlink_to(site)
+    (checkout / "junit").symlink_to(site)
+    before = outside(runner, checkout)
+    try:
+        for junit in ("twsrt-junit.xml", "reports/twsrt.pth"):
+            run = runner.run({"working-directory": "hostile", "junit-file": junit}, seed=seed)
+            assert run.outputs["exit-code"] == "0", run.step("check").stdout
+            for key in ("junit-file", "sarif-file", "json-file"):
+                assert Path(run.outputs[key]).is_relative_to(runner.runner_temp)
+                assert Path(run.outputs[key]).parent.name != "site-packages"
+                assert Path(run.outputs[key]).stat().st_size > 0
+            assert outside(runner, checkout) == before
+            assert not list(site.glob("twsrt-*"))
+    finally:
+        shutil.rmtree(checkout)
 
 
 @pytest.mark.tool

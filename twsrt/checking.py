@@ -99,7 +99,9 @@ def check_outcome(
         if report.aborted and reporter.for_programs:  # stdout is for a program: tell the person
             for item in report.findings:
                 out.err(item.render())
-        write_reports(report, files)
+        # links inside the checkout (or, before a config is found, the working repository) are
+        # never followed to a report
+        write_reports(report, files, out, (report.root, repo_root(Path.cwd())))
         out.exit_code = report.exit_code
     return outcome
 

@@ -74,7 +74,7 @@ def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
             option = click.option(
                 f"--{reporter.name}",
                 f"{reporter.name}_file",
-                type=click.Path(dir_okay=False),
+                metavar="FILE",  # opened by reports.files, never through a link
                 help=reporter.file_help,
             )
             func = option(func)
@@ -285,7 +285,7 @@ def explain(rule_id: str) -> None:
 @click.option("--yolo", is_flag=True, help="Probe the yolo target files.")
 @click.option("-k", "keyword", metavar="TEXT", help="Only probes whose name contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of text.")
-@click.option("--junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report.")
+@click.option("--junit", metavar="FILE", help="Also write a JUnit XML report.")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=1),

@@ -130,10 +130,16 @@ def _require_regular(info: os.stat_result, limit: int) -> None:
         if info.st_size > limit:
             raise FileProblem(_too_large(limit))
         return
-    if stat.S_ISDIR(info.st_mode):
-        raise FileProblem("is a directory", "directory")
-    what = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-    raise FileProblem(f"is {what}, not a regular file")
+    reason = irregular(info.st_mode)
+    raise FileProblem(reason, "directory" if stat.S_ISDIR(info.st_mode) else "unreadable")
+
+
+def irregular(mode: int) -> str:
+    """What a file that is not a regular file is, as reasons say it ("is a FIFO, ...")."""
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    what = next((name for test, name in _KINDS if test(mode)), None)
+    return f"is {what}, not a regular file" if what else "is not a regular file"
 
 
 def _too_large(limit: int) -> str:

@@ -472,16 +472,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def atomic_write(path: Path, text: str, new_mode: int | None = None) -> None:
-    """One file (a report), written through the same transaction; whatever it held is replaced
-    (through a symlink to its real file)."""
-    if path.is_symlink():
-        path = path.resolve()
-    current = on_disk(path)
-    old = current.value if current.kind == "file" else None
-    apply([FileWrite(path, str(path), text, old, new_mode)])
-
-
 def _fsync_dir(directory: Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -10,12 +10,13 @@ pre-commit hook must start fast), so this module imports nothing heavy. ``probes
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from twsrt.outcome import Outcome
     from twsrt.report import CheckReport
 
 
@@ -61,10 +62,31 @@ def render(name: str, report: CheckReport, options: RenderOptions) -> str:
     return text
 
 
-def write_reports(report: CheckReport, files: Mapping[str, str]) -> None:
-    """Write the report to each file (format name -> path), atomically, in registry order."""
-    from twsrt.writes import atomic_write
+def write_reports(
+    report: CheckReport, files: Mapping[str, str], out: Outcome, protected: Sequence[Path] = ()
+) -> None:
+    """Write the report to each file (format name -> path) in registry order, never through a
+    link inside ``protected`` (the repository) or at the path (``reports.files``); a report
+    named ``-``/``/dev/stdout`` or ``/dev/stderr`` is printed to that stream, after the rest."""
+    from twsrt.reports.files import write_report_files
 
-    for name in REPORTERS:
-        if files.get(name):
-            atomic_write(Path(files[name]), render(name, report, RenderOptions()))
+    texts = [
+        (files[name], render(name, report, RenderOptions()))
+        for name in REPORTERS
+        if files.get(name)
+    ]
+    write_report_files(texts, protected)
+    print_streams(texts, out)
+
+
+def print_streams(texts: Sequence[tuple[str, str]], out: Outcome) -> None:
+    """The reports named by a stream (``-``, ``/dev/stdout``, ``/dev/stderr``), printed there."""
+    from twsrt.outcome import Line
+    from twsrt.reports.files import stream_of
+
+    for name, text in texts:
+        stream = stream_of(name)
+        if stream == "stdout":
+            out.out(text)
+        elif stream == "stderr":
+            out.lines.append(Line(text, err=True))

@@ -240,3 +240,20 @@ FRAGMENT_VALUE_CONFLICT = Rule(
     "nothing (exit code 2). The finding stands at the later fragment's value and names the "
     "earlier one. Set the value in one fragment only (the same value in two is fine).",
 )
+
+REPORT_UNWRITABLE = Rule(
+    "TWS023",
+    "report-unwritable",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A report file (`--json`, `--sarif`, `--junit`) cannot be written where it was asked for.",
+    "twsrt never writes a report through a link: the report path is a symlink (a dangling one "
+    "too), a directory, a FIFO or another file that is not a regular file, or a directory on "
+    "the way to it is a symlink inside the repository (in CI, a pull request can commit a "
+    "link that makes the report a file in the runner's virtual environment, which the next "
+    "step runs). A report is written as a fresh file beside the path and renamed into place, "
+    "mode 0644 minus the umask; when any report of a run is refused, none is written. Remove "
+    "the link or name another path (in CI, one outside the checkout such as $RUNNER_TEMP); "
+    "`-`, `/dev/stdout` and `/dev/stderr` write the report to that stream.",
+)

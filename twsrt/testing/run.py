@@ -428,8 +428,12 @@ def probe_outcome(
             text = render_text(report, colour=options.colour, verbose=options.verbose)
             out.out(text, colour=options.colour)
         if junit:
-            from twsrt.writes import atomic_write
+            from twsrt.config import repo_root
+            from twsrt.reports import print_streams
+            from twsrt.reports.files import write_report_files
 
-            atomic_write(Path(junit), junit_xml(report))
+            texts = [(junit, junit_xml(report))]
+            write_report_files(texts, (repo_root(Path.cwd()),))  # never through a link
+            print_streams(texts, out)
         out.exit_code = report.exit_code
     return outcome
