@@ -63,11 +63,14 @@ def render(name: str, report: CheckReport, options: RenderOptions) -> str:
 
 
 def write_reports(
-    report: CheckReport, files: Mapping[str, str], out: Outcome, protected: Sequence[Path] = ()
+    report: CheckReport,
+    files: Mapping[str, str],
+    out: Outcome | None = None,
+    protected: Sequence[Path] = (),
 ) -> None:
     """Write the report to each file (format name -> path) in registry order, never through a
     link inside ``protected`` (the repository) or at the path (``reports.files``); a report
-    named ``-``/``/dev/stdout`` or ``/dev/stderr`` is printed to that stream, after the rest."""
+    named ``-``/``/dev/stdout`` or ``/dev/stderr`` goes to that stream of ``out``, last."""
     from twsrt.reports.files import write_report_files
 
     texts = [
@@ -76,7 +79,8 @@ def write_reports(
         if files.get(name)
     ]
     write_report_files(texts, protected)
-    print_streams(texts, out)
+    if out is not None:
+        print_streams(texts, out)
 
 
 def print_streams(texts: Sequence[tuple[str, str]], out: Outcome) -> None:
