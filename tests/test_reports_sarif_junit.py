@@ -14,7 +14,7 @@ from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.reports import write_reports
 from twsrt.reports.junit import SUITE_NAME, junit_xml
-from twsrt.reports.sarif import FINGERPRINT_KEY, _to_json, sarif_log, sarif_text
+from twsrt.reports.sarif import FINGERPRINT_KEY, SRCROOT_TEXT, _to_json, sarif_log, sarif_text
 from twsrt.rules import CATALOG, Level, Rule
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -203,7 +203,8 @@ def test_sarif_marks_suppressed_findings(tmp_path: Path) -> None:
 def test_sarif_uris_are_repo_relative(tmp_path: Path) -> None:
     log = sarif_log(make_report(tmp_path))
     run = log["runs"][0]
-    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tmp_path.as_uri() + "/"}}
+    # no absolute path of the machine: code scanning resolves %SRCROOT% against its checkout
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"description": {"text": SRCROOT_TEXT}}}
     artifacts = [
         loc["physicalLocation"]["artifactLocation"]
         for result in run["results"]

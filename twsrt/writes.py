@@ -266,7 +266,7 @@ def _check_directory(path: Path, where: Location) -> None:
     if not directory.is_dir():
         raise fail(TARGET_UNUSABLE, "parent path is not a directory", where)
     if not _may(directory, os.W_OK | os.X_OK):
-        raise fail(TARGET_UNUSABLE, f"directory {directory} is not writable", where)
+        raise fail(TARGET_UNUSABLE, f"directory {_shown(directory)} is not writable", where)
     info = directory.stat()
     euid = os.geteuid()
     if info.st_mode & stat.S_ISVTX and euid != 0 and info.st_uid != euid:
@@ -277,10 +277,17 @@ def _check_directory(path: Path, where: Location) -> None:
         if owner != euid:  # rename(2) over another user's file in a sticky directory: EPERM
             raise fail(
                 TARGET_UNUSABLE,
-                f"belongs to another user in the sticky directory {directory}; twsrt cannot "
-                "replace it",
+                f"belongs to another user in the sticky directory {_shown(directory)}; twsrt "
+                "cannot replace it",
                 where,
             )
+
+
+def _shown(directory: Path) -> str:
+    """A directory as messages name it (never the absolute path of the machine's checkout)."""
+    from twsrt.config import display_path
+
+    return display_path(directory)
 
 
 def _existing_ancestor(path: Path) -> Path:

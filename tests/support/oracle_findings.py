@@ -18,7 +18,6 @@ from twsrt.reports.sarif import (
     _bag,
     _descriptor,
     _om,
-    _root_uri,
     _uri,
 )
 from twsrt.rules import CATALOG
@@ -72,7 +71,7 @@ def sarif_whole(report: CheckReport) -> dict[str, Any]:
     import sarif_om as om
 
     from twsrt import __version__
-    from twsrt.reports.sarif import INFORMATION_URI, SRCROOT, _to_json
+    from twsrt.reports.sarif import INFORMATION_URI, SRCROOT, SRCROOT_TEXT, _to_json
 
     rules = sorted(CATALOG.values(), key=lambda rule: rule.id)
     driver = _om(
@@ -87,7 +86,7 @@ def sarif_whole(report: CheckReport) -> dict[str, Any]:
         om.Run,
         tool=_om(om.Tool, driver=driver),
         column_kind="unicodeCodePoints",
-        original_uri_base_ids={SRCROOT: _om(om.ArtifactLocation, uri=_root_uri(report.root))},
+        original_uri_base_ids={SRCROOT: {"description": {"text": SRCROOT_TEXT}}},
         invocations=[_om(om.Invocation, execution_successful=False, exit_code=report.exit_code)]
         if report.aborted
         else None,

@@ -31,6 +31,7 @@ INFORMATION_URI = "https://github.com/twsrt/twsrt"
 RULES_DOC = "https://github.com/twsrt/twsrt/blob/main/docs/rules.md"
 FINGERPRINT_KEY = "twsrt/v1"  # bump only if Finding.fingerprint changes meaning
 SRCROOT = "%SRCROOT%"  # the repository root (report.root); GitHub maps it to the checkout
+SRCROOT_TEXT = "The root of the repository twsrt checked (its git root)."
 HOME = "HOME"  # "~/..." paths: outside the repository, left for the consumer to resolve
 
 
@@ -55,7 +56,9 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
         tool=_om(om.Tool, driver=driver),
         # Columns count characters (code points), not UTF-16 units.
         column_kind="unicodeCodePoints",
-        original_uri_base_ids={SRCROOT: _om(om.ArtifactLocation, uri=_root_uri(report.root))},
+        # no uri: the checkout's absolute path is the runner's, and readers (code scanning)
+        # resolve %SRCROOT%-relative paths against their own checkout
+        original_uri_base_ids={SRCROOT: {"description": {"text": SRCROOT_TEXT}}},
         # A run that could not check says so, SARIF's way: its results are the reasons only.
         invocations=[_om(om.Invocation, execution_successful=False, exit_code=report.exit_code)]
         if report.aborted
@@ -167,10 +170,6 @@ def _uri(path: str) -> tuple[str, str | None]:
     if path.startswith("/"):  # what PurePosixPath.is_absolute says, without building one
         return Path(path).as_uri(), None
     return quote(path), SRCROOT  # repo-relative; quote() keeps "/" and escapes spaces, "#", "%"
-
-
-def _root_uri(root: Path) -> str:
-    return root.absolute().as_uri().rstrip("/") + "/"  # a base URI must end with a slash
 
 
 def _om(cls: type, **values: Any) -> Any:
