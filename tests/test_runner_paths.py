@@ -59,9 +59,12 @@ def test_no_broken_example_names_the_runner_path(
         assert MARK not in text and str(tmp_path) not in text, text
 
 
-def test_a_source_outside_the_repository_is_named_from_it(
+def test_a_source_outside_the_repository_is_named_from_home(
     workspace: Sandbox, tmp_path: Path
 ) -> None:
+    """As on a GitHub runner, the checkout lies in HOME (/home/runner/work/...): a path outside
+    the repository is named from `~/`, as twsrt names every file in HOME."""
+    workspace = Sandbox(tmp_path / MARK, workspace.repo)
     example = workspace.repo / "examples" / "dotfiles"
     outside = tmp_path / MARK / "work" / "elsewhere"
     shutil.copytree(example / "policy", outside)
@@ -74,8 +77,8 @@ def test_a_source_outside_the_repository_is_named_from_it(
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     messages = [f["message"] for f in report["findings"] if f["rule_id"] == "TWS005"]
     assert messages == [
-        "the srt source (../elsewhere/srt-settings.json) resolves to "
-        "../elsewhere/srt-settings.json, outside the repository; in repo mode twsrt reads and "
+        "the srt source (~/work/elsewhere/srt-settings.json) resolves to "
+        "~/work/elsewhere/srt-settings.json, outside the repository; in repo mode twsrt reads and "
         "writes only files inside it"
     ]
     for text in texts:

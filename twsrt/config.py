@@ -43,22 +43,15 @@ def home_dir() -> Path:
 
 def display_path(path: Path, base: Path | None = None) -> str:
     """How a file is named in messages: relative to ``base`` (default: the working directory)
-    when inside it, else from ``~/``, else relative to ``base`` through ``..`` when the two
-    share a directory below ``/``, else absolute. A report (CI logs, SARIF) so never names the
-    directories of the machine above the checkout, only what lies inside it or ``/etc``-like
-    paths that name nothing of the machine's layout."""
-    base = base or Path.cwd()
+    when inside it, else from ``~/``, else absolute."""
     try:
-        return path.relative_to(base).as_posix()
+        return path.relative_to(base or Path.cwd()).as_posix()
     except ValueError:
         pass
     try:
         return "~/" + path.relative_to(home_dir()).as_posix()
     except ValueError:
-        pass
-    if path.is_absolute() and base.is_absolute() and path.parts[1:2] == base.parts[1:2]:
-        return Path(os.path.relpath(path, base)).as_posix()
-    return path.as_posix()
+        return path.as_posix()
 
 
 def discover(
