@@ -1,184 +1,47 @@
 """Malformed input: every case exits 2 with a located finding and writes nothing.
 
-Each case prepares the sandbox (config, sources or the Claude target tree), snapshots the whole
-HOME, runs one command and checks: exit code 2, no traceback, the first stderr line names the
-exact file, line, column and rule id (or the file and rule id where no position exists), and
-HOME is byte-for-byte unchanged afterwards. ``check`` reports a config it cannot use in its
-report instead (text and github: the first finding line of stdout, nothing on stderr; json:
-stderr as well), so CI sees it; tests/test_config_errors.py covers every format.
-
+The harness (what each case asserts) is tests/support/badinput.py; this is the file-level table:
+sources, the config, the Claude target tree, files that are not files, placement, usage.
 Positions are 1-based; the comment next to each expected position shows how it was counted.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import sys
-import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import pytest
-from support.sandbox import DEFAULT_CONFIG, Sandbox, tree_snapshot
-
-GEN_W = ("generate", "claude", "-w")
-GEN = ("generate", "claude")
-DIFF = ("diff", "claude")
-YOLO_W = ("generate", "-w", "--yolo")
-
-SRT = ".srt-settings.json"
-BASH = "bash-rules.json"
-CONFIG = "twsrt.toml"
-CLAUDE_DIR = "home/.claude"
-FULL = f"{CLAUDE_DIR}/settings.full.json"
-LINK = f"{CLAUDE_DIR}/settings.json"
-YOLO = f"{CLAUDE_DIR}/settings.yolo.json"
-
-# Python 3.13 reports a trailing comma at the comma itself, 3.11/3.12 at the token after it.
-TRAILING_COMMA = (36, "Illegal trailing comma") if sys.version_info >= (3, 13) else (37, "")
-
-Setup = Callable[[Sandbox], None]
-
-
-def text(raw: str) -> str:
-    return textwrap.dedent(raw).lstrip("\n")
-
-
-# ------------------------------------------------------------------ setup helpers
-
-
-def write(relative: str, content: str | bytes) -> Setup:
-    def setup(sb: Sandbox) -> None:
-        path = sb.repo / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(text(content), encoding="utf-8")
-
-    return setup
-
-
-def append_config(extra: str) -> Setup:
-    """DEFAULT_CONFIG (8 lines, ending in ``[targets]`` / ``claude_settings``) plus ``extra``."""
-    return write(CONFIG, DEFAULT_CONFIG + extra)
-
-
-def remove(relative: str) -> Setup:
-    def setup(sb: Sandbox) -> None:
-        (sb.repo / relative).unlink()
-
-    return setup
-
-
-def make_dir(relative: str) -> Setup:
-    def setup(sb: Sandbox) -> None:
-        path = sb.repo / relative
-        if path.is_file():
-            path.unlink()
-        path.mkdir(parents=True)
-
-    return setup
-
-
-def symlink(relative: str, target: str) -> Setup:
-    def setup(sb: Sandbox) -> None:
-        path = sb.repo / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.symlink_to(target)
-
-    return setup
-
-
-def chmod(relative: str, mode: int) -> Setup:
-    def setup(sb: Sandbox) -> None:
-        (sb.repo / relative).chmod(mode)
-
-    return setup
-
-
-def steps(*parts: Setup) -> Setup:
-    def setup(sb: Sandbox) -> None:
-        for part in parts:
-            part(sb)
-
-    return setup
-
-
-def nothing(sb: Sandbox) -> None:
-    pass
-
-
-def fifo(relative: str) -> Setup:
-    """A named pipe in place of a file: reading it would block forever."""
-
-    def setup(sb: Sandbox) -> None:
-        path = sb.repo / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            path.unlink()
-        os.mkfifo(path)
-
-    return setup
-
-
-def sparse(relative: str, size: int) -> Setup:
-    """A file of ``size`` bytes that takes no disk space (and no time) to make."""
-
-    def setup(sb: Sandbox) -> None:
-        with open(sb.repo / relative, "wb") as handle:
-            handle.truncate(size)
-
-    return setup
-
-
-def home_file(relative: str, content: str) -> Setup:
-    """A file in HOME outside the repository (what a hostile config points at)."""
-
-    def setup(sb: Sandbox) -> None:
-        (sb.home / relative).write_text(content, encoding="utf-8")
-
-    return setup
-
-
-CODEX = 'codex_config = "home/.codex/config.toml"\n'  # line 7 of the config
-CODEX_CONFIG = "home/.codex/config.toml"
-CODEX_W = ("generate", "codex", "-w")
-COPILOT_W = ("generate", "copilot", "-w")
-
-
-# ------------------------------------------------------------------ the table
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    setup: Setup
-    args: tuple[str, ...]
-    file: str  # as printed; "{repo}" stands for the sandbox repo directory
-    rule: str
-    fragment: str
-    line: int | None = None  # None: the finding has no position (e.g. a missing file)
-    col: int | None = None
-    any_position: bool = False  # no natural position: accept none or any line:col
-    env: tuple[tuple[str, str], ...] = ()
-    marks: tuple[str, ...] = field(default=())
-
-
-@dataclass(frozen=True)
-class Usage:
-    """A command-line usage error: click's usage message, exit 2."""
-
-    id: str
-    args: tuple[str, ...]
-    fragments: tuple[str, ...]
-
-
-# Root ignores directory permissions, so that case is only generated for other users (CI runs
-# as root and turns skips into failures); target-parent-is-file covers the refusal for root.
-RUNNING_AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+from support.badinput import (
+    BASH,
+    CLAUDE_DIR,
+    CODEX,
+    CODEX_CONFIG,
+    CODEX_W,
+    CONFIG,
+    COPILOT_W,
+    DIFF,
+    FULL,
+    GEN,
+    GEN_W,
+    LINK,
+    SRT,
+    TRAILING_COMMA,
+    YOLO,
+    YOLO_W,
+    Case,
+    Usage,
+    append_config,
+    chmod,
+    fifo,
+    home_file,
+    make_dir,
+    nothing,
+    params,
+    remove,
+    run_case,
+    sparse,
+    steps,
+    symlink,
+    write,
+)
+from support.sandbox import DEFAULT_CONFIG, Sandbox
 
 CASES: list[Case | Usage] = [
     # ---------------------------------------------------------- srt settings: JSON syntax
@@ -1279,73 +1142,12 @@ CASES: list[Case | Usage] = [
 ]
 
 
-def _params() -> list:
-    return [
-        pytest.param(case, id=case.id)
-        for case in CASES
-        if not (RUNNING_AS_ROOT and "needs-non-root" in getattr(case, "marks", ()))
-    ]
-
-
-def _restore_permissions(root: Path) -> None:
-    """Let pytest clean up directories a case made read-only."""
-    for path in [root, *root.rglob("*")]:
-        if path.is_dir() and not path.is_symlink():
-            path.chmod(0o755)
-
-
 def test_case_ids_are_unique() -> None:
     ids = [case.id for case in CASES]
     assert len(ids) == len(set(ids))
     assert len(ids) >= 25
 
 
-def _reports_on_stdout(case: Case | Usage) -> bool:
-    """``check`` (not a usage error, not --format json) puts a config error in its report."""
-    args = case.args
-    return (
-        isinstance(case, Case)
-        and "check" in args
-        and "json" not in args
-        and "--format=json" not in args
-    )
-
-
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", params(CASES))
 def test_bad_input(sandbox: Sandbox, case: Case | Usage) -> None:
-    try:
-        if isinstance(case, Case):
-            case.setup(sandbox)
-        before = tree_snapshot(sandbox.home)
-        env = dict(case.env) if isinstance(case, Case) else {}
-        result = sandbox.run(*case.args, **env)
-        after = tree_snapshot(sandbox.home)
-    finally:
-        _restore_permissions(sandbox.home)
-
-    detail = f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    assert result.returncode == 2, detail
-    assert "Traceback" not in result.stderr, detail
-    assert "internal error" not in result.stderr, detail
-    lines = result.stderr.splitlines()
-    if _reports_on_stdout(case):
-        assert result.stderr == "", detail
-        lines = [line for line in result.stdout.splitlines() if ": error[" in line]
-    assert lines, detail
-    first = lines[0]
-
-    if isinstance(case, Usage):
-        assert first.startswith("Usage: twsrt "), detail
-        for fragment in case.fragments:
-            assert fragment in result.stderr, detail
-    else:
-        where = re.escape(case.file.format(repo=sandbox.repo, home=sandbox.home))
-        if case.any_position:
-            where += r"(:\d+:\d+)?"
-        elif case.line is not None:
-            where += f":{case.line}:{case.col}"
-        pattern = rf"{where}: error\[{case.rule}\] .*{re.escape(case.fragment)}"
-        assert re.match(pattern, first), f"first line {first!r} !~ {pattern!r}\n{detail}"
-
-    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-    assert after == before, f"HOME changed: {changed}"
+    run_case(sandbox, case)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -148,17 +149,21 @@ def make_sandbox(root: Path) -> Sandbox:
     return box
 
 
-def tree_snapshot(root: Path) -> dict[str, tuple[str, bytes | str]]:
-    """Every file and symlink under ``root`` with its content or link target."""
-    out: dict[str, tuple[str, bytes | str]] = {}
+def tree_snapshot(root: Path) -> dict[str, tuple[str, bytes | str, int]]:
+    """Every file, directory and symlink under ``root`` with its content or link target and its
+    permission bits (a changed mode is a write too: a generated file made executable)."""
+    out: dict[str, tuple[str, bytes | str, int]] = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
+        mode = stat.S_IMODE(path.lstat().st_mode)
         if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
+            out[rel] = ("link", os.readlink(path), 0)
         elif path.is_file():
-            out[rel] = ("file", path.read_bytes())
+            out[rel] = ("file", path.read_bytes(), mode)
         elif path.is_dir():
-            out[rel] = ("dir", b"")
+            out[rel] = ("dir", b"", mode)
+        else:  # a FIFO or socket: its existence and mode, never its content
+            out[rel] = ("other", b"", mode)
     return out
 
 
