@@ -43,6 +43,10 @@ from support.badinput import (
 )
 from support.sandbox import DEFAULT_CONFIG, Sandbox
 
+# Known gaps of issue 26, closed by the `targets` engineer's items (strict: the fix turns them red).
+TARGETS_ITEM_7 = "issue 26 item 7 (targets): a NUL or a symlink loop in a config path is exit 3"
+TARGETS_ITEM_5 = "issue 26 item 5 (targets): a target name with a control character is accepted"
+
 CASES: list[Case | Usage] = [
     # ---------------------------------------------------------- srt settings: JSON syntax
     Case(
@@ -1094,6 +1098,60 @@ CASES: list[Case | Usage] = [
         "the yolo file of copilot_output (" + "f" * 248 + ".yolo.sh): file name is 256 bytes",
         9,
         18,
+    ),
+    # ---------------------------------------------------------- hostile names (issue 26 items 5, 7)
+    Case(
+        "config-symlink-loop",
+        steps(remove(CONFIG), symlink(CONFIG, CONFIG)),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "symlink loop",
+        xfail=TARGETS_ITEM_7,
+    ),
+    Case(
+        "target-path-nul",
+        append_config('claude_settings_yolo = "home/a\\u0000b.json"\n'),
+        YOLO_W,
+        CONFIG,
+        "TWS004",
+        "NUL",
+        9,
+        24,
+        xfail=TARGETS_ITEM_7,
+    ),
+    Case(
+        "source-path-nul",
+        write(CONFIG, DEFAULT_CONFIG.replace('".srt-settings.json"', '"a\\u0000b.json"')),
+        GEN_W,
+        CONFIG,
+        "TWS002",
+        "NUL",
+        4,
+        7,
+        xfail=TARGETS_ITEM_7,
+    ),
+    Case(
+        "target-name-escape",
+        append_config('claude_settings_yolo = "home/a\\u001b]52;c;eA==\\u0007.json"\n'),
+        YOLO_W,
+        CONFIG,
+        "TWS004",
+        "control character",
+        9,
+        24,
+        xfail=TARGETS_ITEM_5,
+    ),
+    Case(
+        "target-name-newline",
+        append_config('claude_settings_yolo = "home/a\\n::error::forged.json"\n'),
+        YOLO_W,
+        CONFIG,
+        "TWS004",
+        "control character",
+        9,
+        24,
+        xfail=TARGETS_ITEM_5,
     ),
     # ---------------------------------------------------------- command line
     Usage(
