@@ -4,6 +4,7 @@ command, and pre-commit recipes that run as written (real pre-commit, offline)."
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -179,6 +180,34 @@ def test_relative_links_resolve(path: Path) -> None:
         if not linked.exists() or stale_anchor:
             broken.append(target)
     assert broken == []
+
+
+def test_every_test_a_page_names_exists() -> None:
+    """A page that names a test as `tests/module.py::test` (docs/security.md names one for
+    each guarantee) names a test function that exists, so a claim cannot outlive its proof."""
+
+    named = {
+        (path, module, name)
+        for path in PAGES
+        for module, name in re.findall(
+            r"`(tests/[\w/]+\.py)::(\w+)`", path.read_text(encoding="utf-8")
+        )
+    }
+    assert any(path.name == "security.md" for path, _, _ in named)
+    missing = []
+    for path, module, name in sorted(named):
+        source = REPO_ROOT / module
+        functions = set()
+        if source.is_file():
+            tree = ast.parse(source.read_text(encoding="utf-8"))
+            functions = {
+                node.name
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+        if name not in functions:
+            missing.append(f"{rel(path)}: {module}::{name}")
+    assert missing == []
 
 
 def test_readme_links_every_page_of_docs() -> None:
