@@ -348,9 +348,10 @@ CASES: list[Case | Usage] = [
         two(old='srt = "two.srt.json"', new='srt = "two\\u0000.json"'),
         GEN_W,
         CONFIG,
-        "TWS002",
-        "NUL",
-        any_position=True,
+        "TWS001",
+        "the srt file of fragment two: the path holds a NUL byte",
+        11,
+        7,  # `srt = "two\u0000.json"`
         xfail=NUL_IN_PATH,
     ),
     # ---------------------------------------------------------- project scope
