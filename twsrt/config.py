@@ -298,10 +298,17 @@ def load_config(
 
         config = apply_profiles(config, data, profile or PROFILE_OPTION.get())
     if scope is None and "project" not in data and "managed" not in data:
-        return _user_scope(config)
-    from twsrt.scopes import apply_scope
+        config = _user_scope(config)
+    else:
+        from twsrt.scopes import apply_scope
 
-    return apply_scope(config, data, scope)
+        config = apply_scope(config, data, scope)
+    from twsrt.placement import refusals
+
+    refused = refusals(config)
+    if refused:
+        raise TwsrtError(refused)
+    return config
 
 
 def _user_scope(config: Config) -> Config:

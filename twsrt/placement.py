@@ -24,7 +24,13 @@ from twsrt.agents import agent_of, specs, yolo_keys
 from twsrt.agents.base import yolo_variant
 from twsrt.config import Config
 from twsrt.findings import Finding, finding
-from twsrt.rules import CONFIG_INVALID, PATH_OUTSIDE_REPOSITORY, TARGET_COLLISION, TARGET_UNUSABLE
+from twsrt.rules import (
+    CONFIG_INVALID,
+    PATH_OUTSIDE_REPOSITORY,
+    TARGET_COLLISION,
+    TARGET_UNUSABLE,
+    VCS_METADATA_PATH,
+)
 from twsrt.safeio import real, within
 
 
@@ -132,6 +138,37 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
         found += scope_placement(config, repo)
     found += _collisions(config, sources, targets)
     return found
+
+
+def user_policy(config: Config) -> list[Placed]:
+    """The user config a project config names (``[project] user_config``), as a placed file."""
+    table = config.positions.value.get("project") if config.positions is not None else None
+    raw = table.get("user_config") if isinstance(table, dict) else None
+    if config.scope != "project" or not isinstance(raw, str):
+        return []
+    return [Placed("/project/user_config", config.resolve(raw), "[project] user_config")]
+
+
+def refusals(config: Config) -> list[Finding]:
+    """What makes a config unusable for every run, refused when it is loaded (``load_config``),
+    before anything is read: a placed file (the yolo file of a run in the other mode too)
+    inside a version-control metadata directory (TWS019), one finding per key."""
+    from twsrt.vcs import metadata_hit
+
+    sources, targets = placed_files(config)
+    said: set[str] = set()
+    out = []
+    for item in [*sources, *targets, *user_policy(config)]:
+        where = config.location(item.pointer)
+        if where.pointer in said:
+            continue
+        hit = metadata_hit(item.path, item.follow)
+        if hit is not None:
+            said.add(where.pointer)
+            shown = config.display_path(hit.resolved) if hit.resolved else ""
+            message = f"{item.what} ({config.display_path(item.path)}) {hit.reason(shown)}"
+            out.append(finding(VCS_METADATA_PATH, message, where))
+    return out
 
 
 def _collisions(config: Config, sources: list[Placed], targets: list[Placed]) -> list[Finding]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.rules import SETTINGS_LINK_FOREIGN, TARGET_CHANGED, TARGET_UNUSABLE
+from twsrt.vcs import refuse_metadata
 
 # .twsrt.<pid>.<8 hex>.<new|old>.<start of the target's name>
 _OWN_TEMP = re.compile(r"\.twsrt\.(\d+)\.[0-9a-f]{8}\.(?:new|old)\.")
@@ -163,6 +164,7 @@ def _validate(change: Change) -> _Step:
     path = _where(change)
     where = Location(change.display)
     _check_name(path, where)
+    refuse_metadata(path, isinstance(change, FileWrite), where)  # nothing into .git/
     _check_directory(path, where)
     current = on_disk(path)
     if current.kind == "other":
@@ -184,6 +186,7 @@ def _validate(change: Change) -> _Step:
         return step
     step.data = _encoded(change)
     step.mode, step.owner = _mode_and_owner(change, path, where)
+    step.mode &= 0o666  # never executable, setuid, setgid or sticky (vcs.py: why)
     return step
 
 

@@ -257,3 +257,24 @@ REPORT_UNWRITABLE = Rule(
     "the link or name another path (in CI, one outside the checkout such as $RUNNER_TEMP); "
     "`-`, `/dev/stdout` and `/dev/stderr` write the report to that stream.",
 )
+
+VCS_METADATA_PATH = Rule(
+    "TWS019",
+    "vcs-metadata-path",
+    Family.LOADING,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
+    "A source, target, file derived from a target, or report lies inside a .git (or other "
+    "version-control metadata) directory.",
+    "git runs the files in `.git/hooks/` and obeys `.git/config`, which in CI also holds the "
+    "checkout's token; Mercurial runs the hooks its `.hg/hgrc` names. A target there would make "
+    "`generate -w` (the pre-commit hook) write code the next commit runs, and a file read from "
+    "there could print the token into a report. So no path a config names (a source, a "
+    "fragment file, a target, its yolo file or settings.json link, `[project] user_config`) "
+    "and no report file may lie inside `.git`, `.hg`, `.svn`, `.jj`, `.bzr`, `_darcs` or "
+    "`.pijul` (or be `.fslckout`/`_FOSSIL_`), as written or after every symlink, at any "
+    "depth; a worktree's or submodule's `.git` file counts too. Names are compared as "
+    "case-folding file systems compare them (`.GIT`, `.git.`, git's short name `GIT~1`). "
+    "twsrt refuses before reading or writing anything (exit code 2), at the config key; "
+    "move the file out of the metadata directory.",
+)
