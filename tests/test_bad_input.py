@@ -43,10 +43,6 @@ from support.badinput import (
 )
 from support.sandbox import DEFAULT_CONFIG, Sandbox
 
-# Known gaps of issue 26, closed by the `targets` engineer's items (strict: the fix turns them red).
-TARGETS_ITEM_7 = "issue 26 item 7 (targets): a NUL or a symlink loop in a config path is exit 3"
-TARGETS_ITEM_5 = "issue 26 item 5 (targets): a target name with a control character is accepted"
-
 CASES: list[Case | Usage] = [
     # ---------------------------------------------------------- srt settings: JSON syntax
     Case(
@@ -1107,7 +1103,6 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS001",
         "symlink loop",
-        xfail=TARGETS_ITEM_7,
     ),
     Case(
         "target-path-nul",
@@ -1118,7 +1113,6 @@ CASES: list[Case | Usage] = [
         "NUL",
         9,
         24,
-        xfail=TARGETS_ITEM_7,
     ),
     Case(
         "source-path-nul",
@@ -1129,7 +1123,6 @@ CASES: list[Case | Usage] = [
         "the srt source: the path holds a NUL byte",
         4,
         7,
-        xfail=TARGETS_ITEM_7,
     ),
     Case(
         "target-name-escape",
@@ -1140,7 +1133,6 @@ CASES: list[Case | Usage] = [
         "control character",
         9,
         24,
-        xfail=TARGETS_ITEM_5,
     ),
     Case(
         "target-name-newline",
@@ -1151,7 +1143,174 @@ CASES: list[Case | Usage] = [
         "control character",
         9,
         24,
-        xfail=TARGETS_ITEM_5,
+    ),
+    # ---------------------------------------------------------- names no file may have (issue 26)
+    # A symlink loop, a NUL, a control character or a name longer than the file system allows:
+    # refused at the key when the config is loaded (twsrt/pathnames.py), never exit 3.
+    *(
+        Case(
+            f"config-symlink-loop-{name}",
+            steps(remove(CONFIG), symlink(CONFIG, CONFIG)),
+            args,
+            CONFIG,
+            "TWS001",
+            "cannot read config: symlink loop",
+        )
+        for name, args in (("generate", GEN_W), ("check", ("check",)), ("diff", DIFF))
+    ),
+    Case(
+        "target-directory-symlink-loop",
+        steps(
+            append_config('copilot_output = "loop/flags.sh"\n'),
+            symlink("loop", "loop2"),
+            symlink("loop2", "loop"),
+        ),
+        COPILOT_W,
+        "loop/flags.sh",
+        "TWS004",
+        "cannot read: symlink loop",
+    ),
+    Case(
+        "source-directory-symlink-loop",
+        steps(
+            write(CONFIG, DEFAULT_CONFIG.replace('".srt-settings.json"', '"loop/srt.json"')),
+            symlink("loop", "loop2"),
+            symlink("loop2", "loop"),
+        ),
+        DIFF,
+        "loop/srt.json",
+        "TWS003",
+        "cannot read source: symlink loop",
+    ),
+    *(
+        Case(
+            f"target-control-{name}",
+            append_config(f'claude_settings_yolo = "home/.claude/a{escape}.json"\n'),
+            args,
+            CONFIG,
+            "TWS004",
+            f"claude_settings_yolo: the path holds {what}; twsrt refuses file names with control",
+            9,
+            24,  # `claude_settings_yolo = "home/.claude/a...`: the value
+        )
+        for name, escape, what, args in (
+            ("nul", "\\u0000", "a NUL byte", GEN_W),
+            ("escape", "\\u001b]52;c;aGk=\\u0007", "the control character U+001B", GEN_W),
+            ("newline", "\\n::error::forged", "the control character U+000A", ("check",)),
+            ("del", "\\u007f", "the control character U+007F", DIFF),
+            ("c1-csi", "\\u009b2J", "the control character U+009B", GEN),
+            ("c1-nel", "\\u0085", "the control character U+0085", ("check", "--format", "json")),
+        )
+    ),
+    Case(
+        "source-name-nul",
+        write(CONFIG, DEFAULT_CONFIG.replace('".srt-settings.json"', '"srt\\u0000.json"')),
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "the srt source: the path holds a NUL byte",
+        4,
+        7,  # `srt = "srt\u0000.json"`
+    ),
+    Case(
+        "fragment-name-nul",
+        write(
+            CONFIG,
+            """
+            checkout = "~/dotfiles"
+            profile = "p"
+
+            [fragments.base]
+            srt = ".srt-settings.json"
+            bash_rules = "bash\\u0000.json"
+
+            [profiles.p]
+            extends = ["base"]
+
+            [targets]
+            claude_settings = "home/.claude/settings.full.json"
+            """,
+        ),
+        DIFF,
+        CONFIG,
+        "TWS001",
+        "the bash_rules file of fragment base: the path holds a NUL byte",
+        6,
+        14,  # `bash_rules = "bash\u0000.json"`
+    ),
+    Case(
+        "user-config-name-nul",
+        write(
+            CONFIG,
+            DEFAULT_CONFIG.replace("claude_settings", "claude_project")
+            + '\n[project]\nuser_config = "user\\u0000.toml"\n',
+        ),
+        ("check",),
+        CONFIG,
+        "TWS001",
+        "[project] user_config: the path holds a NUL byte",
+        11,
+        15,  # `user_config = "user\u0000.toml"`
+    ),
+    *(
+        Case(
+            f"pinned-home-{name}",
+            write(CONFIG, f'home = "/home/u{escape}"\n' + DEFAULT_CONFIG),
+            args,
+            CONFIG,
+            "TWS001",
+            f"the home holds {what}",
+            1,
+            8,  # `home = "/home/u..."`
+        )
+        for name, escape, what, args in (
+            ("nul", "\\u0000", "a NUL byte", GEN_W),
+            ("escape", "\\u001b[2J", "the control character U+001B", ("check",)),
+        )
+    ),
+    Case(
+        "env-home-escape",
+        nothing,
+        GEN_W,
+        CONFIG,
+        "TWS001",
+        "the home directory ($HOME) holds the control character U+001B",
+        env=(("HOME", "/home/u\x1b[2J"),),
+    ),
+    *(
+        Case(
+            f"{scope}-root-{name}",
+            write(
+                CONFIG,
+                DEFAULT_CONFIG.replace("claude_settings", key) + f'\n[{scope}]\nroot = "{root}"\n',
+            ),
+            args,
+            CONFIG,
+            "TWS018",
+            f"[{scope}] root ",
+            11,
+            8,  # `root = "..."`
+        )
+        for scope, key in (("project", "claude_project"), ("managed", "claude_managed_linux"))
+        for name, root, args in (
+            ("component-over-name-max", "r" * 256, GEN_W),
+            ("over-path-max", "/".join(["r" * 250] * 17), ("check",)),
+        )
+    ),
+    *(
+        Case(
+            f"project-option-{name}",
+            nothing,
+            (*args, "--project", root),
+            CONFIG,
+            "TWS018",
+            f"--project {root[:10]}",
+        )
+        for name, root, args in (
+            ("component-over-name-max", "p" * 256, GEN_W),
+            ("over-path-max", "/".join(["p" * 250] * 17), DIFF),
+            ("over-path-max-check", "/".join(["p" * 250] * 17), ("check",)),
+        )
     ),
     # ---------------------------------------------------------- command line
     Usage(

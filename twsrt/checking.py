@@ -43,6 +43,7 @@ from twsrt.run import (
     select_agents,
     unpinned_home_advice,
 )
+from twsrt.safeio import real
 from twsrt.sources import read_sources
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def run_check(
             raise find_config_error(home, cwd, root)
     except TwsrtError as exc:
         return aborted_report(exc, fail_on, root)
-    root = repo_root(path.resolve())
+    root = repo_root(real(path))
     try:
         return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox, scope)
     except TwsrtError as exc:
@@ -131,7 +132,7 @@ def _run_check(
     report.checked.append(CheckedFile(config.display, "config"))
     from twsrt.placement import placement_findings
 
-    git = git_root(path.resolve())
+    git = git_root(real(path))
     placement = placement_findings(config, git, yolo)  # before anything is read
     config = config.confined(git)
     findings = placement + _check(config, agent, yolo, report, sandbox, placement)

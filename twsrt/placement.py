@@ -1,7 +1,10 @@
 """Where sources and targets may be, checked once before any of them is read or written.
 
-- Every path must be a name the filesystem can hold (a component over NAME_MAX fails every
-  later ``stat``).
+- At load (``refusals``, called by ``load_config``): every path must be a name the file system
+  can hold (no NUL, no component over NAME_MAX, shorter than PATH_MAX: every later ``stat``
+  fails) and twsrt may show (no control character), outside any version-control metadata
+  directory (TWS019, ``vcs.py``). A derived yolo file's length is checked here, for the runs
+  that use it.
 - Repo mode (the config is inside a git repository): every source and target, including the
   files derived from a target (a yolo file, the settings.json link), resolves inside the
   repository after ``..``, absolute paths and symlinks (TWS005). Outside repo mode absolute
@@ -16,7 +19,6 @@ Reads of files found later (config layers beside a target) stay inside ``Config.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +26,8 @@ from twsrt.agents import agent_of, specs, yolo_keys
 from twsrt.agents.base import yolo_variant
 from twsrt.config import Config
 from twsrt.findings import Finding, finding
+from twsrt.locations import Location
+from twsrt.pathnames import length_problem
 from twsrt.rules import (
     CONFIG_INVALID,
     PATH_OUTSIDE_REPOSITORY,
@@ -109,7 +113,7 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
     for item in [*sources, *targets]:
         if item.derived_yolo and not yolo:
             continue  # a yolo file this run never touches may have any name
-        problem = _name_problem(item.path)
+        problem = length_problem(item.path)  # a derived yolo file's (the rest: ``refusals``)
         if problem:
             rule = TARGET_UNUSABLE if item.pointer.startswith("/targets/") else CONFIG_INVALID
             message = f"{item.what} ({config.display_path(item.path)}): {problem}"
@@ -151,14 +155,53 @@ def user_policy(config: Config) -> list[Placed]:
 
 def refusals(config: Config) -> list[Finding]:
     """What makes a config unusable for every run, refused when it is loaded (``load_config``),
-    before anything is read: a placed file (the yolo file of a run in the other mode too)
-    inside a version-control metadata directory (TWS019), one finding per key."""
+    before anything is read, one finding per key: a home or path that holds a NUL or a control
+    character, or is longer than the file system allows (``pathnames``); a placed file (the yolo
+    file of a run in the other mode too) inside a version-control metadata directory (TWS019)."""
+    from twsrt.pathnames import control_problem
+
+    out = [
+        finding(CONFIG_INVALID, f"the {key} {problem}", config.location(f"/{key}"))
+        for key, value in (("home", config.pinned_home), ("checkout", config.checkout))
+        if value and (problem := control_problem(value))
+    ]
+    problem = control_problem(str(config.home))
+    if problem:  # ~ of every path and report expands to it
+        out.append(
+            finding(
+                CONFIG_INVALID, f"the home directory ($HOME) {problem}", Location(config.display)
+            )
+        )
+    sources, targets = placed_files(config)
+    items = [*sources, *targets, *user_policy(config)]
+    said = {item.location.pointer for item in out}
+    for item in items:
+        where = config.location(item.pointer)
+        problem = "" if where.pointer in said else _unusable(config, item)
+        if problem:
+            said.add(where.pointer)
+            rule = TARGET_UNUSABLE if item.pointer.startswith("/targets/") else CONFIG_INVALID
+            out.append(finding(rule, problem, where))
+    return out + _metadata(config, items, said)
+
+
+def _unusable(config: Config, item: Placed) -> str:
+    """Why ``item``'s path names no file twsrt may use (a derived yolo file's length is left
+    to the run that uses it: ``placement_findings``), else ""."""
+    from twsrt.pathnames import control_problem, length_problem
+
+    problem = control_problem(str(item.path))
+    if problem:  # the path itself is not shown: the key locates it
+        return f"{item.what}: the path {problem}"
+    problem = "" if item.derived_yolo else length_problem(item.path)
+    return f"{item.what} ({config.display_path(item.path)}): {problem}" if problem else ""
+
+
+def _metadata(config: Config, items: list[Placed], said: set[str]) -> list[Finding]:
     from twsrt.vcs import metadata_hit
 
-    sources, targets = placed_files(config)
-    said: set[str] = set()
     out = []
-    for item in [*sources, *targets, *user_policy(config)]:
+    for item in items:
         where = config.location(item.pointer)
         if where.pointer in said:
             continue
@@ -195,18 +238,6 @@ def _collisions(config: Config, sources: list[Placed], targets: list[Placed]) ->
             finding(TARGET_COLLISION, message, config.location(item.pointer), related=related)
         )
     return found
-
-
-def _name_problem(path: Path) -> str:
-    """Why no file can have this name (every ``stat`` of it fails), else ""."""
-    limit = os.pathconf("/", "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
-    for part in path.parts:
-        size = len(os.fsencode(part))
-        if size > limit:
-            return f"file name is {size} bytes, longer than the file system allows ({limit})"
-    if len(os.fsencode(path)) >= 4096:
-        return "path is longer than the file system allows (4096 bytes)"
-    return ""
 
 
 def blocked_agents(findings: list[Finding]) -> set[str]:

@@ -30,6 +30,7 @@ from twsrt.policy import Policy
 from twsrt.redact import redact_item
 from twsrt.report import profile_clause
 from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
+from twsrt.safeio import real
 from twsrt.sources import load_policy
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
@@ -63,7 +64,7 @@ def find_config(
     path = discover(explicit, cwd, home)
     if path is None:
         raise find_config_error(home, cwd)
-    root = git_root(path.resolve()) if repo_names else None
+    root = git_root(real(path)) if repo_names else None
     return load_config(path, home, cwd, display_root=root, scope=scope)
 
 
@@ -465,7 +466,7 @@ def validate_source(config: Config, name: str) -> list[Finding]:
     from twsrt.sources import read_json_source
 
     path, schema = source_path(config, name)
-    where = config.path.resolve()
+    where = real(config.path)
     confined = config.confined(git_root(where))
     return read_json_source(path, display_path(path, repo_root(where)), schema, confined)[1]
 

@@ -107,9 +107,18 @@ def _agent_targets(name: str, scope: str) -> list[Any]:
 
 def _check_root(config: Config, scope: str, root: Path, asked: ScopeRequest | None) -> None:
     """A project root must be an existing directory (a managed output tree may be new)."""
+    from twsrt.findings import quoted
+    from twsrt.pathnames import control_problem, length_problem
+
     where = Location(config.display) if asked is not None else config.location(f"/{scope}/root")
     named = asked.option if asked is not None else f"[{scope}] root"
-    shown = config.display_path(root)
+    problem = control_problem(str(root))
+    if problem:  # no stat of it could succeed, and it is not shown: the key locates it
+        raise fail(CONFIG_INVALID, f"{named}: the path {problem}", where)
+    shown = quoted(config.display_path(root))
+    problem = length_problem(root)
+    if problem:
+        raise fail(SCOPE_TARGET_OUTSIDE_ROOT, f"{named} {shown}: {problem}", where)
     if root.exists() and not root.is_dir():
         message = f"{named} {shown} is not a directory"
         raise fail(SCOPE_TARGET_OUTSIDE_ROOT, message, where)

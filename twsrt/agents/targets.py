@@ -35,6 +35,7 @@ from twsrt.rules import (
     UNCOMPILED_KEY_NOTE,
     Rule,
 )
+from twsrt.safeio import real
 from twsrt.writes import FileWrite, SymlinkWrite
 
 # Every file twsrt creates for an agent is private: settings files can hold hooks, API key
@@ -120,7 +121,7 @@ def mode_files(targets: dict[str, Path], full_key: str, yolo_key: str) -> tuple[
 def written_path(path: Path) -> Path:
     """Where a target's bytes go: a symlinked target is written through to its real file (GNU
     stow, chezmoi and yadm link them), so the link itself stays."""
-    return path.resolve() if path.is_symlink() else path
+    return real(path) if path.is_symlink() else path
 
 
 def target_write(
