@@ -74,7 +74,10 @@ def test_project_example_may_only_narrow_the_dotfiles_policy(tmp_path: Path) -> 
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWSRT_")}
     env.pop("CODEX_HOME", None)
     env.update({"TWSRT_NO_CACHE": "1", "HOME": str(tmp_path / "home")})
-    proc = run_cli(["check", "--format", "json"], cwd=tmp_path / "project", env=env)
+    # the copied project is its own repository: the dotfiles beside it lie outside, so only the
+    # command line may name them ([project] user_config stays inside the repository)
+    named = ["--user-config", "../dotfiles/twsrt.toml"]
+    proc = run_cli(["check", "--format", "json", *named], cwd=tmp_path / "project", env=env)
     assert proc.returncode == 1, proc.stdout
     widened = [f for f in json.loads(proc.stdout)["findings"] if f["rule_id"] == "TWS225"]
     assert [(f["location"]["path"], f["location"]["line"]) for f in widened] == [

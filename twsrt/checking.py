@@ -61,10 +61,12 @@ def run_check(
     no_ignores: bool,
     sandbox: str | None = None,
     scope: ScopeRequest | None = None,
+    user_config: Path | None = None,
 ) -> CheckReport:
     """Load, lint, compile and compare. A config it cannot use (none found, unreadable,
     invalid) does not raise: it becomes an aborted report (exit code 2) whose findings say why,
-    so every requested output, CI's included, carries the reason."""
+    so every requested output, CI's included, carries the reason. ``user_config``:
+    ``--user-config``, the user policy a project-scope check compares with (userpolicy.py)."""
     cwd, home = Path.cwd(), home_dir()
     # every file is named relative to the repository root, so that reports (SARIF, JUnit,
     # annotations) carry repo-relative paths even when run from a subdirectory; before a
@@ -78,7 +80,8 @@ def run_check(
         return aborted_report(exc, fail_on, root)
     root = repo_root(real(path))
     try:
-        return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox, scope)
+        named = (scope, user_config)
+        return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox, named)
     except TwsrtError as exc:
         return aborted_report(exc, fail_on, root)
 
@@ -123,9 +126,16 @@ def _run_check(
     fail_on: Level | None,
     no_ignores: bool,
     sandbox: str | None,
-    scope: ScopeRequest | None = None,
+    named: tuple[ScopeRequest | None, Path | None] = (None, None),
 ) -> CheckReport:
+    """``named``: what the command line named, the scope (--project/--managed) and the user
+    policy (--user-config)."""
+    scope, user_config = named
     config = load_config(path, home, cwd, display_root=root, scope=scope)
+    if user_config is not None:
+        from twsrt.userpolicy import with_user_config
+
+        config = with_user_config(config, user_config)
     settings = config.check
     report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
     report.selection, report.scope = config.selection, config.scope

@@ -196,6 +196,11 @@ def diff(
 )
 @_report_file_options
 @click.option("--no-ignores", is_flag=True, help="Report suppressed findings too.")
+@click.option(
+    "--user-config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="User policy a project check compares with, read anywhere (not [project] user_config).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
 @sandbox_option
@@ -211,6 +216,7 @@ def check(
     fail_on: str | None,
     output_format: str,
     no_ignores: bool,
+    user_config: Path | None,
     quiet: bool,
     verbose: bool,
     sandbox: str | None,
@@ -230,7 +236,9 @@ def check(
         raise click.UsageError("-q/--quiet and -v/--verbose exclude each other", ctx=ctx)
     threshold = Level(fail_on) if fail_on else None
     scope = ctx.meta.get("twsrt.scope")
-    report = run_check(_config(ctx, config), agent, yolo, threshold, no_ignores, sandbox, scope)
+    named = (Path.cwd() / user_config.expanduser()) if user_config else None
+    args = (agent, yolo, threshold, no_ignores, sandbox, scope, named)
+    report = run_check(_config(ctx, config), *args)
     colour = REPORTERS[output_format].coloured and _colour()
     files = {name.removesuffix("_file"): path for name, path in report_files.items() if path}
     options = RenderOptions(verbose=verbose, quiet=quiet, colour=colour)

@@ -182,6 +182,9 @@ class Config:
     # the config defines (placement checks them all); empty without [profiles]
     fragments: tuple[Fragment, ...] = ()
     all_fragments: dict[str, Fragment] = field(default_factory=dict)
+    # `check --user-config FILE`: the user policy a project-scope check compares with, named
+    # on the command line (read wherever it lies); None: [project] user_config, confined
+    user_config_option: Path | None = None
     # config pointers answered at another entry: a profile's own [profiles.P.targets] key
     aliases: dict[str, str] = field(default_factory=dict)
     # this run's files, each read and parsed once (documents.py); ``confined`` keeps it

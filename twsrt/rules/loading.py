@@ -68,7 +68,10 @@ PATH_OUTSIDE_REPOSITORY = Rule(
     "repository after `..`, absolute paths and symlinks; the pinned home tree `home/` in "
     "the repository is inside. Anything else could make `check` print a file such as "
     "/proc/self/environ or ~/.aws/credentials into a report, or make `generate -w` "
-    "overwrite a file such as ~/.bashrc, so twsrt neither reads nor writes it. A user "
+    "overwrite a file such as ~/.bashrc, so twsrt neither reads nor writes it. The same holds "
+    "for the user policy a project names (`[project] user_config`: a pull request would "
+    "learn whether a runner's file exists, its type and its keys); name one outside the "
+    "repository on the command line instead (`twsrt check --user-config FILE`). A user "
     "config outside any repository (~/.config/twsrt/config.toml) may name absolute paths.",
 )
 

@@ -286,10 +286,13 @@ USER_POLICY_UNREADABLE = Rule(
     Level.ERROR,
     Basis.CANNOT_CHECK,
     "The user policy a project names cannot be read, so the project was not checked against it.",
-    "`[project] user_config` names a twsrt config that does not exist, is invalid, or whose "
-    "sources cannot be read or validated. The finding is at the key and quotes the first "
-    "problem; the project's grants were not compared with anything. In CI, check out the "
-    "dotfiles repository the key names, or suppress the finding with a reason.",
+    "`[project] user_config` (or `check --user-config FILE`) names a twsrt config that does "
+    "not exist, is invalid, or whose sources cannot be read or validated. The finding is at "
+    "the key and quotes the first problem; the project's grants were not compared with "
+    "anything. In repo mode a user policy the key names lies inside the repository, its "
+    "sources too (outside it: TWS005, nothing read); one outside is named on the command "
+    "line. In CI, check out the dotfiles repository and name it with `--user-config` (the "
+    "Action's `args`), or suppress the finding with a reason.",
 )
 
 FOLDED_CONFIG_LINK = Rule(
