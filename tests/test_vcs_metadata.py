@@ -213,11 +213,19 @@ def test_no_write_goes_into_git_whoever_asks(tmp_path: Path) -> None:
         assert not path.exists()
 
 
-def test_a_report_file_in_git_is_refused(sandbox: Sandbox) -> None:
-    result = sandbox.run("check", "--sarif", ".git/hooks/pre-commit")
-    assert result.returncode == 2
-    assert "error[TWS019]" in result.stdout + result.stderr
-    assert not (sandbox.repo / ".git/hooks").exists()
+@pytest.mark.parametrize("name", [".git/hooks/pre-commit", "up/.git/x.json", "out/r.json"])
+def test_a_report_file_in_git_is_refused(sandbox: Sandbox, name: str) -> None:
+    """Named as written, or through a link outside the repository that leads into one."""
+    (sandbox.home / "up").mkdir()
+    (sandbox.home / "up/.git").mkdir()
+    (sandbox.repo / "up").symlink_to(sandbox.home / "up")
+    (sandbox.home / "out").symlink_to(sandbox.repo / ".git")
+    before = tree_snapshot(sandbox.home)
+    args = ("check", "-c", "dotfiles/twsrt.toml", "--sarif", name, "--json", "fine.json")
+    result = sandbox.run(*args, cwd=sandbox.home)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{name}: error[TWS019] " in result.stdout + result.stderr
+    assert tree_snapshot(sandbox.home) == before  # no report written, the fine one neither
 
 
 # ------------------------------------------------------------------ no file is executable

@@ -86,7 +86,20 @@ def _walk_of(name: str, protected: tuple[str, ...]) -> _Walk:
         raise walk.refuse("is not a file name")
     if "\0" in name:
         raise walk.refuse("holds a NUL character")
+    _refuse_metadata(name)
     return walk
+
+
+def _refuse_metadata(name: str) -> None:
+    """No report inside .git/ (or another VCS's metadata), as written or through a link."""
+    from twsrt.config import display_path
+    from twsrt.rules import VCS_METADATA_PATH
+    from twsrt.vcs import metadata_hit
+
+    hit = metadata_hit(Path(os.path.abspath(name)))
+    if hit is not None:
+        shown = display_path(hit.resolved) if hit.resolved else ""
+        raise fail(VCS_METADATA_PATH, hit.reason(shown), Location(name))
 
 
 def _parent(walk: _Walk, *, create: bool) -> tuple[int | None, str]:
