@@ -10,9 +10,11 @@ import pytest
 from support.github import runner_commands
 from support.sandbox import Sandbox
 
-# A different command in every field, so a failure names the field that leaked.
-SRT_PATH = "pol\n::error::PWN-srt-path.json"
-TARGET = "home/x\r::warning file=a::PWN-target\n  ##[add-mask]PWN-target2/flags.txt"
+# A different command in every field, so a failure names the field that leaked. A file name
+# holds no control character (twsrt refuses such names at load: the last test), so the path
+# fields carry commands after a space only.
+SRT_PATH = "pol ::error::PWN-srt-path.json"
+TARGET = "home/x ::warning file=a::PWN-target  ##[add-mask]PWN-target2/flags.txt"
 REASON = "accepted here\n::stop-commands::PWN-reason"
 RULE = "echo ##[add-mask]PWN-message"
 DIFF_VALUE = "##[error]PWN-diff"
@@ -153,3 +155,27 @@ def test_defuse_keeps_lines() -> None:
 
     assert defuse("a\nb") == "a\nb"  # lines stay lines; only what could start a command changes
     assert defuse(" ::x::y ##[z]") == " %3A:x::y %23#[z]"
+
+
+@pytest.mark.parametrize("key", ["srt", "copilot_output"])
+def test_a_file_name_with_a_command_on_its_own_line_is_refused(sandbox: Sandbox, key: str) -> None:
+    """A path that would start a runner command on a line of its own (a newline, a carriage
+    return) is refused at its key, and the refusal names it without echoing it."""
+    value = json.dumps("pol\n::error::PWN-path\r##[add-mask]PWN-2.json")
+    config = (
+        'checkout = "~/dotfiles"\n[sources]\nsrt = ".srt-settings.json"\n'
+        'bash_rules = "bash-rules.json"\n\n[targets]\n'
+        'claude_settings = "home/.claude/settings.full.json"\n'
+    )
+    if key == "srt":
+        config = config.replace('".srt-settings.json"', value)
+    else:
+        config += f"copilot_output = {value}\n"
+    sandbox.write("twsrt.toml", config)
+    for args in (("check", "--format", "github"), ("generate", "-w"), ("diff",)):
+        code, out, err = run(sandbox, *args)
+        assert code == 2, out + err
+        assert "PWN" not in out + err
+        assert "the path holds the control character U+000A" in out + err
+        commands = [name for name, _, _ in runner_commands(out + err)]
+        assert commands in ([], ["error", "stop-commands", commands[-1] if commands else ""])
