@@ -23,10 +23,6 @@ from support.badinput import (
 )
 from support.sandbox import DEFAULT_CONFIG, Sandbox
 
-# Issue 26 item 7 (exit 3 instead of a located error) is the `targets` engineer's.
-NAME_TOO_LONG = "issue 26 item 7 (targets): a --project/--managed name over NAME_MAX is exit 3"
-NUL_IN_PATH = "issue 26 item 7 (targets): a NUL in a fragment path is exit 3"
-
 GEN_W = ("generate", "-w")
 
 # No default profile: lines 1 [fragments.base], 5 [profiles.home], 6 extends, 9 claude_settings.
@@ -352,7 +348,6 @@ CASES: list[Case | Usage] = [
         "the srt file of fragment two: the path holds a NUL byte",
         11,
         7,  # `srt = "two\u0000.json"`
-        xfail=NUL_IN_PATH,
     ),
     # ---------------------------------------------------------- project scope
     Case(
@@ -391,7 +386,6 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS018",
         "longer than the file system allows",
-        xfail=NAME_TOO_LONG,
     ),
     Usage(
         "project-flag-with-managed",
@@ -585,7 +579,6 @@ CASES: list[Case | Usage] = [
         CONFIG,
         "TWS018",
         "longer than the file system allows",
-        xfail=NAME_TOO_LONG,
     ),
 ]
 

@@ -36,14 +36,9 @@ def test_fuzz(tmp_path: Path, chunk: int) -> None:
     assert violations(tmp_path, range(chunk, RUNS, CHUNKS)) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 item 7 (targets): a NUL, an over-long name or a config symlink loop is "
-    "exit 3; item 2 (targets): targets in .git/ and executable generated files",
-)
-def test_fuzz_known_gaps(tmp_path: Path) -> None:
-    """The inputs of gaps another engineer's item closes, drawn only here: when they are all
-    closed this passes, the strict xfail turns red, and the inputs join the runs above."""
+def test_fuzz_hostile_names(tmp_path: Path) -> None:
+    """The inputs of the gaps issue 26 items 2 and 7 closed (a NUL, an over-long name, a config
+    symlink loop, targets in .git/, executable generated files), drawn only here."""
     assert violations(tmp_path, range(HOSTILE_RUNS), hostile=True) == []
 
 
