@@ -36,7 +36,7 @@ def test_fuzz(tmp_path: Path, chunk: int) -> None:
     assert violations(tmp_path, range(chunk, RUNS, CHUNKS)) == []
 
 
-def test_fuzz_hostile_names(tmp_path: Path) -> None:
+def test_fuzz_known_gaps(tmp_path: Path) -> None:
     """The inputs of the gaps issue 26 items 2 and 7 closed (a NUL, an over-long name, a config
     symlink loop, targets in .git/, executable generated files), drawn only here."""
     assert violations(tmp_path, range(HOSTILE_RUNS), hostile=True) == []
