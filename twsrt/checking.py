@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +44,7 @@ from twsrt.run import (
 )
 from twsrt.safeio import real
 from twsrt.sources import read_sources
+from twsrt.wildcard import fnmatch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -439,9 +439,9 @@ def _matches(rule: Suppression, item: Finding) -> bool:
         return False
     if rule.rule not in (item.rule_id, item.rule.name):
         return False
-    if rule.path and not fnmatchcase(item.location.path, rule.path):
+    if rule.path and not fnmatch(item.location.path, rule.path):
         return False
-    if rule.pointer and not fnmatchcase(item.location.pointer, rule.pointer):
+    if rule.pointer and not fnmatch(item.location.pointer, rule.pointer):
         return False
     return not (rule.agent and rule.agent != item.agent)
 

@@ -404,7 +404,7 @@ def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
 def _present(root: Path, relative: str, repo: str) -> list[Path]:
     """``root/relative`` if it exists (a ``*`` in the last part: the names it matches), never
     looking through a link that leaves the repository."""
-    import fnmatch
+    from twsrt import wildcard
 
     path = root / relative
     parent = path.parent
@@ -415,7 +415,7 @@ def _present(root: Path, relative: str, repo: str) -> list[Path]:
             os.lstat(path)
             return [path]
         with os.scandir(parent) as entries:
-            names = sorted(e.name for e in entries if fnmatch.fnmatchcase(e.name, path.name))
+            names = sorted(e.name for e in entries if wildcard.fnmatch(e.name, path.name))
     except (OSError, ValueError):
         return []
     return [parent / name for name in names]

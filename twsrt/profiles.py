@@ -12,7 +12,6 @@ import json
 import os
 import socket
 from dataclasses import replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from twsrt.config import PROFILE_ENV, Config, Fragment, Selection, resolve_path
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.locations import Location, pointer_join
 from twsrt.rules import PROFILE_INVALID, PROFILE_NOT_SELECTED
+from twsrt.wildcard import fnmatch
 
 
 def host_names() -> list[str]:
@@ -201,7 +201,7 @@ def _host_matches(config: Config, profiles: dict[str, Any]) -> list[tuple[str, s
         patterns = table.get("hosts", [])
         pointer = pointer_join(pointer_join("/profiles", name), "hosts")
         for pattern, where in zip(patterns, item_locations(config, pointer, patterns), strict=True):
-            host = next((h for h in names if fnmatchcase(h.lower(), pattern.lower())), None)
+            host = next((h for h in names if fnmatch(h.lower(), pattern.lower())), None)
             if host is not None:
                 matched.append((name, host, pattern, where))
                 break

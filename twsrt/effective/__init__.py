@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.positions import PositionedDocument
 from twsrt.rules import EFFECTIVE_LAYER_UNREADABLE, TARGET_UNUSABLE, Rule
+from twsrt.wildcard import fnmatch, star_match
 
 
 def effective_findings(ctx: Context, agent: str) -> list[Finding]:
@@ -215,7 +215,7 @@ class PolicyView:
                 continue
             spelled = self.expand(rule.path)
             if rule.glob:
-                if fnmatchcase(target, spelled) or fnmatchcase(base, spelled):
+                if fnmatch(target, spelled) or fnmatch(base, spelled):
                     return rule
             elif inside(base, spelled):
                 return rule
@@ -251,16 +251,13 @@ def command_reaches(spec: str, command: str) -> bool:
     """Does a ``Bash(spec)`` allow rule match ``command`` or ``command <args>`` (the forms a
     policy rule denies), or name a command the policy rule covers? ``*`` is the only wildcard;
     a trailing ``:*`` is the legacy prefix form. A rule for every command (``*``) is skipped:
-    it names nothing in particular."""
-    import re
-
+    it names nothing in particular. ``star_match``, never a regex: the spec is a target's text."""
     spec = spec.strip()
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
     if not spec.replace("*", "").strip():
         return False
-    pattern = re.compile(".*".join(re.escape(part) for part in spec.split("*")))
-    if pattern.fullmatch(command) or pattern.fullmatch(command + " x"):
+    if star_match(spec, command) or star_match(spec, command + " x"):
         return True
     sample = " ".join(spec.replace("*", " ").split())
     return sample == command or sample.startswith(command + " ")

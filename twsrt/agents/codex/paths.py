@@ -4,7 +4,6 @@ the deny and write entries, the pins between a write root and a deny below it.""
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatchcase
 from typing import Any
 
 from twsrt.agents.codex.declaration import CODEX_KEEPS, STRICTNESS, WORKSPACE, Compiled, _lossy
@@ -18,6 +17,7 @@ from twsrt.rules import (
     LOSSY_WRITE_ROOT,
     UNEXPRESSIBLE_PATH,
 )
+from twsrt.wildcard import fnmatch
 
 CODEX_KEEPS_NAMES = frozenset(CODEX_KEEPS)
 
@@ -241,7 +241,7 @@ def _deny_index(denies: list[PathRule]) -> Any:
         hits = [concrete[prefix] for prefix in prefixes if prefix in concrete]
         for size in sizes:
             for index, pattern in globs.get(root[:size], []) if size <= len(root) else []:
-                if fnmatchcase(root, pattern):
+                if fnmatch(root, pattern):
                     hits.append(index)
         return denies[min(hits)] if hits else None
 
