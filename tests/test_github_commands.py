@@ -129,7 +129,7 @@ def test_the_wrap_is_deterministic_and_unforgeable() -> None:
     ["::error::x", "  \u3000::add-mask::x", "a ##[error]b", "x\r::warning::y", "\x85::error::z"],
 )
 def test_defuse(line: str) -> None:
-    from twsrt.reports.github import defuse
+    from twsrt.escaping import defuse
 
     assert runner_commands(defuse(line)) == []
 
@@ -151,7 +151,7 @@ def test_stderr_of_a_usage_error(sandbox: Sandbox) -> None:
 
 
 def test_defuse_keeps_lines() -> None:
-    from twsrt.reports.github import defuse
+    from twsrt.escaping import defuse
 
     assert defuse("a\nb") == "a\nb"  # lines stay lines; only what could start a command changes
     assert defuse(" ::x::y ##[z]") == " %3A:x::y %23#[z]"

@@ -99,6 +99,7 @@ def check_outcome(
         out.out(
             render(output_format, report, options),
             colour=options.colour if reporter.coloured else None,  # FORCE_COLOR off a pipe too
+            encoded=reporter.encoded,
         )
         if report.aborted and reporter.for_programs:  # stdout is for a program: tell the person
             for item in report.findings:

@@ -12,8 +12,8 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
-from twsrt.exits import Group, closed_pipe, config_option, report_errors
-from twsrt.outcome import EXIT_OK, EXIT_USAGE, Outcome
+from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors
+from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 
@@ -110,9 +110,10 @@ def _colour() -> bool:
 
 
 def _finish(outcome: Outcome) -> NoReturn:
-    """Print what a stage function returned, in order; then its error, else its exit code."""
+    """Print what a stage function returned, in order; then its error, else its exit code.
+    Every line but a program's format is escaped here, the one place (``exits.printed``)."""
     for line in outcome.lines:
-        click.echo(line.text, nl=False, err=line.err, color=line.colour)
+        click.echo(printed(line), nl=False, err=line.err, color=line.colour)
     if outcome.error is not None:
         raise outcome.error
     sys.exit(outcome.exit_code)
@@ -425,7 +426,7 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
 
     cfg = run.find_config(_config(ctx, config), repo_names=True)
     if source is None:
-        click.echo(run.sources_listing(cfg), nl=False)
+        _finish(Outcome([Line(run.sources_listing(cfg))]))
         return
     try:
         editor = shlex.split(run.editor_command()) or ["vi"]
@@ -491,6 +492,9 @@ def _main() -> int | str | None:
     except SystemExit as exc:
         return exc.code
     except click.ClickException as exc:
+        from twsrt.escaping import defuse
+
+        exc.message = defuse(exc.message)  # it may echo a value or a path of the checkout
         exc.show()
         return EXIT_USAGE
     except click.exceptions.Abort:

@@ -15,15 +15,15 @@ from typing import Any, NoReturn
 
 import click
 
-from twsrt.outcome import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from twsrt.outcome import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Line
 
 # 128 + SIGPIPE: the status a shell reports for a Unix tool stopped by a closed pipe (`| head`)
 EXIT_CLOSED_PIPE = 141
 
 
 class Group(click.Group):
-    """The command group: a closed pipe ends it quietly, a usage error exits 2 (defused under
-    ``--format github``)."""
+    """The command group: a closed pipe ends it quietly, a usage error exits 2 (defused: it
+    may echo an argument back)."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:  # `twsrt --help | head -1`: click alone would exit 1
@@ -32,16 +32,14 @@ class Group(click.Group):
             closed_pipe()
 
     def invoke(self, ctx: click.Context) -> Any:
-        github = github_format(list(ctx.args))  # before the subcommand consumes them
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             closed_pipe()
         except click.UsageError as exc:
-            if github:
-                from twsrt.reports.github import defuse
+            from twsrt.escaping import defuse
 
-                exc.message = defuse(exc.message)  # an argument echoed back is free text
+            exc.message = defuse(exc.message)  # an argument echoed back is free text
             exc.show()
             sys.exit(EXIT_USAGE)
 
@@ -93,12 +91,28 @@ def closed_pipe() -> NoReturn:
 
 
 def error_line(text: str, github: bool) -> None:
-    """A line on stderr; under --format github the runner must not read it as a command."""
-    if github:
-        from twsrt.reports.github import defuse
+    """A line on stderr, escaped (``escaping.terminal``): no runner reads it as a command."""
+    from twsrt.escaping import defuse, terminal
 
-        text = defuse(text)
+    text = defuse(text) if github else terminal(text, isatty(sys.stderr))
     click.echo(text, err=True)
+
+
+def printed(line: Line) -> str:
+    """A line as the CLI prints it: a format for programs as it is, any other text through
+    ``escaping.terminal`` (twsrt's colours kept where click keeps them)."""
+    if line.encoded:
+        return line.text
+    from twsrt.escaping import terminal
+
+    stream = sys.stderr if line.err else sys.stdout
+    return terminal(line.text, line.colour if line.colour is not None else isatty(stream))
+
+
+def isatty(stream: object) -> bool:
+    """Whether click would keep colours on ``stream`` (``click.echo(color=None)``)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def github_format(args: list[str]) -> bool:

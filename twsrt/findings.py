@@ -18,11 +18,14 @@ MESSAGE_LIMIT = 2000
 def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``value`` (as ``str`` shows it) as a finding or report quotes it: whole when it has at
     most ``limit`` characters, else its first ``limit`` characters, an ellipsis and its
-    length."""
+    length. A control character, a newline too, is shown as an escape (``escaping.one_line``):
+    the value is the checkout's, and no report line may start inside it."""
+    from twsrt.escaping import one_line
+
     text = value if isinstance(value, str) else str(value)
     if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text):,} characters)"
+        return one_line(text)
+    return f"{one_line(text[:limit])}… ({len(text):,} characters)"
 
 
 def capped_message(message: str) -> str:

@@ -17,11 +17,14 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 @dataclass(frozen=True)
 class Line:
     """Text as printed (its newline included), on stdout or stderr. ``colour``: keep the ANSI
-    colours (True), strip them (False), or leave it to the stream (None), as ``click.echo``."""
+    colours (True), strip them (False), or leave it to the stream (None), as ``click.echo``.
+    ``encoded``: a format for programs that escapes what it holds itself (JSON, SARIF, JUnit,
+    GitHub's workflow commands); any other text is printed through ``escaping.terminal``."""
 
     text: str
     err: bool = False
     colour: bool | None = None
+    encoded: bool = False
 
 
 @dataclass
@@ -32,10 +35,10 @@ class Outcome:
     # the command had raised it (bad input: exit 2 with its findings; a bug: exit 3).
     error: Exception | None = None
 
-    def out(self, text: str, colour: bool | None = None) -> None:
-        """Text for stdout, printed as it is (no newline added)."""
+    def out(self, text: str, colour: bool | None = None, encoded: bool = False) -> None:
+        """Text for stdout, printed as it is (no newline added) but escaped (``Line``)."""
         if text:
-            self.lines.append(Line(text, colour=colour))
+            self.lines.append(Line(text, colour=colour, encoded=encoded))
 
     def err(self, line: str) -> None:
         """One line for stderr (its newline added)."""

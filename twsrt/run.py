@@ -319,15 +319,19 @@ def drift_report(drift: Drift, config: Config, fix: str = "twsrt generate -w") -
     if home is not None:
         return f"{drift.display}: drift detected: {unpinned_home_advice(home, config)}\n"
     lines = [f"{drift.display}: drift detected\n"]
+    from twsrt.escaping import one_line  # a key of the checkout: one line, whatever it holds
+
     if drift.missing:
         lines.append("  missing (in the policy, not on disk):\n")
         lines += [
-            f"    + {item.key}: {redact_item(item.key, item.value)}\n" for item in drift.missing
+            f"    + {one_line(item.key)}: {redact_item(item.key, item.value)}\n"
+            for item in drift.missing
         ]
     if drift.extra:
         lines.append("  extra (on disk, not in the policy):\n")
         lines += [
-            f"    - {item.key}: {redact_item(item.key, item.value)}\n" for item in drift.extra
+            f"    - {one_line(item.key)}: {redact_item(item.key, item.value)}\n"
+            for item in drift.extra
         ]
     if drift.reordered:
         lines.append("  managed entries are in a different order\n")

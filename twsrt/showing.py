@@ -186,5 +186,8 @@ def show_outcome(explicit_config: str | None, output_format: str) -> Outcome:
         config = find_config(explicit_config, repo_names=True)
         config = config.confined(guard(config, False))
         shown = shape(load_policy(config), config.selection)
-        out.out(render_json(shown) if output_format == "json" else render_text(shown))
+        if output_format == "json":
+            out.out(render_json(shown), encoded=True)
+        else:
+            out.out(render_text(shown))
     return outcome

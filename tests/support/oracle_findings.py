@@ -5,6 +5,7 @@ matching that tries every ``[[check.ignore]]`` entry against every finding."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from twsrt.checking import _matches
@@ -24,15 +25,22 @@ from twsrt.rules import CATALOG
 
 
 def dump(document: dict[str, Any]) -> str:
-    """A JSON report's text as json_report.dump wrote it before."""
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    """A JSON report's text as json_report.dump wrote it before, with what a terminal acts on
+    (DEL, C1, line separators, lone surrogates) as the ``\\u`` escapes json.dumps could use."""
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    for char in sorted({c for c in text if "\x7f" <= c <= "\x9f" or c in "\u2028\u2029"}):
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 def junit_text(suites: list[Any]) -> str:
-    """The JUnit XML text as junit_xml writes it (serialize, strip, reparse, pretty-print)."""
+    """The JUnit XML text as junit_xml writes it (serialize, strip, reparse, pretty-print),
+    its lines inert in a CI log (escaping.no_commands, tested in tests/test_escaping.py)."""
     from junit_xml import to_xml_report_string
 
-    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
+    from twsrt.escaping import no_commands
+
+    return no_commands(to_xml_report_string(suites, prettyprint=True, encoding="utf-8"))
 
 
 def schema_findings(name: str, instance: Any, path: str, positions: Any) -> list[Finding]:

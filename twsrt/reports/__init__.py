@@ -36,12 +36,13 @@ class Reporter:
     file_help: str = ""  # set: also a `--<name> FILE` option of check, with this help
     for_programs: bool = False  # on stdout, an aborted run also says why on stderr, for a person
     coloured: bool = False  # follows the terminal (NO_COLOR, FORCE_COLOR)
+    encoded: bool = True  # escapes what it holds itself; else printed by escaping.terminal
 
 
 REPORTERS: dict[str, Reporter] = {
     reporter.name: reporter
     for reporter in (
-        Reporter("text", "text", coloured=True),
+        Reporter("text", "text", coloured=True, encoded=False),
         Reporter(
             "json",
             "json_report",

@@ -11,16 +11,15 @@ twsrt's own annotations may ever read as a command:
   deterministic);
 - every control character is shown as an escape, so no field can start a line of its own;
 - stderr (which the runner reads concurrently, so a wrap could interleave) is defused line by
-  line with :func:`defuse`.
+  line with ``escaping.defuse``, as every line for a person is (``escaping.terminal``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from typing import TYPE_CHECKING
 
+from twsrt.escaping import printable
 from twsrt.findings import Finding, Level
 from twsrt.report import CheckReport, selection_text
 
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
     from twsrt.reports import RenderOptions
 
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
-# Every control character but newline and tab, the Unicode line separators, lone surrogates.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def _escape_data(text: str) -> str:
@@ -49,33 +46,6 @@ def annotation(item: Finding) -> str:
     props.append(f"title={_escape_property(f'{item.rule_id} {item.rule.name}')}")
     message = item.message + (f" (agent {item.agent})" if item.agent else "")
     return f"::{_COMMAND[item.level]} {','.join(props)}::{_escape_data(message)}"
-
-
-def printable(text: str) -> str:
-    """``text`` with every control character but newline and tab as a visible escape."""
-
-    def escape(match: re.Match[str]) -> str:
-        code = ord(match.group())
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return _CONTROL.sub(escape, text)
-
-
-def _blank(char: str) -> bool:
-    """What the runner may trim before ``::`` (a superset: every space, control, format)."""
-    return char.isspace() or unicodedata.category(char)[0] in "CZ"
-
-
-def defuse(text: str) -> str:
-    """Text whose lines the runner never reads as a command (control characters escaped,
-    a leading ``::`` and every ``##[`` percent-escaped)."""
-    lines = []
-    for line in printable(text).split("\n"):
-        start = next((i for i, char in enumerate(line) if not _blank(char)), len(line))
-        if line.startswith("::", start):
-            line = line[:start] + "%3A" + line[start + 1 :]
-        lines.append(line.replace("##[", "%23#["))
-    return "\n".join(lines)
 
 
 def stop_commands(text: str) -> str:

@@ -55,8 +55,11 @@ def header(version: int) -> dict[str, Any]:
 
 
 def dump(document: dict[str, Any]) -> str:
-    """A JSON report's text: indented by two spaces, UTF-8 as it is, one final newline."""
-    return dump_json(document, "  ") + "\n"
+    """A JSON report's text: indented by two spaces, UTF-8 as it is but for what a terminal
+    acts on (``escaping.json_text``), one final newline."""
+    from twsrt.escaping import json_text
+
+    return json_text(dump_json(document, "  ")) + "\n"
 
 
 def render(report: CheckReport, _options: RenderOptions) -> str:

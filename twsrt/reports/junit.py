@@ -69,7 +69,8 @@ def xml_text(suites: list[Any]) -> str:
     serializes them, strips the characters XML cannot hold, parses the text again with
     minidom and prints that; at 10,000 findings the round trip took seconds. Its effects on
     the data are kept: characters junit_xml strips are dropped (a carriage return survives in
-    an attribute, escaped on the way, but not in text), and minidom's escaping and layout.
+    an attribute, escaped on the way, but not in text), and minidom's escaping and layout; and
+    no line starts a workflow command.
     One difference: a suite's time with more than three decimals (``twsrt test``'s measured
     probes) is rounded to three, as the JUnit schema's time pattern requires.
     """
@@ -90,7 +91,11 @@ def xml_text(suites: list[Any]) -> str:
     root.extend(elements)
     out = ['<?xml version="1.0" encoding="utf-8"?>\n']
     _write_element(root, "", out)
-    return "".join(out)
+    # a line of a message or an old file's content is in the text of an element, never a tag:
+    # printed to a CI log it must not start a workflow command (escaping.no_commands)
+    from twsrt.escaping import no_commands
+
+    return no_commands("".join(out))
 
 
 _SCHEMA_TIME = re.compile(r"[0-9]*(\.[0-9]{0,3})?")

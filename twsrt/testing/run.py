@@ -423,7 +423,7 @@ def probe_outcome(
             out.exit_code = EXIT_USAGE
             return outcome
         if as_json:
-            out.out(render_json(report))
+            out.out(render_json(report), encoded=True)
         else:
             text = render_text(report, colour=options.colour, verbose=options.verbose)
             out.out(text, colour=options.colour)
