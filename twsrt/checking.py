@@ -24,7 +24,7 @@ from twsrt.lints import lint_policy
 from twsrt.locations import Location
 from twsrt.outcome import Outcome
 from twsrt.policy import Policy
-from twsrt.redact import redact_item
+from twsrt.redact import redact_item, redact_key
 from twsrt.report import CheckedFile, CheckReport, Suppression
 from twsrt.rules import (
     DRIFT_CHANGED,
@@ -281,7 +281,7 @@ def first_difference(old: str, new: str) -> int:
 
 def quote_item(item: DriftItem) -> str:
     """A managed entry as reports quote it: key and value, credentials redacted."""
-    return f"{quoted(item.key)} {quoted(redact_item(item.key, item.value))}"
+    return f"{quoted(redact_key(item.key))} {quoted(redact_item(item.key, item.value))}"
 
 
 def _origin(result: Result, drift: Drift) -> tuple[Location, ...]:

@@ -5,9 +5,9 @@ API key helpers, bearer tokens). Reports show a unified diff of the file's *mana
 the members twsrt owns, in the file's own order, with each run of the user's members elided as
 ``… N unmanaged keys …``. Rendering the projection from the parsed document, not masking lines
 of the text, holds for any layout (a one-line JSON file, an inline TOML table). Fully generated
-files (Codex rules, Copilot flags) are shown whole. Values under credential keys inside what is
-shown are redacted (``redact.py``). Large texts are matched at anchors first (``line_opcodes``),
-so a diff of any size stays near linear.
+files (Codex rules, Copilot flags, Codex's managed files) are shown whole, redacted line by
+line. Values under credential keys inside what is shown are redacted (``redact.py``). Large
+texts are matched at anchors first (``line_opcodes``), so a diff of any size stays near linear.
 
 An agent declares its managed members as a ``Spec``: a mapping from member name to ``True``
 (the whole member), a nested ``Spec`` (only those sub-members), or a predicate that picks the
@@ -23,7 +23,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Union
 
-from twsrt.redact import redact
+from twsrt.redact import redact, redact_text
 
 if TYPE_CHECKING:
     from twsrt.documents import Documents
@@ -210,8 +210,9 @@ def _range(start: int, stop: int) -> str:
 
 
 def whole(text: str) -> str:
-    """A file twsrt generates entirely: every line is managed."""
-    return text
+    """A file twsrt generates entirely: every line is managed, and shown redacted (its old
+    content may be anything a target path names: ``redact.redact_text``)."""
+    return redact_text(text)
 
 
 def opaque(text: str) -> str:

@@ -27,7 +27,7 @@ from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.policy import Policy
-from twsrt.redact import redact_item
+from twsrt.redact import redact_item, redact_key
 from twsrt.report import profile_clause
 from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
 from twsrt.safeio import real
@@ -324,13 +324,13 @@ def drift_report(drift: Drift, config: Config, fix: str = "twsrt generate -w") -
     if drift.missing:
         lines.append("  missing (in the policy, not on disk):\n")
         lines += [
-            f"    + {one_line(item.key)}: {redact_item(item.key, item.value)}\n"
+            f"    + {one_line(redact_key(item.key))}: {redact_item(item.key, item.value)}\n"
             for item in drift.missing
         ]
     if drift.extra:
         lines.append("  extra (on disk, not in the policy):\n")
         lines += [
-            f"    - {one_line(item.key)}: {redact_item(item.key, item.value)}\n"
+            f"    - {one_line(redact_key(item.key))}: {redact_item(item.key, item.value)}\n"
             for item in drift.extra
         ]
     if drift.reordered:

@@ -27,6 +27,7 @@ from twsrt.documents import Documents
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.redact import MARK
 from twsrt.rules import (
     BROKEN_SYMLINK,
     DISABLED_SANDBOX,
@@ -262,7 +263,21 @@ def compare(
         and not result.extra
         and (old_items != new_items or (form and old != new))
     )
+    if view is whole and (result.missing or result.extra):
+        _shown_redacted(result, items(whole(old)), items(whole(new)))
     return result
+
+
+def _shown_redacted(result: Drift, old_items: list[DriftItem], new_items: list[DriftItem]) -> None:
+    """A file generated whole may hold anything its path names: the items a report quotes
+    are those of its redacted text (``diffs.whole``), decided on the raw text all the same (a
+    difference only redaction hides is one hidden item)."""
+    old_set, new_set = set(old_items), set(new_items)
+    hidden = [DriftItem("line", MARK)]
+    if result.missing:
+        result.missing = [item for item in new_items if item not in old_set] or hidden
+    if result.extra:
+        result.extra = [item for item in old_items if item not in new_set] or hidden
 
 
 # ---------------------------------------------------------------- the settings link
