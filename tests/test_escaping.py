@@ -123,3 +123,50 @@ def test_json_text_escapes_what_json_leaves_raw() -> None:
     document = json.dumps({"k": "\x7f\x9b\u2028"}, ensure_ascii=False)
     assert json_text(document) == '{"k": "\\u007f\\u009b\\u2028"}'
     assert json.loads(json_text(document)) == {"k": "\x7f\x9b\u2028"}
+
+
+# ---------------------------------------------------------------- SARIF's plain text
+
+
+def sarif_messages(document: dict) -> list[str]:
+    out = []
+    for run in document["runs"]:
+        for result in run["results"]:
+            out.append(result["message"]["text"])
+            out += [
+                r["message"]["text"] for r in result.get("relatedLocations", []) if "message" in r
+            ]
+    return out
+
+
+# an embedded link SARIF viewers render: [text](target) with the brackets unescaped
+LINK = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\(")
+
+
+def test_sarif_message_text_carries_no_link_from_the_checkout() -> None:
+    from pathlib import Path
+
+    from twsrt.findings import Finding
+    from twsrt.locations import Location
+    from twsrt.report import CheckReport
+    from twsrt.reports.sarif import plain_message, sarif_log
+
+    where = Location("policy/srt-settings.json", 3, 5, "/a/[x](https://evil.example)")
+    message = "unknown key '[click me](https://evil.example)' and a \\ backslash"
+    item = Finding("TWS101", message, where, related=(where,))
+    document = sarif_log(CheckReport(findings=[item], root=Path("/repo")))
+    texts = sarif_messages(document)
+    assert texts[0] == ("unknown key '\\[click me\\](https://evil.example)' and a \\\\ backslash")
+    assert texts[1] == "/a/\\[x\\](https://evil.example)"
+    assert not [text for text in texts if LINK.search(text)]
+    assert plain_message("no brackets") == "no brackets"
+
+
+def test_a_run_quoting_a_link_has_none_in_sarif(sandbox: Sandbox) -> None:
+    rules = json.loads((sandbox.repo / "bash-rules.json").read_text())
+    rules["deny"].append("[click](https://evil.example)")  # refused (a ')'), and quoted
+    sandbox.write("bash-rules.json", rules)
+    result = sandbox.run("check", "-v", "--format", "sarif")
+    texts = sarif_messages(json.loads(result.stdout))
+    assert any("\\[click\\](https://evil.example)" in text for text in texts), texts
+    assert not [text for text in texts if LINK.search(text)]

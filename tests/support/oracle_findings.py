@@ -108,7 +108,7 @@ def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = No
     pointer = quoted(item.location.pointer, MESSAGE_LIMIT)
     extra = {"agent": item.agent, "pointer": pointer, "diff": item.diff}
     related = [
-        _location(om, where, id=n, message=quoted(where.pointer, MESSAGE_LIMIT))
+        _location(om, where, id=n, message=_plain(quoted(where.pointer, MESSAGE_LIMIT)))
         for n, where in enumerate(item.related, start=1)
     ]
     return _om(
@@ -116,7 +116,7 @@ def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = No
         rule_id=item.rule_id,
         rule_index=rule_index,
         level=item.level.value,
-        message=_om(om.Message, text=item.message),
+        message=_om(om.Message, text=_plain(item.message)),
         locations=[_location(om, item.location)],
         related_locations=related or None,
         partial_fingerprints={FINGERPRINT_KEY: item.fingerprint},
@@ -125,6 +125,11 @@ def _result(om: Any, item: Finding, rule_index: int, suppressed: str | None = No
         else [_om(om.Suppression, kind="external", justification=suppressed)],
         properties=_bag(om, {k: v for k, v in extra.items() if v}) if any(extra.values()) else None,
     )
+
+
+def _plain(text: str) -> str:
+    """SARIF's plain text (3.11.6): literal brackets and backslashes escaped."""
+    return "".join("\\" + char if char in "\\[]" else char for char in text)
 
 
 def _location(om: Any, where: Location, id: int | None = None, message: str = "") -> Any:

@@ -120,11 +120,20 @@ def _descriptor(om: Any, rule: Rule) -> Any:
     )
 
 
+def plain_message(text: str) -> str:
+    """A plain text message as SARIF 2.1.0 reads one (3.11.6): ``[text](target)`` is an
+    embedded link, so a literal bracket, and the backslash that escapes it, are escaped. A
+    message quotes the checkout's values: none may become a link a viewer renders."""
+    if "[" not in text and "]" not in text and "\\" not in text:
+        return text
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
 def _result(item: Finding, rule_index: int, suppressed: str | None = None) -> dict[str, Any]:
     """One result as JSON data; ``suppressed`` is the reason of the ``[[check.ignore]]`` that
     hides it. Members in sarif_om's order, so the text equals the sarif_om form."""
     out: dict[str, Any] = {
-        "message": {"text": item.message},
+        "message": {"text": plain_message(item.message)},
         "level": item.level.value,  # always explicit, even when it equals the rule's default
         "locations": [_location(item.location)],
         "partialFingerprints": {FINGERPRINT_KEY: item.fingerprint},
@@ -158,7 +167,7 @@ def _location(where: Location, id: int | None = None, message: str = "") -> dict
     if id is not None:
         out["id"] = id
     if message:
-        out["message"] = {"text": message}
+        out["message"] = {"text": plain_message(message)}
     out["physicalLocation"] = {"artifactLocation": artifact, "region": region}
     return out
 
