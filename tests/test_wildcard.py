@@ -123,3 +123,69 @@ def test_star_match_agrees_with_the_old_regex(spec: str, command: str) -> None:
 def test_the_work_grows_with_the_pattern_not_exponentially(stars: int) -> None:
     with bounded(BOUND):
         assert not fnmatch("a" * 2_000, crafted(stars))
+
+
+# ---------------------------------------------------------------- git-style globs (twsrt test)
+
+
+def old_glob_regex(pattern: str) -> re.Pattern[str]:
+    """What twsrt test compiled before: ``**/`` as ``(?:[^/]*/)*``, exponential when repeated."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append(r"(?:[^/]*/)*")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(r".*")
+            i += 2
+            continue
+        if char == "*":
+            out.append(r"[^/]*")
+        elif char == "?":
+            out.append(r"[^/]")
+        elif char == "[" and pattern.find("]", i + 2) >= 0:
+            end = pattern.find("]", i + 2)
+            body = pattern[i + 1 : end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end
+        elif char == "{" and pattern.find("}", i) >= 0:
+            end = pattern.find("}", i)
+            alternatives = pattern[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(old_glob_regex(a).pattern[:-2] for a in alternatives) + ")")
+            i = end
+        elif char == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 1
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+GLOB_PARTS = st.sampled_from(["a", "b", "/", "*", "**", "**/", "?", "[ab]", "[!a]", "{a,b}"])
+GLOB_PARTS |= st.sampled_from(["{a/,*}", "\\*", "[", "{", "x", "."])
+
+
+@given(st.lists(GLOB_PARTS, max_size=5).map("".join), st.text("ab/x*[{.", max_size=8))
+def test_git_globs_match_what_the_regex_matched(pattern: str, path: str) -> None:
+    from twsrt.testing.globs import glob_regex
+
+    assume(pattern.count("**") <= 3)  # the old regex stays fast on these
+    assert glob_regex(pattern).match(path) is (old_glob_regex(pattern).match(path) is not None)
+
+
+def test_a_crafted_policy_glob_is_bounded() -> None:
+    from twsrt.testing.globs import glob_regex
+
+    crafted = "**/" * STARS + "x"
+    spread = "**/a" * 100 + "/x"
+    with bounded(BOUND) as elapsed:
+        assert not glob_regex(crafted).match("a/" * 2_000 + "y")
+        assert glob_regex(crafted).match("a/" * 2_000 + "x")
+        assert not glob_regex(spread).match("a/" * 300 + "y")
+    assert elapsed() < BOUND

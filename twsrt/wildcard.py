@@ -109,3 +109,138 @@ def _char_set(spelled: str) -> Callable[[str], bool]:
 
     regex = re.compile(stdlib.translate(spelled))
     return lambda char: regex.match(char) is not None
+
+
+# ---------------------------------------------------------------- git-style globs (twsrt test)
+
+# A compiled glob is a Thompson automaton: node i is (predicate or None, out, alt). A predicate
+# consumes one character and moves to ``out``; None is a choice of ``out`` and ``alt`` (either
+# may be None) without consuming. Running it keeps the set of nodes reached, so a match costs
+# at most ``len(nodes) * len(text)`` steps whatever the pattern (``**/**/…`` included).
+_Node = list  # [predicate | None, out, alt]
+_MATCH = -1
+
+
+def _not_slash(char: str) -> bool:
+    return char != "/"
+
+
+def _slash(char: str) -> bool:
+    return char == "/"
+
+
+class GitGlob:
+    """A git-style glob (``**/`` any run of directories, ``**`` anything, ``*``/``?`` within
+    one part, ``[...]``/``[!...]``, ``{a,b}``, ``\\x``) matched against a whole path."""
+
+    def __init__(self, pattern: str) -> None:
+        self.nodes: list[_Node] = []
+        self.start = self._sequence(pattern, _MATCH)
+
+    def match(self, text: str) -> bool:
+        current = self._closure([self.start])
+        for char in text:
+            moved = [
+                node[1]
+                for i in current
+                if i != _MATCH
+                for node in [self.nodes[i]]
+                if node[0] is not None and node[0](char)
+            ]
+            if not moved:
+                return False
+            current = self._closure(moved)
+        return _MATCH in current
+
+    def _closure(self, states: list[int]) -> set[int]:
+        seen: set[int] = set()
+        stack = list(states)
+        while stack:
+            state = stack.pop()
+            if state is None or state in seen:
+                continue
+            seen.add(state)
+            if state != _MATCH and self.nodes[state][0] is None:
+                stack += [self.nodes[state][1], self.nodes[state][2]]
+        return seen
+
+    def _node(
+        self, predicate: Callable[[str], bool] | None, out: int | None, alt: int | None
+    ) -> int:
+        self.nodes.append([predicate, out, alt])
+        return len(self.nodes) - 1
+
+    def _loop(self, predicate: Callable[[str], bool], after: int) -> int:
+        """``predicate`` any number of times, then ``after``."""
+        choice = self._node(None, None, after)
+        self.nodes[choice][1] = self._node(predicate, choice, None)
+        return choice
+
+    def _sequence(self, pattern: str, after: int) -> int:
+        """The automaton of ``pattern`` followed by ``after``, built from its end."""
+        state = after
+        for kind, value in reversed(_glob_parts(pattern)):
+            if kind == "segments":  # (?:[^/]*/)*
+                choice = self._node(None, None, state)
+                inner = self._node(None, None, self._node(_slash, choice, None))
+                self.nodes[inner][1] = self._node(_not_slash, inner, None)
+                self.nodes[choice][1] = inner
+                state = choice
+            elif kind == "star":
+                state = self._loop(value, state)
+            elif kind == "alternatives":
+                starts = [self._sequence(alternative, state) for alternative in value]
+                state = starts[-1]
+                for start in reversed(starts[:-1]):
+                    state = self._node(None, start, state)
+            else:
+                state = self._node(value, state, None)
+        return state
+
+
+def _glob_parts(pattern: str) -> list[tuple[str, object]]:
+    """``pattern`` as (kind, value) parts: one character (a predicate), a star (the predicate
+    it repeats), ``segments`` (``**/``), ``alternatives`` (their patterns)."""
+    out: list[tuple[str, object]] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            if out[-1:] != [("segments", None)]:  # a run of them is one: the same paths
+                out.append(("segments", None))
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(("star", _any))
+            i += 2
+            continue
+        if char == "*":
+            out.append(("star", _not_slash))
+        elif char == "?":
+            out.append(("char", _not_slash))
+        elif char == "[" and pattern.find("]", i + 2) >= 0:
+            end = pattern.find("]", i + 2)
+            out.append(("char", _git_set(pattern[i + 1 : end])))
+            i = end
+        elif char == "{" and pattern.find("}", i) >= 0:
+            end = pattern.find("}", i)
+            out.append(("alternatives", pattern[i + 1 : end].split(",")))
+            i = end
+        elif char == "\\" and i + 1 < n:
+            out.append(("char", _literal(pattern[i + 1])))
+            i += 1
+        else:
+            out.append(("char", _literal(char)))
+        i += 1
+    return out
+
+
+def _git_set(body: str) -> Callable[[str], bool]:
+    """One ``[...]`` (``!``/``^`` negates): a single character class, matched against one
+    character, so it cannot backtrack."""
+    import re
+
+    negate = body[:1] in ("!", "^")
+    body = body[1:] if negate else body
+    regex = re.compile("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]", re.S)
+    return lambda char: regex.match(char) is not None

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.testing.model import TAG
+from twsrt.wildcard import GitGlob
 
 
 def layout_path(path: str) -> str | None:
@@ -46,53 +46,11 @@ def srt_skips_write_glob(path: str) -> bool:
     return is_glob(path.removesuffix("/**"))
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex for a git-style glob: ``**`` spans directories, ``*``/``?`` stay in one."""
-    return re.compile(_glob_body(pattern) + r"\Z", re.S)
-
-
-def _glob_body(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append(r"(?:[^/]*/)*")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(r".*")
-            i += 2
-            continue
-        if char == "*":
-            out.append(r"[^/]*")
-        elif char == "?":
-            out.append(r"[^/]")
-        elif char == "[":
-            end = pattern.find("]", i + 2)
-            if end < 0:
-                out.append(re.escape(char))
-            else:
-                body = pattern[i + 1 : end]
-                negate = body[:1] in ("!", "^")
-                body = body[1:] if negate else body
-                out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-                i = end
-        elif char == "{":
-            end = pattern.find("}", i)
-            if end < 0:
-                out.append(re.escape(char))
-            else:
-                alts = pattern[i + 1 : end].split(",")
-                out.append("(?:" + "|".join(_glob_body(alt) for alt in alts) + ")")
-                i = end
-        elif char == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 1
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
+def glob_regex(pattern: str) -> GitGlob:
+    """A matcher of a git-style glob: ``**`` spans directories, ``*``/``?`` stay in one. Its
+    ``match`` takes the whole path, linear in the pattern times the path (``wildcard``): the
+    pattern is the policy's, never a backtracking regex."""
+    return GitGlob(pattern)
 
 
 def instantiate(pattern: str, tag: str = TAG) -> str | None:
