@@ -12,7 +12,7 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
-from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors
+from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors, show_error
 from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
@@ -492,10 +492,7 @@ def _main() -> int | str | None:
     except SystemExit as exc:
         return exc.code
     except click.ClickException as exc:
-        from twsrt.escaping import defuse
-
-        exc.message = defuse(exc.message)  # it may echo a value or a path of the checkout
-        exc.show()
+        show_error(exc)
         return EXIT_USAGE
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)

@@ -37,10 +37,7 @@ class Group(click.Group):
         except BrokenPipeError:
             closed_pipe()
         except click.UsageError as exc:
-            from twsrt.escaping import defuse
-
-            exc.message = defuse(exc.message)  # an argument echoed back is free text
-            exc.show()
+            show_error(exc)
             sys.exit(EXIT_USAGE)
 
 
@@ -96,6 +93,15 @@ def error_line(text: str, github: bool) -> None:
 
     text = defuse(text) if github else terminal(text, isatty(sys.stderr))
     click.echo(text, err=True)
+
+
+def show_error(exc: click.ClickException) -> None:
+    """click's message of a bad command line or a refused value, defused: it may echo an
+    argument, a value or a path of the checkout back."""
+    from twsrt.escaping import defuse
+
+    exc.message = defuse(exc.message)
+    exc.show()
 
 
 def printed(line: Line) -> str:
