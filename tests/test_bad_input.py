@@ -1351,6 +1351,25 @@ CASES: list[Case | Usage] = [
         ("-v", "check", "--quiet"),
         ("Error: -q/--quiet and -v/--verbose exclude each other",),
     ),
+    *(
+        Usage(f"usage-{name}", args, (message,))
+        for name, args, message in (
+            ("explain-unknown-rule", ("explain", "TWS999"), "Error: unknown rule 'TWS999'"),
+            ("explain-empty-rule", ("explain", ""), "Error: unknown rule ''"),
+            ("explain-no-rule", ("explain",), "Error: Missing argument 'RULE'."),
+            ("schema-unknown", ("schema", "nope"), "'nope' is not one of 'srt', 'bash', 'config'"),
+            ("schema-extra", ("schema", "config", "x"), "Got unexpected extra argument (x)"),
+            ("edit-unknown-source", ("edit", "nosuch"), "unknown source 'nosuch'; one of: srt"),
+            ("edit-extra", ("edit", "srt", "x"), "Got unexpected extra argument (x)"),
+            ("test-unknown-engine", ("test", "--engine", "x"), "Invalid value for '--engine'"),
+            ("init-repo-is-a-file", ("init", "--repo", "bash-rules.json"), "is a file."),
+            ("check-unknown-format", ("check", "--format", "xml"), "Invalid value for '--format'"),
+            ("check-unknown-fail-on", ("check", "--fail-on", "x"), "Invalid value for '--fail-on'"),
+            ("generate-sandbox", ("generate", "--sandbox", "x"), "Invalid value for '--sandbox'"),
+            ("diff-agent-option", ("diff", "--agent", "x"), "No such option '--agent'"),
+            ("show-unknown-format", ("show", "--format", "yaml"), "'yaml' is not one of 'text'"),
+        )
+    ),
     Usage(
         "usage-completion-unknown-shell",
         ("completion", "tcsh"),
