@@ -10,8 +10,7 @@ traceback, a run over the time limit, a changed file on a read-only command, a w
 the repository or through a link the run found.
 
 Everything comes from one ``random.Random(seed)``: a failure names its seed and run number,
-and ``plan`` of that pair rebuilds it exactly. Inputs of known gaps that another item of
-issue 26 closes are drawn only when ``hostile`` is set (tests/test_fuzz.py pins them).
+and ``plan`` of that pair rebuilds it exactly.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ TIME_LIMIT = 10.0  # seconds per run
 
 # Characters an attacker puts in names and values: terminal escapes, a forged line, bidi.
 CONTROL = ["\x1b[31m", "\x1b]52;c;eA==\x07", "\n::error::forged", "\r", "\t", "\x7f", "\u202e"]
-# Known gaps (issue 26 item 7, the targets engineer): a NUL or an over-long name is exit 3.
+# Names no file may have: a NUL, a component over NAME_MAX.
 HOSTILE = ["\x00", "n" * 300]
 
 TARGET_KEYS = [
@@ -127,24 +126,24 @@ class Plan:
 # ------------------------------------------------------------------ drawing values
 
 
-def _word(rng: random.Random, hostile: bool) -> str:
+def _word(rng: random.Random) -> str:
     base = rng.choice(["x", "a*b", "git push", "rm -rf", "*", "**", "~", "é", "$(id)", ")", "'"])
     roll = rng.random()
     if roll < 0.2:
         return base + rng.choice(CONTROL)
-    if hostile and roll < 0.3:
+    if roll < 0.3:
         return base + rng.choice(HOSTILE)
     return base
 
 
-def _path(rng: random.Random, hostile: bool) -> str:
-    pool = PATHS + (GIT_PATHS if hostile else [])
+def _path(rng: random.Random) -> str:
+    pool = PATHS + GIT_PATHS
     path = rng.choice(pool)
     roll = rng.random()
     if roll < 0.15:
         head, _, tail = path.rpartition("/")
         path = f"{head}/{rng.choice(CONTROL)}{tail}" if head else rng.choice(CONTROL) + tail
-    elif hostile and roll < 0.3:
+    elif roll < 0.3:
         path += rng.choice(HOSTILE)
     return path
 
@@ -156,18 +155,16 @@ def _toml_string(text: str, rng: random.Random) -> str:
     return json.dumps(text)  # JSON's escapes are TOML's for these characters
 
 
-def _json_value(rng: random.Random, hostile: bool, depth: int = 0) -> object:
+def _json_value(rng: random.Random, depth: int = 0) -> object:
     roll = rng.random()
     if depth > 2 or roll < 0.35:
-        return rng.choice([_word(rng, hostile), _path(rng, hostile)])
+        return rng.choice([_word(rng), _path(rng)])
     if roll < 0.5:
         return rng.choice([True, False, None, 0, -1, 65536, 1.5, 10**30])
     if roll < 0.8:
-        return [_json_value(rng, hostile, depth + 1) for _ in range(rng.randint(0, 4))]
-    keys = ["denyRead", "allowWrite", "enabled", "network", _word(rng, hostile)]
-    return {
-        rng.choice(keys): _json_value(rng, hostile, depth + 1) for _ in range(rng.randint(0, 3))
-    }
+        return [_json_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    keys = ["denyRead", "allowWrite", "enabled", "network", _word(rng)]
+    return {rng.choice(keys): _json_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
 
 
 def _odd(rng: random.Random, usual: list[str], odd: object, chance: float = 0.15) -> object:
@@ -181,9 +178,9 @@ ODD_DOMAINS = ["*", "x", "a b", "é.example", "*.com", "github.com\n"]
 COMMANDS_OF_RULES = ["git push", "rm", "sudo", "gh pr view", "npm *", "curl", "git commit *"]
 
 
-def _srt(rng: random.Random, hostile: bool) -> dict:
+def _srt(rng: random.Random) -> dict:
     filesystem = {
-        key: [_odd(rng, SRT_PATHS, _path(rng, hostile)) for _ in range(rng.randint(0, 3))]
+        key: [_odd(rng, SRT_PATHS, _path(rng)) for _ in range(rng.randint(0, 3))]
         for key in rng.sample(
             ["denyRead", "allowRead", "allowWrite", "denyWrite"], rng.randint(0, 4)
         )
@@ -193,17 +190,17 @@ def _srt(rng: random.Random, hostile: bool) -> dict:
         for key in rng.sample(["allowedDomains", "deniedDomains"], rng.randint(0, 2))
     }
     if rng.random() < 0.1:
-        network[rng.choice(["httpProxyPort", "allowLocalBinding"])] = _json_value(rng, hostile)
+        network[rng.choice(["httpProxyPort", "allowLocalBinding"])] = _json_value(rng)
     doc: dict = {"filesystem": filesystem, "network": network}
     if rng.random() < 0.15:
-        doc[rng.choice(["enabled", "proxy", "filesystem", "ripgrep"])] = _json_value(rng, hostile)
+        doc[rng.choice(["enabled", "proxy", "filesystem", "ripgrep"])] = _json_value(rng)
     return doc
 
 
-def _bash(rng: random.Random, hostile: bool) -> dict:
+def _bash(rng: random.Random) -> dict:
     keys = ["allow", "deny", "ask"] if rng.random() < 0.9 else ["allow", "deny", "alow"]
     return {
-        key: [_odd(rng, COMMANDS_OF_RULES, _word(rng, hostile)) for _ in range(rng.randint(0, 4))]
+        key: [_odd(rng, COMMANDS_OF_RULES, _word(rng)) for _ in range(rng.randint(0, 4))]
         for key in rng.sample(keys, rng.randint(0, 3))
     }
 
@@ -239,33 +236,33 @@ extends = ["base"]
 """
 
 
-def _config(rng: random.Random, hostile: bool) -> str:
+def _config(rng: random.Random) -> str:
     """A config near the template's: its targets, now and then odd, plus a table or two."""
     lines = [SOURCES if rng.random() < 0.85 else PROFILES, "\n[targets]\n"]
     lines.append('claude_settings = "home/.claude/settings.full.json"\n')
     for key in TARGET_KEYS:
         if rng.random() < 0.7:
-            place = _odd(rng, [TARGET_PLACES[key]], _path(rng, hostile), 0.15)
+            place = _odd(rng, [TARGET_PLACES[key]], _path(rng), 0.15)
             lines.append(f"{key} = {_toml_string(str(place), rng)}\n")
     extras = [
         '\n[check]\nfail_on = "note"\n',
-        f'\n[[check.ignore]]\nrule = {_toml_string(_word(rng, hostile), rng)}\nreason = "a '
+        f'\n[[check.ignore]]\nrule = {_toml_string(_word(rng), rng)}\nreason = "a '
         'reason that is long enough"\n',
-        f"\n[sandbox]\nmode = {_toml_string(_word(rng, hostile), rng)}\n",
+        f"\n[sandbox]\nmode = {_toml_string(_word(rng), rng)}\n",
         '\n[sandbox]\nmode = "read-only"\n',
         '\n[project]\nroot = "."\n',
-        f"\n[project]\nroot = {_toml_string(_path(rng, hostile), rng)}\n",
-        f"\n[managed]\nroot = {_toml_string(_path(rng, hostile), rng)}\n",
+        f"\n[project]\nroot = {_toml_string(_path(rng), rng)}\n",
+        f"\n[managed]\nroot = {_toml_string(_path(rng), rng)}\n",
         '\n[managed]\nroot = "managed"\n',
         f"\n[fragments.{rng.choice(['base', 'a-b', 'x'])}]\nsrt = "
-        f"{_toml_string(_path(rng, hostile), rng)}\n",
+        f"{_toml_string(_path(rng), rng)}\n",
         f"\n[sandbox_overrides.yolo]\nenabled = {rng.choice(['true', 'false', '1', '{}'])}\n",
     ]
     lines.extend(rng.sample(extras, rng.choice([0, 0, 1, 1, 2])))
     lines.append(ACCEPT_PLANTED_LAYERS)
     text = "".join(lines)
     if rng.random() < 0.3:
-        home = _odd(rng, ["/home/user"], rng.choice(["~", "", "rel", _word(rng, hostile)]), 0.3)
+        home = _odd(rng, ["/home/user"], rng.choice(["~", "", "rel", _word(rng)]), 0.3)
         text = f"home = {_toml_string(str(home), rng)}\n" + text
     return text
 
@@ -281,14 +278,14 @@ def template_config() -> str:
     )
 
 
-def _target_content(rng: random.Random, hostile: bool) -> bytes:
+def _target_content(rng: random.Random) -> bytes:
     roll = rng.random()
     if roll < 0.3:
-        return json.dumps({"permissions": _json_value(rng, hostile), "model": "opus"}).encode()
+        return json.dumps({"permissions": _json_value(rng), "model": "opus"}).encode()
     if roll < 0.5:
         return b'{"sandbox": {}, "sandbox": {"enabled": true}}\n'
     if roll < 0.7:
-        return json.dumps(_json_value(rng, hostile)).encode()
+        return json.dumps(_json_value(rng)).encode()
     return bytes(rng.randrange(256) for _ in range(rng.randint(0, 40)))
 
 
@@ -311,30 +308,27 @@ def _damage(data: bytes, rng: random.Random) -> bytes:
     return bytes(out)
 
 
-def plan(seed: int, run: int, *, hostile: bool = False) -> Plan:
+def plan(seed: int, run: int) -> Plan:
     """The run ``run`` of the fuzzer seeded with ``seed`` (the same pair, the same run)."""
-    rng = random.Random(f"{seed}:{run}:{hostile}")
+    rng = random.Random(f"{seed}:{run}")
     out = Plan(args=rng.choice(COMMANDS))
     if rng.random() < 0.7:
-        out.files["twsrt.toml"] = _config(rng, hostile).encode("utf-8", "surrogateescape")
+        out.files["twsrt.toml"] = _config(rng).encode("utf-8", "surrogateescape")
     if rng.random() < 0.5:
-        out.files[".srt-settings.json"] = json.dumps(_srt(rng, hostile), indent=2).encode()
+        out.files[".srt-settings.json"] = json.dumps(_srt(rng), indent=2).encode()
     if rng.random() < 0.4:
-        out.files["bash-rules.json"] = json.dumps(_bash(rng, hostile), indent=2).encode()
+        out.files["bash-rules.json"] = json.dumps(_bash(rng), indent=2).encode()
     if rng.random() < 0.4:
         place = rng.choice(["home/.claude/settings.full.json", "home/.claude/settings.json"])
-        out.files[place] = _target_content(rng, hostile)
+        out.files[place] = _target_content(rng)
     if rng.random() < 0.35:
         for _ in range(rng.randint(1, 2)):
             place, destination = rng.choice(LINK_PLACES), rng.choice(LINK_DESTINATIONS)
-            loops = ("{self}", "{repo}/twsrt.toml", "{repo}/bash-rules.json")
-            if place == "twsrt.toml" and destination in loops and not hostile:
-                destination = "gone.json"  # a config link loop is a known gap: hostile only
             out.links[place] = destination
     if rng.random() < 0.15 and out.files:
         name = rng.choice(sorted(out.files))
         out.files[name] = _damage(out.files[name], rng)
-    if hostile and rng.random() < 0.2:
+    if rng.random() < 0.2:  # an executable target: no generated file may copy it
         out.files["home/.claude/settings.full.json"] = b'{"model": "opus"}\n'
         out.modes["home/.claude/settings.full.json"] = 0o755
     return out
