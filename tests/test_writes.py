@@ -633,3 +633,146 @@ def test_a_dangling_link_is_replaced(sandbox: Sandbox) -> None:
     link.symlink_to("settings.gone.json")
     assert sandbox.run("generate", "claude", "-w").returncode == 0
     assert os.readlink(link) == "settings.full.json"
+
+
+# ------------------------------------------------------------------ issue 26 item 9: the journal
+
+RENAME_KILLER = """\
+import os, signal, sys
+from twsrt import writes
+from twsrt.cli import main
+
+LIMIT = int(sys.argv[1])
+
+class Killer:
+    renames = 0
+    def __getattr__(self, name):
+        real = getattr(os, name)
+        if name != "replace":
+            return real
+        def call(*args, **kwargs):
+            Killer.renames += 1
+            if Killer.renames == LIMIT:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return real(*args, **kwargs)
+        return call
+
+writes.os = Killer()
+sys.argv = ["twsrt", "generate", "-w"]
+try:
+    main()
+finally:
+    print(f"renames={Killer.renames}", file=sys.stderr)
+"""
+
+
+def journals(sandbox: Sandbox) -> list[str]:
+    return sorted(p.name for p in sandbox.repo.iterdir() if p.name.startswith(".twsrt-journal."))
+
+
+def killed_at_every_rename(sandbox: Sandbox) -> Iterator[tuple[int, list[dict], Path]]:
+    """For each rename k of a switch from the old policy to the new: a `generate -w` killed
+    (SIGKILL) just before its k-th rename; yields k, the two complete states and the home."""
+    home = all_targets(sandbox)
+    policies = [DEFAULT_BASH, {**DEFAULT_BASH, "deny": [*DEFAULT_BASH["deny"], "curl"]}]
+    versions = []
+    for bash in policies:
+        sandbox.write("bash-rules.json", bash)
+        assert sandbox.run("generate", "-w").returncode == 0
+        versions.append(state(home))
+    script = sandbox.home / "rename-killer.py"
+    script.write_text(RENAME_KILLER, encoding="utf-8")
+
+    def killed(limit: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(script), str(limit)],
+            cwd=sandbox.repo,
+            env=sandbox.env(PYTHONPATH=os.pathsep.join(sys.path)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    sandbox.write("bash-rules.json", policies[0])
+    assert sandbox.run("generate", "-w").returncode == 0
+    sandbox.write("bash-rules.json", policies[1])
+    counted = killed(0)
+    assert counted.returncode == 0, counted.stderr
+    renames = int(counted.stderr.rsplit("renames=", 1)[1])
+    assert renames == total(versions) >= 4  # each file the new deny changes
+    for k in range(1, renames + 1):
+        sandbox.write("bash-rules.json", policies[0])
+        assert sandbox.run("generate", "-w").returncode == 0
+        assert state(home) == versions[0]
+        sandbox.write("bash-rules.json", policies[1])
+        proc = killed(k)
+        assert proc.returncode == -signal.SIGKILL, proc.stderr
+        assert len(journals(sandbox)) == 1  # recorded before the first rename, never in .git/
+        assert not list((sandbox.repo / ".git").iterdir())
+        yield k, versions, home
+
+
+def test_a_kill_at_every_rename_is_finished_by_the_next_run(sandbox: Sandbox) -> None:
+    """Item 9: a kill between two renames leaves a mix; the next run first rolls the journal
+    forward, before it reads any target: the set is wholly new, every temp file gone."""
+    from twsrt import journal
+
+    mixed = kills = 0
+    for k, versions, home in killed_at_every_rename(sandbox):
+        kills += 1
+        now = {r: v for r, v in state(home).items() if not TEMP.match(Path(r).name)}
+        mixed += now != versions[0] and now != versions[1]
+        lines = journal.recover(sandbox.repo)
+        assert len(lines) == 1 and lines[0].startswith("finished an interrupted `generate -w` (")
+        assert lines[0].endswith(f" of {total(versions)} files)"), lines
+        assert state(home) == versions[1], k
+        assert not journals(sandbox) and not temp_files(home)
+    assert kills >= 4 and mixed == kills - 1  # each kill after the first rename left a mix
+
+
+def total(versions: list[dict]) -> int:
+    """How many entries one switch renames: those that differ between the two states."""
+    return sum(versions[0].get(rel) != value for rel, value in versions[1].items())
+
+
+def test_the_next_generate_reports_what_it_recovered(sandbox: Sandbox) -> None:
+    for k, versions, home in killed_at_every_rename(sandbox):
+        if k != 3:
+            continue
+        result = sandbox.run("generate", "-w")  # the new policy: nothing left to write
+        assert result.returncode == 0, result.stderr
+        assert "twsrt: finished an interrupted `generate -w` (" in result.stderr
+        assert "twsrt: wrote" not in result.stderr  # the journal did it all
+        assert state(home) == versions[1]
+        assert not journals(sandbox) and not temp_files(home)
+        break
+
+
+def test_a_target_changed_after_the_kill_rolls_the_set_back(sandbox: Sandbox) -> None:
+    """A file still to be replaced was edited after the crash (an agent's "always allow"):
+    the journal is rolled back instead, so the set is wholly old and the edit is kept."""
+    from twsrt import journal
+
+    for k, versions, home in killed_at_every_rename(sandbox):
+        if k != 2:
+            continue  # one rename made, the rest still to make
+        now = state(home)
+        left = [  # a file the new policy changes that the kill left old
+            rel
+            for rel, value in versions[1].items()
+            if value[0] == "file" and now.get(rel) == versions[0].get(rel) != value
+        ]
+        assert left, k
+        edited = home / left[0]
+        edited.write_text('{"edited": true}\n', encoding="utf-8")
+        assert journal.recover(sandbox.repo) == [
+            f"rolled back {total(versions)} files of an interrupted `generate -w`"
+        ]
+        expected = {
+            **versions[0],
+            left[0]: ("file", b'{"edited": true}\n', versions[0][left[0]][2]),
+        }
+        assert state(home) == expected
+        assert json.loads(edited.read_text(encoding="utf-8")) == {"edited": True}
+        assert not journals(sandbox) and not temp_files(home)
+        break

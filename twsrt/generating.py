@@ -51,7 +51,10 @@ def generate(
             sandbox=sandbox,
             repo_names=True,
             scope=scope,
+            recover=options.write and not options.dry_run,
         )
+        for line in compiled.recovered:
+            outcome.err(f"twsrt: {line}")
         _generate(compiled, agent, options, outcome)
     return outcome
 
@@ -87,7 +90,7 @@ def _write_targets(
     if options.dry_run:
         out.out(dry_run_report(changes, compiled.views))
         return
-    done = write(changes)
+    done = write(changes, compiled.config.path.parent)  # the journal beside the config
     for change in changes:
         out.err(f"twsrt: {'wrote' if change in done else 'unchanged'} {change_display(change)}")
     for result in compiled.results:  # only once every file is written: a refused run prints none

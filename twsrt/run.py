@@ -119,6 +119,7 @@ class Compiled:
     results: list[Result] = field(default_factory=list)
     companions: list[Result] = field(default_factory=list)  # other-mode files, written too
     context: Context | None = None  # the run context, for the effective-configuration check
+    recovered: list[str] = field(default_factory=list)  # interrupted writes finished first
 
     @property
     def findings(self) -> list[Finding]:
@@ -144,15 +145,25 @@ def compile_agents(
     sandbox: str | None = None,
     repo_names: bool = False,
     scope: ScopeRequest | None = None,
+    recover: bool = False,
 ) -> Compiled:
     """Compile the selected agents; with ``companions``, also the other mode's files of agents
     whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
     (the ``settings.json`` symlink still follows the requested mode); ``repo_names``: as for
-    ``find_config``; ``scope``: ``--project``/``--managed``."""
+    ``find_config``; ``scope``: ``--project``/``--managed``; ``recover``: first finish what
+    a killed ``generate -w`` of this config left half written (``journal``), before any
+    target is read."""
     from twsrt.placement import guard
 
     config = find_config(explicit_config, repo_names=repo_names, scope=scope)
-    return _compile(config.confined(guard(config, yolo)), agent, yolo, companions, sandbox)
+    recovered = []
+    if recover:
+        from twsrt.journal import recover as finish
+
+        recovered = finish(config.path.parent)
+    compiled = _compile(config.confined(guard(config, yolo)), agent, yolo, companions, sandbox)
+    compiled.recovered = recovered
+    return compiled
 
 
 def _compile(
@@ -225,9 +236,9 @@ def dry_run_report(changes: list[Change], views: dict[str, View]) -> str:
     return "".join(out)
 
 
-def write(changes: list[Change]) -> list[Change]:
+def write(changes: list[Change], journal_dir: Path | None = None) -> list[Change]:
     try:
-        return apply(changes)
+        return apply(changes, journal_dir)
     except OSError as exc:
         where = Location(str(exc.filename or "target"))
         raise fail(TARGET_UNUSABLE, f"write failed: {exc.strerror or exc}", where) from None

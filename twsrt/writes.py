@@ -23,8 +23,6 @@ from twsrt.locations import Location
 from twsrt.rules import SETTINGS_LINK_FOREIGN, TARGET_CHANGED, TARGET_UNUSABLE
 from twsrt.vcs import refuse_metadata
 
-# .twsrt.<pid>.<8 hex>.<new|old>.<start of the target's name>
-_OWN_TEMP = re.compile(r"\.twsrt\.(\d+)\.[0-9a-f]{8}\.(?:new|old)\.")
 _DEFAULT_NAME_MAX = 255
 
 
@@ -311,19 +309,27 @@ def _changed_error(change: Change) -> TwsrtError:
 # ------------------------------------------------------------------ the transaction
 
 
-def apply(changes: list[Change]) -> list[Change]:
+def apply(changes: list[Change], journal_dir: Path | None = None) -> list[Change]:
     """Make every changed change or none; return what changed. Temp files left by an earlier
-    killed run in the target directories are removed once the plan is known to be valid."""
+    killed run in the target directories are removed once the plan is known to be valid.
+    ``journal_dir``: record the renames there first (``journal``), so that a run killed
+    between two renames is finished by the next one."""
+    from twsrt import journal
+
     pending = [c for c in changes if c.changed]
     # files first: the settings.json link is switched only once its file is in place
     pending.sort(key=lambda c: isinstance(c, SymlinkWrite))
     steps = preflight(pending)
-    remove_stale({_where(c).parent for c in changes})  # a refused run touches nothing
+    journal.remove_stale({_where(c).parent for c in changes})  # a refused run touches nothing
     made: list[Path] = []
     current: _Step | None = None
+    recorded: Path | None = None
     try:
         for current in steps:
             _stage(current, made)
+        if journal_dir is not None and len(steps) > 1:  # one rename is all or nothing itself
+            renames = [(s.temp, _where(s.change), s.backup, s.change.before) for s in steps]
+            recorded = journal.record(journal_dir, renames)
         for current in steps:
             target = _where(current.change)
             if on_disk(target) != current.change.before:
@@ -333,6 +339,7 @@ def apply(changes: list[Change]) -> list[Change]:
             current.renamed = True
     except BaseException as exc:
         stuck = _rollback(steps, made)
+        journal.remove(recorded)
         if isinstance(exc, OSError) and current is not None:
             outcome = "nothing was changed"
             if stuck:
@@ -344,6 +351,7 @@ def apply(changes: list[Change]) -> list[Change]:
         _unlink(step.backup)  # a leftover is removed by the next run
     for directory in {_where(step.change).parent for step in steps}:
         _fsync_dir(directory)
+    journal.remove(recorded)
     return pending
 
 
@@ -447,49 +455,11 @@ def _unlink(path: Path | None) -> None:
         os.unlink(path)
 
 
-def remove_stale(directories: set[Path]) -> list[Path]:
-    """Remove twsrt's own temp and backup files that a killed run left in these directories
-    (only names of twsrt's pattern whose process is gone); return what was removed."""
-    removed = []
-    for directory in sorted(directories):
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            match = _OWN_TEMP.match(entry.name)
-            if match is None or entry.is_dir(follow_symlinks=False):
-                continue
-            if _alive(int(match[1])):
-                continue  # another run in progress
-            try:
-                os.unlink(entry.path)
-            except OSError:
-                continue
-            removed.append(Path(entry.path))
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return False  # left by an earlier apply of this process: applies never overlap
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
 def _fsync_dir(directory: Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
         return
-    try:
+    with contextlib.suppress(OSError):
         os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    os.close(fd)
