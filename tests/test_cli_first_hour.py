@@ -390,7 +390,7 @@ def test_flags_are_printed_only_after_every_file_is_written(
 
     from twsrt import run
 
-    def full_disk(_changes: list) -> list:
+    def full_disk(_changes: list, _journal_dir: object = None) -> list:
         raise OSError(errno.ENOSPC, "No space left on device", "home/.copilot/settings.json")
 
     add_config(box, HOME_TARGETS)
