@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 # hostile file can make twsrt hold in memory (the text plus its parse) to a few hundred MB.
 MAX_BYTES = 32 * 1024 * 1024
 
+_READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISCHR, "a character device"),
@@ -58,6 +60,10 @@ def outside_reason(path: Path, confine: Path | None) -> str | None:
     or None when it may."""
     if confine is None or within(path, confine):
         return None
+    return _outside(path, confine)
+
+
+def _outside(path: Path, confine: Path) -> str:
     from twsrt.config import display_path
 
     # named as the run names files: from the repository root, which a path outside it is not in
@@ -67,14 +73,14 @@ def outside_reason(path: Path, confine: Path | None) -> str | None:
 def read_bytes(path: Path, limit: int = MAX_BYTES, *, confine: Path | None = None) -> bytes:
     """The bytes of a regular file, refused outside the real directory ``confine`` when given;
     every other case is a ``FileProblem`` with its reason."""
-    reason = outside_reason(path, confine)
-    if reason is not None:
-        raise FileProblem(reason, "outside")
-    try:
-        _require_regular(os.stat(path), limit)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise _problem(path, exc) from None
+    if confine is None:
+        try:
+            _require_regular(os.stat(path), limit)
+            fd = os.open(path, _READ)
+        except OSError as exc:
+            raise _problem(path, exc) from None
+    else:
+        fd = _open_beneath(path, confine, limit)
     try:
         _require_regular(os.fstat(fd), limit)  # the file opened is the file checked
         chunks, size = [], 0
@@ -91,6 +97,41 @@ def read_bytes(path: Path, limit: int = MAX_BYTES, *, confine: Path | None = Non
     if size > limit:
         raise FileProblem(_too_large(limit))
     return b"".join(chunks)
+
+
+def _open_beneath(path: Path, root: Path, limit: int) -> int:
+    """Open ``path`` confined to the real directory ``root`` in one step (issue 26 item 11):
+    its real path, once checked to lie inside, is walked from a descriptor of ``root`` one
+    component at a time without following a link, so a directory swapped for a link after
+    the check is refused as the check refuses it, never followed out of the repository."""
+    resolved = real(path)
+    if not resolved.is_relative_to(root):
+        raise FileProblem(_outside(path, root), "outside")
+    parts = resolved.relative_to(root).parts
+    if not parts:
+        raise FileProblem("is a directory", "directory")
+    fd = os.open(root, _DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            fd = _swap(fd, os.open(part, _DIRECTORY | os.O_NOFOLLOW, dir_fd=fd))
+        info = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):  # a real path ends in no link: it changed since
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+        _require_regular(info, limit)
+        return os.open(parts[-1], _READ | os.O_NOFOLLOW, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise _problem(path, exc) from None
+        # a link where the real path had a directory: moved since; judged as the check judges
+        reason = outside_reason(path, root)
+        raise (FileProblem(reason, "outside") if reason else _problem(path, exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _swap(old: int, new: int) -> int:
+    os.close(old)
+    return new
 
 
 def read_text(
