@@ -110,7 +110,10 @@ def _open_beneath(path: Path, root: Path, limit: int) -> int:
     parts = resolved.relative_to(root).parts
     if not parts:
         raise FileProblem("is a directory", "directory")
-    fd = os.open(root, _DIRECTORY)
+    try:
+        fd = os.open(root, _DIRECTORY)
+    except OSError as exc:  # a scope root not made yet: the file does not exist either
+        raise _problem(path, exc) from None
     try:
         for part in parts[:-1]:
             fd = _swap(fd, os.open(part, _DIRECTORY | os.O_NOFOLLOW, dir_fd=fd))
