@@ -125,9 +125,16 @@ def _open_beneath(path: Path, root: Path, limit: int) -> int:
     except OSError as exc:
         if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
             raise _problem(path, exc) from None
-        # a link where the real path had a directory: moved since; judged as the check judges
+        # a link where the real path had none (a loop stays unresolved, or it moved since):
+        # judged as the check and the plain open judge it
         reason = outside_reason(path, root)
-        raise (FileProblem(reason, "outside") if reason else _problem(path, exc)) from None
+        if reason is not None:
+            raise FileProblem(reason, "outside") from None
+        try:
+            os.stat(path)
+        except OSError as again:
+            raise _problem(path, again) from None
+        raise _problem(path, exc) from None
     finally:
         os.close(fd)
 
