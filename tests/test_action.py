@@ -925,7 +925,8 @@ def outside(runner: Runner, checkout: Path) -> dict[str, tuple[str, bytes | str]
         for rel, value in tree_snapshot(runner.root).items()
         if not rel.startswith(checkout.relative_to(runner.root).as_posix())
         and "/twsrt-check." not in f"/{rel}"
-        and not rel.startswith(("step-summary", "event-", "output-"))  # the runner's own
+        # the runner's own files, and twsrt's schema cache (named by a hash) in its HOME
+        and not rel.startswith(("step-", "event-", "output-", "home/.cache"))
     }
     assert tree
     return tree
