@@ -57,6 +57,8 @@ def _expand(path: str) -> str:
 
 def _held(path: str, denied: set[str]) -> bool:
     """``path`` or a directory above it (spelled alike) is denied."""
+    if path == "/" or "/" in denied and path.startswith("/"):  # the root holds every path
+        return "/" in denied
     parts = path.rstrip("/").split("/")
     return any("/".join(parts[:end]) in denied for end in range(1, len(parts) + 1))
 
@@ -65,7 +67,8 @@ def _denied(agent: str, text: str) -> set[str]:
     """The paths a compiled file denies for writing, spelled as the file spells them."""
     if agent == "codex":
         profile = tomllib.loads(text)["permissions"]["twsrt"]["filesystem"]
-        out = {k for k, v in profile.items() if v in ("read", "deny")}
+        # Codex names the file system's root ":root"
+        out = {"/" if k == ":root" else k for k, v in profile.items() if v in ("read", "deny")}
         if profile.get(":workspace_roots") in ("read", "deny"):
             out.add(".")  # the launch directory itself, as a relative "." names it
         for value in profile.values():
@@ -99,6 +102,13 @@ def _reported(item: Protected, findings: list[Finding]) -> bool:
     checkout=CHECKOUTS,
     mode=st.sampled_from(SANDBOX_MODES),
     yolo=st.booleans(),
+)
+@example(  # found by hypothesis: the root and the launch directory denied for reading
+    srt={"filesystem": {"denyRead": [".", "/"]}},
+    bash={},
+    checkout="~/dotfiles",
+    mode="read-only",
+    yolo=False,
 )
 @example(  # found by hypothesis: a relative denyRead spelled with ./
     srt={"filesystem": {"denyRead": ["./x"]}},
