@@ -212,6 +212,8 @@ LOSSY_SRT = {
     "network": {"allowedDomains": ["github.com"], "deniedDomains": []},
 }
 CONFIG = """\
+checkout = "~/dotfiles"
+
 [sources]
 srt = "srt.json"
 bash_rules = "bash.json"
@@ -237,12 +239,13 @@ def test_generate_prints_one_count_line(lossy: Sandbox) -> None:
     assert code == 0, err
     assert "[TWS" not in err  # the list is check's (or -v's)
     assert (
-        "twsrt generate: 0 errors, 1 warning, 3 notes; 1 suppressed (twsrt check or -v for the "
+        "twsrt generate: 0 errors, 1 warning, 4 notes; 1 suppressed (twsrt check or -v for the "
         "list)" in err.splitlines()
     )
     code, _out, err = invoke(lossy, "generate", "-w", "-v", cwd=lossy.repo / "policy")
-    assert "twsrt generate: 0 errors, 1 warning, 3 notes; 1 suppressed" in err.splitlines()
-    assert sum("[TWS" in line for line in err.splitlines()) == 4  # TWS412, TWS407, TWS468, TWS409
+    assert "twsrt generate: 0 errors, 1 warning, 4 notes; 1 suppressed" in err.splitlines()
+    # TWS412, TWS407, TWS468, TWS409, and the policy's own TWS207 (as check counts it)
+    assert sum("[TWS" in line for line in err.splitlines()) == 5
 
 
 def test_generate_diff_and_check_name_a_finding_by_the_same_path(lossy: Sandbox) -> None:
@@ -257,3 +260,27 @@ def test_generate_diff_and_check_name_a_finding_by_the_same_path(lossy: Sandbox)
     code, out, _err = invoke(lossy, "diff", cwd=where)
     assert code == 2  # the target is missing
     assert out.startswith("codex: policy/home/.codex/config.toml: missing")
+
+
+def test_generate_counts_the_policy_findings_check_reports(sandbox: Sandbox) -> None:
+    """A cross-fragment conflict (TWS222) is an error of the policy: generate lists and counts
+    it as check does (it once said "0 errors")."""
+    sandbox.write(
+        "twsrt.toml",
+        'checkout = "~/dotfiles"\nprofile = "p"\n\n[fragments.a]\nsrt = ".srt-settings.json"\n'
+        'bash_rules = "a.bash.json"\n\n[fragments.b]\nbash_rules = "b.bash.json"\n\n'
+        '[profiles.p]\nextends = ["a", "b"]\n\n[targets]\n'
+        'claude_settings = "home/.claude/settings.full.json"\n',
+    )
+    sandbox.write("a.bash.json", {"allow": ["curl"]})
+    sandbox.write("b.bash.json", {"deny": ["curl"]})
+    report = json.loads(sandbox.run("check", "--format", "json").stdout)
+    conflicts = [f for f in report["findings"] if f["rule_id"] == "TWS222"]
+    assert [(f["level"], f["location"]["path"], f["location"]["line"]) for f in conflicts] == [
+        ("error", "a.bash.json", 3)
+    ]
+    for args in (("generate", "-w"), ("generate",), ("generate", "-n", "-w")):
+        err = sandbox.run(*args).stderr
+        assert "a.bash.json:3:5: error[TWS222] fragment-conflict: 'curl'" in err, err
+        count = err.splitlines()[-1]
+        assert count.startswith("twsrt generate: ") and "0 errors" not in count, err

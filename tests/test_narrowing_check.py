@@ -203,7 +203,7 @@ def test_a_user_config_outside_the_repository_is_not_read_in_repo_mode(sandbox: 
             assert "TWS227" not in text
     assert len(set(outputs)) == 1, outputs  # the same report, whatever lies there
     assert (
-        "twsrt.toml:7:15: error[TWS005] [project] user_config (~/.codex/auth.json) lies outside "
+        "twsrt.toml:7:15: error[TWS005] [project] user_config '~/.codex/auth.json' lies outside "
         "the repository; in repo mode twsrt reads only files inside it" in outputs[0]
     )
     assert "`twsrt check --user-config FILE`" in outputs[0]

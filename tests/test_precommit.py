@@ -79,11 +79,14 @@ class Hooks:
 
     def project(self, where: Path) -> Path:
         """A committed copy of examples/project (a project repository) that uses the hooks, with
-        the dotfiles example beside it: the user policy its [project] user_config names."""
+        the dotfiles example beside it: the user policy its [project] user_config names, outside
+        this repository, so the check hook names it in its args (docs/project.md)."""
         shutil.copytree(EXAMPLE.parent / "project", where, symlinks=True)
         shutil.copytree(EXAMPLE.parent / "dotfiles", where.parent / "dotfiles", symlinks=True)
+        config = yaml.safe_load(precommit_config(str(self.repo), self.rev))
+        config["repos"][0]["hooks"][0]["args"] = ["--user-config", "../dotfiles/twsrt.toml"]
         (where / ".pre-commit-config.yaml").write_text(
-            precommit_config(str(self.repo), self.rev), encoding="utf-8"
+            yaml.safe_dump(config, sort_keys=False), encoding="utf-8"
         )
         self.git(where, "init", "-q")
         self.git(where, "add", "-A")

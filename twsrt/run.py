@@ -120,10 +120,13 @@ class Compiled:
     companions: list[Result] = field(default_factory=list)  # other-mode files, written too
     context: Context | None = None  # the run context, for the effective-configuration check
     recovered: list[str] = field(default_factory=list)  # interrupted writes finished first
+    # the policy's own findings (lints.py: contradictions, cross-fragment conflicts, ...), the
+    # same check reports, so generate counts them as check does
+    lints: list[Finding] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
-        seen: dict[Finding, None] = dict.fromkeys(self.config.scope_findings)
+        seen: dict[Finding, None] = dict.fromkeys([*self.config.scope_findings, *self.lints])
         for result in self.results:
             for item in result.findings:
                 seen.setdefault(item, None)
@@ -171,7 +174,9 @@ def _compile(
 ) -> Compiled:
     policy = load_policy(config)
     ctx = context(config, policy, yolo, sandbox)
-    compiled = Compiled(config, mode_line=mode_line(ctx), context=ctx)
+    from twsrt.lints import lint_policy
+
+    compiled = Compiled(config, mode_line(ctx), context=ctx, lints=lint_policy(policy, config))
     for name in select_agents(agent, config):
         module = AGENTS[name]
         compiled.results.append(module.compile(ctx))

@@ -52,7 +52,7 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
     path = named if named is not None else config.resolve(raw)
     confine = None if named is not None else config.confine_root
     if confine is not None and not within(path, confine):
-        return [_outside(config, path)]
+        return [_outside(config, raw)]
     try:
         user, user_home = _load_user(path, config, table.get("user_profile"), confine)
     except TwsrtError as exc:
@@ -89,11 +89,11 @@ def load_user_policy(path: Path, config: Config, profile: str | None) -> Policy:
     return _load_user(path, config, profile)[0]
 
 
-def _outside(config: Config, path: Path) -> Finding:
+def _outside(config: Config, raw: str) -> Finding:
     """``[project] user_config`` outside the repository in repo mode: nothing of it is read
-    (only the path as written is named, not what it resolves to on this machine)."""
+    (only the value as written is named, not what it resolves to on this machine)."""
     message = (
-        f"[project] user_config ({config.display_path(path)}) lies outside the repository; in "
+        f"[project] user_config '{quoted(raw)}' lies outside the repository; in "
         "repo mode twsrt reads only files inside it, so this project policy was not checked "
         "against it: name a user policy outside the repository on the command line "
         "(`twsrt check --user-config FILE`; in the GitHub Action, `args: --user-config FILE`)"
