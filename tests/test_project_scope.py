@@ -370,27 +370,30 @@ def test_the_fix_command_names_the_project_option(sandbox: Sandbox, tmp_path: Pa
     assert f"run `twsrt generate -w --project {project}` to create it" in check.stdout
 
 
-def test_target_keys_of_another_scope_are_findings_at_their_keys(sandbox: Sandbox) -> None:
-    """Once silently left out: a key no run of the config can use is a warning (TWS020: its
-    file is never written or checked), one another run of it uses a note (TWS021)."""
+def test_target_keys_no_run_can_use_are_errors_at_their_keys(sandbox: Sandbox) -> None:
+    """Once silently left out: a key no run of the config can use is an error (TWS020: its
+    file is never written or checked); without a [project]/[managed] table each key is used by
+    the run in its scope."""
     dead = PROJECT_CONFIG + (
         '\n[targets]\nclaude_settings = "home/.claude/settings.full.json"\n'
         'claude_managed_linux = "managed/etc/claude-code/managed-settings.json"\n'
     )
     sandbox.write("twsrt.toml", dead)
-    report = json.loads(sandbox.run("check", "--format", "json").stdout)
-    left = [f for f in report["findings"] if f["rule_id"] in ("TWS020", "TWS021")]
-    where = [(f["rule_id"], f["level"], *f["location"].values()) for f in left]
+    run = sandbox.run("check", "--format", "json")
+    assert run.returncode == 2, run.stdout  # refused: nothing else was checked
+    left = [f for f in json.loads(run.stdout)["findings"] if f["rule_id"] == "TWS020"]
+    where = [(f["level"], *f["location"].values()) for f in left]
     assert where == [
-        ("TWS020", "warning", "twsrt.toml", 9, 19, "/targets/claude_settings"),
-        ("TWS020", "warning", "twsrt.toml", 10, 24, "/targets/claude_managed_linux"),
+        ("error", "twsrt.toml", 9, 19, "/targets/claude_settings"),
+        ("error", "twsrt.toml", 10, 24, "/targets/claude_managed_linux"),
     ]
     assert left[0]["message"] == (
         "claude_settings is a user-scope key; this config has a [project] table, so every run "
         "of it works in project scope and none writes or checks this file"
     )
     generated = sandbox.run("generate", "-w")
-    assert "twsrt generate: 0 errors, 2 warnings" in generated.stderr.splitlines()[-1]
+    assert generated.returncode == 2
+    assert generated.stderr.startswith("twsrt.toml:9:19: error[TWS020] claude_settings is a ")
     other = (
         'checkout = "~/dotfiles"\n[sources]\nsrt = ".srt-settings.json"\n'
         'bash_rules = "bash-rules.json"\n\n[targets]\n'
@@ -399,11 +402,5 @@ def test_target_keys_of_another_scope_are_findings_at_their_keys(sandbox: Sandbo
     )
     sandbox.write("twsrt.toml", other)
     (sandbox.repo / "app").mkdir()
-    user = sandbox.run("check", "-v").stdout
-    assert (
-        "twsrt.toml:8:18: note[TWS021] claude_project is a project-scope key, not compiled in "
-        "this user-scope run (--project DIR compiles it)" in user
-    )
-    project = sandbox.run("check", "-v", "--project", "app").stdout
-    assert "twsrt.toml:7:19: note[TWS021] claude_settings is a user-scope key" in project
-    assert "TWS020" not in user + project
+    for args in (("check", "-v"), ("check", "-v", "--project", "app")):
+        assert "TWS020" not in sandbox.run(*args).stdout

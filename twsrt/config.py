@@ -321,7 +321,4 @@ def _user_scope(config: Config) -> Config:
     scoped = {target.key for target in target_specs() if target.scope != "user"}
     if scoped.isdisjoint(config.targets):
         return config
-    from twsrt.scopes import left_out
-
-    kept = {k: v for k, v in config.targets.items() if k not in scoped}
-    return replace(config, targets=kept, scope_findings=left_out(config, "user", None))
+    return replace(config, targets={k: v for k, v in config.targets.items() if k not in scoped})

@@ -76,10 +76,13 @@ def apply_scope(config: Config, data: dict[str, Any], asked: ScopeRequest | None
         message = f"{asked.option} asks for {asked.scope} scope; this config is a {table} config"
         raise fail(CONFIG_INVALID, message, config.location(f"/{table}"))
     scope = asked.scope if asked is not None else table
+    unused = left_out(config, scope or "user", table)
+    if unused:  # a key no run of this config writes or checks: refused, as an unknown key is
+        raise TwsrtError(list(unused))
     by_key = {target.key: target for target in target_specs()}
     if scope is None:  # load_config keeps user runs without tables from importing this module
         user = {k: v for k, v in config.targets.items() if by_key[k].scope == "user"}
-        return replace(config, targets=user, scope_findings=left_out(config, "user", None))
+        return replace(config, targets=user)
     settings = data.get(scope, {})
     root = asked.directory if asked is not None else config.resolve(settings.get("root", "."))
     _check_root(config, scope, root, asked)
@@ -95,37 +98,29 @@ def apply_scope(config: Config, data: dict[str, Any], asked: ScopeRequest | None
         scope_root=root,
         targets=targets,
         scope_agents=tuple(chosen),
-        scope_findings=(*left_out(config, scope, table), *notes),
+        scope_findings=tuple(notes),
     )
 
 
 def left_out(config: Config, scope: str, table: str | None) -> tuple[Finding, ...]:
-    """A finding at each [targets] key of another scope than this run's ``scope``: a warning
-    when no run of this config can use it (the config's ``table`` fixes its scope, TWS020), a
-    note when a run in the key's scope can (TWS021)."""
+    """An error at each [targets] key of another scope than ``scope`` when the config's
+    ``table`` fixes every run's scope, so no run writes or checks that key's file (TWS020);
+    without a table each key is used by the run in its scope (``--project DIR``, ...)."""
     from twsrt.agents import target_specs
-    from twsrt.rules import TARGET_KEY_OTHER_SCOPE, TARGET_KEY_UNUSED
+    from twsrt.rules import TARGET_KEY_UNUSED
 
+    if table is None:
+        return ()
     by_key = {target.key: target for target in target_specs()}
     found = []
     for key in config.targets:
         other = by_key[key].scope
-        if other == scope:
-            continue
-        where = config.location(f"/targets/{key}")
-        if table is not None:
+        if other != scope:
             message = (
                 f"{key} is a {other}-scope key; this config has a [{table}] table, so every "
                 f"run of it works in {table} scope and none writes or checks this file"
             )
-            found.append(finding(TARGET_KEY_UNUSED, message, where))
-        else:
-            option = "a run without --project or --managed" if other == "user" else f"--{other} DIR"
-            message = (
-                f"{key} is a {other}-scope key, not compiled in this {scope}-scope run "
-                f"({option} compiles it)"
-            )
-            found.append(finding(TARGET_KEY_OTHER_SCOPE, message, where))
+            found.append(finding(TARGET_KEY_UNUSED, message, config.location(f"/targets/{key}")))
     return tuple(found)
 
 

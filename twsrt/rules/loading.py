@@ -286,30 +286,18 @@ TARGET_KEY_UNUSED = Rule(
     "TWS020",
     "target-key-unused",
     Family.LOADING,
-    Level.WARNING,
-    Basis.DROPS,
+    Level.ERROR,
+    Basis.CANNOT_CHECK,
     "A [targets] key belongs to a scope no run of this config works in, so its file is never "
     "written or checked.",
     "A config with a [project] table always runs in project scope, one with [managed] in "
     "managed scope; each run compiles only its scope's [targets] keys. A user key "
     "(`claude_settings`, ...) in such a config, or a managed key in a project config (and the "
     "other way round), names a file that no `generate` writes and no `check` compares: the "
-    "agent that reads it gets whatever it holds, not the policy the config seems to promise. "
-    "The warning stands at the key. Move the key into the config of its scope (a user config "
-    "without [project]/[managed], run with `--project DIR`/`--managed DIR` for the other "
-    "scopes), or remove it.",
-)
-
-TARGET_KEY_OTHER_SCOPE = Rule(
-    "TWS021",
-    "target-key-other-scope",
-    Family.LOADING,
-    Level.NOTE,
-    Basis.INFO,
-    "A [targets] key of another scope is not compiled in this run; a run in that scope uses it.",
-    "A config without a [project] or [managed] table runs in user scope, and in project or "
-    "managed scope with `--project DIR` or `--managed DIR`; each run compiles only its "
-    "scope's [targets] keys. A project key (`claude_project`, ...) in a user-scope run, or a "
-    "user key in a `--project` run, is left out of this run, with this note at the key: the "
-    "run in its scope writes and checks it.",
+    "agent that reads it gets whatever it holds, not the policy the config seems to promise, "
+    "and no run of twsrt can check it (like an unknown key, it cannot be suppressed). The "
+    "error stands at the key. Move the key into a config of its scope (a user config without "
+    "[project]/[managed], which `--project DIR`/`--managed DIR` runs in the other scopes), or "
+    "remove it. A config without either table keeps keys of every scope: each run uses its "
+    "own.",
 )
