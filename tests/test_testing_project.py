@@ -104,7 +104,9 @@ def test_the_claude_engine_reads_the_project_file(sandbox: Sandbox) -> None:
     from twsrt.run import context, find_config
     from twsrt.sources import load_policy
 
-    sandbox.write("twsrt.toml", sandbox.repo.joinpath("twsrt.toml").read_text() + "[project]\n")
+    user = sandbox.repo.joinpath("twsrt.toml").read_text()  # its user key has no project use
+    user = user.replace('claude_settings = "home/.claude/settings.full.json"\n', "")
+    sandbox.write("twsrt.toml", user + "[project]\n")
     config = find_config(str(sandbox.repo / "twsrt.toml"))
     ctx = context(config, load_policy(config), False, None)
     assert ClaudeEngine("srt").reads(ctx) == [sandbox.repo / ".claude" / "settings.json"]
