@@ -128,6 +128,7 @@ PLACEHOLDER_RACE = (
     "Can't get type of source",
     "Can't mount tmpfs",
     "Unable to remount destination",
+    "in mount table",  # the placeholder went away between bwrap's mount and its lookup
 )
 
 
