@@ -205,6 +205,25 @@ def execpolicy_decision(codex: str, rules_text: str, argv: Sequence[str]) -> str
     return str(decision)
 
 
+# Codex 0.171.0 keeps a placeholder on the host for each missing read-only entry of the profile
+# while one of its sandboxes runs, and removes it after; two sandboxes starting at once in one
+# directory (a session's AGENTS.md lookups), or srt's placeholders coming and going in a shared
+# write root such as /tmp (a `.git` at its top), race with its mounts and one fails to start
+# (docs/agents/codex.md). A run that failed so is started again, at most twice.
+PLACEHOLDER_RACE = (
+    "Can't find source path",
+    "Can't get type of source",
+    "Can't mount tmpfs",
+    "Unable to remount destination",
+    "in mount table",  # the placeholder went away between bwrap's mount and its lookup
+)
+
+
+def raced(returncode: int, output: str) -> bool:
+    """Whether a Codex sandbox failed to start on a placeholder race (bwrap's own message)."""
+    return returncode != 0 and "bwrap:" in output and any(t in output for t in PLACEHOLDER_RACE)
+
+
 def sandbox_run(
     codex: str,
     config_toml_text: str,
@@ -227,7 +246,10 @@ def sandbox_run(
             (codex_home / name).write_text(text, encoding="utf-8")
         selected = ["--profile", profile] if profile else []
         argv = [codex, *selected, "sandbox", "--", "sh", "-c", shell_command]
-        proc = _run(argv, _env(codex_home, tmpdir, home), cwd, timeout)
+        for attempt in range(3):
+            proc = _run(argv, _env(codex_home, tmpdir, home), cwd, timeout)
+            if attempt == 2 or not raced(proc.returncode, proc.stdout):
+                break
     return proc.returncode, proc.stdout
 
 

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from .codex_client import TIMEOUT_S, _env, _layout, _run, serve
+from .codex_client import PLACEHOLDER_RACE, TIMEOUT_S, _env, _layout, _run, serve
 
 KEY_VARIABLE = "TWSRT_FAKE_OPENAI_KEY"
 
@@ -117,19 +117,6 @@ def _server(turn: _Turn) -> Iterator[int]:
 
     with serve(Handler) as port:
         yield port
-
-
-# Codex 0.171.0 keeps a placeholder on the host for each missing read-only entry of the profile
-# while one of its sandboxes runs, and removes it after; two sandboxes starting at once in one
-# directory (a session's AGENTS.md lookups) race on them and one fails to start
-# (docs/agents/codex.md). A session that failed so is started again, at most twice.
-PLACEHOLDER_RACE = (
-    "Can't find source path",
-    "Can't get type of source",
-    "Can't mount tmpfs",
-    "Unable to remount destination",
-    "in mount table",  # the placeholder went away between bwrap's mount and its lookup
-)
 
 
 def tool_output(
