@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from support import oracle_findings as oracle
 from support.sandbox import Sandbox
 
-from twsrt.checking import _by_rule, _first_match
 from twsrt.findings import MESSAGE_LIMIT, QUOTE_LIMIT, Finding, capped_lines, quoted
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
@@ -23,6 +22,8 @@ from twsrt.reports.junit import report_suite, xml_text
 from twsrt.reports.sarif import sarif_log
 from twsrt.rules import CATALOG, Level
 from twsrt.schemas import _validate
+from twsrt.suppressions import by_rule as _by_rule
+from twsrt.suppressions import first_match as _first_match
 
 FAST = settings(max_examples=60, deadline=None)
 

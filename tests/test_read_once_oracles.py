@@ -13,9 +13,8 @@ from support import oracle_readonce
 
 from twsrt import diffs
 from twsrt.agents.base import Drift, DriftItem
-from twsrt.checking import first_difference
 from twsrt.config import Config
-from twsrt.run import foreign_home
+from twsrt.drift import first_difference, foreign_home
 
 HERE = "/h"
 # homes another machine may have used: ours again, nested in ours, ours nested in them, ...

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Context, Drift, DriftItem, Result
+from twsrt.agents.base import Context
 from twsrt.config import (
     Config,
     discover,
@@ -17,34 +16,17 @@ from twsrt.config import (
     load_config,
     repo_root,
 )
-from twsrt.diffs import line_opcodes, render_diff
+from twsrt.drift import drift_findings
 from twsrt.effective import effective_findings
-from twsrt.findings import MESSAGE_LIMIT, Finding, Level, TwsrtError, fail, finding, quoted
+from twsrt.findings import Finding, Level, TwsrtError, fail
 from twsrt.lints import lint_policy
-from twsrt.locations import Location
 from twsrt.outcome import Outcome
 from twsrt.policy import Policy
-from twsrt.redact import redact_item, redact_key
-from twsrt.report import CheckedFile, CheckReport, Suppression
-from twsrt.rules import (
-    DRIFT_CHANGED,
-    DRIFT_OUT_OF_BAND,
-    DRIFT_UNAPPLIED,
-    DRIFT_UNPINNED_HOME,
-    IGNORE_NOT_ALLOWED,
-    TARGET_MISSING,
-)
-from twsrt.run import (
-    context,
-    find_config_error,
-    fix_command,
-    foreign_home,
-    select_agents,
-    unpinned_home_advice,
-)
+from twsrt.report import CheckedFile, CheckReport
+from twsrt.run import context, find_config_error, fix_command, select_agents
 from twsrt.safeio import real
 from twsrt.sources import read_sources
-from twsrt.wildcard import fnmatch
+from twsrt.suppressions import by_rule, first_match, ignore_findings, suppressions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -149,9 +131,9 @@ def _run_check(
     findings = placement + _check(config, agent, yolo, report, sandbox, placement)
     findings += config.scope_findings
     findings += ignore_findings(config)
-    ignores = _by_rule([] if no_ignores else _suppressions(config))
+    ignores = by_rule([] if no_ignores else suppressions(config))
     for item in _dedupe(findings):
-        rule = _first_match(ignores, item)
+        rule = first_match(ignores, item)
         if rule is None:
             report.findings.append(item)
         else:
@@ -268,183 +250,6 @@ def _with_agent(item: Finding, agent: str) -> Finding:
     return Finding(
         item.rule_id, item.message, item.location, item.level, agent, item.related, item.diff
     )
-
-
-def first_difference(old: str, new: str) -> int:
-    """1-based line in ``old`` where it first differs from ``new``."""
-    old_lines, new_lines = old.splitlines(), new.splitlines()
-    for tag, i1, _i2, _j1, _j2 in line_opcodes(old_lines, new_lines, autojunk=False):
-        if tag != "equal":
-            return min(i1 + 1, max(len(old_lines), 1))
-    return 1
-
-
-def quote_item(item: DriftItem) -> str:
-    """A managed entry as reports quote it: key and value, credentials redacted."""
-    return f"{quoted(redact_key(item.key))} {quoted(redact_item(item.key, item.value))}"
-
-
-def _origin(result: Result, drift: Drift) -> tuple[Location, ...]:
-    for item in [*drift.missing, *drift.extra]:
-        candidates = [item.key.rsplit(".", 1)[-1], item.value]
-        try:  # a Codex rule pattern such as ["git", "push"] names the bash command
-            tokens = json.loads(item.key.removeprefix("rules."))
-            if isinstance(tokens, list):
-                candidates.append(" ".join(str(t) for t in tokens))
-        except ValueError:
-            pass
-        try:
-            decoded = json.loads(item.value)
-            if isinstance(decoded, str):
-                candidates.append(decoded)
-        except ValueError:
-            pass
-        for candidate in candidates:
-            if candidate in result.origins:
-                return (result.origins[candidate],)
-    return ()
-
-
-def drift_findings(
-    drift: Drift, result: Result, config: Config, fix: str = "twsrt generate -w"
-) -> list[Finding]:
-    """``fix``: the command that rewrites the target (``fix_command``)."""
-    agent = result.agent
-    key = drift.target_key
-    if drift.missing_file:
-        location = (
-            config.location(f"/targets/{key}") if key in config.targets else Location(drift.display)
-        )
-        return [
-            finding(
-                TARGET_MISSING,
-                f"{drift.display} does not exist; run `{fix}` to create it",
-                location,
-                agent=agent,
-            )
-        ]
-    if not drift.drifted or drift.old_text is None:
-        return []
-    line = first_difference(drift.old_text, drift.new_text)
-    location = Location(drift.display, line, 1)
-    home = foreign_home(drift, config)
-    if home is not None:  # regenerating would only trade one machine's paths for another's
-        message = f"{drift.display} differs from the policy: {unpinned_home_advice(home, config)}"
-        return [
-            finding(
-                DRIFT_UNPINNED_HOME,
-                message,
-                location,
-                agent=agent,
-                related=(Location(config.display),),
-                diff=render_diff(drift.display, drift.old_text, drift.new_text, drift.view),
-            )
-        ]
-    missing, extra = len(drift.missing), len(drift.extra)
-    if missing:
-        rule = DRIFT_UNAPPLIED
-        detail = f"{missing} managed entr{'y is' if missing == 1 else 'ies are'} missing"
-        detail += f" (first: {quote_item(drift.missing[0])})"
-        if extra:
-            detail += f" and {extra} extra"
-    elif extra:
-        rule = DRIFT_OUT_OF_BAND
-        detail = f"{extra} managed entr{'y was' if extra == 1 else 'ies were'} added by hand"
-        detail += f" (first: {quote_item(drift.extra[0])})"
-    else:
-        rule = DRIFT_CHANGED
-        detail = "managed entries are in a different order"
-    return [
-        finding(
-            rule,
-            f"{drift.display} differs from the policy: {detail}. Run `{fix}`.",
-            location,
-            agent=agent,
-            related=_origin(result, drift),
-            diff=render_diff(drift.display, drift.old_text, drift.new_text, drift.view),
-        )
-    ]
-
-
-def _suppressions(config: Config) -> list[Suppression]:
-    out = []
-    for index, entry in enumerate(config.check.get("ignore", [])):
-        out.append(
-            Suppression(
-                rule=entry["rule"],
-                reason=quoted(entry["reason"], MESSAGE_LIMIT),
-                path=entry.get("path", ""),
-                pointer=entry.get("pointer", ""),
-                agent=entry.get("agent", ""),
-                index=index,
-            )
-        )
-    return out
-
-
-def ignore_findings(config: Config) -> list[Finding]:
-    """TWS008 for every ``[[check.ignore]]`` naming an unknown or unsuppressible rule."""
-    from twsrt.rules import lookup
-
-    out = []
-    for index, entry in enumerate(config.check.get("ignore", [])):
-        name = entry["rule"]
-        rule = lookup(name)
-        if rule is not None and rule.suppressible:
-            continue
-        why = (
-            f"{rule.id} cannot be suppressed: fix the input it reports instead"
-            if rule is not None
-            else "no rule has this id or name (see `twsrt explain` and docs/rules.md)"
-        )
-        location = config.location(f"/check/ignore/{index}/rule")
-        out.append(finding(IGNORE_NOT_ALLOWED, f"ignore entry '{quoted(name)}': {why}", location))
-    return out
-
-
-def unsuppressed(config: Config, findings: list[Finding]) -> tuple[list[Finding], int]:
-    """The findings no ``[[check.ignore]]`` entry matches, and how many were suppressed: what
-    generate and diff count and print, as check does."""
-    ignores = _by_rule(_suppressions(config))
-    active = [f for f in findings if _first_match(ignores, f) is None]
-    return active, len(findings) - len(active)
-
-
-def _by_rule(suppressions: list[Suppression]) -> dict[str, list[Suppression]]:
-    """The ignore entries by the rule id or name they give, each list in config order: a
-    finding is then matched against the entries of its own rule, not against all of them."""
-    out: dict[str, list[Suppression]] = {}
-    for entry in suppressions:
-        out.setdefault(entry.rule, []).append(entry)
-    return out
-
-
-def _first_match(ignores: dict[str, list[Suppression]], item: Finding) -> Suppression | None:
-    """The first ignore entry (in config order) that suppresses ``item``, if any."""
-    rule = item.rule
-    if not rule.suppressible:
-        return None
-    first: Suppression | None = None
-    for key in (item.rule_id, rule.name):
-        for entry in ignores.get(key, ()):
-            if first is not None and entry.index > first.index:
-                break
-            if _matches(entry, item):
-                first = entry
-                break
-    return first
-
-
-def _matches(rule: Suppression, item: Finding) -> bool:
-    if not item.rule.suppressible:
-        return False
-    if rule.rule not in (item.rule_id, item.rule.name):
-        return False
-    if rule.path and not fnmatch(item.location.path, rule.path):
-        return False
-    if rule.pointer and not fnmatch(item.location.pointer, rule.pointer):
-        return False
-    return not (rule.agent and rule.agent != item.agent)
 
 
 __all__ = ["aborted_report", "run_check", "fail"]

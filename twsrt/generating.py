@@ -104,10 +104,10 @@ def _translation_findings(compiled: Compiled, verbose: bool, out: Outcome) -> st
     returns for the end of the run, when it has a warning or an error to count (notes alone
     stay quiet, as in check) or with -v. Errors, and a danger-full-access sandbox (as in diff),
     are printed on every run."""
-    from twsrt.checking import unsuppressed
     from twsrt.findings import Level
     from twsrt.reports.text import count_line
     from twsrt.rules import DANGER_FULL_ACCESS
+    from twsrt.suppressions import unsuppressed
 
     active, suppressed = unsuppressed(compiled.config, compiled.findings)
     loud = [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,15 +22,16 @@ from twsrt.config import (
     user_config_path,
 )
 from twsrt.diffs import View, opaque, render_diff
+from twsrt.drift import drift_report
 from twsrt.findings import Finding, TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.policy import Policy
-from twsrt.redact import redact_item, redact_key
 from twsrt.report import profile_clause
 from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
 from twsrt.safeio import real
 from twsrt.sources import load_policy
+from twsrt.suppressions import unsuppressed
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
 if TYPE_CHECKING:
@@ -268,92 +268,6 @@ def fix_command(ctx: Context) -> str:
     return command
 
 
-def foreign_home(drift: Drift, config: Config) -> str | None:
-    """The home directory another machine expanded ``~`` with, when no home is pinned and that
-    alone explains the drift: every managed entry on disk is this machine's with that home in
-    place of ours. ``generate -w`` here would only swap one machine's paths for another's."""
-    here = config.output_home.rstrip("/")
-    if config.pinned_home is not None or not here or not drift.missing or not drift.extra:
-        return None
-    if len(drift.missing) != len(drift.extra):
-        return None  # a home swap maps each missing entry onto one extra entry
-    # Only one home can explain the drift (a missing entry holds ours, and each home moves it
-    # elsewhere), and it turns any entry that names ours once into an extra entry: read the
-    # candidates off one such entry, against every extra entry (linear, not missing x extra).
-    anchor = next(
-        (
-            (field, mine)
-            for ours in drift.missing
-            for field, mine in enumerate((ours.key, ours.value))
-            if mine.count(here) == 1
-        ),
-        None,
-    )
-    if anchor is None:
-        return None
-    field, mine = anchor
-    at = mine.find(here)
-    head, tail = mine[:at], mine[at + len(here) :]
-    theirs = Counter((item.key, item.value) for item in drift.extra)
-    candidates: dict[str, None] = {}
-    for extra in drift.extra:
-        other = (extra.key, extra.value)[field]
-        if len(other) > len(head) + len(tail) and other.startswith(head) and other.endswith(tail):
-            candidates.setdefault(other[len(head) : len(other) - len(tail)], None)
-    for home in candidates:
-        if home.startswith("/") and home != here and _moves_onto(drift, here, home, theirs):
-            return home
-    return None
-
-
-def _moves_onto(drift: Drift, here: str, home: str, theirs: Counter[tuple[str, str]]) -> bool:
-    """Is every missing entry, with ``home`` for ``here``, an extra entry (as many times)?
-    Stops at the first one that is not."""
-    left = theirs.copy()
-    for item in drift.missing:
-        moved = (item.key.replace(here, home), item.value.replace(here, home))
-        if left[moved] <= 0:
-            return False
-        left[moved] -= 1
-    return True
-
-
-def unpinned_home_advice(home: str, config: Config) -> str:
-    return (
-        f"generated with the home directory {home}, not this machine's {config.output_home}; "
-        f'pin it with home = "{home}" at the top of {config.display} (then every machine '
-        "generates the same bytes) instead of regenerating here"
-    )
-
-
-def drift_report(drift: Drift, config: Config, fix: str = "twsrt generate -w") -> str:
-    if drift.missing_file:
-        return f"{drift.display}: missing (run `{fix}` to create it)\n"
-    if not drift.drifted:
-        return f"{drift.display}: no drift\n"
-    home = foreign_home(drift, config)
-    if home is not None:
-        return f"{drift.display}: drift detected: {unpinned_home_advice(home, config)}\n"
-    lines = [f"{drift.display}: drift detected\n"]
-    from twsrt.escaping import one_line  # a key of the checkout: one line, whatever it holds
-
-    if drift.missing:
-        lines.append("  missing (in the policy, not on disk):\n")
-        lines += [
-            f"    + {one_line(redact_key(item.key))}: {redact_item(item.key, item.value)}\n"
-            for item in drift.missing
-        ]
-    if drift.extra:
-        lines.append("  extra (on disk, not in the policy):\n")
-        lines += [
-            f"    - {one_line(redact_key(item.key))}: {redact_item(item.key, item.value)}\n"
-            for item in drift.extra
-        ]
-    if drift.reordered:
-        lines.append("  managed entries are in a different order\n")
-    return "".join(lines)
-
-
 def symlink_display(change: SymlinkWrite) -> str:
     return f"{change.display} -> {change.target}"
 
@@ -411,7 +325,6 @@ def diff_exit_code(drifts: list[Drift]) -> int:
 def _effective(compiled: Compiled, results: list[Result]) -> list[Finding]:
     """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
     them but keeps its drift exit code."""
-    from twsrt.checking import unsuppressed
     from twsrt.effective import effective_findings
 
     assert compiled.context is not None  # compile_agents always sets it

@@ -8,7 +8,6 @@ import json
 import re
 from typing import Any
 
-from twsrt.checking import _matches
 from twsrt.findings import MESSAGE_LIMIT, Finding, quoted
 from twsrt.locations import Location
 from twsrt.report import CheckReport, Suppression
@@ -22,6 +21,7 @@ from twsrt.reports.sarif import (
     _uri,
 )
 from twsrt.rules import CATALOG
+from twsrt.suppressions import matches as _matches
 
 
 def dump(document: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from twsrt.diffs import View
 
 
 def foreign_home(drift: Drift, config: Config) -> str | None:
-    """``run.foreign_home`` before issue 17: every missing entry against every extra entry."""
+    """``drift.foreign_home`` before issue 17: every missing entry against every extra entry."""
     here = config.output_home.rstrip("/")
     if config.pinned_home is not None or not here or not drift.missing or not drift.extra:
         return None
@@ -55,7 +55,7 @@ def render_diff(display: str, old: str | None, new: str, view: View) -> str:
 
 
 def first_difference(old: str, new: str) -> int:
-    """``checking.first_difference`` before issue 17: difflib's matcher at every size."""
+    """``drift.first_difference`` before issue 17: difflib's matcher at every size."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, _i2, _j1, _j2 in matcher.get_opcodes():

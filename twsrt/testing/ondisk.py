@@ -49,7 +49,7 @@ class Grant:
 
 def on_disk_results(ctx: Context, engines: list[Engine]) -> list[Result]:
     """The FAIL results of what each engine's files grant beyond the policy (see above)."""
-    from twsrt.checking import unsuppressed
+    from twsrt.suppressions import unsuppressed
 
     out: list[Result] = []
     for engine in engines:
@@ -86,7 +86,7 @@ def hand_added(ctx: Context, engine: Engine) -> list[Grant]:
     """Every managed entry on disk, in the files the engine reads, that the policy does not
     compile: each at its own key (the drift finding's place when it cannot be found)."""
     from twsrt.agents import AGENTS
-    from twsrt.checking import drift_findings
+    from twsrt.drift import drift_findings
     from twsrt.run import fix_command
 
     agent = str(engine.agent)

@@ -117,7 +117,7 @@ def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
     """Drift findings for the target files the chosen engines read (probes run on them as
     they are on disk; ``check`` gives the full account)."""
     from twsrt.agents import AGENTS
-    from twsrt.checking import drift_findings
+    from twsrt.drift import drift_findings
     from twsrt.run import fix_command
 
     found: list[Finding] = []
