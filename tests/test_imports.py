@@ -29,7 +29,6 @@ KNOWN_CIRCLES: list[set[str]] = [
     {"agents", "agents.base", "config", "diffs", "documents", "journal", "placement", "profiles"}
     | {"protection", "registry", "safeio", "schemas", "scopes", "writes"},
     {"agents.deepcode", "agents.deepcode.project"},
-    {"checking", "run"},
     {"effective.codex", "effective.codex_project"},
 ]
 
