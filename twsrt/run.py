@@ -185,8 +185,9 @@ def _compile(
         )
         if companions and has_yolo_target:
             other = module.compile(replace(ctx, yolo=not yolo))
-            files = [c for c in other.changes if isinstance(c, FileWrite)]
-            compiled.companions.append(Result(name, "", changes=files, drift=other.drift))
+            files: list[Change] = [c for c in other.changes if isinstance(c, FileWrite)]
+            companion = Result(name, other.render_preview, changes=files, drift=other.drift)
+            compiled.companions.append(companion)
     return compiled
 
 
