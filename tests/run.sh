@@ -14,6 +14,7 @@ TWSRT_ACTIONLINT_BIN="$(bash .ci/install-actionlint.sh)"; export TWSRT_ACTIONLIN
 TWSRT_STOW_BIN="$(bash .ci/install-stow.sh)"; export TWSRT_STOW_BIN
 ruff check twsrt tests tools benchmarks action
 ruff format --check twsrt tests tools benchmarks action
+python3 -m mypy twsrt  # pyproject.toml [tool.mypy]; 0 errors
 # two workers per core (CI has 2 cores): the real-tool tests spend much of their time waiting on
 # the agents they start, so a second worker per core fills it (measured: 530 s wall with one per
 # core, 409 s with two); a module with an expensive module fixture (a wheel, a pre-commit

@@ -21,14 +21,14 @@ from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 
 
-class AgentChoice(click.Choice):  # type: ignore[type-arg]
+class AgentChoice(click.Choice):
     """The registered agents, read from the registry whenever a command line is parsed, so a
     new agent needs no edit here."""
 
     def __init__(self) -> None:
         super().__init__(())
 
-    @property  # type: ignore[override]
+    @property
     def choices(self) -> tuple[str, ...]:
         return tuple(AGENTS)
 

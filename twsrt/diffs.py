@@ -21,7 +21,7 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from twsrt.redact import redact, redact_text
 
@@ -52,7 +52,8 @@ def render_diff(display: str, old: str | None, new: str, view: View) -> str:
 
 # ---------------------------------------------------------------- line diffs at any size
 
-Opcode = tuple[str, int, int, int, int]  # difflib's (tag, i1, i2, j1, j2)
+Tag = Literal["replace", "delete", "insert", "equal"]
+Opcode = tuple[Tag, int, int, int, int]  # difflib's (tag, i1, i2, j1, j2)
 
 # Up to this many lines (both sides together) difflib matches the lines itself, as reports have
 # always shown them. Above it, difflib can take minutes (every other line changed makes it

@@ -100,7 +100,8 @@ def show_error(exc: click.ClickException) -> None:
     argument, a value or a path of the checkout back."""
     from twsrt.escaping import defuse
 
-    exc.message = defuse(exc.message)
+    # click declares message Final; show() prints it, so the defused text goes there
+    exc.message = defuse(exc.message)  # type: ignore[misc]
     exc.show()
 
 

@@ -144,8 +144,9 @@ def _srt_link(base: Path) -> SymlinkWrite | None:
     return SymlinkWrite(link, display_path(link), target)
 
 
-def _plan(files: dict[Path, str], force: bool) -> tuple[list[FileWrite], list[str]]:
-    writes, kept = [], []
+def _plan(files: dict[Path, str], force: bool) -> tuple[list[Change], list[str]]:
+    writes: list[Change] = []
+    kept: list[str] = []
     for path, text in files.items():
         exists = path.exists() or path.is_symlink()
         if exists and not force:
@@ -203,7 +204,7 @@ def next_steps(directory: Path, agents: Sequence[str]) -> str:
     return templates.NEXT_STEPS.format(repo=repo, homes=" ".join(sorted(homes)))
 
 
-def plan_init(directory: Path | None, force: bool) -> tuple[list[FileWrite], list[str]]:
+def plan_init(directory: Path | None, force: bool) -> tuple[list[Change], list[str]]:
     home = home_dir()
     if directory is None:
         base = home / ".config" / "twsrt"

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterator
 from functools import cached_property
-from json.scanner import make_scanner  # type: ignore[attr-defined]
+from json.scanner import make_scanner
 from typing import Any
 
 from twsrt.locations import pointer_join
@@ -145,7 +145,8 @@ def _is_index(token: str) -> bool:
     return token.isdigit() and token.isascii() and (token[0] != "0" or token == "0")
 
 
-_scan_once = make_scanner(json.JSONDecoder())
+# typeshed types the scanner's context as the scanner itself (a TODO there); it is a decoder
+_scan_once = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _S = r"[ \t\n\r]*"  # JSON's whitespace (``\s`` would also take U+2028)
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 # one item of an array that holds no array or object, with the comma after it
@@ -224,8 +225,12 @@ class _Watch:
         return float(name)
 
     def loads(self, text: str) -> Any:
-        hooks = {"parse_float": self.number, "parse_constant": self.constant}
-        return json.loads(text, object_pairs_hook=self.pairs, **hooks)
+        return json.loads(
+            text,
+            object_pairs_hook=self.pairs,
+            parse_float=self.number,
+            parse_constant=self.constant,
+        )
 
 
 def parse_json(text: str) -> PositionedJson:

@@ -156,15 +156,15 @@ def _write_roots(policy: Policy) -> list[Finding]:
                         related=(deny.origin,),
                     )
                 )
-        deny = write_denies.get(root.path)
-        if deny is not None and not _across_fragments(policy, root.origin, deny.origin):
+        write_deny = write_denies.get(root.path)
+        if write_deny is not None and not _across_fragments(policy, root.origin, write_deny.origin):
             out.append(
                 finding(
                     WRITE_AND_DENY_WRITE,
-                    f"'{quoted(root.path)}' is in allowWrite and denyWrite (at {deny.origin}); "
-                    "denyWrite wins",
+                    f"'{quoted(root.path)}' is in allowWrite and denyWrite "
+                    f"(at {write_deny.origin}); denyWrite wins",
                     root.origin,
-                    related=(deny.origin,),
+                    related=(write_deny.origin,),
                 )
             )
     return out

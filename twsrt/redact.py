@@ -108,8 +108,8 @@ _SHAPES = re.compile(
     r"|(?P<key>-----BEGIN [A-Z ]*PRIVATE KEY-----)"
 )
 # Only a text holding one of these can hold a shape: most values skip the search.
-_SHAPE_HINTS = ("bearer", "basic", "digest", "authorization", "://", "gh", "github_pat_", "glpat-")
-_SHAPE_HINTS += ("sk-", "xox", "AKIA", "PRIVATE KEY")
+_HEADER_HINTS = ("bearer", "basic", "digest", "authorization", "://")
+_SHAPE_HINTS = (*_HEADER_HINTS, "gh", "github_pat_", "glpat-", "sk-", "xox", "AKIA", "PRIVATE KEY")
 
 
 def redact_key(key: str) -> str:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 
 _STAR = None  # a token that is a ``*``; every other token matches exactly one character
 
-Token = Callable[[str], bool] | None
+Predicate = Callable[[str], bool]  # one character tested
+Token = Predicate | None
 
 
 def star_match(pattern: str, text: str) -> bool:
@@ -187,20 +189,23 @@ class GitGlob:
                 self.nodes[choice][1] = inner
                 state = choice
             elif kind == "star":
-                state = self._loop(value, state)
+                state = self._loop(cast(Predicate, value), state)
             elif kind == "alternatives":
-                starts = [self._sequence(alternative, state) for alternative in value]
+                starts = [
+                    self._sequence(alternative, state) for alternative in cast(list[str], value)
+                ]
                 state = starts[-1]
                 for start in reversed(starts[:-1]):
                     state = self._node(None, start, state)
             else:
-                state = self._node(value, state, None)
+                state = self._node(cast(Predicate, value), state, None)
         return state
 
 
 def _glob_parts(pattern: str) -> list[tuple[str, object]]:
     """``pattern`` as (kind, value) parts: one character (a predicate), a star (the predicate
-    it repeats), ``segments`` (``**/``), ``alternatives`` (their patterns)."""
+    it repeats), ``segments`` (``**/``), ``alternatives`` (their patterns); the kind says the
+    value's type, which the readers cast to."""
     out: list[tuple[str, object]] = []
     i, n = 0, len(pattern)
     while i < n:

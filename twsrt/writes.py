@@ -151,6 +151,13 @@ class _Step:
     backup: Path | None = None
     renamed: bool = False
 
+    @property
+    def staged(self) -> Path:
+        """The temp file ``_stage`` made (only a staged step is journaled or renamed)."""
+        if self.temp is None:
+            raise RuntimeError(f"{self.change.display} was not staged")
+        return self.temp
+
 
 def preflight(changes: list[Change]) -> list[_Step]:
     """Refuse the whole run before touching anything if any single change could not be made;
@@ -328,7 +335,7 @@ def apply(changes: list[Change], journal_dir: Path | None = None) -> list[Change
         for current in steps:
             _stage(current, made)
         if journal_dir is not None and len(steps) > 1:  # one rename is all or nothing itself
-            renames = [(s.temp, _where(s.change), s.backup, s.change.before) for s in steps]
+            renames = [(s.staged, _where(s.change), s.backup, s.change.before) for s in steps]
             recorded = journal.record(journal_dir, renames)
         for current in steps:
             target = _where(current.change)

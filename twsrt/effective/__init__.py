@@ -81,7 +81,8 @@ def load_layer(
         if exc.kind in ("missing", "dangling", "directory"):
             return None, []  # nothing the agent could load either
         if exc.kind == "outside":
-            return None, [problem_finding(exc, "", Location(display), agent=agent)]
+            where = Location(display)
+            return None, [problem_finding(exc, EFFECTIVE_LAYER_UNREADABLE, where, agent=agent)]
         return None, [_unreadable(f"cannot read: {exc.reason}", Location(display), agent)]
     try:
         parsed = documents.json(text) if kind == "json" else documents.toml(text)

@@ -284,15 +284,15 @@ def _allow_rule(
     policy = view.policy
     if tool == "Bash":
         for kind, entries in (("deny", policy.bash_deny), ("ask", policy.bash_ask)):
-            hit = next((e for e in entries if command_reaches(spec, e.value)), None)
-            if hit is not None:
+            reached = next((e for e in entries if command_reaches(spec, e.value)), None)
+            if reached is not None:
                 return _shadowed(
                     rule,
-                    f"the policy's bash {kind} '{quoted(hit.value)}'",
+                    f"the policy's bash {kind} '{quoted(reached.value)}'",
                     kind,
                     layer,
                     pointer,
-                    hit.origin,
+                    reached.origin,
                 )
         return None
     if tool == "WebFetch":

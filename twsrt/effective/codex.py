@@ -55,8 +55,8 @@ def findings(ctx: Context) -> list[Finding]:
         from twsrt.effective.codex_trust import planted_findings, trusted_entries
 
         out += planted_findings(main, ctx.policy, ctx.config.home, list(trusted_entries(main)))
-    layer = (SYSTEM_REQUIREMENTS, SYSTEM_MANAGED_CONFIG)  # the host's managed /etc/codex
-    if host_system() in SYSTEM_REQUIREMENTS and any(host_path(p).exists() for p in layer):
+    system = (SYSTEM_REQUIREMENTS, SYSTEM_MANAGED_CONFIG)  # the host's managed /etc/codex
+    if host_system() in SYSTEM_REQUIREMENTS and any(host_path(p).exists() for p in system):
         from twsrt.effective import codex_managed
 
         out += codex_managed.findings(ctx, main)

@@ -147,8 +147,12 @@ def _profile(
         chooser = managed
     allowed = requirements.value.get("allowed_permission_profiles") if requirements else None
     bound = requirements.value.get("default_permissions") if requirements else None
-    binding = isinstance(allowed, dict) and isinstance(bound, str)
-    if binding and (chosen is None or allowed.get(chosen[0]) is not True):
+    if (
+        requirements is not None
+        and isinstance(allowed, dict)
+        and isinstance(bound, str)
+        and (chosen is None or allowed.get(chosen[0]) is not True)
+    ):
         runs, chooser, fallback = (bound, requirements), requirements, True
     if runs is None or chooser is None:
         return []  # the user's own choice runs: the checks of the user's files cover it

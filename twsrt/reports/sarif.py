@@ -215,8 +215,9 @@ def _bag(om: Any, values: dict[str, Any], tags: list[str] | None = None) -> Any:
 
 def _to_json(value: Any) -> Any:
     """sarif_om objects to JSON data: JSON names from the field metadata, every non-None value."""
-    if hasattr(type(value), "__attrs_attrs__"):
-        pairs, names = _json_names(type(value))
+    kind: type = type(value)
+    if hasattr(kind, "__attrs_attrs__"):
+        pairs, names = _json_names(kind)
         members = vars(value)
         out: dict[str, Any] = {}
         for name, json_name in pairs:

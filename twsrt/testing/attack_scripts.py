@@ -8,6 +8,7 @@ import posixpath
 import shlex
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 from twsrt.policy import PathRule, Policy
 from twsrt.testing.globs import Semantics, instantiate, layout_path, within
@@ -44,7 +45,7 @@ def _make(
     script: str,
     effect: str,
     subject: str,
-    **kw: tuple[object, ...],
+    **kw: Any,  # Attack's staging fields (tuples), passed through by name
 ) -> Attack:
     rule = target.rule
     return Attack(
@@ -59,7 +60,7 @@ def _make(
         script=script,
         effect=effect,
         subject=subject,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 
@@ -74,7 +75,7 @@ def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
         kw.setdefault("touches", (subject,))
         return _make(
             t, name, Action.CREATE, script, effect, subject, shapes=shape, form="tree", **kw
-        )  # type: ignore[arg-type]
+        )
 
     p = inside
     out = [
@@ -206,7 +207,7 @@ def deny_write_file(t: Target, end: str | None) -> list[Attack]:
         kw.setdefault("files", staged)
         kw.setdefault("touches", (f,))
         kw.setdefault("shapes", shape)
-        return _make(t, name, Action.APPEND, script, effect, f, form="file", **kw)  # type: ignore[arg-type]
+        return _make(t, name, Action.APPEND, script, effect, f, form="file", **kw)
 
     out = [
         attack("append", f"printf x >> {_q(f)}", "changed"),
@@ -300,7 +301,7 @@ def deny_read_file(t: Target) -> list[Attack]:
             shapes=shape,
             form="file",
             **kw,
-        )  # type: ignore[arg-type]
+        )
 
     return [
         attack("read", f"head -c 200 -- {_q(f)}"),
@@ -321,7 +322,7 @@ def deny_read_dir(t: Target) -> list[Attack]:
         kw.setdefault("dirs", (d,))
         return _make(
             t, name, Action.READ, script, effect, f, files=staged, shapes=shape, form="tree", **kw
-        )  # type: ignore[arg-type]
+        )
 
     return [
         attack("read", f"head -c 200 -- {_q(f)}"),

@@ -47,7 +47,7 @@ def _target_of(kind: str, rule: PathRule) -> Target | None:
     if rule.glob and (GLOB_CHARS & set(tree)):
         mapped = layout_glob(path)
         instance = instantiate(mapped) if mapped else None
-        if instance is None:
+        if mapped is None or instance is None:
             return None
         return Target(kind, rule, instance, "file", mapped)
     base = layout_path(tree or "/")

@@ -128,6 +128,12 @@ def _strings(section: Any, key: str) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
+def _table(section: dict[str, Any], key: str) -> dict[str, Any]:
+    """``section``'s member ``key`` when it is an object, else an empty one."""
+    value = section.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _unique(items: list[Any]) -> list[Any]:
     out: list[Any] = []
     for item in items:
@@ -170,7 +176,7 @@ def claude_srt_settings(
     def domains(pairs: list[tuple[str, str]]) -> list[str]:
         return [s[7:] for n, s in pairs if n == "WebFetch" and s.startswith("domain:")]
 
-    fs_in = sandbox.get("filesystem") if isinstance(sandbox.get("filesystem"), dict) else {}
+    fs_in = _table(sandbox, "filesystem")
     filesystem = {k: json.loads(json.dumps(v)) for k, v in fs_in.items()}
     filesystem["denyRead"] = _unique(
         [spath(p) for p in _strings(fs_in, "denyRead")] + rules(deny, "Read")
@@ -186,7 +192,7 @@ def claude_srt_settings(
     filesystem.pop("allowManagedReadPathsOnly", None)
     out["filesystem"] = filesystem
 
-    net_in = sandbox.get("network") if isinstance(sandbox.get("network"), dict) else {}
+    net_in = _table(sandbox, "network")
     network = {k: json.loads(json.dumps(v)) for k, v in net_in.items()}
     network["allowedDomains"] = _unique(_strings(net_in, "allowedDomains") + domains(allow))
     network["deniedDomains"] = _unique(_strings(net_in, "deniedDomains") + domains(deny))

@@ -28,7 +28,8 @@ SRT_HINT = (
 
 class SrtEngine:
     name = "srt"
-    agent = None  # srt is the reference: it reads the canonical source, not a generated file
+    # srt is the reference: it reads the canonical source, not a generated file
+    agent: str | None = None
     hint = SRT_HINT
     gaps = SRT_GAPS
     # srt runs the policy as written: of what a later launch loads it knows its own

@@ -271,10 +271,10 @@ def _relinks(config: Config, policy: Policy) -> list[Attack]:
             out += [
                 _attack("relink", f"~/{top}", origin, where, "unlink-link",
                         f"rm -f -- {_q(link)} && mkdir -- {_q(link)}", "relinked", link,
-                        **staged),  # type: ignore[arg-type]
+                        **staged),
                 _attack("relink", f"~/{top}", origin, where, "relink",
                         f'ln -sfn -- "$R"/{other} {_q(link)}', "relinked", link,
-                        **staged),  # type: ignore[arg-type]
+                        **staged),
             ]  # fmt: skip
     return out
 

@@ -316,7 +316,7 @@ def run_tests(
         report.results += [r for r in found if _matches(r.probe, r.engine, keyword)]
 
     # what check reports for the agents of the run: a gap across launches must be one of them
-    found = reported_findings(ctx, targeted_agents(ctx)) if attacks else ()
+    reported = reported_findings(ctx, targeted_agents(ctx)) if attacks else ()
 
     def engine_job(name: str) -> list[Result]:
         probes = select(plan, name, keyword)
@@ -330,13 +330,13 @@ def run_tests(
         lanes = jobs or default_jobs()
         fixtures = plan.fixtures
         return run_engine(
-            name, factory, ctx, probes, fixtures, timeout, tamper, lanes, tries, found
+            name, factory, ctx, probes, fixtures, timeout, tamper, lanes, tries, reported
         )
 
     # engines side by side: each has its own trees, stub and lanes
     with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
-        for found in pool.map(engine_job, names):
-            report.results += found
+        for results in pool.map(engine_job, names):
+            report.results += results
     report.seconds = time.monotonic() - start
     if keyword and not report.results:
         raise TwsrtError(

@@ -107,7 +107,8 @@ def _no_target(ctx: Context, engine: Engine) -> str:
     if scope != "user" and engine.agent not in ctx.config.scope_agents:
         return f"this {scope}-scope run compiles no {engine.agent} file ([{scope}] agents)"
 
-    targets = AGENTS[engine.agent].spec.targets if engine.agent in AGENTS else ()
+    agent = engine.agent
+    targets = AGENTS[agent].spec.targets if agent is not None and agent in AGENTS else ()
     keys = [t.key for t in targets if t.yolo_of is None and t.scope == scope]
     wanted = " or ".join(keys) or "target"
     return f"the config names no {engine.agent} file to read ([targets] {wanted})"

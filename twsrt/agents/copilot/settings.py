@@ -260,7 +260,7 @@ def _hosts(
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
-SETTINGS_SHAPES = {
+SETTINGS_SHAPES: dict[str, type] = {
     "/sandbox": dict,
     "/sandbox/userPolicy": dict,
     "/sandbox/userPolicy/filesystem": dict,

@@ -45,7 +45,7 @@ SECTION_NAMES = tuple(name for name, _keys in SECTIONS)
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
-SETTINGS_SHAPES = {
+SETTINGS_SHAPES: dict[str, type] = {
     "/permissions": dict,
     "/permissions/deny": list,
     "/permissions/ask": list,
