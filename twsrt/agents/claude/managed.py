@@ -37,6 +37,7 @@ from twsrt.agents.claude.declaration import (
 )
 from twsrt.agents.claude.settings import SETTINGS_SHAPES, managed_spec, merge
 from twsrt.agents.claude.translate import CWD_ANCHOR, mode_findings, translate
+from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import MANAGED_FILE_MODE, Members, compare, target_write
 from twsrt.diffs import Spec
@@ -141,14 +142,12 @@ def members(sandbox_keys: tuple[str, ...]) -> Members:
 def write_roots_note(ctx: Context) -> Finding:
     """What the managed file cannot bind (TWS450), at the policy's write roots."""
     policy = ctx.policy
-    has_roots = "allowWrite" in (policy.srt.get("filesystem") or {})
-    where = policy.srt_location("/filesystem/allowWrite" if has_roots else "", key=has_roots)
     return finding(
         CLAUDE_MANAGED_WRITE_ROOTS_OPEN,
         "Claude Code has no managed-only switch for write roots: a user's "
         "sandbox.filesystem.allowWrite, permissions.additionalDirectories or Edit(...) allow "
         "rule still makes a directory writable for sandboxed commands under this managed file",
-        where,
+        write_roots_location(policy),
         agent=NAME,
     )
 

@@ -23,12 +23,13 @@ from twsrt.agents.claude.declaration import (
     Managed,
 )
 from twsrt.agents.claude.layers import protect
+from twsrt.agents.lossy import without_port
 from twsrt.agents.targets import unique
 from twsrt.bashrules import bash_rules
 from twsrt.domains import split_port
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
-from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.rules import (
     AGENT_SANDBOX_OFF,
     LITERAL_GLOB_GRANT_LEFT_OUT,
@@ -92,6 +93,32 @@ def translate(
     managed settings; ``PROJECT_ANCHOR``: the project root, for a project's settings)."""
     findings: list[Finding] = []
     managed = Managed()
+    managed.deny = _deny_rules(policy, managed, findings, anchor)
+    if not yolo:
+        managed.ask = _bash_rules(policy.bash_ask, managed)
+    allow = []
+    for entry, host in without_port(policy.allowed_domains, NAME, _port_not_allowed, findings):
+        allow.append(f"{WEBFETCH_PREFIX}{host})")
+        _note_origins(managed, [allow[-1], entry.value], entry.origin)
+    managed.webfetch_allow = unique(allow)
+    managed.sandbox = _sandbox(policy, findings, anchor)
+    mode_overrides = {k: v for k, v in overrides.items()}
+    managed.sandbox.update(deepcopy(mode_overrides))
+    managed.override_keys = tuple(mode_overrides)
+    if yolo and sandbox_mode != "danger-full-access" and managed.sandbox.get("enabled"):
+        _close_escape_hatch(managed)
+    # the layers and mandatory names Claude's sandbox leaves to a later launch, for the
+    # policy's write roots in every mode (read-only drops the roots, never a deny)
+    protect(managed)
+    _apply_sandbox_mode(managed, sandbox_mode)
+    return managed, findings
+
+
+def _deny_rules(
+    policy: Policy, managed: Managed, findings: list[Finding], anchor: str
+) -> list[str]:
+    """Read/Edit denies for the path denies, WebFetch denies for the denied domains, Bash
+    denies for the bash deny rules (each rule's origin noted)."""
     deny: list[str] = []
     for rule in policy.deny_read:
         _check_literal(rule, findings)
@@ -129,46 +156,23 @@ def translate(
             continue
         deny.append(f"WebFetch(domain:{host})")
         _note_origins(managed, [deny[-1], entry.value], entry.origin)
-    for entry in policy.bash_deny:
+    return unique(deny + _bash_rules(policy.bash_deny, managed))
+
+
+def _bash_rules(entries: list[Entry], managed: Managed) -> list[str]:
+    rules: list[str] = []
+    for entry in entries:
         emitted = bash_rules(entry.value, entry.origin, NAME)
-        deny += emitted
+        rules += emitted
         _note_origins(managed, emitted, entry.origin)
-    managed.deny = unique(deny)
-    if not yolo:
-        ask: list[str] = []
-        for entry in policy.bash_ask:
-            emitted = bash_rules(entry.value, entry.origin, NAME)
-            ask += emitted
-            _note_origins(managed, emitted, entry.origin)
-        managed.ask = unique(ask)
-    allow = []
-    for entry in policy.allowed_domains:
-        host, port = split_port(entry.value)
-        if port is not None:
-            findings.append(
-                finding(
-                    LOSSY_PORT_DOMAIN,
-                    f"WebFetch cannot allow only port {port}; '{quoted(entry.value)}' is left out "
-                    "of the WebFetch allow rules (the sandbox keeps it)",
-                    entry.origin,
-                    agent=NAME,
-                )
-            )
-            continue
-        allow.append(f"{WEBFETCH_PREFIX}{host})")
-        _note_origins(managed, [allow[-1], entry.value], entry.origin)
-    managed.webfetch_allow = unique(allow)
-    managed.sandbox = _sandbox(policy, findings, anchor)
-    mode_overrides = {k: v for k, v in overrides.items()}
-    managed.sandbox.update(deepcopy(mode_overrides))
-    managed.override_keys = tuple(mode_overrides)
-    if yolo and sandbox_mode != "danger-full-access" and managed.sandbox.get("enabled"):
-        _close_escape_hatch(managed)
-    # the layers and mandatory names Claude's sandbox leaves to a later launch, for the
-    # policy's write roots in every mode (read-only drops the roots, never a deny)
-    protect(managed)
-    _apply_sandbox_mode(managed, sandbox_mode)
-    return managed, findings
+    return unique(rules)
+
+
+def _port_not_allowed(entry: Entry, port: str) -> str:
+    return (
+        f"WebFetch cannot allow only port {port}; '{quoted(entry.value)}' is left out "
+        "of the WebFetch allow rules (the sandbox keeps it)"
+    )
 
 
 def _close_escape_hatch(managed: Managed) -> None:
@@ -223,6 +227,13 @@ def mode_findings(ctx: Context) -> list[Finding]:
                 NAME, "sandbox.enabled is false and the permission deny rules stay in force"
             )
         )
+    return findings + _override_findings(ctx)
+
+
+def _override_findings(ctx: Context) -> list[Finding]:
+    """The ``[sandbox_overrides]`` the sandbox mode or the yolo file sets aside, and a sandbox
+    switched off or kept on against the policy."""
+    findings: list[Finding] = []
     forced = MODE_FORCED.get(ctx.sandbox_mode, {})
     dropped = MODE_DROPPED.get(ctx.sandbox_mode, ())
     overrides = ctx.config.overrides.get(ctx.mode, {})
@@ -413,64 +424,56 @@ def _sandbox_paths(
         relative = anchor == USER_ANCHOR and is_relative(text)
         if anchor == PROJECT_ANCHOR and key == "allowWrite" and text in (".", "./"):
             continue  # the root, not the launch directory: Claude lets commands write that
-        if granting and rule.literal and is_glob(rule.path):
-            findings.append(
-                finding(
-                    LITERAL_GLOB_GRANT_LEFT_OUT,
-                    f"literal path '{quoted(rule.path)}' contains glob characters and would grant "
-                    f"more as a pattern; left out of Claude's sandbox.filesystem.{key}",
-                    rule.origin,
-                    agent=NAME,
-                )
-            )
-            continue
-        if relative and granting and text in (".", "./") and key == "allowWrite":
-            continue  # Claude's sandbox always lets commands write the working directory
-        if relative and granting and key == "allowWrite":
-            findings.append(
-                finding(
-                    LOSSY_RELATIVE_WRITE_ROOT,
-                    f"relative path '{quoted(text)}' would mean "
-                    f"~/.claude/{text.removeprefix('./')} in Claude's user sandbox; left out of "
-                    f"sandbox.filesystem.{key} (Claude's sandbox already allows writing the "
-                    "working directory)",
-                    rule.origin,
-                    agent=NAME,
-                )
-            )
-            continue
-        if relative and granting:
-            findings.append(
-                finding(
-                    RELATIVE_SANDBOX_PATH_NOTE,
-                    f"relative path '{quoted(text)}' would mean "
-                    f"~/.claude/{text.removeprefix('./')} in Claude's user sandbox; left out of "
-                    f"sandbox.filesystem.{key} (stricter: reads there stay denied)",
-                    rule.origin,
-                    agent=NAME,
-                )
-            )
-            continue
-        if relative and not rule.echo:
-            tools = "Read and Edit rules" if key == "denyRead" else "Edit rules"
-            effect = (
-                "but a glob in a write list is enforced for Bash by neither Claude nor srt on "
-                "Linux (TWS501)"
-                if key == "denyWrite" and rule.glob
-                else "which keeps Bash from it in the project as srt does"
-            )
-            findings.append(
-                finding(
-                    RELATIVE_SANDBOX_PATH_NOTE,
-                    f"relative path '{quoted(text)}' in sandbox.filesystem.{key} means "
-                    f"~/.claude/{text.removeprefix('./')} to Claude Code; the {tools} twsrt emits "
-                    "for it are merged into Claude's sandbox at the working directory, " + effect,
-                    rule.origin,
-                    agent=NAME,
-                )
-            )
+        if granting:
+            kept, why = _grant_kept(key, text, rule, relative)
+            findings += why
+            if not kept:
+                continue
+        elif relative and not rule.echo:
+            findings.append(_relative_deny_note(key, text, rule))
         out.append(text)
     return unique(out)
+
+
+def _grant_kept(key: str, text: str, rule: PathRule, relative: bool) -> tuple[bool, list[Finding]]:
+    """Whether a write or read grant stays in Claude's sandbox list, and why not."""
+    if rule.literal and is_glob(rule.path):
+        why = (
+            f"literal path '{quoted(rule.path)}' contains glob characters and would grant "
+            f"more as a pattern; left out of Claude's sandbox.filesystem.{key}"
+        )
+        return False, [finding(LITERAL_GLOB_GRANT_LEFT_OUT, why, rule.origin, agent=NAME)]
+    if not relative:
+        return True, []
+    if text in (".", "./") and key == "allowWrite":
+        return False, []  # Claude's sandbox always lets commands write the working directory
+    meaning = (
+        f"relative path '{quoted(text)}' would mean ~/.claude/{text.removeprefix('./')} in "
+        f"Claude's user sandbox; left out of sandbox.filesystem.{key} "
+    )
+    if key == "allowWrite":
+        why = meaning + "(Claude's sandbox already allows writing the working directory)"
+        return False, [finding(LOSSY_RELATIVE_WRITE_ROOT, why, rule.origin, agent=NAME)]
+    why = meaning + "(stricter: reads there stay denied)"
+    return False, [finding(RELATIVE_SANDBOX_PATH_NOTE, why, rule.origin, agent=NAME)]
+
+
+def _relative_deny_note(key: str, text: str, rule: PathRule) -> Finding:
+    tools = "Read and Edit rules" if key == "denyRead" else "Edit rules"
+    effect = (
+        "but a glob in a write list is enforced for Bash by neither Claude nor srt on "
+        "Linux (TWS501)"
+        if key == "denyWrite" and rule.glob
+        else "which keeps Bash from it in the project as srt does"
+    )
+    return finding(
+        RELATIVE_SANDBOX_PATH_NOTE,
+        f"relative path '{quoted(text)}' in sandbox.filesystem.{key} means "
+        f"~/.claude/{text.removeprefix('./')} to Claude Code; the {tools} twsrt emits "
+        "for it are merged into Claude's sandbox at the working directory, " + effect,
+        rule.origin,
+        agent=NAME,
+    )
 
 
 def _dedupe(value: Any) -> Any:

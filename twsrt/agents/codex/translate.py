@@ -33,6 +33,7 @@ from twsrt.agents.codex.paths import (
     _write_access,
     _write_roots,
 )
+from twsrt.agents.lossy import without_port
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, TwsrtError, quoted
@@ -170,6 +171,10 @@ def _bash_findings(policy: Policy) -> list[Finding]:
     return findings
 
 
+def _port_not_allowed(entry: Entry, _port: str) -> str:
+    return f"Codex domain rules take no port; '{quoted(entry.value)}' is not allowed"
+
+
 def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str, Any]:
     domains: dict[str, str] = {}
     deny_all = False
@@ -195,17 +200,7 @@ def _network(policy: Policy, findings: list[Finding], out: Compiled) -> dict[str
                 )
             )
         domains[host] = "deny"
-    for entry in policy.allowed_domains:
-        host, port = _host(entry.value)
-        if port is not None:
-            findings.append(
-                _lossy(
-                    LOSSY_PORT_DOMAIN,
-                    f"Codex domain rules take no port; '{quoted(entry.value)}' is not allowed",
-                    entry.origin,
-                )
-            )
-            continue
+    for _entry, host in without_port(policy.allowed_domains, NAME, _port_not_allowed, findings):
         domains.setdefault(host, "allow")
     allowed = any(mode == "allow" for mode in domains.values())
     network: dict[str, Any] = {"enabled": allowed and not deny_all}

@@ -19,6 +19,7 @@ from twsrt.agents.copilot.declaration import (
     _lossy,
 )
 from twsrt.agents.copilot.flags import _domain
+from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.rootnames import under
 from twsrt.agents.targets import Members, disabled_sandbox, unique
 from twsrt.documents import Documents
@@ -45,14 +46,7 @@ def compile_sandbox(
     paths = HomePaths(home)
     denies = _denied_paths(policy, paths, findings, origins)
     denied = denies.denied
-    denied_set = set(denied)
-    read_grants: list[tuple[str, Location]] = []
-    for rule in policy.allow_read:
-        path = grant_path(rule, "allowRead", paths, findings, PATHS)
-        # inside a denied path on purpose: srt's allowRead re-opens reads there, as does
-        # Copilot's more specific grant; an equal path stays denied (the stricter reading)
-        if path is not None and path not in denied_set:
-            read_grants.append((path, rule.origin))
+    read_grants = _read_grants(policy, paths, set(denied), findings)
     grants = [] if read_only else policy.allow_write  # read-only: nothing writable
     readwrite, cwd_writable = _writable(grants, paths, denies, findings, origins)
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
@@ -91,6 +85,20 @@ def compile_sandbox(
         ),
     }
     return sandbox, urls, paths.used, findings
+
+
+def _read_grants(
+    policy: Policy, paths: HomePaths, denied: set[str], findings: list[Finding]
+) -> list[tuple[str, Location]]:
+    """The allowRead paths with their origins. One inside a denied path stays on purpose:
+    srt's allowRead re-opens reads there, as does Copilot's more specific grant; a path equal
+    to a denied one stays denied (the stricter reading)."""
+    read_grants: list[tuple[str, Location]] = []
+    for rule in policy.allow_read:
+        path = grant_path(rule, "allowRead", paths, findings, PATHS)
+        if path is not None and path not in denied:
+            read_grants.append((path, rule.origin))
+    return read_grants
 
 
 @dataclass
@@ -172,8 +180,6 @@ def _protected_names(readwrite: list[str], readonly: list[str], denies: _Denies)
 
 def _unprotected_names(policy: Policy) -> Finding:
     """TWS471: what Copilot's sandbox leaves writable for a later launch, at the write roots."""
-    has_roots = "allowWrite" in (policy.srt.get("filesystem") or {})
-    where = policy.srt_location("/filesystem/allowWrite" if has_roots else "", key=has_roots)
     return _lossy(
         COPILOT_MANDATORY_NAMES_OPEN,
         "Copilot's sandbox protects none of srt's mandatory-deny set: in the directory it starts "
@@ -184,7 +190,7 @@ def _unprotected_names(policy: Policy) -> Finding:
         "under each write root, which holds for what exists at the start. Start Copilot in a "
         "directory whose repository and tool settings already exist, or run it under srt, "
         "which protects the set in its working directory",
-        where,
+        write_roots_location(policy),
     )
 
 

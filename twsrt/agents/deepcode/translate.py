@@ -16,13 +16,13 @@ from twsrt.agents.deepcode.declaration import (
     _lossy,
 )
 from twsrt.agents.deepcode.overlaps import first_mounts, first_overlaps
+from twsrt.agents.lossy import without_port, write_roots_location
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, strict_allowlist_note, unique
 from twsrt.bashrules import bash_rules
-from twsrt.domains import split_port
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
-from twsrt.policy import Policy
+from twsrt.policy import Entry, Policy
 from twsrt.rules import (
     DEEPCODE_DENIED_DOMAINS_BLOCKED,
     DEEPCODE_LINUX_DENY_UNMOUNTED,
@@ -30,7 +30,6 @@ from twsrt.rules import (
     LOSSY_DENIED_DOMAINS,
     LOSSY_LINUX_DENY,
     LOSSY_MACOS_NETWORK,
-    LOSSY_PORT_DOMAIN,
     LOSSY_UNIX_SOCKET,
 )
 
@@ -82,8 +81,6 @@ def translate(
 
 def _mandatory_names_open(policy: Policy) -> Finding:
     """TWS472: DeepCode's Linux sandbox writes srt's mandatory-deny set (at the write roots)."""
-    has_roots = "allowWrite" in (policy.srt.get("filesystem") or {})
-    where = policy.srt_location("/filesystem/allowWrite" if has_roots else "", key=has_roots)
     return _lossy(
         DEEPCODE_MANDATORY_NAMES_OPEN,
         "DeepCode's Linux sandbox protects none of srt's mandatory-deny set: in its workspace "
@@ -92,7 +89,7 @@ def _mandatory_names_open(policy: Policy) -> Finding:
         "which git, an editor, a shell or the next agent runs outside any sandbox, and its "
         "sandbox applies no write deny there; run DeepCode under srt on Linux, which "
         "protects the set in its working directory",
-        where,
+        write_roots_location(policy),
     )
 
 
@@ -193,24 +190,7 @@ def _network(
     policy: Policy, findings: list[Finding], origins: dict[str, Location]
 ) -> dict[str, Any]:
     srt_net = policy.srt.get("network", {})
-    allowed: list[str] = []
-    seen: set[str] = set()
-    for entry in policy.allowed_domains:
-        _host, port = split_port(entry.value)
-        if port is not None:
-            findings.append(
-                _lossy(
-                    LOSSY_PORT_DOMAIN,
-                    f"DeepCode's allowedDomains take no port; '{quoted(entry.value)}' is left out "
-                    "(allowing the host on every port would be wider)",
-                    entry.origin,
-                )
-            )
-            continue
-        if entry.value not in seen:
-            seen.add(entry.value)
-            allowed.append(entry.value)
-        origins.setdefault(entry.value, entry.origin)
+    allowed = _allowed_domains(policy, findings, origins)
     # srt: absent or empty means no network; DeepCode: absent means every host, [] means none
     out: dict[str, Any] = {"allowedDomains": allowed}
     if allowed:
@@ -227,30 +207,7 @@ def _network(
         out["deniedDomains"] = list(srt_net["deniedDomains"])
         for entry in policy.denied_domains:
             origins.setdefault(entry.value, entry.origin)
-        # the Linux allow-list blocks a denied host unless an allowed pattern admits it
-        # (macOS lets every host through, TWS434)
-        hits = first_overlaps(allowed, [entry.value for entry in policy.denied_domains])
-        for entry, hit in zip(policy.denied_domains, hits, strict=True):
-            if hit is not None:
-                findings.append(
-                    _lossy(
-                        LOSSY_DENIED_DOMAINS,
-                        f"DeepCode does not enforce deniedDomains entry '{quoted(entry.value)}', "
-                        f"and allowedDomains entry '{quoted(hit)}' admits it: sandboxed commands "
-                        "can reach it (run DeepCode under srt to enforce the deny)",
-                        entry.origin,
-                    )
-                )
-            else:
-                findings.append(
-                    _lossy(
-                        DEEPCODE_DENIED_DOMAINS_BLOCKED,
-                        f"DeepCode does not enforce deniedDomains entry '{quoted(entry.value)}', "
-                        "but no allowedDomains entry admits it, so its allow-list blocks it on "
-                        "Linux",
-                        entry.origin,
-                    )
-                )
+        findings += _denied_domain_findings(policy, allowed)
     all_sockets = srt_net.get("allowAllUnixSockets")
     if isinstance(all_sockets, bool):
         out["allowUnixSockets"] = all_sockets  # both mean every Unix socket
@@ -267,3 +224,50 @@ def _network(
     if "allowLocalBinding" in srt_net:
         out["allowLocalBinding"] = srt_net["allowLocalBinding"]
     return out
+
+
+def _port_left_out(entry: Entry, _port: str) -> str:
+    return (
+        f"DeepCode's allowedDomains take no port; '{quoted(entry.value)}' is left out "
+        "(allowing the host on every port would be wider)"
+    )
+
+
+def _allowed_domains(
+    policy: Policy, findings: list[Finding], origins: dict[str, Location]
+) -> list[str]:
+    """The allow-list as written, each entry once; an entry with a port is left out."""
+    allowed: dict[str, None] = {}  # a dict keeps the order and finds a repeat in one lookup
+    for entry, _host in without_port(policy.allowed_domains, NAME, _port_left_out, findings):
+        allowed[entry.value] = None
+        origins.setdefault(entry.value, entry.origin)
+    return list(allowed)
+
+
+def _denied_domain_findings(policy: Policy, allowed: list[str]) -> list[Finding]:
+    """DeepCode enforces no deniedDomains; its Linux allow-list blocks a denied host unless an
+    allowed pattern admits it (macOS lets every host through, TWS434)."""
+    findings: list[Finding] = []
+    hits = first_overlaps(allowed, [entry.value for entry in policy.denied_domains])
+    for entry, hit in zip(policy.denied_domains, hits, strict=True):
+        if hit is not None:
+            findings.append(
+                _lossy(
+                    LOSSY_DENIED_DOMAINS,
+                    f"DeepCode does not enforce deniedDomains entry '{quoted(entry.value)}', "
+                    f"and allowedDomains entry '{quoted(hit)}' admits it: sandboxed commands "
+                    "can reach it (run DeepCode under srt to enforce the deny)",
+                    entry.origin,
+                )
+            )
+        else:
+            findings.append(
+                _lossy(
+                    DEEPCODE_DENIED_DOMAINS_BLOCKED,
+                    f"DeepCode does not enforce deniedDomains entry '{quoted(entry.value)}', "
+                    "but no allowedDomains entry admits it, so its allow-list blocks it on "
+                    "Linux",
+                    entry.origin,
+                )
+            )
+    return findings
