@@ -23,9 +23,10 @@ from twsrt.agents.targets import (
     mode_target,
     project,
 )
-from twsrt.config import Config, display_path
+from twsrt.config import Config
 from twsrt.diffs import whole
 from twsrt.jsonpos import parse_json
+from twsrt.locations import display_path
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite, apply
 

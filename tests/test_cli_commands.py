@@ -942,7 +942,7 @@ def test_unchanged_target_is_not_rewritten(sandbox: Sandbox) -> None:
 
 
 def test_git_ceiling_directories_stop_the_repo_search(tmp_path: Path) -> None:
-    from twsrt.config import discover
+    from twsrt.configload import discover
 
     outer = tmp_path / "outer"
     (outer / ".git").mkdir(parents=True)

@@ -13,7 +13,7 @@ from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents import AGENTS, abspaths, deepcode
 from twsrt.agents.abspaths import HomePaths, PathTarget
-from twsrt.config import load_config
+from twsrt.configload import load_config
 from twsrt.domains import split_port
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json

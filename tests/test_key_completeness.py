@@ -22,7 +22,8 @@ import pytest
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context
 from twsrt.agents.srtkeys import IGNORED, SRT_KEYS, dotted, set_keys, unhandled_key_findings
-from twsrt.config import SANDBOX_MODES, load_config
+from twsrt.config import SANDBOX_MODES
+from twsrt.configload import load_config
 from twsrt.findings import Finding, Level, TwsrtError
 from twsrt.schemas import load_schema
 from twsrt.sources import load_policy

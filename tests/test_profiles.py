@@ -117,7 +117,7 @@ def test_flag_wins_over_environment(repo: Sandbox, args: tuple[str, ...], writte
 
 
 def test_selection_order_and_origin(repo: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    from twsrt.config import load_config
+    from twsrt.configload import load_config
 
     path = repo.repo / "twsrt.toml"
     monkeypatch.chdir(repo.repo)
@@ -144,7 +144,7 @@ def test_selection_order_and_origin(repo: Sandbox, monkeypatch: pytest.MonkeyPat
 
 
 def test_default_profile(repo: Sandbox) -> None:
-    from twsrt.config import load_config
+    from twsrt.configload import load_config
 
     repo.write("twsrt.toml", CONFIG.format(default='profile = "home"'))
     chosen = load_config(repo.repo / "twsrt.toml", repo.home).selection
@@ -289,7 +289,7 @@ def test_fragment_outside_the_repository(repo: Sandbox) -> None:
 
 
 def test_composed_policy_keeps_each_entry_origin(repo: Sandbox) -> None:
-    from twsrt.config import load_config
+    from twsrt.configload import load_config
     from twsrt.sources import load_policy
 
     config = load_config(
@@ -330,7 +330,7 @@ def test_composed_policy_keeps_each_entry_origin(repo: Sandbox) -> None:
 
 
 def test_a_one_file_policy_names_whole_lists_by_file(sandbox: Sandbox) -> None:
-    from twsrt.config import load_config
+    from twsrt.configload import load_config
     from twsrt.locations import Location
     from twsrt.sources import load_policy
 
@@ -675,7 +675,8 @@ def test_host_names_full_and_short(
 def test_profile_before_the_command(repo: Sandbox) -> None:
     """`twsrt --profile P COMMAND` is `twsrt COMMAND --profile P`; the option holds for that run
     only (the library call after it selects by itself again)."""
-    from twsrt.config import PROFILE_OPTION, load_config
+    from twsrt.config import PROFILE_OPTION
+    from twsrt.configload import load_config
 
     result = repo.run("--profile", "work", "generate", "-w")
     assert result.returncode == 0, result.stderr

@@ -81,7 +81,7 @@ def test_composed_profile_equals_the_concatenated_policy(sandbox: Sandbox, name:
     """The golden case's profile and one [sources] policy holding its fragments' entries in
     order write the same bytes for every agent."""
     case = GOLDEN_ROOT / "profiles" / name
-    from twsrt.config import load_config
+    from twsrt.configload import load_config
 
     _clear(sandbox)
     shutil.copy(case / "twsrt.toml", sandbox.repo / "twsrt.toml")

@@ -8,7 +8,7 @@ import pytest
 from support.sandbox import Sandbox
 
 from twsrt.agents import config_layers, specs
-from twsrt.config import load_config
+from twsrt.configload import load_config
 from twsrt.locations import Location
 from twsrt.protection import (
     GIT_PROTECTED,

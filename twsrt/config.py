@@ -1,4 +1,7 @@
-"""Find, read and validate the twsrt config (``config.toml`` / ``twsrt.toml``)."""
+"""The twsrt config as a value: ``Config`` (what a ``twsrt.toml`` says, where this run stands),
+the ``Selection`` of a profile and its ``Fragment`` files, and the modes. Frozen: a stage that
+needs another view of the config makes one with ``dataclasses.replace``. Finding, reading and
+validating the file is ``configload.py``'s job, above the registry."""
 
 from __future__ import annotations
 
@@ -6,22 +9,13 @@ import os
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from twsrt.documents import Documents
-from twsrt.findings import Finding, TwsrtError, fail
-from twsrt.locations import Location
-from twsrt.rules import CONFIG_INVALID
-from twsrt.tomlpos import PositionedToml, TomlSyntaxError, parse_toml
+from twsrt.findings import Finding
+from twsrt.locations import Location, display_path
+from twsrt.tomlpos import PositionedToml
 
-if TYPE_CHECKING:
-    from twsrt.scopes import ScopeRequest
-
-CONFIG_NAMES = ("twsrt.toml", ".twsrt.toml")
-DEFAULT_SOURCES = {
-    "srt": "~/.srt-settings.json",
-    "bash_rules": "~/.config/twsrt/bash-rules.json",
-}
 MODES = ("full", "yolo")  # approval modes
 # What sandboxed commands may touch, orthogonal to the approval mode (Codex's and DeepCode's axis).
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -29,93 +23,8 @@ DEFAULT_SANDBOX_MODE = "workspace-write"
 PROFILE_ENV = "TWSRT_PROFILE"
 # The CLI's --profile for the command it runs (set around the command, so every stage that
 # loads the config sees it without a parameter in each signature); a library caller passes
-# ``profile=`` to ``load_config`` instead.
+# ``profile=`` to ``configload.load_config`` instead.
 PROFILE_OPTION: ContextVar[str | None] = ContextVar("twsrt_profile_option", default=None)
-
-
-def user_config_path(home: Path) -> Path:
-    return home / ".config" / "twsrt" / "config.toml"
-
-
-def home_dir() -> Path:
-    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
-
-
-def display_path(path: Path, base: Path | None = None) -> str:
-    """How a file is named in messages: relative to ``base`` (default: the working directory)
-    when inside it, else from ``~/``, else absolute."""
-    try:
-        return path.relative_to(base or Path.cwd()).as_posix()
-    except ValueError:
-        pass
-    try:
-        return "~/" + path.relative_to(home_dir()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def discover(
-    explicit: str | None, cwd: Path, home: Path, display_root: Path | None = None
-) -> Path | None:
-    """The config file to use, in the documented order; ``None`` when there is none.
-
-    ``-c`` then ``$TWSRT_CONFIG`` (both must exist), then the nearest ``twsrt.toml`` or
-    ``.twsrt.toml`` from ``cwd`` up to the git root (only ``cwd`` outside a repository), then
-    ``~/.config/twsrt/config.toml``. A missing named file is reported relative to
-    ``display_root`` (default: ``cwd``).
-    """
-    named = explicit or os.environ.get("TWSRT_CONFIG") or None
-    if named:
-        path = Path(named).expanduser()
-        path = path if path.is_absolute() else cwd / path
-        origin = "-c/--config" if explicit else "$TWSRT_CONFIG"
-        if not os.path.lexists(path) or path.is_dir():
-            what = "is a directory" if path.is_dir() else "does not exist"
-            where = Location(display_path(path, display_root or cwd))
-            raise fail(CONFIG_INVALID, f"config file named by {origin} {what}", where)
-        return path  # anything else (a FIFO, a loop) is refused with its reason when read
-    for directory in _search_dirs(cwd):
-        for name in CONFIG_NAMES:
-            candidate = directory / name
-            if os.path.lexists(candidate) and not candidate.is_dir():
-                return candidate
-    fallback = user_config_path(home)
-    return fallback if os.path.lexists(fallback) and not fallback.is_dir() else None
-
-
-def _ancestors(start: Path) -> list[Path]:
-    """``start`` and its parents, stopping below any of git's ``GIT_CEILING_DIRECTORIES``."""
-    ceilings = {
-        Path(item) for item in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if item
-    }
-    chain = []
-    for directory in [start, *start.parents]:
-        if directory in ceilings:
-            break
-        chain.append(directory)
-    return chain or [start]
-
-
-def git_root(path: Path) -> Path | None:
-    """The git root containing ``path`` (a file or directory); None outside a repository."""
-    start = path if path.is_dir() else path.parent
-    for directory in _ancestors(start):
-        if (directory / ".git").exists():
-            return directory
-    return None
-
-
-def repo_root(path: Path) -> Path:
-    """The git root containing ``path`` (a file or directory), else its directory."""
-    return git_root(path) or (path if path.is_dir() else path.parent)
-
-
-def _search_dirs(cwd: Path) -> list[Path]:
-    chain = _ancestors(cwd)
-    for index, directory in enumerate(chain):
-        if (directory / ".git").exists():
-            return chain[: index + 1]
-    return [cwd]
 
 
 @dataclass(frozen=True)
@@ -145,7 +54,7 @@ class Fragment:
         return [(kind, path) for kind, path in named if path is not None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Config:
     path: Path
     display: str
@@ -246,79 +155,3 @@ def resolve_path(raw: str, base: Path, home: Path) -> Path:
         path = Path(raw)
         path = path if path.is_absolute() else base / path
     return Path(os.path.normpath(path))
-
-
-def load_config(
-    path: Path,
-    home: Path,
-    cwd: Path | None = None,
-    display_root: Path | None = None,
-    scope: ScopeRequest | None = None,
-    profile: str | None = None,
-) -> Config:
-    """The config at ``path``; ``display_root`` (default: ``cwd``) is where the run names
-    files from (see ``Config.display_root``); ``scope``: ``--project``/``--managed`` (see
-    ``scopes``); ``profile``: the profile asked for by name (default: the CLI's --profile),
-    see ``twsrt.profiles``."""
-    from twsrt.safeio import FileProblem, read_text
-    from twsrt.schemas import validate
-
-    display = display_path(path, display_root or cwd)
-    try:
-        text = read_text(path)
-    except FileProblem as exc:
-        message = f"cannot read config: {exc.reason}"
-        raise fail(CONFIG_INVALID, message, Location(display)) from None
-    try:
-        parsed = parse_toml(text)
-    except TomlSyntaxError as exc:
-        location = Location(display, exc.line, exc.column)
-        raise fail(CONFIG_INVALID, f"invalid TOML: {exc.message}", location) from None
-    findings = validate("config", parsed.value, display, parsed)
-    if findings:
-        raise TwsrtError(findings)
-    data = parsed.value
-    sources = {**DEFAULT_SOURCES, **data.get("sources", {})}
-    base = path.parent
-    config = Config(
-        path=path,
-        display=display,
-        home=home,
-        srt=resolve_path(sources["srt"], base, home),
-        bash_rules=resolve_path(sources["bash_rules"], base, home),
-        targets={k: resolve_path(v, base, home) for k, v in data.get("targets", {}).items()},
-        overrides={mode: dict(data.get("sandbox_overrides", {}).get(mode, {})) for mode in MODES},
-        positions=parsed,
-        pinned_home=data.get("home"),
-        checkout=data.get("checkout"),
-        check=dict(data.get("check", {})),
-        sandbox_mode=data.get("sandbox", {}).get("mode"),
-        display_root=display_root,
-        scope_by_option=scope is not None,
-    )
-    if any(key in data for key in ("profiles", "fragments", "profile")):
-        from twsrt.profiles import apply_profiles
-
-        config = apply_profiles(config, data, profile or PROFILE_OPTION.get())
-    if scope is None and "project" not in data and "managed" not in data:
-        config = _user_scope(config)
-    else:
-        from twsrt.scopes import apply_scope
-
-        config = apply_scope(config, data, scope)
-    from twsrt.placement import refusals
-
-    refused = refusals(config)
-    if refused:
-        raise TwsrtError(refused)
-    return config
-
-
-def _user_scope(config: Config) -> Config:
-    """A user-scope run keeps only the user keys of [targets] (scopes.py does the rest)."""
-    from twsrt.agents import target_specs  # loaded already: the schema's targets come from it
-
-    scoped = {target.key for target in target_specs() if target.scope != "user"}
-    if scoped.isdisjoint(config.targets):
-        return config
-    return replace(config, targets={k: v for k, v in config.targets.items() if k not in scoped})

@@ -23,6 +23,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from twsrt.documents import Documents
 from twsrt.redact import redact, redact_text
 
 if TYPE_CHECKING:
@@ -237,7 +238,6 @@ def json_view(spec: Spec, documents: Documents | None = None) -> View:
     texts parsed through the run's ``documents`` when given."""
 
     def view(text: str) -> str:
-        from twsrt.documents import Documents
 
         try:
             document = (documents or Documents()).json_value(text)
@@ -331,8 +331,6 @@ def toml_view(spec: Spec, documents: Documents | None = None) -> View:
 
     def view(text: str) -> str:
         import tomllib
-
-        from twsrt.documents import Documents
 
         try:
             document = (documents or Documents()).toml_value(text)

@@ -21,6 +21,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twsrt.jsonpos import parse_json
+from twsrt.safeio import FileProblem, read_text
+from twsrt.tomlpos import parse_toml
+
 if TYPE_CHECKING:
     from twsrt.jsonpos import PositionedJson
     from twsrt.tomlpos import PositionedToml
@@ -54,7 +58,6 @@ class Documents:
     ) -> str:
         """``safeio.read_text`` of ``path`` (refused outside ``confine``, a ``FileProblem`` as
         there), read once per run: with universal newlines, or exactly as on disk."""
-        from twsrt.safeio import FileProblem, read_text
 
         key = (os.fspath(path), None if confine is None else os.fspath(confine))
         raw = self._texts.get(key)
@@ -77,13 +80,11 @@ class Documents:
 
     def json(self, text: str) -> PositionedJson:
         """``jsonpos.parse_json(text)``, once per text (a ``JsonSyntaxError`` as there)."""
-        from twsrt.jsonpos import parse_json
 
         return self._parse(_JSON, text, parse_json)
 
     def toml(self, text: str) -> PositionedToml:
         """``tomlpos.parse_toml(text)``, once per text (a ``TomlSyntaxError`` as there)."""
-        from twsrt.tomlpos import parse_toml
 
         return self._parse(_TOML, text, parse_toml)
 

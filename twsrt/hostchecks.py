@@ -26,9 +26,8 @@ from itertools import chain
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from twsrt.config import display_path
 from twsrt.findings import Finding, finding, quoted
-from twsrt.locations import Location
+from twsrt.locations import Location, display_path
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.regions import Anchors
 from twsrt.rules import SYMLINKED_POLICY_PATH, WRITE_ROOT_NOT_DIRECTORY

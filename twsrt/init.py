@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twsrt import templates
-from twsrt.config import display_path, home_dir
+from twsrt.journal import on_disk
+from twsrt.locations import display_path, home_dir
 from twsrt.outcome import Outcome
-from twsrt.writes import Change, FileWrite, SymlinkWrite, on_disk
+from twsrt.writes import Change, FileWrite, SymlinkWrite
 
 
 def default_repo_agents() -> list[str]:

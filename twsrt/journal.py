@@ -23,16 +23,42 @@ import json
 import os
 import re
 import secrets
+import stat
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from twsrt.writes import OnDisk
+from typing import Any
 
 # .twsrt.<pid>.<8 hex>.<new|old>.<start of the target's name>: writes' temp and backup files
 _OWN_TEMP = re.compile(r"\.twsrt\.(\d+)\.[0-9a-f]{8}\.(?:new|old)\.")
 PATTERN = re.compile(r"\.twsrt-journal\.(\d+)\.[0-9a-f]{8}\.json(\.new)?\Z")
 VERSION = 1
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """What a path held when it was read: ``absent``, a ``file`` (its text), a ``link`` (its
+    value) or ``other`` (a directory, a FIFO, ...)."""
+
+    kind: str
+    value: str | None = None
+
+
+def on_disk(path: Path) -> OnDisk:
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return OnDisk("absent")
+    except OSError:
+        return OnDisk("other")
+    if stat.S_ISLNK(info.st_mode):
+        return OnDisk("link", os.readlink(path))
+    if not stat.S_ISREG(info.st_mode):
+        return OnDisk("other")
+    try:
+        # surrogateescape: any byte sequence compares, so a changed file is always noticed
+        return OnDisk("file", path.read_bytes().decode("utf-8", "surrogateescape"))
+    except OSError:
+        return OnDisk("other")
 
 
 def record(directory: Path, renames: list[tuple[Path, Path, Path | None, OnDisk]]) -> Path:
@@ -69,8 +95,7 @@ def remove(path: Path | None) -> None:
     """The transaction is over (done, or rolled back in the process): forget it."""
     if path is None:
         return
-    with contextlib.suppress(OSError):
-        os.unlink(path)
+    unlink_quietly(path)
     fsync_dir(path.parent)
 
 
@@ -88,7 +113,7 @@ def recover(directory: Path) -> list[str]:
             continue  # not a journal, or a run still in progress
         path = directory / name
         if match[2]:
-            _unlink(str(path))  # killed while recording: no rename was made
+            unlink_quietly(str(path))  # killed while recording: no rename was made
             continue
         renames = _load(path)
         if renames is None:
@@ -101,7 +126,7 @@ def recover(directory: Path) -> list[str]:
             moved = _roll_forward(renames)
             done.append(f"finished an interrupted `generate -w` ({moved} of {len(renames)} files)")
         for entry in renames:
-            _unlink(entry["backup"])
+            unlink_quietly(entry["backup"])
         for parent in {Path(entry["target"]).parent for entry in renames}:
             fsync_dir(parent)
         remove(path)
@@ -136,8 +161,6 @@ def _changed_since(entry: dict[str, Any]) -> bool:
     """Was a target still to be replaced (its temp file is there) changed after the crash? The
     old file kept aside is a hard link, which an edit in place changes too, so the journal
     compares with the digest it recorded."""
-    from twsrt.writes import on_disk
-
     if not os.path.lexists(entry["temp"]):
         return False  # already renamed: the target is twsrt's new file
     return _digest(on_disk(Path(entry["target"]))) != entry.get("before")
@@ -156,14 +179,15 @@ def _roll_back(renames: list[dict[str, Any]]) -> None:
     for entry in reversed(renames):
         temp, target, backup = entry["temp"], entry["target"], entry["backup"]
         if os.path.lexists(temp):
-            _unlink(temp)  # never renamed: the target is untouched (or the user's)
+            unlink_quietly(temp)  # never renamed: the target is untouched (or the user's)
         elif backup is not None and os.path.lexists(backup):
             os.replace(backup, target)
         elif backup is None:
-            _unlink(target)  # twsrt created it
+            unlink_quietly(target)  # twsrt created it
 
 
-def _unlink(path: str | None) -> None:
+def unlink_quietly(path: str | Path | None) -> None:
+    """Remove ``path`` if there is one; a file already gone or not removable is left as is."""
     if path is not None:
         with contextlib.suppress(OSError):
             os.unlink(path)

@@ -1,8 +1,11 @@
-"""Source locations: every value twsrt reads knows where it came from."""
+"""Source locations: every value twsrt reads knows where it came from; how a run names a
+file (``display_path``) and where the repository around it stands (``git_root``)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True, order=True)
@@ -24,3 +27,47 @@ def pointer_join(pointer: str, token: str | int) -> str:
     """Append one reference token to a JSON pointer (RFC 6901 escaping)."""
     text = str(token).replace("~", "~0").replace("/", "~1")
     return f"{pointer}/{text}"
+
+
+def home_dir() -> Path:
+    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
+
+
+def display_path(path: Path, base: Path | None = None) -> str:
+    """How a file is named in messages: relative to ``base`` (default: the working directory)
+    when inside it, else from ``~/``, else absolute."""
+    try:
+        return path.relative_to(base or Path.cwd()).as_posix()
+    except ValueError:
+        pass
+    try:
+        return "~/" + path.relative_to(home_dir()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def ancestors(start: Path) -> list[Path]:
+    """``start`` and its parents, stopping below any of git's ``GIT_CEILING_DIRECTORIES``."""
+    ceilings = {
+        Path(item) for item in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if item
+    }
+    chain = []
+    for directory in [start, *start.parents]:
+        if directory in ceilings:
+            break
+        chain.append(directory)
+    return chain or [start]
+
+
+def git_root(path: Path) -> Path | None:
+    """The git root containing ``path`` (a file or directory); None outside a repository."""
+    start = path if path.is_dir() else path.parent
+    for directory in ancestors(start):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def repo_root(path: Path) -> Path:
+    """The git root containing ``path`` (a file or directory), else its directory."""
+    return git_root(path) or (path if path.is_dir() else path.parent)

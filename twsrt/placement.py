@@ -25,9 +25,9 @@ from pathlib import Path
 from twsrt.agents import agent_of, specs, yolo_keys
 from twsrt.agents.base import yolo_variant
 from twsrt.config import Config
-from twsrt.findings import Finding, finding
-from twsrt.locations import Location
-from twsrt.pathnames import length_problem
+from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.locations import Location, git_root
+from twsrt.pathnames import control_problem, length_problem
 from twsrt.rules import (
     CONFIG_INVALID,
     PATH_OUTSIDE_REPOSITORY,
@@ -36,6 +36,8 @@ from twsrt.rules import (
     VCS_METADATA_PATH,
 )
 from twsrt.safeio import real, within
+from twsrt.scopes import placement_findings as scope_placement
+from twsrt.vcs import metadata_hit
 
 
 @dataclass(frozen=True)
@@ -95,8 +97,6 @@ def guard(config: Config, yolo: bool) -> Path | None:
     """For ``generate``, ``diff`` and ``test``: refuse a config with any placement error
     before anything is read; the repository root that confines later reads (None outside
     repo mode)."""
-    from twsrt.config import git_root
-    from twsrt.findings import TwsrtError
 
     repo = git_root(real(config.path))
     problems = placement_findings(config, repo, yolo)
@@ -137,8 +137,6 @@ def placement_findings(config: Config, repo: Path | None, yolo: bool) -> list[Fi
                 where = config.location(item.pointer)
                 found.append(finding(PATH_OUTSIDE_REPOSITORY, message, where))
     if config.scope != "user":
-        from twsrt.scopes import placement_findings as scope_placement
-
         found += scope_placement(config, repo)
     found += _collisions(config, sources, targets)
     return found
@@ -158,7 +156,6 @@ def refusals(config: Config) -> list[Finding]:
     before anything is read, one finding per key: a home or path that holds a NUL or a control
     character, or is longer than the file system allows (``pathnames``); a placed file (the yolo
     file of a run in the other mode too) inside a version-control metadata directory (TWS019)."""
-    from twsrt.pathnames import control_problem
 
     out = [
         finding(CONFIG_INVALID, f"the {key} {problem}", config.location(f"/{key}"))
@@ -188,7 +185,6 @@ def refusals(config: Config) -> list[Finding]:
 def _unusable(config: Config, item: Placed) -> str:
     """Why ``item``'s path names no file twsrt may use (a derived yolo file's length is left
     to the run that uses it: ``placement_findings``), else ""."""
-    from twsrt.pathnames import control_problem, length_problem
 
     problem = control_problem(str(item.path))
     if problem:  # the path itself is not shown: the key locates it
@@ -198,7 +194,6 @@ def _unusable(config: Config, item: Placed) -> str:
 
 
 def _metadata(config: Config, items: list[Placed], said: set[str]) -> list[Finding]:
-    from twsrt.vcs import metadata_hit
 
     out = []
     for item in items:

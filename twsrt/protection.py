@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from twsrt.agents import config_layers, specs
 from twsrt.findings import Finding, finding, quoted
-from twsrt.locations import Location
+from twsrt.locations import Location, git_root, repo_root
 from twsrt.policy import PathRule, Policy, is_glob, normalize_path
 from twsrt.rules import BROAD_WRITE_ROOT, POLICY_UNPROTECTED
 
@@ -71,7 +72,6 @@ def home_spelling(path: Path, home: Path) -> str:
 
 def repo_mode(config: Config) -> bool:
     """Whether the config lives in a git repository (the policy repository layout)."""
-    from twsrt.config import git_root
 
     return git_root(config.path) is not None
 
@@ -197,7 +197,6 @@ def _checkout(config: Config) -> list[Protected]:
     origin = config.location("/checkout")
     if checkout not in ("~", "/"):
         return [Protected(checkout, True, "policy", "the policy repository (checkout)", origin)]
-    from twsrt.config import repo_root
 
     root = repo_root(config.path)
     files = [config.path, config.srt, config.bash_rules, root / ".pre-commit-config.yaml"]
@@ -289,7 +288,6 @@ def _inside(path: Path, root: Path) -> str | None:
 def _layers(config: Config) -> list[Protected]:
     """Every registered agent's user-level layers (a Codex command must not rewrite Claude's
     config either), then where each generated user target and its settings link take effect."""
-    from twsrt.agents import config_layers, specs
 
     whole = config.location("")  # the config file, at its start
     items = [

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from twsrt.agents import REGISTRY, specs, target_specs
+
 # the hook's patterns for the config and the canonical sources, before every target's
 SOURCE_PATTERNS = (
     r"\.?twsrt\.toml",
@@ -34,7 +36,6 @@ _HOOK_BLOCK = re.compile(r"^( *)\(\?x\)\(\^\|/\)\(\n.*?^\1\)\$\n", re.M | re.S)
 
 def schema_targets() -> dict[str, dict[str, Any]]:
     """The config schema's ``targets`` properties, one per declared key, in registry order."""
-    from twsrt.agents import target_specs
 
     out: dict[str, dict[str, Any]] = {}
     for target in target_specs():
@@ -46,7 +47,6 @@ def schema_targets() -> dict[str, dict[str, Any]]:
 
 
 def agent_description() -> str:
-    from twsrt.agents import REGISTRY
 
     return f"Agent the finding concerns ({', '.join([*REGISTRY, 'srt'])})."
 
@@ -63,7 +63,6 @@ def hook_files_regex() -> str:
     """The hook's ``files`` pattern (verbose regex): the config, the sources and every declared
     target's pattern once, in registry order; then every agent's credential files, so that a
     commit staging one runs the check that reports it (TWS241)."""
-    from twsrt.agents import specs, target_specs
 
     patterns = [*SOURCE_PATTERNS, *dict.fromkeys(t.hook_pattern for t in target_specs())]
     patterns += [

@@ -9,22 +9,12 @@ from typing import TYPE_CHECKING
 
 from twsrt.agents import AGENTS, primary_key
 from twsrt.agents.base import Context, Drift, Result
-from twsrt.config import (
-    CONFIG_NAMES,
-    DEFAULT_SANDBOX_MODE,
-    Config,
-    discover,
-    display_path,
-    git_root,
-    home_dir,
-    load_config,
-    repo_root,
-    user_config_path,
-)
+from twsrt.config import DEFAULT_SANDBOX_MODE, Config
+from twsrt.configload import CONFIG_NAMES, discover, load_config, user_config_path
 from twsrt.diffs import View, opaque, render_diff
 from twsrt.drift import drift_report
 from twsrt.findings import Finding, TwsrtError, fail
-from twsrt.locations import Location
+from twsrt.locations import Location, display_path, git_root, home_dir, repo_root
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.policy import Policy
 from twsrt.report import profile_clause

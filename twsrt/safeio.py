@@ -16,6 +16,10 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twsrt.findings import finding
+from twsrt.locations import display_path
+from twsrt.rules import PATH_OUTSIDE_REPOSITORY
+
 if TYPE_CHECKING:
     from twsrt.findings import Finding
     from twsrt.locations import Location
@@ -64,7 +68,6 @@ def outside_reason(path: Path, confine: Path | None) -> str | None:
 
 
 def _outside(path: Path, confine: Path) -> str:
-    from twsrt.config import display_path
 
     # named as the run names files: from the repository root, which a path outside it is not in
     return f"resolves to {display_path(real(path), confine)}, outside the repository"
@@ -168,8 +171,6 @@ def problem_finding(
 ) -> Finding:
     """The finding for an unreadable file: TWS005 when it lies outside the repository, else
     ``rule`` with ``prefix`` before the reason (one wording for every reader)."""
-    from twsrt.findings import finding
-    from twsrt.rules import PATH_OUTSIDE_REPOSITORY
 
     if problem.kind == "outside":
         return finding(PATH_OUTSIDE_REPOSITORY, problem.reason, where, agent=agent)

@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from twsrt import __version__
+from twsrt.agents import REGISTRY
+from twsrt.domains import refusal, refused_entries
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, pointer_join
 from twsrt.positions import PositionedDocument
+from twsrt.registry import apply_to_schema
 from twsrt.rules import REFUSED_DOMAIN, SCHEMA_UNKNOWN_KEY, SCHEMA_VIOLATION
 
 SCHEMA_FILES = {
@@ -47,7 +50,6 @@ def schema_text(name: str) -> str:
 
 def _registry_state(name: str) -> tuple[tuple[str, str], ...]:
     """What the config schema's ``targets`` derive from (the agent registry); a cache key."""
-    from twsrt.agents import REGISTRY
 
     return tuple(REGISTRY.items()) if name == "config" else ()
 
@@ -62,8 +64,6 @@ def load_schema(name: str) -> dict[str, Any]:
 def _load_schema(name: str, _registry: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(schema_text(name))
     if name == "config":
-        from twsrt.registry import apply_to_schema
-
         apply_to_schema(schema)
     return schema
 
@@ -110,7 +110,6 @@ def validate(name: str, instance: Any, path: str, positions: PositionedDocument)
 def _refused_domains(instance: Any, path: str, positions: PositionedDocument) -> list[Finding]:
     """TWS215 for every network entry srt itself refuses (outside the cache: a rule of srt's
     that JSON Schema cannot state, so it must never be skipped)."""
-    from twsrt.domains import refusal, refused_entries
 
     out = []
     for key, index, entry in refused_entries(instance):

@@ -19,14 +19,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twsrt.findings import Finding, TwsrtError, fail, finding
+from twsrt.agents import AGENTS, REGISTRY, agent_of, label, target_specs
+from twsrt.findings import Finding, TwsrtError, fail, finding, quoted
 from twsrt.locations import Location
+from twsrt.pathnames import control_problem, length_problem
 from twsrt.rules import (
     CONFIG_INVALID,
+    PATH_OUTSIDE_REPOSITORY,
     SCOPE_AGENT_LEFT_OUT,
     SCOPE_AGENT_UNAVAILABLE,
     SCOPE_TARGET_OUTSIDE_ROOT,
+    TARGET_KEY_UNUSED,
 )
+from twsrt.safeio import real, within
 
 if TYPE_CHECKING:
     from twsrt.config import Config
@@ -53,7 +58,6 @@ class ScopeRequest:
 
 def layered_agents(scope: str) -> list[str]:
     """The agents that declare a target in ``scope``, in registry order."""
-    from twsrt.agents import AGENTS
 
     return [name for name, agent in AGENTS.items() if scope_keys(agent.spec.targets, scope)]
 
@@ -65,7 +69,6 @@ def scope_keys(targets: Any, scope: str) -> list[str]:
 def apply_scope(config: Config, data: dict[str, Any], asked: ScopeRequest | None) -> Config:
     """``config`` (just loaded from ``data``) in the scope its tables or ``asked`` select;
     without either, user scope with only the user keys of ``[targets]``."""
-    from twsrt.agents import target_specs
 
     tables = [scope for scope in SCOPED if scope in data]
     if len(tables) > 1:
@@ -106,8 +109,6 @@ def left_out(config: Config, scope: str, table: str | None) -> tuple[Finding, ..
     """An error at each [targets] key of another scope than ``scope`` when the config's
     ``table`` fixes every run's scope, so no run writes or checks that key's file (TWS020);
     without a table each key is used by the run in its scope (``--project DIR``, ...)."""
-    from twsrt.agents import target_specs
-    from twsrt.rules import TARGET_KEY_UNUSED
 
     if table is None:
         return ()
@@ -125,15 +126,12 @@ def left_out(config: Config, scope: str, table: str | None) -> tuple[Finding, ..
 
 
 def _agent_targets(name: str, scope: str) -> list[Any]:
-    from twsrt.agents import AGENTS
 
     return [target for target in AGENTS[name].spec.targets if target.scope == scope]
 
 
 def _check_root(config: Config, scope: str, root: Path, asked: ScopeRequest | None) -> None:
     """A project root must be an existing directory (a managed output tree may be new)."""
-    from twsrt.findings import quoted
-    from twsrt.pathnames import control_problem, length_problem
 
     where = Location(config.display) if asked is not None else config.location(f"/{scope}/root")
     named = asked.option if asked is not None else f"[{scope}] root"
@@ -158,7 +156,6 @@ def _agents(
     """The agents a scoped run compiles, and the notes of those left out: the table's
     ``agents``, else the agents with a target in the config, else every agent; each only
     when it has a file in ``scope``."""
-    from twsrt.agents import AGENTS, REGISTRY, agent_of, label
 
     layered = layered_agents(scope)
     listed = settings.get("agents")
@@ -190,7 +187,6 @@ def _agents(
 def select(agent: str | None, config: Config) -> list[str]:
     """``run.select_agents`` in a scoped run: the named agent (which must have a file in the
     scope: else a usage error, exit 2), else the scope's agents."""
-    from twsrt.agents import label
 
     if agent is None:
         if not config.scope_agents:  # a run that would compile nothing is a mistake
@@ -224,8 +220,6 @@ def refuse_yolo(config: Config) -> TwsrtError:
 def placement_findings(config: Config, repo: Path | None) -> list[Finding]:
     """In a scoped run, every target inside the scope root (TWS018); in repo mode, a root
     named by the config's table inside the repository (TWS005), as every other path."""
-    from twsrt.rules import PATH_OUTSIDE_REPOSITORY
-    from twsrt.safeio import real, within
 
     if config.scope == "user" or config.scope_root is None:
         return []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from twsrt.compose import ComposedSource, Part
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
@@ -20,6 +21,8 @@ from twsrt.rules import (
     SOURCE_UNPARSABLE,
     Level,
 )
+from twsrt.safeio import FileProblem, problem_finding, read_text
+from twsrt.schemas import validate
 
 
 def read_json_source(
@@ -27,7 +30,6 @@ def read_json_source(
 ) -> tuple[PositionedJson, list[Finding]]:
     """Parse and schema-check one JSON source (read within ``config``'s confinement); return
     it with every finding about it."""
-    from twsrt.safeio import FileProblem, problem_finding, read_text
 
     try:
         text = read_text(path, confine=config.confine_root)
@@ -50,7 +52,6 @@ def read_json_source(
         raise TwsrtError(
             finding(SOURCE_UNPARSABLE, f"invalid JSON: {exc.message}", location)
         ) from None
-    from twsrt.schemas import validate
 
     found = validate(schema, parsed.value, display, parsed)
     found += control_characters(parsed, display)
@@ -130,7 +131,6 @@ def load_policy(config: Config) -> Policy:
 
 
 def _read_fragments(config: Config) -> SourcesRead:
-    from twsrt.compose import ComposedSource, Part
 
     findings: list[Finding] = []
     parts: dict[str, list[Part]] = {"srt": [], "bash_rules": []}

@@ -109,7 +109,8 @@ def _load_user(
     (inside ``confine`` when given, its sources too); files are named as this run names them.
     The project run's ``--profile`` names a profile of the project's config, never of the
     user's. Also the home that config pins."""
-    from twsrt.config import PROFILE_OPTION, load_config
+    from twsrt.config import PROFILE_OPTION
+    from twsrt.configload import load_config
     from twsrt.sources import load_policy
 
     token = PROFILE_OPTION.set(None)

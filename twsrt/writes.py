@@ -18,39 +18,14 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from twsrt import journal
 from twsrt.findings import TwsrtError, fail
-from twsrt.locations import Location
+from twsrt.journal import OnDisk, on_disk
+from twsrt.locations import Location, display_path
 from twsrt.rules import SETTINGS_LINK_FOREIGN, TARGET_CHANGED, TARGET_UNUSABLE
 from twsrt.vcs import refuse_metadata
 
 _DEFAULT_NAME_MAX = 255
-
-
-@dataclass(frozen=True)
-class OnDisk:
-    """What a path held when it was read: ``absent``, a ``file`` (its text), a ``link`` (its
-    value) or ``other`` (a directory, a FIFO, ...)."""
-
-    kind: str
-    value: str | None = None
-
-
-def on_disk(path: Path) -> OnDisk:
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return OnDisk("absent")
-    except OSError:
-        return OnDisk("other")
-    if stat.S_ISLNK(info.st_mode):
-        return OnDisk("link", os.readlink(path))
-    if not stat.S_ISREG(info.st_mode):
-        return OnDisk("other")
-    try:
-        # surrogateescape: any byte sequence compares, so a changed file is always noticed
-        return OnDisk("file", path.read_bytes().decode("utf-8", "surrogateescape"))
-    except OSError:
-        return OnDisk("other")
 
 
 def keep_line_endings(base: str | None, text: str) -> str:
@@ -293,7 +268,6 @@ def _check_directory(path: Path, where: Location) -> None:
 
 def _shown(directory: Path) -> str:
     """A directory as messages name it (never the absolute path of the machine's checkout)."""
-    from twsrt.config import display_path
 
     return display_path(directory)
 
@@ -321,8 +295,6 @@ def apply(changes: list[Change], journal_dir: Path | None = None) -> list[Change
     killed run in the target directories are removed once the plan is known to be valid.
     ``journal_dir``: record the renames there first (``journal``), so that a run killed
     between two renames is finished by the next one."""
-    from twsrt import journal
-
     pending = [c for c in changes if c.changed]
     # files first: the settings.json link is switched only once its file is in place
     pending.sort(key=lambda c: isinstance(c, SymlinkWrite))
@@ -455,6 +427,8 @@ def _rollback(steps: list[_Step], made: list[Path]) -> list[str]:
     return stuck
 
 
+# writes' own, not journal's: every low-level call of a write goes through this module's ``os``
+# (tests/test_writes.py fails each one in turn)
 def _unlink(path: Path | None) -> None:
     if path is None:
         return

@@ -98,7 +98,7 @@ def edges(package: Path) -> list[Edge]:
     for module, path in known.items():
         visitor = _Visitor(module, path, prefix, known)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-        found += visitor.edges
+        found += dict.fromkeys(visitor.edges)  # one edge per import statement and module
     return found
 
 

@@ -92,7 +92,7 @@ def _walk_of(name: str, protected: tuple[str, ...]) -> _Walk:
 
 def _refuse_metadata(name: str) -> None:
     """No report inside .git/ (or another VCS's metadata), as written or through a link."""
-    from twsrt.config import display_path
+    from twsrt.locations import display_path
     from twsrt.rules import VCS_METADATA_PATH
     from twsrt.vcs import metadata_hit
 

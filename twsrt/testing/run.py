@@ -428,7 +428,7 @@ def probe_outcome(
             text = render_text(report, colour=options.colour, verbose=options.verbose)
             out.out(text, colour=options.colour)
         if junit:
-            from twsrt.config import repo_root
+            from twsrt.locations import repo_root
             from twsrt.reports import print_streams
             from twsrt.reports.files import write_report_files
 
