@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import shlex
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,7 +79,20 @@ def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
         )
 
     p = inside
-    out = [
+    out = [*_tree_writes(attack, p), *_tree_moves(attack, p), *_tree_detours(attack, p, b)]
+    if end is not None and not within(end, b) and not within(b, end + "/tw-x"):
+        out += _tree_across(attack, p, f"{end}/tw-{_tag(b)}")
+    return out
+
+
+# an attack maker bound to one target (``deny_write_dir``'s ``attack``) and the path maker ``p``
+_Maker = Callable[..., Attack]
+_Inside = Callable[[str], str]
+
+
+def _tree_writes(attack: _Maker, p: _Inside) -> list[Attack]:
+    """New, changed and removed entries inside a denied tree."""
+    return [
         attack(
             "create", f"printf x > {_q(p('create'))}", "exists", p("create"), absent=(p("create"),)
         ),
@@ -104,6 +118,12 @@ def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
             files=((p("delete"), ORIGINAL),),
         ),
         attack("mkdir", f"mkdir -- {_q(p('mkdir'))}", "exists", p("mkdir"), absent=(p("mkdir"),)),
+    ]
+
+
+def _tree_moves(attack: _Maker, p: _Inside) -> list[Attack]:
+    """Renames and links inside a denied tree."""
+    return [
         attack(
             "rename-aside",
             f"mv -- {_q(p('aside'))} {_q(p('aside') + '.moved')}",
@@ -139,6 +159,12 @@ def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
             links=(("work/tw-via-" + _tag(p("via")), p("via")),),
             touches=(p("via"), "work/tw-via-" + _tag(p("via"))),
         ),
+    ]
+
+
+def _tree_detours(attack: _Maker, p: _Inside, b: str) -> list[Attack]:
+    """Writes through /proc/self/root, and the whole tree moved aside."""
+    return [
         attack(
             "proc-create",
             f"printf x > {_proc(p('proc-create'))}",
@@ -163,38 +189,39 @@ def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
             touches=(b, b + ".tw-moved"),
         ),
     ]
-    if end is not None and not within(end, b) and not within(b, end + "/tw-x"):
-        other = f"{end}/tw-{_tag(b)}"
-        out += [
-            attack(
-                "rename-out",
-                f"mv -- {_q(p('out'))} {_q(other + '-out')}",
-                "gone",
-                p("out"),
-                files=((p("out"), ORIGINAL),),
-                absent=(other + "-out",),
-                touches=(p("out"), other + "-out"),
-            ),
-            attack(
-                "rename-into",
-                f"mv -- {_q(other + '-in')} {_q(p('in'))}",
-                "exists",
-                p("in"),
-                files=((other + "-in", ORIGINAL),),
-                absent=(p("in"),),
-                touches=(p("in"), other + "-in"),
-            ),
-            attack(
-                "hardlink-write",
-                f"ln -- {_q(p('hard'))} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
-                "changed",
-                p("hard"),
-                files=((p("hard"), ORIGINAL),),
-                absent=(other + "-hard",),
-                touches=(p("hard"), other + "-hard"),
-            ),
-        ]
-    return out
+
+
+def _tree_across(attack: _Maker, p: _Inside, other: str) -> list[Attack]:
+    """Moves and hard links between a denied tree and a writable place beside it."""
+    return [
+        attack(
+            "rename-out",
+            f"mv -- {_q(p('out'))} {_q(other + '-out')}",
+            "gone",
+            p("out"),
+            files=((p("out"), ORIGINAL),),
+            absent=(other + "-out",),
+            touches=(p("out"), other + "-out"),
+        ),
+        attack(
+            "rename-into",
+            f"mv -- {_q(other + '-in')} {_q(p('in'))}",
+            "exists",
+            p("in"),
+            files=((other + "-in", ORIGINAL),),
+            absent=(p("in"),),
+            touches=(p("in"), other + "-in"),
+        ),
+        attack(
+            "hardlink-write",
+            f"ln -- {_q(p('hard'))} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
+            "changed",
+            p("hard"),
+            files=((p("hard"), ORIGINAL),),
+            absent=(other + "-hard",),
+            touches=(p("hard"), other + "-hard"),
+        ),
+    ]
 
 
 def deny_write_file(t: Target, end: str | None) -> list[Attack]:
@@ -233,47 +260,55 @@ def deny_write_file(t: Target, end: str | None) -> list[Attack]:
         attack("create", f"printf x > {_q(f)}", "exists", files=(), absent=(f,), shapes=()),
     ]
     if t.glob:
-        fresh = instantiate(t.glob, tag="tw-new")
-        if fresh and fresh != f:
-            out.append(
-                attack(
-                    "create",
-                    f"mkdir -p -- {_q(posixpath.dirname(fresh))} && printf x > {_q(fresh)}",
-                    "exists",
-                    files=(),
-                    absent=(fresh,),
-                    touches=(fresh,),
-                    shapes=(),
-                )
-            )
-            # the report needs one name per attack: the fresh-instance one is "create-match"
-            out[-1] = _rename(out[-1], "create-match", fresh)
+        out += _fresh_match(attack, t.glob, f)
     if end is not None and not within(end, f) and not within(f, end + "/tw-x"):
-        other = f"{end}/tw-{_tag(f)}"
-        out += [
-            attack(
-                "rename-out",
-                f"mv -- {_q(f)} {_q(other + '-out')}",
-                "gone",
-                absent=(other + "-out",),
-                touches=(f, other + "-out"),
-            ),
-            attack(
-                "rename-into",
-                f"mv -- {_q(other + '-in')} {_q(f)}",
-                "changed",
-                files=((f, ORIGINAL), (other + "-in", "replaced\n")),
-                touches=(f, other + "-in"),
-            ),
-            attack(
-                "hardlink-write",
-                f"ln -- {_q(f)} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
-                "changed",
-                absent=(other + "-hard",),
-                touches=(f, other + "-hard"),
-            ),
-        ]
+        out += _file_across(attack, f, f"{end}/tw-{_tag(f)}")
     return out
+
+
+def _fresh_match(attack: _Maker, glob: str, f: str) -> list[Attack]:
+    """Creating a new file the glob matches (the rule's glob mapped into the fixture tree)."""
+    fresh = instantiate(glob, tag="tw-new")
+    if not fresh or fresh == f:
+        return []
+    created = attack(
+        "create",
+        f"mkdir -p -- {_q(posixpath.dirname(fresh))} && printf x > {_q(fresh)}",
+        "exists",
+        files=(),
+        absent=(fresh,),
+        touches=(fresh,),
+        shapes=(),
+    )
+    # the report needs one name per attack: the fresh-instance one is "create-match"
+    return [_rename(created, "create-match", fresh)]
+
+
+def _file_across(attack: _Maker, f: str, other: str) -> list[Attack]:
+    """Moves and hard links between a denied file and a writable place beside it."""
+    return [
+        attack(
+            "rename-out",
+            f"mv -- {_q(f)} {_q(other + '-out')}",
+            "gone",
+            absent=(other + "-out",),
+            touches=(f, other + "-out"),
+        ),
+        attack(
+            "rename-into",
+            f"mv -- {_q(other + '-in')} {_q(f)}",
+            "changed",
+            files=((f, ORIGINAL), (other + "-in", "replaced\n")),
+            touches=(f, other + "-in"),
+        ),
+        attack(
+            "hardlink-write",
+            f"ln -- {_q(f)} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
+            "changed",
+            absent=(other + "-hard",),
+            touches=(f, other + "-hard"),
+        ),
+    ]
 
 
 def _rename(attack: Attack, name: str, subject: str) -> Attack:
@@ -347,53 +382,7 @@ def write_roots(policy: Policy, sem: Semantics) -> list[Attack]:
         base = layout_path(tree or "/")
         if base is None or base == "fs":
             continue
-        t = Target("allow-write", rule, base, "dir")
-        new = f"{base}/tw-write-{_tag(base)}"
-        linked = "work/tw-root-" + _tag(base) if base != "work" else "outside/tw-root-work"
-        through = f"{base}/tw-linked-{_tag(base)}"
-        escape = f"{base}/tw-escape-{_tag(base)}"
-        out += [
-            _make(
-                t,
-                "create",
-                Action.CREATE,
-                f"printf x > {_q(new)}",
-                "exists",
-                new,
-                dirs=(base,),
-                absent=(new,),
-                form="root",
-                touches=(new,),
-            ),
-            # a symlinked directory that leads into the root: the real path decides
-            _make(
-                t,
-                "symlinked-dir",
-                Action.CREATE,
-                f"printf x > {_q(linked)}/{shlex.quote(posixpath.basename(through))}",
-                "exists",
-                through,
-                dirs=(base,),
-                links=((linked, base),),
-                form="root",
-                absent=(through,),
-                touches=(through, linked),
-            ),
-            # a symlink inside the root that leads out of it must not carry the grant along
-            _make(
-                t,
-                "symlink-escape",
-                Action.CREATE,
-                f"printf x > {_q(escape)}/tw-escaped",
-                "exists",
-                f"outside/tw-escape-{_tag(base)}/tw-escaped",
-                dirs=(base, f"outside/tw-escape-{_tag(base)}"),
-                links=((escape, f"outside/tw-escape-{_tag(base)}"),),
-                form="root",
-                absent=(f"outside/tw-escape-{_tag(base)}/tw-escaped",),
-                touches=(escape, f"outside/tw-escape-{_tag(base)}"),
-            ),
-        ]
+        out += _root_attacks(Target("allow-write", rule, base, "dir"))
     if not sem.write_allowed("work/tw-launch"):
         origin_rule = PathRule(".", policy.srt_location("/filesystem/allowWrite"), False)
         t = Target("launch-dir", origin_rule, "work", "dir")
@@ -411,3 +400,55 @@ def write_roots(policy: Policy, sem: Semantics) -> list[Attack]:
             )
         )
     return out
+
+
+def _root_attacks(t: Target) -> list[Attack]:
+    """A write into the root, through a symlinked directory into it, and through a symlink
+    out of it (which must not carry the grant along)."""
+    base = t.base
+    new = f"{base}/tw-write-{_tag(base)}"
+    linked = "work/tw-root-" + _tag(base) if base != "work" else "outside/tw-root-work"
+    through = f"{base}/tw-linked-{_tag(base)}"
+    escape = f"{base}/tw-escape-{_tag(base)}"
+    return [
+        _make(
+            t,
+            "create",
+            Action.CREATE,
+            f"printf x > {_q(new)}",
+            "exists",
+            new,
+            dirs=(base,),
+            absent=(new,),
+            form="root",
+            touches=(new,),
+        ),
+        # a symlinked directory that leads into the root: the real path decides
+        _make(
+            t,
+            "symlinked-dir",
+            Action.CREATE,
+            f"printf x > {_q(linked)}/{shlex.quote(posixpath.basename(through))}",
+            "exists",
+            through,
+            dirs=(base,),
+            links=((linked, base),),
+            form="root",
+            absent=(through,),
+            touches=(through, linked),
+        ),
+        # a symlink inside the root that leads out of it must not carry the grant along
+        _make(
+            t,
+            "symlink-escape",
+            Action.CREATE,
+            f"printf x > {_q(escape)}/tw-escaped",
+            "exists",
+            f"outside/tw-escape-{_tag(base)}/tw-escaped",
+            dirs=(base, f"outside/tw-escape-{_tag(base)}"),
+            links=((escape, f"outside/tw-escape-{_tag(base)}"),),
+            form="root",
+            absent=(f"outside/tw-escape-{_tag(base)}/tw-escaped",),
+            touches=(escape, f"outside/tw-escape-{_tag(base)}"),
+        ),
+    ]
