@@ -88,41 +88,36 @@ def deny_write_dir(t: Target, end: str | None) -> list[Attack]:
 # an attack maker bound to one target (``deny_write_dir``'s ``attack``) and the path maker ``p``
 _Maker = Callable[..., Attack]
 _Inside = Callable[[str], str]
+_Quote = Callable[[str], str]  # _q or _proc: how a script names a path
+
+
+def _fresh(attack: _Maker, p: _Inside, name: str, command: str, quote: _Quote = _q) -> Attack:
+    """An entry that must not come to exist in the tree: ``command`` on the new path."""
+    return attack(name, f"{command} {quote(p(name))}", "exists", p(name), absent=(p(name),))
+
+
+def _kept(
+    attack: _Maker, p: _Inside, name: str, command: str, effect: str, quote: _Quote = _q
+) -> Attack:
+    """A file of the tree that must stay as it is: ``command`` on it."""
+    staged = ((p(name), ORIGINAL),)
+    return attack(name, f"{command} {quote(p(name))}", effect, p(name), files=staged)
 
 
 def _tree_writes(attack: _Maker, p: _Inside) -> list[Attack]:
     """New, changed and removed entries inside a denied tree."""
     return [
-        attack(
-            "create", f"printf x > {_q(p('create'))}", "exists", p("create"), absent=(p("create"),)
-        ),
-        attack(
-            "append",
-            f"printf x >> {_q(p('append'))}",
-            "changed",
-            p("append"),
-            files=((p("append"), ORIGINAL),),
-        ),
-        attack(
-            "truncate",
-            f": > {_q(p('truncate'))}",
-            "changed",
-            p("truncate"),
-            files=((p("truncate"), ORIGINAL),),
-        ),
-        attack(
-            "delete",
-            f"rm -f -- {_q(p('delete'))}",
-            "gone",
-            p("delete"),
-            files=((p("delete"), ORIGINAL),),
-        ),
-        attack("mkdir", f"mkdir -- {_q(p('mkdir'))}", "exists", p("mkdir"), absent=(p("mkdir"),)),
+        _fresh(attack, p, "create", "printf x >"),
+        _kept(attack, p, "append", "printf x >>", "changed"),
+        _kept(attack, p, "truncate", ": >", "changed"),
+        _kept(attack, p, "delete", "rm -f --", "gone"),
+        _fresh(attack, p, "mkdir", "mkdir --"),
     ]
 
 
 def _tree_moves(attack: _Maker, p: _Inside) -> list[Attack]:
     """Renames and links inside a denied tree."""
+    via = "work/tw-via-" + _tag(p("via"))
     return [
         attack(
             "rename-aside",
@@ -143,21 +138,15 @@ def _tree_moves(attack: _Maker, p: _Inside) -> list[Attack]:
             absent=(p("subdir") + ".moved",),
             touches=(p("subdir"), p("subdir") + ".moved"),
         ),
-        attack(
-            "symlink",
-            f"ln -s /nonexistent {_q(p('symlink'))}",
-            "exists",
-            p("symlink"),
-            absent=(p("symlink"),),
-        ),
+        _fresh(attack, p, "symlink", "ln -s /nonexistent"),
         attack(
             "symlink-write",
-            f"printf x >> {_q('work/tw-via-' + _tag(p('via')))}",
+            f"printf x >> {_q(via)}",
             "changed",
             p("via"),
             files=((p("via"), ORIGINAL),),
-            links=(("work/tw-via-" + _tag(p("via")), p("via")),),
-            touches=(p("via"), "work/tw-via-" + _tag(p("via"))),
+            links=((via, p("via")),),
+            touches=(p("via"), via),
         ),
     ]
 
@@ -165,20 +154,8 @@ def _tree_moves(attack: _Maker, p: _Inside) -> list[Attack]:
 def _tree_detours(attack: _Maker, p: _Inside, b: str) -> list[Attack]:
     """Writes through /proc/self/root, and the whole tree moved aside."""
     return [
-        attack(
-            "proc-create",
-            f"printf x > {_proc(p('proc-create'))}",
-            "exists",
-            p("proc-create"),
-            absent=(p("proc-create"),),
-        ),
-        attack(
-            "proc-append",
-            f"printf x >> {_proc(p('proc-append'))}",
-            "changed",
-            p("proc-append"),
-            files=((p("proc-append"), ORIGINAL),),
-        ),
+        _fresh(attack, p, "proc-create", "printf x >", _proc),
+        _kept(attack, p, "proc-append", "printf x >>", "changed", _proc),
         attack(
             "move-tree",
             f"mv -- {_q(b)} {_q(b + '.tw-moved')}",
