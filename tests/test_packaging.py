@@ -83,7 +83,7 @@ def test_wheel_ships_deepcode_sandbox_code(wheel: Path) -> None:
     license beside it."""
     names = zipfile.ZipFile(wheel).namelist()
     for name in ("sandbox-policy.ts", "sandbox-profile.ts", "LICENSE"):
-        assert f"twsrt/testing/deepcode/{name}" in names
+        assert f"twsrt/agents/deepcode/sandbox/{name}" in names
 
 
 @pytest.mark.tool

@@ -8,7 +8,7 @@ from pathlib import Path
 from support.policies import fs
 
 from twsrt.locations import Location
-from twsrt.testing.engine_deepcode import DeepcodeEngine, _throwaway_read_only
+from twsrt.agents.deepcode.engine import DeepcodeEngine, _throwaway_read_only
 from twsrt.testing.model import Action, Outcome, Probe, ProbeReport, Result, Verdict
 from twsrt.testing.registry import ENGINES
 from twsrt.testing.verdicts import explain_gap

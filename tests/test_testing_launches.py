@@ -19,8 +19,8 @@ from support.sandbox import Sandbox
 from twsrt.agents import config_layers
 from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 from twsrt.testing.batches import batches, observe_all
-from twsrt.testing.engine_claude import ClaudeEngine
-from twsrt.testing.engine_codex import CodexEngine
+from twsrt.agents.claude.engine import ClaudeEngine
+from twsrt.agents.codex.engine import CodexEngine
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.launches import FAMILIES, launch_attacks, runs_attack
 from twsrt.testing.model import Outcome
@@ -277,7 +277,7 @@ def test_the_mandatory_set_below_another_write_root_is_claudes_tws629(
     /tmp's entry only; at the launch directory (srt protects it) or without the finding: FAIL."""
     from twsrt.findings import finding
     from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
-    from twsrt.testing.engine_claude import below_other_roots
+    from twsrt.agents.claude.engine import below_other_roots
     from twsrt.testing.gaps import Mismatch
 
     srt = {"filesystem": {"allowWrite": [".", "/tmp"]}}

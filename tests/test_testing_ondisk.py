@@ -11,8 +11,8 @@ from typing import Any
 
 from support.sandbox import Sandbox
 
-from twsrt.testing.engine_claude import ClaudeEngine
-from twsrt.testing.engine_codex import CodexEngine
+from twsrt.agents.claude.engine import ClaudeEngine
+from twsrt.agents.codex.engine import CodexEngine
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.model import Verdict
 from twsrt.testing.ondisk import on_disk_results

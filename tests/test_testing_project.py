@@ -16,7 +16,7 @@ from support.sandbox import Sandbox
 
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.derive import derive
-from twsrt.testing.engine_claude import ClaudeEngine, claude_srt_settings
+from twsrt.agents.claude.engine import ClaudeEngine, claude_srt_settings
 from twsrt.testing.engines import EngineUnavailable, make_engine
 from twsrt.testing.model import Outcome
 from twsrt.testing.selection import select_engines

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from support.tools import locate_tool, require_tool
 
-from twsrt.testing.engine_codex import CodexEngine
+from twsrt.agents.codex.engine import CodexEngine
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import make_engine
 

@@ -6,7 +6,7 @@ DeepCode (oratis/deepcode) is not installable here, but the part of it that turn
 (``sandbox/profile.ts``), shipped unmodified with the product in ``twsrt/testing/deepcode/``
 (MIT) for the ``deepcode`` engine of ``twsrt test``. Two steps:
 
-- ``deepcode_plan(settings, cwd)`` is the product's ``twsrt.testing.engine_deepcode.deepcode_plan``
+- ``deepcode_plan(settings, cwd)`` is the product's ``twsrt.agents.deepcode.engine.deepcode_plan``
   with the test's Node: it runs DeepCode's code with Node >= 22.6 (``--experimental-strip-types``,
   cwd = the workspace), which resolves the mode from ``settings["sandbox"]`` and builds the
   bubblewrap arguments exactly as its Bash tool does for a command run in that workspace.
@@ -44,7 +44,7 @@ from typing import Any
 import pytest
 from support.tools import REQUIRE_ENV, locate_tool, require_tool
 
-from twsrt.testing import engine_deepcode
+from twsrt.agents.deepcode import engine as engine_deepcode
 
 NODE_ENV_VAR = engine_deepcode.NODE_ENV
 NODE_DEFAULT = engine_deepcode.NODE_DEFAULT  # .ci/install-srt.sh

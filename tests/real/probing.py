@@ -81,7 +81,7 @@ def model_and_claude(
     import tempfile
 
     from twsrt.testing.commands import command, observe
-    from twsrt.testing.engine_claude import ClaudeEngine
+    from twsrt.agents.claude.engine import ClaudeEngine
     from twsrt.testing.engines import build_fixtures, root_base, upstream_stub
     from twsrt.testing.model import Action
 

@@ -21,8 +21,8 @@ import pytest
 from support.sandbox import REPO_ROOT
 from support.tools import locate_tool, require_tool
 
-from twsrt.testing.engine_claude import ClaudeEngine
-from twsrt.testing.engine_deepcode import DeepcodeEngine
+from twsrt.agents.claude.engine import ClaudeEngine
+from twsrt.agents.deepcode.engine import DeepcodeEngine
 from twsrt.testing.model import Outcome, ProbeReport, Verdict
 from twsrt.testing.modes import plan_for_mode
 from twsrt.testing.run import run_tests

@@ -192,7 +192,7 @@ def test_examples_dotfiles_across_launches(tmp_path: Path, srt: str, codex: str)
 
     from twsrt.run import context, find_config
     from twsrt.sources import load_policy
-    from twsrt.testing.engine_codex import CodexEngine
+    from twsrt.agents.codex.engine import CodexEngine
     from twsrt.testing.engine_srt import SrtEngine
     from twsrt.testing.engines import make_engine
     from twsrt.testing.run import run_tests

@@ -6,7 +6,7 @@ order is the run order and the order of the report. A new engine is a new module
 
 ENGINES: dict[str, str] = {
     "srt": "twsrt.testing.engine_srt",
-    "codex": "twsrt.testing.engine_codex",
-    "claude": "twsrt.testing.engine_claude",
-    "deepcode": "twsrt.testing.engine_deepcode",
+    "codex": "twsrt.agents.codex.engine",
+    "claude": "twsrt.agents.claude.engine",
+    "deepcode": "twsrt.agents.deepcode.engine",
 }

@@ -54,7 +54,7 @@ DEEPCODE_HINT = (
     "install Node >= 22.6 (e.g. npm install -g node@22) and bubblewrap "
     f"(apt-get install -y bubblewrap), or point ${NODE_ENV} at node and ${BWRAP_ENV} at bwrap"
 )
-SOURCES_DIR = Path(__file__).resolve().parent / "deepcode"
+SOURCES_DIR = Path(__file__).resolve().parent / "sandbox"
 SOURCES = ("sandbox-policy.ts", "sandbox-profile.ts")
 PLAN_TIMEOUT = 60.0
 # a Python the sandbox can see (DeepCode mounts /usr, /bin, /lib and /etc of the system)

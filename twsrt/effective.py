@@ -31,13 +31,20 @@ from twsrt.wildcard import fnmatch, star_match
 
 def effective_findings(ctx: Context, agent: str) -> list[Finding]:
     """Every user-owned key or entry, in every file ``agent`` loads that twsrt can see, that
-    grants more than the policy. An agent's check is ``twsrt/effective/<agent>.py``; an agent
+    grants more than the policy. An agent's check is ``twsrt/agents/<agent>/effective.py``; an agent
     without one has nothing to report."""
     from importlib import import_module
     from importlib.util import find_spec
 
-    name = f"{__name__}.{agent}"
-    if not agent.isidentifier() or find_spec(name) is None:
+    from twsrt.agents import REGISTRY
+
+    if agent not in REGISTRY:
+        return []
+    name = f"{REGISTRY[agent]}.effective"
+    try:
+        if find_spec(name) is None:
+            return []
+    except ModuleNotFoundError:  # an agent that is one module, not a package
         return []
     check: Callable[[Context], list[Finding]] = import_module(name).findings
     try:

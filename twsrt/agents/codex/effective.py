@@ -36,7 +36,7 @@ PROFILE_SUFFIX = ".config.toml"
 
 def findings(ctx: Context) -> list[Finding]:
     if ctx.config.scope == "project":
-        from twsrt.effective import codex_project
+        from twsrt.agents.codex import effective_project as codex_project
 
         return codex_project.findings(ctx)
     config_path = ctx.config.targets.get("codex_config")
@@ -52,12 +52,12 @@ def findings(ctx: Context) -> list[Finding]:
         if layer is not None:
             out += _check_profile(layer, main, view)
     if main is not None and isinstance(main.value, dict) and _sandboxed_writes(ctx):
-        from twsrt.effective.codex_trust import planted_findings, trusted_entries
+        from twsrt.agents.codex.effective_trust import planted_findings, trusted_entries
 
         out += planted_findings(main, ctx.policy, ctx.config.home, list(trusted_entries(main)))
     system = (SYSTEM_REQUIREMENTS, SYSTEM_MANAGED_CONFIG)  # the host's managed /etc/codex
     if host_system() in SYSTEM_REQUIREMENTS and any(host_path(p).exists() for p in system):
-        from twsrt.effective import codex_managed
+        from twsrt.agents.codex import effective_managed as codex_managed
 
         out += codex_managed.findings(ctx, main)
     return out

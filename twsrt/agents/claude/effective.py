@@ -28,7 +28,7 @@ from twsrt.effective import (
     srt_key,
     strings,
 )
-from twsrt.effective.claude_layers import below_other_roots, planted_layers
+from twsrt.agents.claude.effective_layers import below_other_roots, planted_layers
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import (
@@ -63,7 +63,7 @@ WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
 def findings(ctx: Context) -> list[Finding]:
     view = PolicyView(ctx)
     if ctx.config.scope == "managed":  # the output tree's files (effective/claude_managed.py)
-        from twsrt.effective import claude_managed
+        from twsrt.agents.claude import effective_managed as claude_managed
 
         return claude_managed.tree_findings(ctx, view, _check, _managed(ctx, "full"))
     managed, out = _managed_layer(ctx)
@@ -91,7 +91,7 @@ def _managed_layer(ctx: Context) -> tuple[Any, list[Finding]]:
     path = host_path(INSTALL_PATHS)
     if ctx.config.scope != "user" or not (lexists(path) or lexists(path.parent / MANAGED_DROP_INS)):
         return None, []
-    from twsrt.effective import claude_managed
+    from twsrt.agents.claude import effective_managed as claude_managed
 
     return claude_managed.load(ctx)
 

@@ -20,7 +20,7 @@ from typing import Any
 from twsrt.agents.base import Context
 from twsrt.agents.codex.project import CONFIG_KEY, PROJECT_PROFILE
 from twsrt.effective import Layer, load_layer, report
-from twsrt.effective.codex import PROFILE_SUFFIX, _profile_files
+from twsrt.agents.codex.effective import PROFILE_SUFFIX, _profile_files
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import CODEX_PROJECT_NOT_LOADED, CODEX_PROJECT_PROFILE_MERGED
@@ -55,7 +55,7 @@ def findings(ctx: Context) -> list[Finding]:
     trust, trusted_by = _trust(user, str(real_root), marked, layer)
     out += trust
     if trusted_by is not None and not (ctx.read_only or ctx.full_access):
-        from twsrt.effective.codex_trust import planted_findings
+        from twsrt.agents.codex.effective_trust import planted_findings
 
         out += planted_findings(user, ctx.policy, ctx.config.home, [trusted_by], project=True)
     if marked is None:
