@@ -1,7 +1,7 @@
 """Claude Code between launches (issue 25; real runs in tests/real/test_claude_layers.py):
 what every Claude file carries against a layer a sandboxed command could plant
 (agents/claude/layers.py), and `check`'s TWS628 where no setting can stop it
-(effective/claude_layers.py).
+(agents/claude/effective_layers.py).
 
 The machine's managed directory is ``$TWSRT_MANAGED_ROOT/etc/claude-code`` (the Sandbox points
 the root at an empty directory; a test plants the files), never the real /etc.

@@ -1,5 +1,5 @@
 """TWS625 in the user scope: a trusted project in the user's Codex config.toml that a write root
-of the policy reaches (effective/codex_trust.py). The real runs behind it are in
+of the policy reaches (agents/codex/effective_trust.py). The real runs behind it are in
 tests/real/test_codex_planted_layer.py."""
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from twsrt.agents.claude.layers import permission_rules, root_denies
 from twsrt.agents.claude import engine as engine_claude
 from twsrt.agents.claude.engine import claude_srt_settings, rule_path, sandbox_path
+from twsrt.agents.claude.layers import permission_rules, root_denies
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles" / "home" / ".claude"
 HOME, CWD = "/h", "/h/p"

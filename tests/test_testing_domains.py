@@ -9,12 +9,12 @@ import xml.etree.ElementTree as ET
 import pytest
 from support.policies import fs
 
+from twsrt.agents.codex.engine import route_network
 from twsrt.locations import Location
 from twsrt.reports.probes import junit_xml, render_json, render_text
 from twsrt.testing.commands import observe
 from twsrt.testing.derive import derive
 from twsrt.testing.domains import domain_matches
-from twsrt.agents.codex.engine import route_network
 from twsrt.testing.model import Action, Observation, Outcome, Probe, ProbeReport, Result, Verdict
 from twsrt.testing.verdicts import judge
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from support.policies import fs
 
-from twsrt.locations import Location
 from twsrt.agents.deepcode.engine import DeepcodeEngine, _throwaway_read_only
+from twsrt.locations import Location
 from twsrt.testing.model import Action, Outcome, Probe, ProbeReport, Result, Verdict
 from twsrt.testing.registry import ENGINES
 from twsrt.testing.verdicts import explain_gap

@@ -16,8 +16,8 @@ from typing import Any
 from support.policies import make_policy
 from support.sandbox import Sandbox
 
-from twsrt.rules import Level
 from twsrt.agents.claude.engine import ClaudeEngine
+from twsrt.rules import Level
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.gaps import static_gaps
 from twsrt.testing.inputs import codex_config, srt_settings

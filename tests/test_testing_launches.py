@@ -17,10 +17,10 @@ from support.policies import make_policy
 from support.sandbox import Sandbox
 
 from twsrt.agents import config_layers
-from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
-from twsrt.testing.batches import batches, observe_all
 from twsrt.agents.claude.engine import ClaudeEngine
 from twsrt.agents.codex.engine import CodexEngine
+from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
+from twsrt.testing.batches import batches, observe_all
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.launches import FAMILIES, launch_attacks, runs_attack
 from twsrt.testing.model import Outcome
@@ -275,9 +275,9 @@ def test_the_mandatory_set_below_another_write_root_is_claudes_tws629(
 ) -> None:
     """A nested repository's hooks created below /tmp under Claude are explained by TWS629 at
     /tmp's entry only; at the launch directory (srt protects it) or without the finding: FAIL."""
+    from twsrt.agents.claude.engine import below_other_roots
     from twsrt.findings import finding
     from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
-    from twsrt.agents.claude.engine import below_other_roots
     from twsrt.testing.gaps import Mismatch
 
     srt = {"filesystem": {"allowWrite": [".", "/tmp"]}}

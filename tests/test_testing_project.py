@@ -14,9 +14,9 @@ import pytest
 from support.policies import make_policy
 from support.sandbox import Sandbox
 
+from twsrt.agents.claude.engine import ClaudeEngine, claude_srt_settings
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.derive import derive
-from twsrt.agents.claude.engine import ClaudeEngine, claude_srt_settings
 from twsrt.testing.engines import EngineUnavailable, make_engine
 from twsrt.testing.model import Outcome
 from twsrt.testing.selection import select_engines

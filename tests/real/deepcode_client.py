@@ -3,7 +3,7 @@
 DeepCode (oratis/deepcode) is not installable here, but the part of it that turns
 ``settings.sandbox`` into a sandbox is plain TypeScript: ``resolveSandboxMode`` and
 ``sandboxConfigForMode`` (``sandbox/policy.ts``) and ``buildLinuxBwrapArgs``
-(``sandbox/profile.ts``), shipped unmodified with the product in ``twsrt/testing/deepcode/``
+(``sandbox/profile.ts``), shipped unmodified with the product in ``twsrt/agents/deepcode/sandbox/``
 (MIT) for the ``deepcode`` engine of ``twsrt test``. Two steps:
 
 - ``deepcode_plan(settings, cwd)`` is the product's ``twsrt.agents.deepcode.engine.deepcode_plan``

@@ -80,8 +80,8 @@ def model_and_claude(
     import shutil
     import tempfile
 
-    from twsrt.testing.commands import command, observe
     from twsrt.agents.claude.engine import ClaudeEngine
+    from twsrt.testing.commands import command, observe
     from twsrt.testing.engines import build_fixtures, root_base, upstream_stub
     from twsrt.testing.model import Action
 

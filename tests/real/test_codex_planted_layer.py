@@ -1,5 +1,5 @@
 """The real Codex CLI (0.171.0) on a project layer that a sandboxed command plants (issue 25,
-observation 2; effective/codex_trust.py, TWS625).
+observation 2; agents/codex/effective_trust.py, TWS625).
 
 The user's config.toml holds the twsrt profile (``allowWrite: ["."]``, ``denyRead:
 ["~/.aws"]``). A command Codex runs in a project root writes ``sub/.codex/config.toml`` (only

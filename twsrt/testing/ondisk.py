@@ -10,7 +10,7 @@ derived from the policy looks. So ``twsrt test`` also reports, for every engine 
 - each entry that a file the engine reads holds in a section twsrt manages and the policy does
   not compile (a hand-added or hand-changed entry: ``check``'s drift, TWS302/TWS303), at the
   entry's own ``file:line:col``;
-- each effective-configuration error ``check`` reports for that agent (``twsrt/effective/``:
+- each effective-configuration error ``check`` reports for that agent (its ``effective`` module:
   user keys and other config layers that grant more than the policy), at its key.
 
 Each is a FAIL (exit 1), after the config's ``[[check.ignore]]`` suppressions, as in ``check``.
@@ -70,7 +70,7 @@ def _result(engine: str, grant: Grant) -> Result:
 
 
 def effective_errors(ctx: Context, agent: str) -> list[Grant]:
-    """``check``'s effective-configuration errors for ``agent`` (twsrt/effective/)."""
+    """``check``'s effective-configuration errors for ``agent`` (its ``effective`` module)."""
     from twsrt.effective import effective_findings
 
     out = []

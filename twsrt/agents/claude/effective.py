@@ -16,6 +16,7 @@ from typing import Any
 from twsrt.agents import claude as target
 from twsrt.agents.base import Context, yolo_variant
 from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
+from twsrt.agents.claude.effective_layers import below_other_roots, planted_layers
 from twsrt.effective import (
     Layer,
     PolicyView,
@@ -28,7 +29,6 @@ from twsrt.effective import (
     srt_key,
     strings,
 )
-from twsrt.agents.claude.effective_layers import below_other_roots, planted_layers
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import (
@@ -62,7 +62,7 @@ WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
 
 def findings(ctx: Context) -> list[Finding]:
     view = PolicyView(ctx)
-    if ctx.config.scope == "managed":  # the output tree's files (effective/claude_managed.py)
+    if ctx.config.scope == "managed":  # the output tree's files (effective_managed.py)
         from twsrt.agents.claude import effective_managed as claude_managed
 
         return claude_managed.tree_findings(ctx, view, _check, _managed(ctx, "full"))
@@ -70,7 +70,7 @@ def findings(ctx: Context) -> list[Finding]:
     targets: list[Layer] = []  # twsrt's own files, whose rules a managed rules-only mode drops
     files = _layers(ctx)
     first = Location(ctx.config.display_path(files[0][0])) if files else None
-    out += planted_layers(ctx, managed, first)  # between launches (effective/claude_layers.py)
+    out += planted_layers(ctx, managed, first)  # between launches (effective_layers.py)
     out += below_other_roots(ctx)
     for path, yolo, owned in files:
         layer, problems = load_layer(path, "json", NAME, ctx.config)
@@ -86,7 +86,7 @@ def findings(ctx: Context) -> list[Finding]:
 
 
 def _managed_layer(ctx: Context) -> tuple[Any, list[Finding]]:
-    """This machine's Claude managed settings (effective/claude_managed.py), None when it has
+    """This machine's Claude managed settings (effective_managed.py), None when it has
     none (or the run checks a project's files); that module is imported only then."""
     path = host_path(INSTALL_PATHS)
     if ctx.config.scope != "user" or not (lexists(path) or lexists(path.parent / MANAGED_DROP_INS)):

@@ -30,7 +30,7 @@ BINDS: dict[str, Any] = {
 
 def planted_layers(ctx: Context, managed: Any, target: Location | None) -> list[Finding]:
     """TWS628 for a user or project run whose Claude sandbox is on, unless this machine's
-    managed layer (``managed``: effective/claude_managed.ManagedLayers, or None) binds every
+    managed layer (``managed``: effective_managed.ManagedLayers, or None) binds every
     launch. ``target``: the Claude file of the run, a related location."""
     if ctx.config.scope == "managed" or not ctx.policy.enabled or ctx.full_access:
         return []

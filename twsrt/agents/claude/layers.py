@@ -26,7 +26,7 @@ Every Claude file twsrt writes therefore carries, for each protected name
 - ``NAME`` under every write root that is no glob, in ``sandbox.filesystem.denyWrite``.
 
 What stays open is a layer Bash creates below the launch directory or a write root: srt leaves
-glob write denies out on Linux. ``check`` reports it (TWS628, effective/claude_layers.py) with
+glob write denies out on Linux. ``check`` reports it (TWS628, effective_layers.py) with
 the mitigation, the managed scope, whose ``sandbox.enabled``, ``allowManagedHooksOnly`` and
 ``allowedMcpServers`` bind every launch (agents/claude/managed.py).
 """

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
+from twsrt.agents.codex.effective import PROFILE_SUFFIX, _profile_files
 from twsrt.agents.codex.project import CONFIG_KEY, PROJECT_PROFILE
 from twsrt.effective import Layer, load_layer, report
-from twsrt.agents.codex.effective import PROFILE_SUFFIX, _profile_files
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import CODEX_PROJECT_NOT_LOADED, CODEX_PROJECT_PROFILE_MERGED

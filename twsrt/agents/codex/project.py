@@ -5,7 +5,7 @@ Observed with Codex 0.171.0 (tests/real/test_codex_project.py):
 - Codex loads ``.codex/config.toml`` and ``.codex/rules/*.rules`` of the directories from the
   project root (the git root above the launch directory) down to where it starts, each only
   when the user's ``config.toml`` trusts that directory (its own ``[projects."<dir>"]`` entry,
-  else the root's); otherwise it ignores them (effective/codex_project.py reports that).
+  else the root's); otherwise it ignores them (effective_project.py reports that).
 - The layer takes ``default_permissions``, ``[permissions.*]``, ``[features] network_proxy``
   and the approval keys, and it wins over the user's ``config.toml``. A ``[permissions.NAME]``
   table of the same name as one of the user's is merged key by key into the user's, which

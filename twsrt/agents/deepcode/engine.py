@@ -4,7 +4,7 @@ the real bubblewrap with the arguments it builds.
 DeepCode (oratis/deepcode) turns ``settings.sandbox`` into a sandbox with plain TypeScript:
 ``resolveSandboxMode``/``sandboxConfigForMode`` (``sandbox/policy.ts``) and
 ``buildLinuxBwrapArgs`` (``sandbox/profile.ts``), shipped unmodified beside this module in
-``deepcode/`` (MIT, see its LICENSE and README). Node >= 22.6 runs them as they are
+``sandbox/`` (MIT, see its LICENSE and README). Node >= 22.6 runs them as they are
 (``--experimental-strip-types``) in the workspace, exactly the calls DeepCode's Bash tool makes;
 each probe then runs as ``bwrap ARGS -- sh -c CMD`` (plainly when ARGS is empty: DeepCode builds
 no sandbox then).
