@@ -285,7 +285,7 @@ def _project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_toml: str
 
 
 def _effective(ctx) -> list:
-    from twsrt.effective import effective_findings
+    from twsrt.agents import effective_findings
 
     return effective_findings(ctx, "codex")
 

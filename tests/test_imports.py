@@ -29,7 +29,6 @@ KNOWN_CIRCLES: list[set[str]] = [
     # agents.base's Context makes the protected set, which reads the registry's layers
     {"agents", "agents.base", "protection"},
     {"agents.deepcode", "agents.deepcode.project"},
-    {"effective.codex", "effective.codex_project"},
 ]
 
 # Imports that still run back up a floor, as (importer, imported).

@@ -6,12 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from twsrt.agents import AGENTS
+from twsrt.agents import AGENTS, effective_findings
 from twsrt.agents.base import Context
 from twsrt.config import Config
 from twsrt.configload import discover, load_config
 from twsrt.drift import drift_findings
-from twsrt.effective import effective_findings
 from twsrt.findings import Finding, Level, TwsrtError, fail
 from twsrt.lints import lint_policy
 from twsrt.locations import git_root, home_dir, repo_root

@@ -15,22 +15,22 @@ from twsrt.agents import AGENTS  # import-free until an agent is looked up: the 
 from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors, show_error
 from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
-from twsrt.testing.registry import ENGINES  # import-free: the --engine choices
+from twsrt.testing.registry import ENGINES  # the --engine choices, read when parsed
 
 # kept in step with twsrt.config.SANDBOX_MODES by a test
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 
 
 class AgentChoice(click.Choice):
-    """The registered agents, read from the registry whenever a command line is parsed, so a
-    new agent needs no edit here."""
+    """A registry's names (the agents'), read when a command line is parsed: no edit here."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: Callable[[], tuple[str, ...]] = lambda: tuple(AGENTS)) -> None:
+        self.names = names
         super().__init__(())
 
     @property
     def choices(self) -> tuple[str, ...]:
-        return tuple(AGENTS)
+        return self.names()
 
     @choices.setter
     def choices(self, _value: tuple[str, ...]) -> None:
@@ -284,7 +284,7 @@ def explain(rule_id: str) -> None:
 @cli.command("test")
 @click.option(
     "--engine",
-    type=click.Choice((*ENGINES, "all")),
+    type=AgentChoice(lambda: (*ENGINES, "all")),
     multiple=True,
     help="Which sandbox to probe; give it more than once for several (default: every one that "
     "can run here for the agents the config targets, naming each one skipped; all: every "

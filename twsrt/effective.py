@@ -5,7 +5,8 @@ those keys (and other files the agent loads beside the target) grant more than t
 package reads every such file twsrt can see and reports each widening key at its own line. Keys
 twsrt manages are left to drift detection, and keys that narrow the policy stay quiet.
 
-One module per agent provides ``findings(ctx) -> list[Finding]``; ``effective_findings`` is the
+Each agent's check is a module of its package (``AgentSpec.effective`` names it) that provides
+``findings(ctx) -> list[Finding]``, built on this kit; ``twsrt.agents.effective_findings`` is the
 only entry point. Everything here reads files and never writes; every file is parsed once, so the
 work stays linear in the size of the files.
 """
@@ -13,7 +14,7 @@ work stays linear in the size of the files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,37 +22,12 @@ from typing import Any
 from twsrt.agents.abspaths import glob_prefix
 from twsrt.agents.base import Context
 from twsrt.config import Config
-from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.findings import Finding, finding
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.positions import PositionedDocument
-from twsrt.rules import EFFECTIVE_LAYER_UNREADABLE, TARGET_UNUSABLE, Rule
+from twsrt.rules import EFFECTIVE_LAYER_UNREADABLE, Rule
 from twsrt.wildcard import fnmatch, star_match
-
-
-def effective_findings(ctx: Context, agent: str) -> list[Finding]:
-    """Every user-owned key or entry, in every file ``agent`` loads that twsrt can see, that
-    grants more than the policy. An agent's check is ``twsrt/agents/<agent>/effective.py``; an agent
-    without one has nothing to report."""
-    from importlib import import_module
-    from importlib.util import find_spec
-
-    from twsrt.agents import REGISTRY
-
-    if agent not in REGISTRY:
-        return []
-    name = f"{REGISTRY[agent]}.effective"
-    try:
-        if find_spec(name) is None:
-            return []
-    except ModuleNotFoundError:  # an agent that is one module, not a package
-        return []
-    check: Callable[[Context], list[Finding]] = import_module(name).findings
-    try:
-        return check(ctx)
-    except TwsrtError as exc:  # an unusable target is reported by the compile already
-        return [item for item in exc.findings if item.rule is not TARGET_UNUSABLE]
-
 
 # ---------------------------------------------------------------- layers
 

@@ -316,7 +316,7 @@ def diff_exit_code(drifts: list[Drift]) -> int:
 def _effective(compiled: Compiled, results: list[Result]) -> list[Finding]:
     """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
     them but keeps its drift exit code."""
-    from twsrt.effective import effective_findings
+    from twsrt.agents import effective_findings
 
     assert compiled.context is not None  # compile_agents always sets it
     found = [f for r in results for f in effective_findings(compiled.context, r.agent)]

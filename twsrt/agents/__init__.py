@@ -12,12 +12,15 @@ names without importing any translator.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from twsrt.findings import Finding, TwsrtError
+from twsrt.rules import TARGET_UNUSABLE
+
 if TYPE_CHECKING:
-    from twsrt.agents.base import Agent, AgentSpec, Layer, TargetSpec
+    from twsrt.agents.base import Agent, AgentSpec, Context, Layer, TargetSpec
 
 # agent name -> the module that defines ``AGENT``; the order is the order of every report
 REGISTRY: dict[str, str] = {
@@ -90,3 +93,17 @@ def yolo_keys() -> dict[str, str]:
 def home_dependent_keys() -> tuple[str, ...]:
     """The keys whose files hold absolute paths, so their bytes depend on the home directory."""
     return tuple(t.key for t in target_specs() if t.home_dependent)
+
+
+def effective_findings(ctx: Context, name: str) -> list[Finding]:
+    """Every user-owned key or entry, in every file agent ``name`` loads that twsrt can see,
+    that grants more than the policy: its declared ``effective`` module's ``findings`` (an agent
+    without one has nothing to report)."""
+    module = AGENTS[name].spec.effective if name in REGISTRY else None
+    if module is None:
+        return []
+    check: Callable[[Context], list[Finding]] = import_module(module).findings
+    try:
+        return check(ctx)
+    except TwsrtError as exc:  # an unusable target is reported by the compile already
+        return [item for item in exc.findings if item.rule is not TARGET_UNUSABLE]

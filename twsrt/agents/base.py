@@ -197,6 +197,10 @@ class AgentSpec:
     layers: tuple[Layer, ...] = ()
     # what the agent writes for itself under ~ (its state and credentials, see StateFile)
     state_files: tuple[StateFile, ...] = ()
+    # import-free module paths of its optional parts: the effective-configuration check (a
+    # module with ``findings(ctx)``) and the ``twsrt test`` engine (a module with ``ENGINE``)
+    effective: str | None = None
+    engine: str | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:

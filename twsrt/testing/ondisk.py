@@ -71,7 +71,7 @@ def _result(engine: str, grant: Grant) -> Result:
 
 def effective_errors(ctx: Context, agent: str) -> list[Grant]:
     """``check``'s effective-configuration errors for ``agent`` (its ``effective`` module)."""
-    from twsrt.effective import effective_findings
+    from twsrt.agents import effective_findings
 
     out = []
     for item in effective_findings(ctx, agent):
@@ -163,9 +163,8 @@ def reported_findings(ctx: Context, agents: list[str]) -> tuple[Finding, ...]:
     machine (lints, host checks, srt's static gaps), and for each of the run's agents in its
     modes (its compile's and effective findings). A gap of an attack across launches must be
     one of these (``gaps.Mismatch.reports``)."""
-    from twsrt.agents import AGENTS
+    from twsrt.agents import AGENTS, effective_findings
     from twsrt.checking import policy_findings
-    from twsrt.effective import effective_findings
     from twsrt.findings import TwsrtError
 
     found = policy_findings(getattr(ctx, "written", None) or ctx.policy, ctx.config)

@@ -126,6 +126,8 @@ AGENT_SPEC = AgentSpec(
         Layer("/etc/claude-code/managed-mcp.json", "managed", False, "managed MCP servers"),
     ),
     state_files=STATE_FILES,
+    effective="twsrt.agents.claude.effective",
+    engine="twsrt.agents.claude.engine",
 )
 
 

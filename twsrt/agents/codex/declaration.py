@@ -121,6 +121,8 @@ AGENT_SPEC = AgentSpec(
         Layer("/etc/codex/rules", "managed", True, "system exec-policy rules"),
     ),
     state_files=STATE_FILES,
+    effective="twsrt.agents.codex.effective",
+    engine="twsrt.agents.codex.engine",
 )
 
 

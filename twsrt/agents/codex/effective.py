@@ -11,12 +11,12 @@ itself are TWS202, which the compile already reports.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from twsrt.agents import codex as target
 from twsrt.agents.base import Context
 from twsrt.agents.codex.declaration import SYSTEM_MANAGED_CONFIG, SYSTEM_REQUIREMENTS
+from twsrt.agents.codex.profile_files import PROFILE_SUFFIX, profile_files
 from twsrt.effective import (
     Layer,
     PolicyView,
@@ -31,7 +31,6 @@ from twsrt.locations import Location
 from twsrt.rules import CODEX_LEGACY_SANDBOX, CODEX_OTHER_PERMISSIONS, USER_SKIPS_APPROVAL
 
 NAME = "codex"
-PROFILE_SUFFIX = ".config.toml"
 
 
 def findings(ctx: Context) -> list[Finding]:
@@ -46,7 +45,7 @@ def findings(ctx: Context) -> list[Finding]:
     main, out = load_layer(config_path, "toml", NAME, ctx.config)
     if main is None and out:
         return []  # an unreadable config.toml is the compile's target-unusable
-    for path in _profile_files(config_path):
+    for path in profile_files(config_path):
         layer, problems = load_layer(path, "toml", NAME, ctx.config)
         out += problems
         if layer is not None:
@@ -67,13 +66,6 @@ def _sandboxed_writes(ctx: Context) -> bool:
     """Whether the profile has write roots at all (read-only has none; full access has no
     sandbox to escape, which its own finding says)."""
     return not (ctx.read_only or ctx.full_access)
-
-
-def _profile_files(config_path: Path) -> list[Path]:
-    directory = config_path.parent
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.name.endswith(PROFILE_SUFFIX) and p.is_file())
 
 
 def _selected_profile(ctx: Context) -> str:

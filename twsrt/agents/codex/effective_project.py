@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
-from twsrt.agents.codex.effective import PROFILE_SUFFIX, _profile_files
+from twsrt.agents.codex.profile_files import PROFILE_SUFFIX, profile_files
 from twsrt.agents.codex.project import CONFIG_KEY, PROJECT_PROFILE
 from twsrt.effective import Layer, load_layer, report
 from twsrt.findings import Finding, finding, quoted
@@ -61,7 +61,7 @@ def findings(ctx: Context) -> list[Finding]:
     if marked is None:
         out.append(_no_marker(user, real_root, layer))
     out += _merged_profile(user, layer, "")
-    for path in _profile_files(user.path):  # `codex --profile NAME` loads NAME.config.toml too
+    for path in profile_files(user.path):  # `codex --profile NAME` loads NAME.config.toml too
         profile, problems = load_layer(path, "toml", NAME, config)
         out += problems
         if profile is not None:

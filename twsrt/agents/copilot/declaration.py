@@ -81,6 +81,7 @@ AGENT_SPEC = AgentSpec(
         Layer(".github/skills", "project", True, "repository skills"),
     ),
     state_files=STATE_FILES,
+    effective="twsrt.agents.copilot.effective",
 )
 
 

@@ -87,6 +87,8 @@ AGENT_SPEC = AgentSpec(
         Layer(".deepcode/file-contract.yml", "project", False, "project file contract"),
     ),
     state_files=STATE_FILES,
+    effective="twsrt.agents.deepcode.effective",
+    engine="twsrt.agents.deepcode.engine",
 )
 
 
