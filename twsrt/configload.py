@@ -14,7 +14,6 @@ from twsrt.config import MODES, PROFILE_OPTION, Config, resolve_path
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location, ancestors, display_path
 from twsrt.placement import refusals
-from twsrt.profiles import apply_profiles
 from twsrt.rules import CONFIG_INVALID
 from twsrt.safeio import FileProblem, read_text
 from twsrt.schemas import validate
@@ -89,6 +88,8 @@ def load_config(
     data = parsed.value
     config = _value(path, display, home, parsed, display_root, by_option=scope is not None)
     if any(key in data for key in ("profiles", "fragments", "profile")):
+        from twsrt.profiles import apply_profiles  # socket and all: only for profiles (start-up)
+
         config = apply_profiles(config, data, profile or PROFILE_OPTION.get())
     if scope is None and "project" not in data and "managed" not in data:
         config = _user_scope(config)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twsrt.compose import ComposedSource, Part
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
@@ -131,6 +130,7 @@ def load_policy(config: Config) -> Policy:
 
 
 def _read_fragments(config: Config) -> SourcesRead:
+    from twsrt.compose import ComposedSource, Part  # only a profile composes: start-up
 
     findings: list[Finding] = []
     parts: dict[str, list[Part]] = {"srt": [], "bash_rules": []}
