@@ -14,7 +14,7 @@ from typing import Any
 
 from twsrt.findings import Finding, finding, quoted
 from twsrt.jsonpos import PositionedJson
-from twsrt.locations import Location, pointer_join
+from twsrt.locations import Location, located, pointer_join
 from twsrt.rules import FRAGMENT_VALUE_CONFLICT
 
 
@@ -27,8 +27,7 @@ class Part:
     parsed: PositionedJson
 
     def location(self, pointer: str, *, key: bool = False) -> Location:
-        line, col = self.parsed.position(pointer, key=key)
-        return Location(self.display, line, col, pointer)
+        return located(self.display, self.parsed, pointer, key=key)
 
 
 class ComposedSource:
@@ -95,8 +94,7 @@ class ComposedSource:
         if not self.parts:
             return Location("", pointer=pointer)
         part, local = self._owner(pointer)
-        line, col = part.parsed.position(local, key=key)
-        return Location(part.display, line, col, local)
+        return located(part.display, part.parsed, local, key=key)
 
     def item_locations(self, pointer: str) -> list[Location]:
         node: Any = self.value

@@ -13,13 +13,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from json.scanner import make_scanner
-from typing import Any
+from typing import Any, TypeVar
 
 from twsrt.locations import pointer_join
 from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
+
+T = TypeVar("T")
 
 _WS = re.compile(r"[ \t\n\r]*")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -161,37 +163,42 @@ def _array_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     array, _ = _scan_once(text, start)
     if set(map(type, array)) <= _SCALARS:
         return [item.span(1) for item in _FLAT_ITEM.finditer(text, start + 1, end - 1)]
-    items: list[tuple[int, int]] = []
-    ws = _WS.match
-    pos = ws(text, start + 1).end()  # type: ignore[union-attr]
-    if text[pos] == "]":
-        return items
-    while True:
-        _, item_end = _scan_once(text, pos)
-        items.append((pos, item_end))
-        pos = ws(text, item_end).end()  # type: ignore[union-attr]
-        if text[pos] != ",":
-            return items
-        pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
+
+    def item(pos: int) -> tuple[tuple[int, int], int]:
+        end = _scan_once(text, pos)[1]
+        return (pos, end), end
+
+    return _elements(text, start, "]", item)
 
 
 def _object_members(text: str, start: int) -> list[tuple[str, Node]]:
     """The escaped key and the node of each member of the object that opens at ``start``;
     the C scanner reads (and so skips) each key and value."""
-    members: list[tuple[str, Node]] = []
+    ws = _WS.match
+
+    def member(key: int) -> tuple[tuple[str, Node], int]:
+        raw, pos = _scan_once(text, key)
+        value_start = ws(text, ws(text, pos).end() + 1).end()  # type: ignore[union-attr]
+        end = _scan_once(text, value_start)[1]
+        return (raw.replace("~", "~0").replace("/", "~1"), (value_start, end, key)), end
+
+    return _elements(text, start, "}", member)
+
+
+def _elements(text: str, start: int, close: str, read: Callable[[int], tuple[T, int]]) -> list[T]:
+    """Each element of the array or object that opens at ``start``, as ``read`` (given where
+    one starts) makes it and says where it ends; ``close`` ends an empty one."""
+    found: list[T] = []
     ws = _WS.match
     pos = ws(text, start + 1).end()  # type: ignore[union-attr]
-    if text[pos] == "}":
-        return members
+    if text[pos] == close:
+        return found
     while True:
-        key, (raw, pos) = pos, _scan_once(text, pos)
-        value_start = ws(text, ws(text, pos).end() + 1).end()  # type: ignore[union-attr]
-        _, pos = _scan_once(text, value_start)
-        name = raw.replace("~", "~0").replace("/", "~1")
-        members.append((name, (value_start, pos, key)))
-        pos = ws(text, pos).end()  # type: ignore[union-attr]
+        element, end = read(pos)
+        found.append(element)
+        pos = ws(text, end).end()  # type: ignore[union-attr]
         if text[pos] != ",":
-            return members
+            return found
         pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 
 @dataclass(frozen=True, order=True)
@@ -21,6 +22,18 @@ class Location:
         if self.line:
             return f"{self.path}:{self.line}:{self.column}"
         return self.path
+
+
+class Positioned(Protocol):
+    """A parsed document that knows where each pointer stands (``positions.PositionedDocument``)."""
+
+    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]: ...
+
+
+def located(path: str, document: Positioned, pointer: str, *, key: bool = False) -> Location:
+    """Where ``pointer`` (its key with ``key``) stands in ``document``, named ``path``."""
+    line, column = document.position(pointer, key=key)
+    return Location(path, line, column, pointer)
 
 
 def pointer_join(pointer: str, token: str | int) -> str:

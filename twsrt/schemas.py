@@ -16,7 +16,7 @@ from twsrt import __version__
 from twsrt.agents import REGISTRY
 from twsrt.domains import refusal, refused_entries
 from twsrt.findings import Finding, finding, quoted
-from twsrt.locations import Location, pointer_join
+from twsrt.locations import located, pointer_join
 from twsrt.positions import PositionedDocument
 from twsrt.registry import apply_to_schema
 from twsrt.rules import REFUSED_DOMAIN, SCHEMA_UNKNOWN_KEY, SCHEMA_VIOLATION
@@ -114,15 +114,9 @@ def _refused_domains(instance: Any, path: str, positions: PositionedDocument) ->
     out = []
     for key, index, entry in refused_entries(instance):
         pointer = pointer_join(pointer_join("/network", key), index)
-        line, col = positions.position(pointer)
         why = refusal(entry, denied=key == "deniedDomains")
-        out.append(
-            finding(
-                REFUSED_DOMAIN,
-                f"srt refuses '{quoted(entry)}' in network.{key}: {why}",
-                Location(path, line, col, pointer),
-            )
-        )
+        message = f"srt refuses '{quoted(entry)}' in network.{key}: {why}"
+        out.append(finding(REFUSED_DOMAIN, message, located(path, positions, pointer)))
     return out
 
 
@@ -233,25 +227,20 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
             if key in known:
                 continue
             child = pointer_join(pointer, key)
-            line, col = positions.position(child, key=True)
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(known)}"
             where = f"'{quoted(pointer)}'" if pointer else "the top level"
+            message = f"unknown key '{quoted(key)}' in {where}{hint}"
             out.append(
-                finding(
-                    SCHEMA_UNKNOWN_KEY,
-                    f"unknown key '{quoted(key)}' in {where}{hint}",
-                    Location(path, line, col, child),
-                )
+                finding(SCHEMA_UNKNOWN_KEY, message, located(path, positions, child, key=True))
             )
         return out
     if error.validator in ("anyOf", "oneOf") and error.context:
         if all(sub.validator == "type" and not sub.relative_path for sub in error.context):
             kinds = " or ".join(_article(sub.validator_value) for sub in error.context)
-            line, col = positions.position(pointer)
             got = _json_type(error.instance)
             message = f"expected {kinds}, got {got} {quoted(json.dumps(error.instance))}"
-            return [finding(SCHEMA_VIOLATION, message, Location(path, line, col, pointer))]
+            return [finding(SCHEMA_VIOLATION, message, located(path, positions, pointer))]
         # report the branch that matches the value's JSON type, e.g. the string form of a path
         same_type = [
             sub for sub in error.context if sub.validator not in ("type",) and not sub.relative_path
@@ -259,8 +248,7 @@ def _to_findings(error: Any, path: str, positions: PositionedDocument) -> list[F
         if same_type:
             best = same_type[0]
             return _to_findings(best, path, positions)
-    line, col = positions.position(pointer)
-    return [finding(SCHEMA_VIOLATION, _message(error), Location(path, line, col, pointer))]
+    return [finding(SCHEMA_VIOLATION, _message(error), located(path, positions, pointer))]
 
 
 def _message(error: Any) -> str:

@@ -9,17 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.config import Config
-from twsrt.findings import Finding, TwsrtError, finding, quoted
+from twsrt.findings import Finding, Level, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
-from twsrt.rules import (
-    DUPLICATE_JSON_KEY,
-    SCHEMA_VIOLATION,
-    SOURCE_MISSING,
-    SOURCE_UNPARSABLE,
-    Level,
-)
+from twsrt.rules import DUPLICATE_JSON_KEY, SCHEMA_VIOLATION, SOURCE_MISSING, SOURCE_UNPARSABLE
 from twsrt.safeio import FileProblem, problem_finding, read_text
 from twsrt.schemas import validate
 
