@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from twsrt.escaping import one_line
 from twsrt.locations import Location
 from twsrt.rules import CATALOG, Level, Rule
 
@@ -20,7 +21,6 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     most ``limit`` characters, else its first ``limit`` characters, an ellipsis and its
     length. A control character, a newline too, is shown as an escape (``escaping.one_line``):
     the value is the checkout's, and no report line may start inside it."""
-    from twsrt.escaping import one_line
 
     text = value if isinstance(value, str) else str(value)
     if len(text) <= limit:

@@ -26,11 +26,19 @@ from itertools import chain
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from twsrt import wildcard
+from twsrt.agents import AGENTS, target_specs
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, display_path
 from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.regions import Anchors
-from twsrt.rules import SYMLINKED_POLICY_PATH, WRITE_ROOT_NOT_DIRECTORY
+from twsrt.rules import (
+    AGENT_STATE_IN_REPOSITORY,
+    FOLDED_CONFIG_LINK,
+    SRT_SETTINGS_ELSEWHERE,
+    SYMLINKED_POLICY_PATH,
+    WRITE_ROOT_NOT_DIRECTORY,
+)
 
 if TYPE_CHECKING:
     from twsrt.agents.base import StateFile
@@ -273,7 +281,6 @@ def _inside(path: str, root: str) -> bool:
 
 def _user_targets(config: Config) -> Iterator[tuple[str, str, Path]]:
     """(key, default under ~ without the ``~/``, configured path) of each user-scope target."""
-    from twsrt.agents import target_specs
 
     if config.scope != "user":
         return
@@ -306,7 +313,6 @@ def _agent_dirs(agents: Iterable[str]) -> dict[str, str]:
     (``.claude``, ``.claude/commands``, ``.config/twsrt``, ...): the directories on the way to
     its user layers, targets and state files, and its tree layers themselves; outermost first,
     with the first agent that has it."""
-    from twsrt.agents import AGENTS
 
     dirs: dict[str, str] = {}
     for name in agents:
@@ -350,8 +356,6 @@ def folded_link_findings(config: Config, agents: Iterable[str]) -> list[Finding]
 
 
 def _folded(config: Config, relative: str, real: Path, agent: str) -> Finding:
-    from twsrt.agents import AGENTS
-    from twsrt.rules import FOLDED_CONFIG_LINK
 
     where = next(
         (
@@ -387,7 +391,6 @@ def _spelled_dir(path: Path) -> str:
 def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
     """TWS241 for every declared credential or state file of ``agents`` found in a directory
     of the repository that mirrors ``~`` (names only; nothing is read)."""
-    from twsrt.agents import AGENTS
 
     repo = config.confine_root
     findings: list[Finding] = []
@@ -403,7 +406,6 @@ def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
 def _present(root: Path, relative: str, repo: str) -> list[Path]:
     """``root/relative`` if it exists (a ``*`` in the last part: the names it matches), never
     looking through a link that leaves the repository."""
-    from twsrt import wildcard
 
     path = root / relative
     parent = path.parent
@@ -421,7 +423,6 @@ def _present(root: Path, relative: str, repo: str) -> list[Path]:
 
 
 def _state_finding(config: Config, path: Path, state: StateFile, label: str, agent: str) -> Finding:
-    from twsrt.rules import AGENT_STATE_IN_REPOSITORY
 
     kind = "a credential" if state.credential else "agent state"
     rotate = "; rotate the credential if it was ever committed" if state.credential else ""
@@ -441,7 +442,6 @@ def repository_findings(config: Config, agent: str | None) -> list[Finding]:
     inside it (TWS241), and whether a plain ``srt`` reads the policy (TWS242, not with
     ``--agent``: srt is no agent). Every registered agent counts, configured or not: an
     unconfigured agent's login in the tree is as leaked."""
-    from twsrt.agents import AGENTS
 
     if config.confine_root is None or config.scope != "user":
         return []
@@ -458,7 +458,6 @@ SRT_DEFAULT = ".srt-settings.json"  # what `srt CMD` reads without --settings, u
 def srt_settings_findings(config: Config) -> list[Finding]:
     """TWS242 when this host loads the repository's agent files but ``~/.srt-settings.json`` is
     not the policy's srt source (missing, or another file)."""
-    from twsrt.rules import SRT_SETTINGS_ELSEWHERE
 
     if config.fragments:
         return []  # a composed policy has no one file srt could read

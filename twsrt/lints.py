@@ -8,6 +8,9 @@ from twsrt.config import Config
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
+from twsrt.protection import protection_findings
+from twsrt.regions import Anchors
+from twsrt.registry import hook_files_regex
 from twsrt.rules import (
     CONTRADICTORY_COMMANDS,
     DUPLICATE_ENTRY,
@@ -26,7 +29,6 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     out += _contradictions(policy)
     if policy.fragments:
         from twsrt.crossfragment import fragment_conflicts
-        from twsrt.regions import Anchors
 
         # ~ is the pinned home; unpinned, ~ and absolute paths are compared conservatively
         out += fragment_conflicts(policy, Anchors(home=config.pinned_home if config else None))
@@ -59,8 +61,6 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     if config is not None and config.all_fragments:
         out += _unhooked_fragments(config)
     if config is not None:
-        from twsrt.protection import protection_findings
-
         out += protection_findings(config, policy)
     if config is not None and config.pinned_home is None:
         for key in home_dependent_keys():
@@ -227,8 +227,6 @@ def _across_fragments(policy: Policy, one: Location, other: Location) -> bool:
 def _unhooked_fragments(config: Config) -> list[Finding]:
     """Fragment files whose name the pre-commit hook's ``files`` pattern does not match."""
     import re
-
-    from twsrt.registry import hook_files_regex
 
     pattern = re.compile(hook_files_regex())
     out = []

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from twsrt.agents.srtkeys import LOWER_LOOSENS, SRT_KEYS, dotted, is_set
 from twsrt.bashrules import command_holders
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
@@ -340,7 +341,6 @@ def _switches(check: _Check) -> list[Finding]:
     """srt keys outside the lists: a project that sets a granting key wider than the user, or
     turns the sandbox off, widens; one that leaves out a restricting key the user sets drops it
     (for agents that replace the user's keys)."""
-    from twsrt.agents.srtkeys import LOWER_LOOSENS, SRT_KEYS, dotted, is_set
 
     project, user = check.project, check.user
     out = []
@@ -377,7 +377,6 @@ def _switches(check: _Check) -> list[Finding]:
 def _lowered(check: _Check, pointer: str, mine: Any, theirs: Any, default: int) -> list[Finding]:
     """A number that protects less the lower it is (``mandatoryDenySearchDepth``): lower than
     the user's (or srt's default) widens; a higher user value the project leaves out drops."""
-    from twsrt.agents.srtkeys import dotted
 
     floor = theirs if type(theirs) is int else default
     name = f"'{quoted(dotted(pointer))}'"

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from twsrt.agents import AGENTS, specs
+from twsrt.protection import home_spelling
+from twsrt.registry import hook_files_regex, indented
 from twsrt.rules import (
     CLAUDE_PLANTED_LAYERS,
     COPILOT_MANDATORY_NAMES_OPEN,
@@ -75,7 +78,6 @@ BASH_RULES = """\
 
 def repo_targets() -> dict[str, list[tuple[str, str]]]:
     """Every agent's targets in a dotfiles repository (home/ mirrors ~), in config order."""
-    from twsrt.agents import specs
 
     return {
         spec.name: [(t.key, "home/" + t.default[2:]) for t in spec.targets if t.scaffold]
@@ -169,9 +171,6 @@ def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
     ``repo`` lies, from ``~/`` when under the home."""
     import json
 
-    from twsrt.agents import AGENTS
-    from twsrt.protection import home_spelling
-
     lines = []
     for agent, targets in repo_targets().items():
         prefix = "" if agent in agents else "# "
@@ -224,7 +223,6 @@ _GITIGNORE_HEAD = """\
 def gitignore() -> str:
     """The ``.gitignore`` of ``init --repo``: every registered agent's state and credential
     files (``AgentSpec.state_files``), under the home tree, whichever agents are configured."""
-    from twsrt.agents import specs
 
     lines = [_GITIGNORE_HEAD]
     for spec in specs():
@@ -265,7 +263,6 @@ repos:
 
 def pre_commit_config() -> str:
     """The ``.pre-commit-config.yaml`` of ``init --repo``."""
-    from twsrt.registry import hook_files_regex, indented
 
     return _PRE_COMMIT_CONFIG + indented(hook_files_regex(), " " * 10)
 

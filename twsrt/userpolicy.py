@@ -18,9 +18,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from twsrt.config import Config
+from twsrt.agents import label
+from twsrt.config import PROFILE_OPTION, Config
+from twsrt.configload import load_config
 from twsrt.findings import Finding, TwsrtError, fail, finding, quoted
+from twsrt.hostchecks import host_anchors
 from twsrt.locations import Location
+from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, narrowing_findings
 from twsrt.policy import Policy
 from twsrt.rules import (
     CONFIG_INVALID,
@@ -29,6 +33,7 @@ from twsrt.rules import (
     USER_POLICY_UNREADABLE,
 )
 from twsrt.safeio import within
+from twsrt.sources import load_policy
 
 
 def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[Finding]:
@@ -57,9 +62,6 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
         user, user_home = _load_user(path, config, table.get("user_profile"), confine)
     except TwsrtError as exc:
         return [_unreadable(config, raw, exc.findings)]
-    from twsrt.agents import label
-    from twsrt.hostchecks import host_anchors
-    from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, narrowing_findings
 
     root = config.scope_root or config.path.parent
     anchors = host_anchors(config.home, root, config.pinned_home or user_home)
@@ -109,9 +111,6 @@ def _load_user(
     (inside ``confine`` when given, its sources too); files are named as this run names them.
     The project run's ``--profile`` names a profile of the project's config, never of the
     user's. Also the home that config pins."""
-    from twsrt.config import PROFILE_OPTION
-    from twsrt.configload import load_config
-    from twsrt.sources import load_policy
 
     token = PROFILE_OPTION.set(None)
     try:

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twsrt.findings import fail
+from twsrt.rules import VCS_METADATA_PATH
+
 if TYPE_CHECKING:
     from twsrt.locations import Location
 
@@ -85,8 +88,6 @@ def refuse_metadata(path: Path, follow: bool, where: Location) -> None:
     files are never executable either (``writes._validate`` clears every execute, setuid,
     setgid and sticky bit): a generated file is data, and a mode copied from a committed
     executable (a yolo file seeded from the full file) must not make it a program."""
-    from twsrt.findings import fail
-    from twsrt.rules import VCS_METADATA_PATH
 
     hit = metadata_hit(path, follow)
     if hit is not None:

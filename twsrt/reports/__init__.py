@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twsrt.outcome import Line
+from twsrt.reports.files import stream_of, write_report_files
+
 if TYPE_CHECKING:
     from twsrt.outcome import Outcome
     from twsrt.report import CheckReport
@@ -72,7 +75,6 @@ def write_reports(
     """Write the report to each file (format name -> path) in registry order, never through a
     link inside ``protected`` (the repository) or at the path (``reports.files``); a report
     named ``-``/``/dev/stdout`` or ``/dev/stderr`` goes to that stream of ``out``, last."""
-    from twsrt.reports.files import write_report_files
 
     texts = [
         (files[name], render(name, report, RenderOptions()))
@@ -86,8 +88,6 @@ def write_reports(
 
 def print_streams(texts: Sequence[tuple[str, str]], out: Outcome) -> None:
     """The reports named by a stream (``-``, ``/dev/stdout``, ``/dev/stderr``), printed there."""
-    from twsrt.outcome import Line
-    from twsrt.reports.files import stream_of
 
     for name, text in texts:
         stream = stream_of(name)

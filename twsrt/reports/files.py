@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twsrt.findings import TwsrtError, fail
-from twsrt.locations import Location
-from twsrt.rules import REPORT_UNWRITABLE
+from twsrt.locations import Location, display_path
+from twsrt.rules import REPORT_UNWRITABLE, VCS_METADATA_PATH
+from twsrt.safeio import irregular
+from twsrt.vcs import metadata_hit
 
 STREAMS = {"-": "stdout", "/dev/stdout": "stdout", "/dev/stderr": "stderr"}
 _MAX_LINKS = 40  # as the kernel's own limit on links in one lookup
@@ -92,9 +94,6 @@ def _walk_of(name: str, protected: tuple[str, ...]) -> _Walk:
 
 def _refuse_metadata(name: str) -> None:
     """No report inside .git/ (or another VCS's metadata), as written or through a link."""
-    from twsrt.locations import display_path
-    from twsrt.rules import VCS_METADATA_PATH
-    from twsrt.vcs import metadata_hit
 
     hit = metadata_hit(Path(os.path.abspath(name)))
     if hit is not None:
@@ -172,7 +171,6 @@ def _lstat(walk: _Walk, fd: int, name: str) -> os.stat_result | None:
 
 
 def _check_final(walk: _Walk, fd: int, name: str) -> None:
-    from twsrt.safeio import irregular
 
     try:
         info = _lstat(walk, fd, name)

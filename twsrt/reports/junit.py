@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from twsrt.escaping import no_commands
 from twsrt.findings import LEVEL_ORDER, MESSAGE_LIMIT, Finding, quoted
 from twsrt.report import CheckedFile, CheckReport, selection_members
 
@@ -93,7 +94,6 @@ def xml_text(suites: list[Any]) -> str:
     _write_element(root, "", out)
     # a line of a message or an old file's content is in the text of an element, never a tag:
     # printed to a CI log it must not start a workflow command (escaping.no_commands)
-    from twsrt.escaping import no_commands
 
     return no_commands("".join(out))
 

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from twsrt import __version__
 from twsrt.findings import MESSAGE_LIMIT, Finding, quoted
 from twsrt.locations import Location
 from twsrt.report import CheckReport
+from twsrt.reports.json_report import dump, selection_json
 from twsrt.rules import CATALOG, Rule
 
 if TYPE_CHECKING:
@@ -38,8 +40,6 @@ HOME = "HOME"  # "~/..." paths: outside the repository, left for the consumer to
 def sarif_log(report: CheckReport) -> dict[str, Any]:
     """The SARIF log of ``report`` as JSON-ready data (active results, then suppressed ones)."""
     import sarif_om as om
-
-    from twsrt import __version__
 
     rules = sorted(CATALOG.values(), key=lambda rule: rule.id)
     index = {rule.id: i for i, rule in enumerate(rules)}
@@ -80,7 +80,6 @@ def _profile(om: Any, report: CheckReport) -> dict[str, Any]:
     alerts) and the selection in the run's ``properties``; nothing without a profile."""
     if report.selection is None:
         return {}
-    from twsrt.reports.json_report import selection_json
 
     name = quote(report.selection.name, safe="")  # a slash in a name cannot split the category
     return {
@@ -91,7 +90,6 @@ def _profile(om: Any, report: CheckReport) -> dict[str, Any]:
 
 def sarif_text(report: CheckReport) -> str:
     """The SARIF file's text: same report, same bytes (no timestamps, fixed key order)."""
-    from twsrt.reports.json_report import dump
 
     return dump(sarif_log(report))
 
