@@ -10,7 +10,6 @@ from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
 from twsrt.protection import protection_findings
 from twsrt.regions import Anchors
-from twsrt.registry import hook_files_regex
 from twsrt.rules import (
     CONTRADICTORY_COMMANDS,
     DUPLICATE_ENTRY,
@@ -227,6 +226,8 @@ def _across_fragments(policy: Policy, one: Location, other: Location) -> bool:
 def _unhooked_fragments(config: Config) -> list[Finding]:
     """Fragment files whose name the pre-commit hook's ``files`` pattern does not match."""
     import re
+
+    from twsrt.registry import hook_files_regex  # only a profile has fragments: start-up
 
     pattern = re.compile(hook_files_regex())
     out = []
