@@ -17,11 +17,11 @@ from twsrt.agents import claude as target
 from twsrt.agents.base import Context, yolo_variant
 from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
 from twsrt.agents.claude.effective_layers import below_other_roots, planted_layers
+from twsrt.agents.claude.effective_permissions import permission_findings
 from twsrt.effective import (
     Layer,
     PolicyView,
     child,
-    command_reaches,
     host_path,
     load_layer,
     report,
@@ -34,10 +34,8 @@ from twsrt.locations import Location
 from twsrt.rules import (
     AGENT_SANDBOX_OFF,
     USER_ALLOW_RULE,
-    USER_ALLOW_SHADOWED,
     USER_NETWORK_GRANT,
     USER_SANDBOX_GRANT,
-    USER_SKIPS_APPROVAL,
     USER_UNSANDBOXED_COMMAND,
     USER_WRITE_ROOT,
 )
@@ -57,7 +55,6 @@ GRANT_SWITCHES = (
 # settings values that hand the sandbox's filtering to someone else
 GRANT_VALUES = ("/network/httpProxyPort", "/network/socksProxyPort")
 SANDBOX_PLATFORMS = ("linux", "macos")  # where Claude's sandbox runs (bubblewrap, Seatbelt)
-WHOLE_TOOLS = ("Bash", "Read", "Edit", "WebFetch")
 
 
 def findings(ctx: Context) -> list[Finding]:
@@ -156,13 +153,20 @@ def _check(
         out += _sandbox_switches(layer, view, user)
         if isinstance(child(doc, "sandbox"), dict):
             out += _sandbox_grants(layer, view, user)
-    return out + _permissions(layer, view, yolo, owned)
+    return out + permission_findings(layer, view, yolo, owned)
 
 
 def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool]) -> list[Finding]:
     """User keys that turn the sandbox off, or let commands run outside it."""
     sandbox = child(layer.value, "sandbox")
     origin = [sandbox_origin(view.policy)]
+    return _sandbox_off(layer, sandbox, user, origin) + _unsandboxed(layer, sandbox, user, origin)
+
+
+def _sandbox_off(
+    layer: Layer, sandbox: Any, user: Callable[[str], bool], origin: list[Location]
+) -> list[Finding]:
+    """The sandbox switched off, or off on a platform the policy's sandbox covers."""
     out: list[Finding] = []
     if user("/sandbox/enabled") and child(sandbox, "enabled") is False:
         out.append(
@@ -191,6 +195,14 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
                     origin,
                 )
             )
+    return out
+
+
+def _unsandboxed(
+    layer: Layer, sandbox: Any, user: Callable[[str], bool], origin: list[Location]
+) -> list[Finding]:
+    """Commands the user's keys let run outside the sandbox."""
+    out: list[Finding] = []
     if user("/sandbox/excludedCommands"):
         for command, pointer in strings(
             child(sandbox, "excludedCommands"), "/sandbox/excludedCommands"
@@ -221,145 +233,6 @@ def _sandbox_switches(layer: Layer, view: PolicyView, user: Callable[[str], bool
             )
         )
     return out
-
-
-def _permissions(
-    layer: Layer, view: PolicyView, yolo: bool, owned: Callable[[str], bool]
-) -> list[Finding]:
-    """User permissions that skip the policy's approvals, add write roots or allow what it
-    does not."""
-    permissions = child(layer.value, "permissions")
-    out: list[Finding] = []
-    if not yolo and child(permissions, "defaultMode") == "bypassPermissions":
-        out.append(
-            report(
-                USER_SKIPS_APPROVAL,
-                "permissions.defaultMode bypassPermissions answers the policy's ask rules with "
-                "yes without asking (the deny rules still apply); only the yolo target may "
-                "skip approvals",
-                layer,
-                "/permissions/defaultMode",
-                NAME,
-                [e.origin for e in view.policy.bash_ask[:1]],
-            )
-        )
-    if view.sandboxed:
-        for path, pointer in strings(
-            child(permissions, "additionalDirectories"), "/permissions/additionalDirectories"
-        ):
-            if view.absolute(path) and view.writable(path) is None:
-                out.append(
-                    report(
-                        USER_WRITE_ROOT,
-                        f"permissions.additionalDirectories '{quoted(path)}' becomes a write root "
-                        "of Claude's sandbox, outside the policy's allowWrite",
-                        layer,
-                        pointer,
-                        NAME,
-                        _allow_write_origin(view),
-                        key=False,
-                    )
-                )
-    managed_allow = owned("permissions.deny")  # a target: WebFetch(domain:) allows are twsrt's
-    for rule, pointer in strings(child(permissions, "allow"), "/permissions/allow"):
-        if managed_allow and rule.startswith(target.WEBFETCH_PREFIX):
-            continue
-        found = _allow_rule(rule, view, layer, pointer, view.sandboxed)
-        if found is not None:
-            out.append(found)
-    return out
-
-
-def _allow_write_origin(view: PolicyView) -> list[Location]:
-    return srt_key(view.policy, "/filesystem/allowWrite")
-
-
-def _allow_rule(
-    rule: str, view: PolicyView, layer: Layer, pointer: str, sandboxed: bool
-) -> Finding | None:
-    tool, _, rest = rule.partition("(")
-    if not rest.endswith(")") or tool not in WHOLE_TOOLS:
-        return None  # a bare tool or another tool names nothing the policy speaks of
-    spec = rest[:-1]
-    policy = view.policy
-    if tool == "Bash":
-        for kind, entries in (("deny", policy.bash_deny), ("ask", policy.bash_ask)):
-            reached = next((e for e in entries if command_reaches(spec, e.value)), None)
-            if reached is not None:
-                return _shadowed(
-                    rule,
-                    f"the policy's bash {kind} '{quoted(reached.value)}'",
-                    kind,
-                    layer,
-                    pointer,
-                    reached.origin,
-                )
-        return None
-    if tool == "WebFetch":
-        if not spec.startswith("domain:"):
-            return None
-        host = spec.removeprefix("domain:")
-        denied = view.domain_denied(host)
-        if denied is not None:
-            return _shadowed(
-                rule,
-                f"the policy's deniedDomains '{quoted(denied.value)}'",
-                "deny",
-                layer,
-                pointer,
-                denied.origin,
-            )
-        if view.domain_allowed(host):
-            return None
-        return report(
-            USER_NETWORK_GRANT,
-            f"allow rule '{quoted(rule)}' lets WebFetch reach '{quoted(host)}' without asking, and "
-            "Claude adds it to its sandbox's allowed hosts; the policy's allowedDomains does not "
-            "list it",
-            layer,
-            pointer,
-            NAME,
-            srt_key(view.policy, "/network/allowedDomains"),
-            key=False,
-        )
-    path = spec
-    if not view.absolute(path):
-        return None  # relative to the working directory, which Claude's sandbox writes anyway
-    rules = policy.deny_read if tool == "Read" else [*policy.deny_write, *policy.deny_read]
-    hit = view.denied(path, rules)
-    if hit is not None:
-        what = "denyRead" if hit in policy.deny_read else "denyWrite"
-        return _shadowed(
-            rule, f"the policy's {what} '{quoted(hit.path)}'", "deny", layer, pointer, hit.origin
-        )
-    if tool == "Edit" and sandboxed and view.writable(path) is None:
-        return report(
-            USER_WRITE_ROOT,
-            f"allow rule '{quoted(rule)}' becomes a write root of Claude's sandbox, outside the "
-            "policy's allowWrite",
-            layer,
-            pointer,
-            NAME,
-            _allow_write_origin(view),
-            key=False,
-        )
-    return None
-
-
-def _shadowed(
-    rule: str, what: str, kind: str, layer: Layer, pointer: str, origin: Location
-) -> Finding:
-    return report(
-        USER_ALLOW_SHADOWED,
-        f"allow rule '{quoted(rule)}' names what {what} covers; Claude evaluates {kind} rules "
-        "before allow rules, so the policy still holds while that rule is there — remove the "
-        "allow entry",
-        layer,
-        pointer,
-        NAME,
-        [origin],
-        key=False,
-    )
 
 
 def _sandbox_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) -> list[Finding]:
@@ -451,7 +324,7 @@ def _write_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Fin
         layer,
         pointer,
         NAME,
-        _allow_write_origin(view),
+        srt_key(view.policy, "/filesystem/allowWrite"),
         key=False,
     )
 

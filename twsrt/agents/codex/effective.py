@@ -75,40 +75,7 @@ def _selected_profile(ctx: Context) -> str:
 def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[Finding]:
     doc: dict[str, Any] = layer.value
     profile = layer.path.name[: -len(PROFILE_SUFFIX)]
-    out: list[Finding] = []
-    ours = _selected_profile(view.ctx)
-    wider: Location | None = None  # where this file replaces the policy's sandbox
-    selected = doc.get("default_permissions")
-    if isinstance(selected, str) and selected != ours and not view.ctx.full_access:
-        related = [sandbox_origin(view.policy)]
-        table = _permissions_table(selected, layer, main)
-        if table is not None:
-            related.append(table)
-        found = report(
-            CODEX_OTHER_PERMISSIONS,
-            f"`codex --profile {profile}` selects permissions '{quoted(selected)}' instead of "
-            f"'{quoted(ours)}', so the policy's filesystem and network rules do not apply in that "
-            "profile",
-            layer,
-            "/default_permissions",
-            NAME,
-            related,
-        )
-        out.append(found)
-        wider = found.location
-    mode = doc.get("sandbox_mode")
-    if isinstance(mode, str) and not view.ctx.full_access:
-        found = report(
-            CODEX_LEGACY_SANDBOX,
-            f"legacy 'sandbox_mode' in {layer.display} makes `codex --profile {profile}` ignore "
-            "default_permissions and the twsrt profile; remove it",
-            layer,
-            "/sandbox_mode",
-            NAME,
-            [sandbox_origin(view.policy)],
-        )
-        out.append(found)
-        wider = wider or found.location
+    out, wider = _profile_sandbox(doc, profile, layer, main, view)
     redefined = doc.get("permissions", {})
     if isinstance(redefined, dict) and target.PROFILE in redefined and not view.ctx.full_access:
         out.append(
@@ -147,6 +114,48 @@ def _check_profile(layer: Layer, main: Layer | None, view: PolicyView) -> list[F
             )
         )
     return out
+
+
+def _profile_sandbox(
+    doc: dict[str, Any], profile: str, layer: Layer, main: Layer | None, view: PolicyView
+) -> tuple[list[Finding], Location | None]:
+    """A profile file that selects other permissions or a legacy sandbox mode, and where the
+    first of them replaces the policy's sandbox (None when neither does)."""
+    out: list[Finding] = []
+    ours = _selected_profile(view.ctx)
+    wider: Location | None = None  # where this file replaces the policy's sandbox
+    selected = doc.get("default_permissions")
+    if isinstance(selected, str) and selected != ours and not view.ctx.full_access:
+        related = [sandbox_origin(view.policy)]
+        table = _permissions_table(selected, layer, main)
+        if table is not None:
+            related.append(table)
+        found = report(
+            CODEX_OTHER_PERMISSIONS,
+            f"`codex --profile {profile}` selects permissions '{quoted(selected)}' instead of "
+            f"'{quoted(ours)}', so the policy's filesystem and network rules do not apply in that "
+            "profile",
+            layer,
+            "/default_permissions",
+            NAME,
+            related,
+        )
+        out.append(found)
+        wider = found.location
+    mode = doc.get("sandbox_mode")
+    if isinstance(mode, str) and not view.ctx.full_access:
+        found = report(
+            CODEX_LEGACY_SANDBOX,
+            f"legacy 'sandbox_mode' in {layer.display} makes `codex --profile {profile}` ignore "
+            "default_permissions and the twsrt profile; remove it",
+            layer,
+            "/sandbox_mode",
+            NAME,
+            [sandbox_origin(view.policy)],
+        )
+        out.append(found)
+        wider = wider or found.location
+    return out, wider
 
 
 def _permissions_table(name: str, *layers: Layer | None) -> Location | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from os.path import lexists  # False, never an error, for a name no file can have
 from pathlib import Path
+from typing import Any
 
 from twsrt.agents import deepcode as target
 from twsrt.agents.base import Context
@@ -25,6 +26,7 @@ from twsrt.effective import (
     strings,
 )
 from twsrt.findings import Finding, quoted
+from twsrt.policy import Policy
 from twsrt.rules import (
     USER_ALLOW_SHADOWED,
     USER_SKIPS_APPROVAL,
@@ -84,6 +86,15 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
                 related,
             )
         )
+    out += _shadowed_allows(layer, permissions, policy)
+    if view.sandboxed:
+        out += _sandbox_widened(layer, permissions, view)
+    return out
+
+
+def _shadowed_allows(layer: Layer, permissions: Any, policy: Policy) -> list[Finding]:
+    """Bash allow rules that name what a policy deny or ask covers (the policy still holds)."""
+    out: list[Finding] = []
     for rule, pointer in strings(child(permissions, "allow"), "/permissions/allow"):
         tool, _, rest = rule.partition("(")
         if tool != "Bash" or not rest.endswith(")"):
@@ -106,8 +117,12 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
                     )
                 )
                 break
-    if not view.sandboxed:
-        return out
+    return out
+
+
+def _sandbox_widened(layer: Layer, permissions: Any, view: PolicyView) -> list[Finding]:
+    """Extra write roots and commands run outside the sandbox."""
+    out: list[Finding] = []
     for path, pointer in strings(
         child(permissions, "additionalDirectories"), "/permissions/additionalDirectories"
     ):
@@ -124,7 +139,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
                     layer,
                     pointer,
                     NAME,
-                    srt_key(policy, "/filesystem/allowWrite"),
+                    srt_key(view.policy, "/filesystem/allowWrite"),
                     key=False,
                 )
             )
@@ -138,7 +153,7 @@ def _check(layer: Layer, view: PolicyView) -> list[Finding]:
                 layer,
                 pointer,
                 NAME,
-                [sandbox_origin(policy)],
+                [sandbox_origin(view.policy)],
                 key=False,
             )
         )
