@@ -173,9 +173,6 @@ def claude_srt_settings(
     def rules(pairs: list[tuple[str, str]], tool: str) -> list[str]:
         return [rpath(spec) for name, spec in pairs if name == tool]
 
-    def domains(pairs: list[tuple[str, str]]) -> list[str]:
-        return [s[7:] for n, s in pairs if n == "WebFetch" and s.startswith("domain:")]
-
     fs_in = _table(sandbox, "filesystem")
     filesystem = {k: json.loads(json.dumps(v)) for k, v in fs_in.items()}
     filesystem["denyRead"] = _unique(
@@ -192,15 +189,34 @@ def claude_srt_settings(
     filesystem.pop("allowManagedReadPathsOnly", None)
     out["filesystem"] = filesystem
 
+    out["network"] = _network(sandbox, allow, deny, spath)
+    _finish(out, spath)
+    return out
+
+
+def _domains(pairs: list[tuple[str, str]]) -> list[str]:
+    return [s[7:] for n, s in pairs if n == "WebFetch" and s.startswith("domain:")]
+
+
+def _network(
+    sandbox: dict[str, Any],
+    allow: list[tuple[str, str]],
+    deny: list[tuple[str, str]],
+    spath: Callable[[Any], Any],
+) -> dict[str, Any]:
+    """srt's network section: the settings' hosts plus the WebFetch domain rules."""
     net_in = _table(sandbox, "network")
     network = {k: json.loads(json.dumps(v)) for k, v in net_in.items()}
-    network["allowedDomains"] = _unique(_strings(net_in, "allowedDomains") + domains(allow))
-    network["deniedDomains"] = _unique(_strings(net_in, "deniedDomains") + domains(deny))
+    network["allowedDomains"] = _unique(_strings(net_in, "allowedDomains") + _domains(allow))
+    network["deniedDomains"] = _unique(_strings(net_in, "deniedDomains") + _domains(deny))
     if "allowUnixSockets" in net_in:
         network["allowUnixSockets"] = [spath(p) for p in _strings(net_in, "allowUnixSockets")]
     network.pop("allowManagedDomainsOnly", None)
-    out["network"] = network
+    return network
 
+
+def _finish(out: dict[str, Any], spath: Callable[[Any], Any]) -> None:
+    """Credential file paths mapped as the sandbox paths are, and the lists srt requires."""
     credentials = out.get("credentials")
     if isinstance(credentials, dict) and isinstance(credentials.get("files"), list):
         credentials["files"] = [
@@ -212,7 +228,6 @@ def claude_srt_settings(
         if isinstance(part, dict):
             for key in keys:
                 part.setdefault(key, [])
-    return out
 
 
 def launch_dir_writable(m: Mismatch) -> Finding | None:
