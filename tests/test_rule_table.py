@@ -8,100 +8,35 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import rule_cases_policy
+from support import (
+    rule_cases_engines,
+    rule_cases_hosts,
+    rule_cases_layers,
+    rule_cases_loading,
+    rule_cases_policy,
+    rule_cases_scopes,
+)
 from support.rule_cases import Case, findings_of, write_all
 from support.sandbox import make_sandbox
 
 from twsrt.rules import CATALOG
 
-CASES: list[Case] = [*rule_cases_policy.CASES]
+CASES: list[Case] = [
+    *rule_cases_loading.CASES,
+    *rule_cases_policy.CASES,
+    *rule_cases_hosts.CASES,
+    *rule_cases_layers.CASES,
+    *rule_cases_scopes.CASES,
+    *rule_cases_engines.CASES,
+]
 
 # Rules no command of the package can emit today (the evidence is in the lead's report); the
 # lead decides whether each goes or gets its emitter. Never a place for a rule that is only
 # hard to reach.
 DEAD_RULES: set[str] = set()
 
-# Rules whose case is still to be written (issue 27 item 5 lands family by family): only ever
-# shrinks. A rule added to the catalog is in none of the sets, so the meta-test names it.
-PENDING: set[str] = {
-    "TWS001",
-    "TWS002",
-    "TWS003",
-    "TWS004",
-    "TWS005",
-    "TWS006",
-    "TWS008",
-    "TWS009",
-    "TWS010",
-    "TWS012",
-    "TWS013",
-    "TWS014",
-    "TWS015",
-    "TWS016",
-    "TWS017",
-    "TWS018",
-    "TWS019",
-    "TWS020",
-    "TWS023",
-    "TWS101",
-    "TWS102",
-    "TWS103",
-    "TWS201",
-    "TWS202",
-    "TWS209",
-    "TWS215",
-    "TWS220",
-    "TWS221",
-    "TWS222",
-    "TWS223",
-    "TWS225",
-    "TWS226",
-    "TWS227",
-    "TWS228",
-    "TWS240",
-    "TWS241",
-    "TWS242",
-    "TWS302",
-    "TWS303",
-    "TWS304",
-    "TWS305",
-    "TWS406",
-    "TWS418",
-    "TWS423",
-    "TWS445",
-    "TWS446",
-    "TWS447",
-    "TWS448",
-    "TWS449",
-    "TWS450",
-    "TWS451",
-    "TWS457",
-    "TWS458",
-    "TWS466",
-    "TWS469",
-    "TWS503",
-    "TWS504",
-    "TWS505",
-    "TWS506",
-    "TWS601",
-    "TWS602",
-    "TWS603",
-    "TWS604",
-    "TWS605",
-    "TWS606",
-    "TWS607",
-    "TWS608",
-    "TWS609",
-    "TWS610",
-    "TWS611",
-    "TWS612",
-    "TWS613",
-    "TWS614",
-    "TWS615",
-    "TWS616",
-    "TWS617",
-    "TWS625",
-}
+# one worker runs the table (--dist loadgroup, as tests/run.sh), so each fixture runs once
+pytestmark = pytest.mark.xdist_group("rule_table")
 
 CASE_OF = {rule: case for case in reversed(CASES) for rule in case.rules}
 _FOUND: dict[str, dict[str, set[tuple[str, str]]]] = {}  # case name -> its run's findings
@@ -123,8 +58,8 @@ def test_the_rule_fires(rule_id: str, tmp_path_factory: pytest.TempPathFactory) 
     assert found, f"{case.name} emits no {rule_id}"
     places = {where for got, where in found if got == level}
     assert places, f"{rule_id} is {level} in the catalog, {case.name} emits {found}"
-    where = case.rules[rule_id]
-    assert not where or where in places, f"{rule_id} at {sorted(places)}, not {where}"
+    where = case.rules[rule_id]  # a path outside the sandbox is pinned by its tail
+    assert any(place.endswith(where) for place in places), f"{rule_id} not at {where}: {places}"
 
 
 def test_every_rule_has_a_case() -> None:
@@ -133,5 +68,5 @@ def test_every_rule_has_a_case() -> None:
     cased = set(CASE_OF)
     assert cased <= set(CATALOG), f"cases for rules not in the catalog: {cased - set(CATALOG)}"
     assert not DEAD_RULES & cased, "a rule with a case is not dead"
-    assert not PENDING & cased, f"cased, so no longer pending: {sorted(PENDING & cased)}"
-    assert cased | DEAD_RULES | PENDING == set(CATALOG)
+    missing = set(CATALOG) - cased - DEAD_RULES
+    assert not missing, f"rules no case proves to fire: {sorted(missing)}"

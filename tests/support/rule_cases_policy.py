@@ -61,6 +61,7 @@ CREDENTIALS_SRT = {
         ],
     },
     "allowNestedUserNamespaces": False,
+    "bwrapPath": "/opt/elsewhere/bwrap",
 }
 
 GLOBS_SRT = {
@@ -154,11 +155,12 @@ CASES = [
     Case(
         "claude-credentials-and-keys",
         {
-            "TWS212": "",
+            "TWS212": "twsrt.toml",
             "TWS402": ".srt-settings.json:39:7",
             "TWS405": ".srt-settings.json:26:5",
-            "TWS413": "",
+            "TWS413": "twsrt.toml",
             "TWS415": ".srt-settings.json:35:7",
+            "TWS506": ".srt-settings.json:58:3",
         },
         commands=MODES,
         files={"twsrt.toml": config(CLAUDE), ".srt-settings.json": CREDENTIALS_SRT},
