@@ -77,6 +77,24 @@ def config(targets: str, extra: str = "", head: str = 'home = "/home/user"\n') -
     )
 
 
+# a profile of two fragments, each named by its srt file (``base``, ``two``)
+PROFILES = """\
+profile = "home"
+
+[fragments.base]
+srt = "{base}"
+bash_rules = "bash-rules.json"
+
+[fragments.two]
+srt = "{two}"
+
+[profiles.home]
+extends = ["base", "two"]
+
+[profiles.home.targets]
+claude_settings = "home/.claude/settings.full.json"
+"""
+
 ALL_TARGETS = """\
 claude_settings = "home/.claude/settings.full.json"
 claude_settings_yolo = "home/.claude/settings.yolo.json"

@@ -8,31 +8,14 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from support.rule_cases import Case, config, make_dir
+from support.rule_cases import PROFILES, Case, config, make_dir
 from support.sandbox import Sandbox
 
 CLAUDE = 'claude_settings = "home/.claude/settings.full.json"\n'
 CODEX = 'codex_config = "home/.codex/config.toml"\ncodex_rules = "home/.codex/rules/twsrt.rules"\n'
 COPILOT = 'copilot_settings = "home/.copilot/settings.json"\n'
 
-FRAGMENTS = """\
-home = "/home/user"
-checkout = "~/dotfiles"
-profile = "home"
-
-[fragments.base]
-srt = "base.srt.json"
-bash_rules = "bash-rules.json"
-
-[fragments.two]
-srt = "{two}"
-
-[profiles.home]
-extends = ["base", "two"]
-
-[profiles.home.targets]
-claude_settings = "home/.claude/settings.full.json"
-"""
+FRAGMENTS = 'home = "/home/user"\ncheckout = "~/dotfiles"\n' + PROFILES
 
 
 def root_above_home(box: Sandbox) -> None:
@@ -171,7 +154,7 @@ CASES = [
         },
         (("check", "-v"),),
         files={
-            "twsrt.toml": FRAGMENTS.format(two="two.json"),
+            "twsrt.toml": FRAGMENTS.format(base="base.srt.json", two="two.json"),
             "base.srt.json": {"filesystem": {"denyRead": ["~/.aws"]}},
             "two.json": {"filesystem": {"allowRead": ["~/.aws/"]}},
         },

@@ -5,29 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from support.rule_cases import Case, config
+from support.rule_cases import PROFILES, Case, config
 from support.sandbox import DEFAULT_CONFIG, Sandbox
 
 CLAUDE = 'claude_settings = "home/.claude/settings.full.json"\n'
 GEN_W = (("generate", "-w"),)
 CHECK = (("check",),)
 
-PROFILES = """\
-profile = "home"
-
-[fragments.base]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[fragments.two]
-srt = "two.srt.json"
-
-[profiles.home]
-extends = ["base", "two"]
-
-[profiles.home.targets]
-claude_settings = "home/.claude/settings.full.json"
-"""
+TWO = PROFILES.format(base=".srt-settings.json", two="two.srt.json")
 
 PROJECT = """\
 [sources]
@@ -170,7 +155,7 @@ CASES = [
             "TWS014": "twsrt.toml:16:2",
         },
         CHECK,
-        files={"twsrt.toml": PROFILES + '\n[sources]\nsrt = "x.json"\n', "two.srt.json": "{}\n"},
+        files={"twsrt.toml": TWO + '\n[sources]\nsrt = "x.json"\n', "two.srt.json": "{}\n"},
     ),
     Case(
         "profile-not-selected",
@@ -178,7 +163,7 @@ CASES = [
             "TWS015": "twsrt.toml:10:2",
         },
         (("check", "--profile", "nosuch"),),
-        files={"twsrt.toml": PROFILES, "two.srt.json": "{}\n"},
+        files={"twsrt.toml": TWO, "two.srt.json": "{}\n"},
     ),
     Case(
         "fragment-value-conflict",
@@ -187,7 +172,7 @@ CASES = [
         },
         CHECK,
         files={
-            "twsrt.toml": PROFILES,
+            "twsrt.toml": TWO,
             "two.srt.json": {"network": {"httpProxyPort": 1234}},
             ".srt-settings.json": {"network": {"httpProxyPort": 8080}},
         },
