@@ -151,7 +151,7 @@ def test_naming_and_confinement_travel_with_the_config(
     reads anywhere; the CLI's (``repo_names``) names them from the repository root; only a
     config ``confined`` to the repository refuses a read outside it. No call changes the next."""
     from twsrt.findings import TwsrtError
-    from twsrt.run import find_config
+    from twsrt.invocation import find_config
     from twsrt.sources import read_json_source
 
     for key, value in sandbox.env().items():

@@ -17,11 +17,11 @@ from support.sandbox import Sandbox
 from twsrt import rules
 from twsrt.config import Config, Selection
 from twsrt.findings import finding
+from twsrt.invocation import mode_line
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, selection_text
 from twsrt.reports import REPORTERS, RenderOptions, render
 from twsrt.reports.probes import junit_xml, modes_line, render_json, render_text
-from twsrt.run import mode_line
 from twsrt.testing.model import ProbeReport
 
 BY_FLAG = Selection("work", "--profile", Location("twsrt.toml", 7, 1, "profiles.work"))

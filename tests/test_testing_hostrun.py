@@ -59,8 +59,8 @@ def line_of(path: Path, key: str) -> int:
 
 
 def context(sandbox: Sandbox, srt: dict[str, Any]) -> Any:
-    from twsrt.run import context as make
-    from twsrt.run import find_config
+    from twsrt.invocation import context as make
+    from twsrt.invocation import find_config
     from twsrt.sources import load_policy
 
     sandbox.write(".srt-settings.json", srt)

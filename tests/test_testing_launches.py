@@ -36,7 +36,7 @@ SRT = {
 
 
 def attacks_of(sandbox: Sandbox, srt: dict[str, Any] = SRT, config: str = "") -> list[Any]:
-    from twsrt.run import context, find_config
+    from twsrt.invocation import context, find_config
     from twsrt.sources import load_policy
 
     sandbox.write(".srt-settings.json", srt)

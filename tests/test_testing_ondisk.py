@@ -30,8 +30,8 @@ class Here:
 
 
 def context(sandbox: Sandbox, yolo: bool = False) -> Any:
-    from twsrt.run import context as make
-    from twsrt.run import find_config
+    from twsrt.invocation import context as make
+    from twsrt.invocation import find_config
     from twsrt.sources import load_policy
 
     config = find_config(str(sandbox.repo / "twsrt.toml"), repo_names=True)

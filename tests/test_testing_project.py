@@ -101,7 +101,7 @@ def test_a_project_file_anchors_relative_paths_at_the_project_root() -> None:
 
 
 def test_the_claude_engine_reads_the_project_file(sandbox: Sandbox) -> None:
-    from twsrt.run import context, find_config
+    from twsrt.invocation import context, find_config
     from twsrt.sources import load_policy
 
     user = sandbox.repo.joinpath("twsrt.toml").read_text()  # its user key has no project use

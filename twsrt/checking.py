@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from twsrt.agents import AGENTS, effective_findings
-from twsrt.agents.base import Context
+from twsrt.agents import AGENTS
 from twsrt.config import Config
 from twsrt.configload import discover, load_config
 from twsrt.drift import drift_findings
 from twsrt.findings import Finding, Level, TwsrtError, fail
+from twsrt.invocation import Invocation, context, find_config_error, select_agents
 from twsrt.lints import lint_policy
 from twsrt.locations import git_root, home_dir, repo_root
 from twsrt.outcome import Outcome
 from twsrt.policy import Policy
 from twsrt.report import CheckedFile, CheckReport
-from twsrt.run import context, find_config_error, fix_command, select_agents
+from twsrt.request import Request
 from twsrt.safeio import real
 from twsrt.sources import read_sources
 from twsrt.suppressions import by_rule, first_match, ignore_findings, suppressions
@@ -38,28 +37,38 @@ def run_check(
     sandbox: str | None = None,
     scope: ScopeRequest | None = None,
     user_config: Path | None = None,
+    *,
+    profile: str | None = None,
+) -> CheckReport:
+    """``check_report`` of the request these name."""
+    request = Request(explicit_config, profile, scope, agent, yolo, sandbox, fail_on)
+    return check_report(request, no_ignores, user_config)
+
+
+def check_report(
+    request: Request, no_ignores: bool = False, user_config: Path | None = None
 ) -> CheckReport:
     """Load, lint, compile and compare. A config it cannot use (none found, unreadable,
     invalid) does not raise: it becomes an aborted report (exit code 2) whose findings say why,
-    so every requested output, CI's included, carries the reason. ``user_config``:
-    ``--user-config``, the user policy a project-scope check compares with (userpolicy.py)."""
+    so every requested output, CI's included, carries the reason. ``no_ignores``: report
+    suppressed findings too; ``user_config``: ``--user-config``, the user policy a
+    project-scope check compares with (userpolicy.py)."""
     cwd, home = Path.cwd(), home_dir()
     # every file is named relative to the repository root, so that reports (SARIF, JUnit,
     # annotations) carry repo-relative paths even when run from a subdirectory; before a
     # config is found, the working repository's
     root = repo_root(cwd)
     try:
-        path = discover(explicit_config, cwd, home, root)
+        path = discover(request.config, cwd, home, root)
         if path is None:
             raise find_config_error(home, cwd, root)
     except TwsrtError as exc:
-        return aborted_report(exc, fail_on, root)
+        return aborted_report(exc, request.fail_on, root)
     root = repo_root(real(path))
     try:
-        named = (scope, user_config)
-        return _run_check(path, home, cwd, root, agent, yolo, fail_on, no_ignores, sandbox, named)
+        return _run_check(request, path, home, cwd, root, no_ignores, user_config)
     except TwsrtError as exc:
-        return aborted_report(exc, fail_on, root)
+        return aborted_report(exc, request.fail_on, root)
 
 
 def check_outcome(
@@ -94,35 +103,34 @@ def aborted_report(error: TwsrtError, fail_on: Level | None, root: Path) -> Chec
 
 
 def _run_check(
+    request: Request,
     path: Path,
     home: Path,
     cwd: Path,
     root: Path,
-    agent: str | None,
-    yolo: bool,
-    fail_on: Level | None,
     no_ignores: bool,
-    sandbox: str | None,
-    named: tuple[ScopeRequest | None, Path | None] = (None, None),
+    user_config: Path | None,
 ) -> CheckReport:
-    """``named``: what the command line named, the scope (--project/--managed) and the user
-    policy (--user-config)."""
-    scope, user_config = named
-    config = load_config(path, home, cwd, display_root=root, scope=scope)
+    """``user_config``: the user policy the command line named (--user-config)."""
+    config = load_config(
+        path, home, cwd, display_root=root, scope=request.scope, profile=request.profile
+    )
     if user_config is not None:
         from twsrt.userpolicy import with_user_config
 
         config = with_user_config(config, user_config)
     settings = config.check
-    report = CheckReport(fail_on=fail_on or Level(settings.get("fail_on", "error")), root=root)
+    report = CheckReport(
+        fail_on=request.fail_on or Level(settings.get("fail_on", "error")), root=root
+    )
     report.selection, report.scope = config.selection, config.scope
     report.checked.append(CheckedFile(config.display, "config"))
     from twsrt.placement import placement_findings
 
     git = git_root(real(path))
-    placement = placement_findings(config, git, yolo)  # before anything is read
+    placement = placement_findings(config, git, request.yolo)  # before anything is read
     config = config.confined(git)
-    findings = placement + _check(config, agent, yolo, report, sandbox, placement)
+    findings = placement + _check(request, config, report, placement)
     findings += config.scope_findings
     findings += ignore_findings(config)
     ignores = by_rule([] if no_ignores else suppressions(config))
@@ -151,12 +159,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def _check(
-    config: Config,
-    agent: str | None,
-    yolo: bool,
-    report: CheckReport,
-    sandbox: str | None,
-    placement: list[Finding],
+    request: Request, config: Config, report: CheckReport, placement: list[Finding]
 ) -> list[Finding]:
     """Everything after the config; targets (or sources) a placement finding names are
     neither read nor compiled."""
@@ -170,13 +173,14 @@ def _check(
     if read.policy is None:
         return findings  # an invalid source cannot be compiled safely
     policy = read.policy
-    findings += _policy_findings(policy, config, agent)
-    ctx = context(config, policy, yolo, sandbox)
+    findings += _policy_findings(policy, config, request.agent)
+    ctx = context(config, policy, request.yolo, request.sandbox)
+    invocation = Invocation(request, config, policy, ctx)
     report.sandbox_mode = ctx.sandbox_mode
     blocked = blocked_agents(placement)
-    for name in select_agents(agent, config):
+    for name in invocation.agents:
         if name not in blocked:
-            findings += _agent_findings(name, ctx, config, report)
+            findings += _agent_findings(name, invocation, report)
     report.checked = list(dict.fromkeys(report.checked))
     return findings
 
@@ -210,19 +214,14 @@ def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[
     return findings
 
 
-def _agent_findings(name: str, ctx: Context, config: Config, report: CheckReport) -> list[Finding]:
+def _agent_findings(name: str, invocation: Invocation, report: CheckReport) -> list[Finding]:
     """One agent: each mode compiled and compared with its files (the requested mode, plus yolo
     when a yolo target is configured), then the effective configuration it loads."""
-    module = AGENTS[name]
-    modes = [True] if ctx.yolo else [False]
-    if not ctx.yolo and any(
-        t.yolo_of is not None and t.key in config.targets for t in module.spec.targets
-    ):
-        modes.append(True)
+    config = invocation.config
     findings: list[Finding] = []
-    for mode in modes:
+    for mode in invocation.modes(name, other=False):
         try:
-            result = module.compile(replace(ctx, yolo=mode))
+            result = invocation.compile(name, mode)
         except TwsrtError as exc:
             findings += [_with_agent(item, name) for item in exc.findings]
             continue
@@ -231,10 +230,10 @@ def _agent_findings(name: str, ctx: Context, config: Config, report: CheckReport
             continue
         for drift in result.drift:
             report.checked.append(CheckedFile(drift.display, "target", name))
-            findings += drift_findings(drift, result, config, fix_command(ctx))
-    if any(key in config.targets for key in module.target_keys):
+            findings += drift_findings(drift, result, config, invocation.fix_command())
+    if any(key in config.targets for key in AGENTS[name].target_keys):
         # user keys and other config layers the agent loads (one pass over every mode's files)
-        findings += effective_findings(ctx, name)
+        findings += invocation.effective(name)
     return findings
 
 

@@ -15,6 +15,7 @@ from twsrt.agents import AGENTS  # import-free until an agent is looked up: the 
 from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors, show_error
 from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome
 from twsrt.reports import REPORTERS, RenderOptions
+from twsrt.request import Request
 from twsrt.testing.registry import ENGINES  # the --engine choices, read when parsed
 
 # kept in step with twsrt.config.SANDBOX_MODES by a test
@@ -46,24 +47,33 @@ sandbox_option = click.option(
 )
 
 
-def _scope_chosen(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    """``--project DIR``/``--managed DIR`` kept as the run's ``scopes.ScopeRequest``."""
-    if value is not None:
-        if "twsrt.scope" in ctx.meta:
-            raise click.UsageError("--project and --managed exclude each other", ctx=ctx)
-        from twsrt.scopes import ScopeRequest
+def _scope_chosen(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--project DIR``/``--managed DIR`` as a ``scopes.ScopeRequest``; the second of the two
+    on a command line is refused where it stands (``ctx.params`` holds the options parsed)."""
+    if value is None:
+        return None
+    if any(ctx.params.get(name) is not None for name in ("project", "managed")):
+        raise click.UsageError("--project and --managed exclude each other", ctx=ctx)
+    from twsrt.scopes import ScopeRequest
 
-        ctx.meta["twsrt.scope"] = ScopeRequest.of(str(param.name), value, Path.cwd())
+    return ScopeRequest.of(str(param.name), value, Path.cwd())
 
 
 def _scope_option(scope: str, what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    return click.option(
-        f"--{scope}", metavar="DIR", expose_value=False, callback=_scope_chosen, help=what
-    )
+    return click.option(f"--{scope}", metavar="DIR", callback=_scope_chosen, help=what)
 
 
 project_option = _scope_option("project", "Work on DIR's project files, not the user's.")
 managed_option = _scope_option("managed", "Work on the managed files of the output tree DIR.")
+
+
+def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What generate, diff and check share, in their help order: --sandbox, --project,
+    --managed, -c/--config, --profile; the click context; bad input reported (exits)."""
+    func = click.pass_context(report_errors(func))
+    for option in (config_option, managed_option, project_option, sandbox_option):
+        func = option(func)
+    return func
 
 
 def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -88,13 +98,23 @@ def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
     "-v", "--verbose", is_flag=True, help="Also print notes (as each command's own -v does)."
 )
 @click.pass_context
-def cli(ctx: click.Context, config: str | None, verbose: bool) -> None:
+def cli(ctx: click.Context, config: str | None, profile: str | None, verbose: bool) -> None:
     """Compile one canonical sandbox policy into every AI coding agent's config."""
-    ctx.obj = {"config": config, "verbose": verbose}
+    ctx.obj = {"config": config, "profile": profile, "verbose": verbose}
 
 
-def _config(ctx: click.Context, config: str | None) -> str | None:
-    return config or (ctx.obj or {}).get("config")
+def _request(ctx: click.Context, common: dict[str, Any], **fields: Any) -> Request:
+    """The command's ``Request``: -c/--config and --profile given to the command or, before it,
+    to the group (the command's own wins), ``--project``/``--managed`` as its scope (taken out
+    of ``common``, the command's keyword arguments), the other ``fields`` as parsed."""
+    group = ctx.obj or {}
+    project, managed = common.pop("project", None), common.pop("managed", None)
+    return Request(
+        config=common.pop("config") or group.get("config"),
+        profile=common.pop("profile") or group.get("profile"),
+        scope=project or managed,
+        **fields,
+    )
 
 
 def _verbose(ctx: click.Context, verbose: bool) -> bool:
@@ -133,12 +153,7 @@ def _finish(outcome: Outcome) -> NoReturn:
     is_flag=True,
     help="With --write: exit 1 when a file was changed (for the pre-commit hook).",
 )
-@sandbox_option
-@project_option
-@managed_option
-@config_option
-@click.pass_context
-@report_errors
+@_run_options
 def generate(
     ctx: click.Context,
     agent: str | None,
@@ -148,35 +163,30 @@ def generate(
     verbose: bool,
     exit_code: bool,
     sandbox: str | None,
-    config: str | None,
+    **common: Any,
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
-    from twsrt.generating import GenerateOptions, generate
+    from twsrt.generating import GenerateOptions, generate_request
 
-    options = GenerateOptions(write, dry_run, _verbose(ctx, verbose), exit_code)
-    scope = ctx.meta.get("twsrt.scope")
-    _finish(generate(_config(ctx, config), agent, yolo, sandbox, options, scope))
+    verbose = _verbose(ctx, verbose)
+    request = _request(ctx, common, agent=agent, yolo=yolo, sandbox=sandbox, verbose=verbose)
+    _finish(generate_request(request, GenerateOptions(write, dry_run, verbose, exit_code)))
 
 
 @cli.command()
 @click.argument("agent", required=False, type=AgentChoice())
 @click.option("--yolo", is_flag=True, help="Compare against the yolo target files.")
-@sandbox_option
-@project_option
-@managed_option
-@config_option
-@click.pass_context
-@report_errors
+@_run_options
 def diff(
-    ctx: click.Context, agent: str | None, yolo: bool, sandbox: str | None, config: str | None
+    ctx: click.Context, agent: str | None, yolo: bool, sandbox: str | None, **common: Any
 ) -> None:
     """Compare generated configs with the files on disk.
 
     Exit 0: no drift, 1: drift detected, 2: a target file is missing.
     """
-    from twsrt import run
+    from twsrt.run import diff_outcome
 
-    _finish(run.diff(_config(ctx, config), agent, yolo, sandbox, ctx.meta.get("twsrt.scope")))
+    _finish(diff_outcome(_request(ctx, common, agent=agent, yolo=yolo, sandbox=sandbox)))
 
 
 @cli.command()
@@ -204,12 +214,7 @@ def diff(
 )
 @click.option("-q", "--quiet", is_flag=True, help="Only failing findings, no summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also notes and suppressed findings.")
-@sandbox_option
-@project_option
-@managed_option
-@config_option
-@click.pass_context
-@report_errors
+@_run_options
 def check(
     ctx: click.Context,
     agent: str | None,
@@ -221,27 +226,27 @@ def check(
     quiet: bool,
     verbose: bool,
     sandbox: str | None,
-    config: str | None,
-    **report_files: str | None,
+    **common: Any,
 ) -> None:
     """Validate the sources, recompile every target in memory, report findings (read-only).
 
     Exit 0: nothing at or above --fail-on; 1: findings at or above it; 2: no usable config or
     bad usage; 3: internal error. The output format never changes the exit code.
     """
-    from twsrt.checking import check_outcome, run_check
+    from twsrt.checking import check_outcome, check_report
     from twsrt.findings import Level
 
     verbose = _verbose(ctx, verbose)
     if quiet and verbose:
         raise click.UsageError("-q/--quiet and -v/--verbose exclude each other", ctx=ctx)
-    threshold = Level(fail_on) if fail_on else None
-    scope = ctx.meta.get("twsrt.scope")
+    level = Level(fail_on) if fail_on else None
+    asked = {"agent": agent, "yolo": yolo, "sandbox": sandbox, "fail_on": level, "quiet": quiet}
+    request = _request(ctx, common, output_format=output_format, verbose=verbose, **asked)
+    # what is left of the keyword arguments: the --<format> FILE options, in registry order
+    files = {name.removesuffix("_file"): path for name, path in common.items() if path}
     named = (Path.cwd() / user_config.expanduser()) if user_config else None
-    args = (agent, yolo, threshold, no_ignores, sandbox, scope, named)
-    report = run_check(_config(ctx, config), *args)
+    report = check_report(request, no_ignores, named)
     colour = REPORTERS[output_format].coloured and _colour()
-    files = {name.removesuffix("_file"): path for name, path in report_files.items() if path}
     options = RenderOptions(verbose=verbose, quiet=quiet, colour=colour)
     _finish(check_outcome(report, output_format, options, files))
 
@@ -258,14 +263,14 @@ def check(
 @config_option
 @click.pass_context
 @report_errors
-def show(ctx: click.Context, output_format: str, config: str | None) -> None:
+def show(ctx: click.Context, output_format: str, **common: Any) -> None:
     """Print the policy a run composes, each entry with the file:line:col that set it.
 
     Exit 0; 2: no usable config, or a source that cannot be read or is invalid.
     """
-    from twsrt.showing import show_outcome
+    from twsrt.showing import show_request
 
-    _finish(show_outcome(_config(ctx, config), output_format))
+    _finish(show_request(_request(ctx, common, output_format=output_format)))
 
 
 @cli.command()
@@ -322,7 +327,7 @@ def test_command(
     timeout: float,
     strict: bool,
     verbose: bool,
-    config: str | None,
+    **common: Any,
 ) -> None:
     """Prove the sandboxes enforce the policy by running probes in them, with the target
     files as they are on disk, for the configured sandbox and approval mode.
@@ -333,22 +338,10 @@ def test_command(
     """
     from twsrt.testing.run import probe_outcome
 
+    request = _request(ctx, common, yolo=yolo, sandbox=sandbox)
     options = RenderOptions(verbose=_verbose(ctx, verbose), colour=not as_json and _colour())
-    _finish(
-        probe_outcome(
-            _config(ctx, config),
-            engine,
-            keyword,
-            timeout,
-            strict,
-            sandbox=sandbox,
-            yolo=yolo,
-            as_json=as_json,
-            junit=junit,
-            options=options,
-            scope=ctx.meta.get("twsrt.scope"),
-        )
-    )
+    probes = (engine, keyword, timeout, strict)
+    _finish(probe_outcome(request, *probes, as_json=as_json, junit=junit, options=options))
 
 
 def _agent_list(
@@ -414,7 +407,7 @@ def init(force: bool, directory: Path | None, repo: Path | None, agents: list[st
 @config_option
 @click.pass_context
 @report_errors
-def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
+def edit(ctx: click.Context, source: str | None, **common: Any) -> None:
     """Open a source (srt, bash, a fragment's NAME.srt) in $EDITOR, then validate it; without
     SOURCE, list them. Exit: the editor's code when it fails, else 0 valid, 1 schema errors,
     2 unreadable JSON.
@@ -423,8 +416,10 @@ def edit(ctx: click.Context, source: str | None, config: str | None) -> None:
     import subprocess
 
     from twsrt import run
+    from twsrt.invocation import find_config
 
-    cfg = run.find_config(_config(ctx, config), repo_names=True)
+    request = _request(ctx, common)
+    cfg = find_config(request.config, repo_names=True, profile=request.profile)
     if source is None:
         _finish(Outcome([Line(run.sources_listing(cfg))]))
         return

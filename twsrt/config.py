@@ -6,7 +6,6 @@ validating the file is ``configload.py``'s job, above the registry."""
 from __future__ import annotations
 
 import os
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,6 @@ MODES = ("full", "yolo")  # approval modes
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 DEFAULT_SANDBOX_MODE = "workspace-write"
 PROFILE_ENV = "TWSRT_PROFILE"
-# The CLI's --profile for the command it runs (set around the command, so every stage that
-# loads the config sees it without a parameter in each signature); a library caller passes
-# ``profile=`` to ``configload.load_config`` instead.
-PROFILE_OPTION: ContextVar[str | None] = ContextVar("twsrt_profile_option", default=None)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.agents import target_specs
-from twsrt.config import MODES, PROFILE_OPTION, Config, resolve_path
+from twsrt.config import MODES, Config, resolve_path
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location, ancestors, display_path
 from twsrt.placement import refusals
@@ -90,7 +90,7 @@ def load_config(
     if any(key in data for key in ("profiles", "fragments", "profile")):
         from twsrt.profiles import apply_profiles  # socket and all: only for profiles (start-up)
 
-        config = apply_profiles(config, data, profile or PROFILE_OPTION.get())
+        config = apply_profiles(config, data, profile)
     if scope is None and "project" not in data and "managed" not in data:
         config = _user_scope(config)
     else:

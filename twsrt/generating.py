@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from twsrt.invocation import open_invocation
 from twsrt.outcome import EXIT_FINDINGS, Outcome
+from twsrt.request import Request
 from twsrt.run import (
     Compiled,
     change_display,
-    compile_agents,
+    compile_invocation,
     dry_run_report,
     notices,
     require_targets,
@@ -37,25 +39,24 @@ def generate(
     sandbox: str | None,
     options: GenerateOptions,
     scope: ScopeRequest | None = None,
+    *,
+    profile: str | None = None,
 ) -> Outcome:
+    """``generate_request`` of the request these name (files named as ``check`` names them)."""
+    request = Request(explicit_config, profile, scope, agent, yolo, sandbox)
+    return generate_request(request, options)
+
+
+def generate_request(request: Request, options: GenerateOptions) -> Outcome:
     """``twsrt generate``: previews on stdout, or the writes (all or nothing) and what each did
-    on stderr; findings and notices on stderr, the count line last; files named as ``check``
-    names them."""
+    on stderr; findings and notices on stderr, the count line last."""
     outcome = Outcome()
     with outcome.stopping():
-        compiled = compile_agents(
-            explicit_config,
-            agent,
-            yolo,
-            companions=options.write,
-            sandbox=sandbox,
-            repo_names=True,
-            scope=scope,
-            recover=options.write and not options.dry_run,
-        )
+        invocation = open_invocation(request, recover=options.write and not options.dry_run)
+        compiled = compile_invocation(invocation, companions=options.write)
         for line in compiled.recovered:
             outcome.err(f"twsrt: {line}")
-        _generate(compiled, agent, options, outcome)
+        _generate(compiled, request.agent, options, outcome)
     return outcome
 
 

@@ -206,29 +206,23 @@ def next_steps(directory: Path, agents: Sequence[str]) -> str:
 
 
 def plan_init(directory: Path | None, force: bool) -> tuple[list[Change], list[str]]:
+    """The starter files: under ~/.config/twsrt (paths under ~), or a repo-style twsrt.toml in
+    ``directory`` (paths relative to it)."""
     home = home_dir()
     if directory is None:
-        base = home / ".config" / "twsrt"
-        files = {
-            base / "config.toml": templates.USER_CONFIG.format(
-                srt="~/.srt-settings.json",
-                bash_rules="~/.config/twsrt/bash-rules.json",
-                claude="~/.claude/settings.full.json",
-                claude_yolo="~/.claude/settings.yolo.json",
-            ),
-            base / "bash-rules.json": templates.BASH_RULES,
-            home / ".srt-settings.json": templates.SRT_SETTINGS,
-        }
+        base, srt_dir = home / ".config" / "twsrt", home
+        name, at_home, at_config = "config.toml", "~/", "~/.config/twsrt/"
     else:
-        base = directory.resolve()
-        files = {
-            base / "twsrt.toml": templates.USER_CONFIG.format(
-                srt=".srt-settings.json",
-                bash_rules="bash-rules.json",
-                claude=".claude/settings.full.json",
-                claude_yolo=".claude/settings.yolo.json",
-            ),
-            base / "bash-rules.json": templates.BASH_RULES,
-            base / ".srt-settings.json": templates.SRT_SETTINGS,
-        }
+        base = srt_dir = directory.resolve()
+        name, at_home, at_config = "twsrt.toml", "", ""
+    files = {
+        base / name: templates.USER_CONFIG.format(
+            srt=f"{at_home}.srt-settings.json",
+            bash_rules=f"{at_config}bash-rules.json",
+            claude=f"{at_home}.claude/settings.full.json",
+            claude_yolo=f"{at_home}.claude/settings.yolo.json",
+        ),
+        base / "bash-rules.json": templates.BASH_RULES,
+        srt_dir / ".srt-settings.json": templates.SRT_SETTINGS,
+    }
     return _plan(files, force)

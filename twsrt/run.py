@@ -3,103 +3,27 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from twsrt.agents import AGENTS, primary_key
+from twsrt.agents import primary_key
 from twsrt.agents.base import Context, Drift, Result
-from twsrt.config import DEFAULT_SANDBOX_MODE, Config
-from twsrt.configload import CONFIG_NAMES, discover, load_config, user_config_path
+from twsrt.config import Config
 from twsrt.diffs import View, opaque, render_diff
 from twsrt.drift import drift_report
-from twsrt.findings import Finding, TwsrtError, fail
-from twsrt.locations import Location, display_path, git_root, home_dir, repo_root
+from twsrt.findings import Finding, fail
+from twsrt.invocation import Invocation, open_invocation
+from twsrt.locations import Location, display_path, git_root, repo_root
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
-from twsrt.policy import Policy
-from twsrt.report import profile_clause
-from twsrt.rules import CONFIG_INVALID, CONFIG_NOT_FOUND, TARGET_UNUSABLE
+from twsrt.request import Request
+from twsrt.rules import CONFIG_INVALID, TARGET_UNUSABLE
 from twsrt.safeio import real
-from twsrt.sources import load_policy
 from twsrt.suppressions import unsuppressed
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
 if TYPE_CHECKING:
     from twsrt.scopes import ScopeRequest
-
-
-def find_config_error(home: Path, cwd: Path, display_root: Path | None = None) -> TwsrtError:
-    """No config anywhere: located at the twsrt.toml the search would find first from every
-    directory of the repository (its root; the working directory outside a repository), so
-    an annotation or SARIF result has a file to stand on; named from ``display_root``
-    (default: ``cwd``)."""
-    return fail(
-        CONFIG_NOT_FOUND,
-        "no twsrt config found (looked for twsrt.toml or .twsrt.toml up to the git root, "
-        f"then {display_path(user_config_path(home), display_root)}); run `twsrt init` to "
-        "create one",
-        Location(display_path(repo_root(cwd) / CONFIG_NAMES[0], display_root or cwd)),
-    )
-
-
-def find_config(
-    explicit: str | None, *, repo_names: bool = False, scope: ScopeRequest | None = None
-) -> Config:
-    """The config the search finds. With ``repo_names`` (the CLI's generate, diff, edit and
-    test), a config in a git repository names files as ``check`` does: relative to the
-    repository root; else relative to the working directory (a library caller's own).
-    ``scope``: ``--project DIR``/``--managed DIR`` (see ``scopes``)."""
-    cwd = Path.cwd()
-    home = home_dir()
-    path = discover(explicit, cwd, home)
-    if path is None:
-        raise find_config_error(home, cwd)
-    root = git_root(real(path)) if repo_names else None
-    return load_config(path, home, cwd, display_root=root, scope=scope)
-
-
-def select_agents(agent: str | None, config: Config) -> list[str]:
-    """The named agent, else every agent with a target in the config (all when none has one);
-    in a project or managed run, the agents with a file in that scope (``scopes.select``)."""
-    if config.scope != "user":
-        from twsrt.scopes import select
-
-        return select(agent, config)
-    if agent:
-        return [agent]
-    configured = [
-        name
-        for name, module in AGENTS.items()
-        if any(key in config.targets for key in module.target_keys)
-    ]
-    return configured or list(AGENTS)
-
-
-def context(config: Config, policy: Policy, yolo: bool, sandbox_flag: str | None) -> Context:
-    """The run context: ``--sandbox`` wins over ``[sandbox] mode``, else workspace-write;
-    ``--yolo`` in a project or managed run is a usage error (those files have no yolo twin)."""
-    if yolo and config.scope != "user":
-        from twsrt.scopes import refuse_yolo
-
-        raise refuse_yolo(config)
-    if sandbox_flag:
-        return Context(config, policy, yolo, sandbox_flag, Location(config.display), True)
-    if config.sandbox_mode:
-        origin = config.location("/sandbox/mode")
-        return Context(config, policy, yolo, config.sandbox_mode, origin)
-    return Context(config, policy, yolo, DEFAULT_SANDBOX_MODE)
-
-
-def mode_line(ctx: Context) -> str:
-    """The resolved pair, as every preview and diff shows it (with the profile, when there
-    is one); a project or managed run names its scope and root instead of an approval mode
-    (its files apply in every mode)."""
-    config = ctx.config
-    clause = profile_clause(config.selection)
-    if config.scope != "user" and config.scope_root is not None:
-        where = config.display_path(config.scope_root) or "."
-        return f"twsrt: {config.scope} scope {where}, sandbox mode {ctx.sandbox_mode}{clause}"
-    return f"twsrt: approval mode {ctx.mode}, sandbox mode {ctx.sandbox_mode}{clause}"
 
 
 @dataclass
@@ -113,6 +37,7 @@ class Compiled:
     # the policy's own findings (lints.py: contradictions, cross-fragment conflicts, ...), the
     # same check reports, so generate counts them as check does
     lints: list[Finding] = field(default_factory=list)
+    invocation: Invocation | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -139,42 +64,33 @@ def compile_agents(
     repo_names: bool = False,
     scope: ScopeRequest | None = None,
     recover: bool = False,
+    profile: str | None = None,
 ) -> Compiled:
+    """``compile_invocation`` of the request these name (``repo_names``: as for
+    ``invocation.find_config``; ``recover``: as for ``open_invocation``)."""
+    request = Request(explicit_config, profile, scope, agent, yolo, sandbox, repo_names=repo_names)
+    return compile_invocation(open_invocation(request, recover=recover), companions)
+
+
+def compile_invocation(invocation: Invocation, companions: bool = False) -> Compiled:
     """Compile the selected agents; with ``companions``, also the other mode's files of agents
     whose yolo target is configured explicitly, so one ``generate -w`` leaves no target stale
-    (the ``settings.json`` symlink still follows the requested mode); ``repo_names``: as for
-    ``find_config``; ``scope``: ``--project``/``--managed``; ``recover``: first finish what
-    a killed ``generate -w`` of this config left half written (``journal``), before any
-    target is read."""
-    from twsrt.placement import guard
-
-    config = find_config(explicit_config, repo_names=repo_names, scope=scope)
-    recovered = []
-    if recover:
-        from twsrt.journal import recover as finish
-
-        recovered = finish(config.path.parent)
-    compiled = _compile(config.confined(guard(config, yolo)), agent, yolo, companions, sandbox)
-    compiled.recovered = recovered
-    return compiled
-
-
-def _compile(
-    config: Config, agent: str | None, yolo: bool, companions: bool, sandbox: str | None
-) -> Compiled:
-    policy = load_policy(config)
-    ctx = context(config, policy, yolo, sandbox)
+    (the ``settings.json`` symlink still follows the requested mode)."""
     from twsrt.lints import lint_policy
 
-    compiled = Compiled(config, mode_line(ctx), context=ctx, lints=lint_policy(policy, config))
-    for name in select_agents(agent, config):
-        module = AGENTS[name]
-        compiled.results.append(module.compile(ctx))
-        has_yolo_target = any(
-            t.yolo_of is not None and t.key in config.targets for t in module.spec.targets
-        )
-        if companions and has_yolo_target:
-            other = module.compile(replace(ctx, yolo=not yolo))
+    config, ctx = invocation.config, invocation.context
+    compiled = Compiled(
+        config,
+        invocation.mode_line,
+        context=ctx,
+        recovered=list(invocation.recovered),
+        lints=lint_policy(invocation.policy, config),
+        invocation=invocation,
+    )
+    for name in invocation.agents:
+        compiled.results.append(invocation.compile(name))
+        for mode in invocation.modes(name)[1:] if companions else ():
+            other = invocation.compile(name, mode)
             files: list[Change] = [c for c in other.changes if isinstance(c, FileWrite)]
             companion = Result(name, other.render_preview, changes=files, drift=other.drift)
             compiled.companions.append(companion)
@@ -240,25 +156,6 @@ def write(changes: list[Change], journal_dir: Path | None = None) -> list[Change
         raise fail(TARGET_UNUSABLE, f"write failed: {exc.strerror or exc}", where) from None
 
 
-def fix_command(ctx: Context) -> str:
-    """The ``generate`` run that rewrites what a run in ``ctx`` compared: same approval mode
-    and, when chosen on the command line, the same sandbox mode, profile and scope."""
-    command = "twsrt generate -w"
-    if ctx.yolo:
-        command += " --yolo"
-    if ctx.sandbox_flag:
-        command += f" --sandbox {ctx.sandbox_mode}"
-    selection = ctx.config.selection
-    if selection is not None and selection.chosen_by == "--profile":
-        command += f" --profile {selection.name}"
-    config = ctx.config
-    if config.scope_by_option and config.scope_root is not None:  # --project / --managed DIR
-        import shlex
-
-        command += f" --{config.scope} {shlex.quote(config.display_path(config.scope_root))}"
-    return command
-
-
 def symlink_display(change: SymlinkWrite) -> str:
     return f"{change.display} -> {change.target}"
 
@@ -281,24 +178,29 @@ def diff(
     yolo: bool,
     sandbox: str | None,
     scope: ScopeRequest | None = None,
+    *,
+    profile: str | None = None,
 ) -> Outcome:
-    """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``; files
-    named as ``check`` names them."""
+    """``diff_outcome`` of the request these name (files named as ``check`` names them)."""
+    return diff_outcome(Request(explicit_config, profile, scope, agent, yolo, sandbox))
+
+
+def diff_outcome(request: Request) -> Outcome:
+    """``twsrt diff``: each target's drift on stdout, exit code by ``diff_exit_code``."""
     from twsrt.rules import DANGER_FULL_ACCESS
 
     outcome = Outcome()
     with outcome.stopping() as out:
-        compiled = compile_agents(
-            explicit_config, agent, yolo, sandbox=sandbox, repo_names=True, scope=scope
-        )
-        results = require_targets(compiled, agent)
+        invocation = open_invocation(request)
+        compiled = compile_invocation(invocation)
+        results = require_targets(compiled, request.agent)
         out.err(compiled.mode_line)
         # danger-full-access is loud on every run, diff included
         loud = [f for f in compiled.findings if f.rule_id == DANGER_FULL_ACCESS.id]
         out.findings(loud, False)
-        out.findings(_effective(compiled, results), False)
+        out.findings(_effective(invocation, results), False)
         notices(compiled.results, out)
-        fix = fix_command(compiled.context) if compiled.context else "twsrt generate -w"
+        fix = invocation.fix_command()
         for result in results:
             for drift in result.drift:
                 out.out(f"{result.agent}: {drift_report(drift, compiled.config, fix)}")
@@ -313,14 +215,11 @@ def diff_exit_code(drifts: list[Drift]) -> int:
     return EXIT_FINDINGS if any(d.drifted for d in drifts) else EXIT_OK
 
 
-def _effective(compiled: Compiled, results: list[Result]) -> list[Finding]:
+def _effective(invocation: Invocation, results: list[Result]) -> list[Finding]:
     """User keys that undo the policy (TWS6xx), minus the config's suppressions; diff prints
     them but keeps its drift exit code."""
-    from twsrt.agents import effective_findings
-
-    assert compiled.context is not None  # compile_agents always sets it
-    found = [f for r in results for f in effective_findings(compiled.context, r.agent)]
-    return unsuppressed(compiled.config, list(dict.fromkeys(found)))[0]
+    found = [f for r in results for f in invocation.effective(r.agent)]
+    return unsuppressed(invocation.config, list(dict.fromkeys(found)))[0]
 
 
 def source_paths(config: Config) -> dict[str, Path]:

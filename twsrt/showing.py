@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from twsrt.findings import MESSAGE_LIMIT, quoted
+from twsrt.invocation import open_invocation
 from twsrt.locations import Location, pointer_join
 from twsrt.outcome import Outcome
+from twsrt.request import Request
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
@@ -174,19 +176,21 @@ def _leaf_json(shown: Shape, leaf: Shown, *, key: bool) -> dict[str, Any]:
 # --- the command ---------------------------------------------------------------------------------
 
 
-def show_outcome(explicit_config: str | None, output_format: str) -> Outcome:
+def show_outcome(
+    explicit_config: str | None, output_format: str, *, profile: str | None = None
+) -> Outcome:
+    """``show_request`` of the request these name."""
+    return show_request(Request(explicit_config, profile, output_format=output_format))
+
+
+def show_request(request: Request) -> Outcome:
     """``twsrt show``: the composed policy on stdout; a config or source that cannot be read
     stops the run with its located findings (exit 2), as for ``generate``."""
-    from twsrt.placement import guard
-    from twsrt.run import find_config
-    from twsrt.sources import load_policy
-
     outcome = Outcome()
     with outcome.stopping() as out:
-        config = find_config(explicit_config, repo_names=True)
-        config = config.confined(guard(config, False))
-        shown = shape(load_policy(config), config.selection)
-        if output_format == "json":
+        invocation = open_invocation(request)
+        shown = shape(invocation.policy, invocation.config.selection)
+        if request.output_format == "json":
             out.out(render_json(shown), encoded=True)
         else:
             out.out(render_text(shown))

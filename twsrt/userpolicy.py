@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from twsrt.agents import label
-from twsrt.config import PROFILE_OPTION, Config
+from twsrt.config import Config
 from twsrt.configload import load_config
 from twsrt.findings import Finding, TwsrtError, fail, finding, quoted
 from twsrt.hostchecks import host_anchors
@@ -112,13 +112,9 @@ def _load_user(
     The project run's ``--profile`` names a profile of the project's config, never of the
     user's. Also the home that config pins."""
 
-    token = PROFILE_OPTION.set(None)
-    try:
-        user = load_config(
-            path, config.home, Path.cwd(), display_root=config.display_root, profile=profile
-        )
-    finally:
-        PROFILE_OPTION.reset(token)
+    user = load_config(
+        path, config.home, Path.cwd(), display_root=config.display_root, profile=profile
+    )
     return load_policy(user.confined(confine)), user.pinned_home
 
 

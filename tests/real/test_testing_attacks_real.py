@@ -20,8 +20,8 @@ import pytest
 from support.sandbox import REPO_ROOT
 from support.tools import locate_tool, require_tool
 
+from twsrt.invocation import find_config
 from twsrt.policy import Policy
-from twsrt.run import find_config
 from twsrt.sources import load_policy
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.batches import observe_all

@@ -65,8 +65,8 @@ def context(repo: Path, targets: str, policy: dict[str, Any]) -> Any:
 
 
 def example_context(tmp_path: Path, yolo: bool = False, example: str = "dotfiles") -> Any:
-    from twsrt.run import context as make_context
-    from twsrt.run import find_config
+    from twsrt.invocation import context as make_context
+    from twsrt.invocation import find_config
     from twsrt.sources import load_policy
 
     repo = tmp_path / "example"

@@ -191,7 +191,7 @@ def test_examples_dotfiles_across_launches(tmp_path: Path, srt: str, codex: str)
     from support.sandbox import REPO_ROOT
 
     from twsrt.agents.codex.engine import CodexEngine
-    from twsrt.run import context, find_config
+    from twsrt.invocation import context, find_config
     from twsrt.sources import load_policy
     from twsrt.testing.engine_srt import SrtEngine
     from twsrt.testing.engines import make_engine

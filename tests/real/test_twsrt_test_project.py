@@ -118,7 +118,7 @@ def test_claude_model_of_a_project_file_agrees_with_real_claude(tmp_path: Path, 
     """Every filesystem probe of the project plan (``**/*.pem`` at three depths, the relative
     ``secrets`` and ``locked``, the project root writable) gets the same answer from the
     engine's model and from Claude's Bash tool started in the project with its project file."""
-    from twsrt.run import context, find_config
+    from twsrt.invocation import context, find_config
     from twsrt.sources import load_policy
 
     root = project(tmp_path, srt)

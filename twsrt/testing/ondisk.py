@@ -87,7 +87,7 @@ def hand_added(ctx: Context, engine: Engine) -> list[Grant]:
     compile: each at its own key (the drift finding's place when it cannot be found)."""
     from twsrt.agents import AGENTS
     from twsrt.drift import drift_findings
-    from twsrt.run import fix_command
+    from twsrt.invocation import fix_command
 
     agent = str(engine.agent)
     if agent not in AGENTS:

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from twsrt.findings import Finding, TwsrtError, finding
+from twsrt.invocation import open_invocation
 from twsrt.locations import Location
 from twsrt.outcome import EXIT_USAGE
 from twsrt.outcome import Outcome as CommandOutcome
+from twsrt.request import Request
 from twsrt.rules import CONFIG_INVALID, DISABLED_SANDBOX
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.commands import command, observe
@@ -370,33 +372,26 @@ def test_policy(
     yolo: bool = False,
     repo_names: bool = False,
     scope: ScopeRequest | None = None,
+    profile: str | None = None,
 ) -> ProbeReport:
     """``twsrt test``: the config's target files, probed in the selected engines for the
     configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode;
-    ``repo_names`` and ``scope`` (``--project``): as for ``run.find_config``."""
-    from twsrt.placement import guard
-    from twsrt.run import context, find_config
-    from twsrt.sources import load_policy
-
-    config = find_config(explicit_config, repo_names=repo_names, scope=scope)
-    config = config.confined(guard(config, yolo))
-    ctx = context(config, load_policy(config), yolo, sandbox)
+    ``repo_names``, ``scope`` (``--project``) and ``profile``: as for ``Request``."""
+    request = Request(explicit_config, profile, scope, None, yolo, sandbox, repo_names=repo_names)
+    ctx = open_invocation(request).context
     return run_tests(ctx, engine, keyword, timeout, strict)
 
 
 def probe_outcome(
-    explicit_config: str | None,
+    request: Request,
     engine: Requested,
     keyword: str | None,
     timeout: float,
     strict: bool,
     *,
-    sandbox: str | None,
-    yolo: bool,
     as_json: bool,
     junit: str | None,
     options: RenderOptions,
-    scope: ScopeRequest | None = None,
 ) -> CommandOutcome:
     """What ``twsrt test`` prints: the report (text or JSON) on stdout, the JUnit file, the
     report's exit code; an engine that cannot run here is named on stderr, exit 2."""
@@ -405,17 +400,8 @@ def probe_outcome(
     outcome = CommandOutcome()
     with outcome.stopping() as out:
         try:
-            report = test_policy(
-                explicit_config,
-                engine,
-                keyword,
-                timeout,
-                strict,
-                sandbox=sandbox,
-                yolo=yolo,
-                repo_names=True,  # named as check names them
-                scope=scope,
-            )
+            ctx = open_invocation(request).context
+            report = run_tests(ctx, engine, keyword, timeout, strict)
         except EngineUnavailable as exc:
             out.err(f"twsrt test: {exc.engine} cannot run here: {exc.problem}")
             if exc.hint:

@@ -119,7 +119,7 @@ def drift_of(ctx: Context, names: list[str], factory: Factory) -> list[Finding]:
     they are on disk; ``check`` gives the full account)."""
     from twsrt.agents import AGENTS
     from twsrt.drift import drift_findings
-    from twsrt.run import fix_command
+    from twsrt.invocation import fix_command
 
     found: list[Finding] = []
     for agent in dict.fromkeys(_agent(n, factory) for n in names):
