@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from support.strategies import bash_rules, srt_settings
 
 from twsrt.agents.base import Context, splice_settings
-from twsrt.agents.claude import merged_text, translate
+from twsrt.agents.claude.agent import merged_text, translate
 from twsrt.agents.claude.managed import BINDING, SETTINGS_SHAPES, managed_merge, managed_translation
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json

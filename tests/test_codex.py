@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.sandbox import Sandbox, tree_snapshot
 
-from twsrt.agents import codex
+from twsrt.agents.codex import agent as codex
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy

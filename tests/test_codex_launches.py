@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from support.policies import make_policy
 from support.strategies import compilable_srt_settings, tree_policy
 
-from twsrt.agents.codex import translate
+from twsrt.agents.codex.agent import translate
 from twsrt.agents.codex.declaration import WORKSPACE
 from twsrt.agents.codex.launches import CODEX_KEEPS, LAUNCH_DEPTH, protected_names
 from twsrt.findings import TwsrtError

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from support.strategies import compilable_bash_rules, compilable_srt_settings
 
 from twsrt.agents.base import Context
-from twsrt.agents.codex import AGENT
+from twsrt.agents.codex.agent import AGENT
 from twsrt.agents.codex.translate import command_tokens
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.findings import TwsrtError

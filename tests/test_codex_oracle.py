@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.support import oracle_codex
 from tests.support.policies import make_policy
-from twsrt.agents import codex
+from twsrt.agents.codex import agent as codex
 from twsrt.agents.codex.project import translate_project
 from twsrt.findings import TwsrtError
 

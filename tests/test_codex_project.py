@@ -22,7 +22,7 @@ from support.golden import GOLDEN_ROOT, GoldenCase, assert_golden
 from support.sandbox import Sandbox
 
 from tests.support.policies import fs, make_policy
-from twsrt.agents.codex import merged_config, translate
+from twsrt.agents.codex.agent import merged_config, translate
 from twsrt.agents.codex.launches import protected_names
 from twsrt.agents.codex.project import (
     PROJECT_CONFIG,

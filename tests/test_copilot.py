@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.sandbox import Sandbox, tree_snapshot
 
-from twsrt.agents import copilot
-from twsrt.agents.copilot import parse_snippet, render_snippet
+from twsrt.agents.copilot import agent as copilot
+from twsrt.agents.copilot.agent import parse_snippet, render_snippet
 from twsrt.agents.rootnames import under
 from twsrt.domains import split_port
 from twsrt.jsonpos import parse_json

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import oracle_deepcode as oracle
 
-from twsrt.agents import deepcode
+from twsrt.agents.deepcode import agent as deepcode
 from twsrt.agents.deepcode import overlaps
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy

@@ -18,7 +18,7 @@ from support.golden import GOLDEN_ROOT, assert_golden, golden_name, pinned_confi
 from support.sandbox import Sandbox
 
 from twsrt.agents.base import Context
-from twsrt.agents.codex import AGENT
+from twsrt.agents.codex.agent import AGENT
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.sources import load_policy
 

@@ -16,7 +16,7 @@ import pytest
 from support.golden import GoldenCase, case_names, pinned_config
 from support.sandbox import Sandbox, unmanaged_members
 
-from twsrt.agents.copilot import parse_snippet
+from twsrt.agents.copilot.agent import parse_snippet
 from twsrt.config import SANDBOX_MODES
 from twsrt.jsonpos import parse_json
 

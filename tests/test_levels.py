@@ -11,7 +11,8 @@ import pytest
 from support.policies import CODEX_NESTED_ACCEPTED
 from support.sandbox import Sandbox
 
-from twsrt.agents import copilot, deepcode
+from twsrt.agents.copilot import agent as copilot
+from twsrt.agents.deepcode import agent as deepcode
 from twsrt.jsonpos import parse_json
 from twsrt.rules import BASIS_LEVEL, CATALOG, Basis, Level
 from twsrt.sources import build_policy

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from support import oracle_deepcode as oracle
 from support.strategies import compilable_bash_rules, compilable_srt_settings
 
-from twsrt.agents import claude, deepcode
+from twsrt.agents.claude import agent as claude
 from twsrt.agents.claude import declaration as claude_declaration
+from twsrt.agents.deepcode import agent as deepcode
 from twsrt.agents.deepcode import declaration as deepcode_declaration
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json

@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 from support.sandbox import DEFAULT_CONFIG, Sandbox
 from support.strategies import GLOB_CHARS, PATH_KEYS, bash_rules, srt_settings
 
-from twsrt.agents.claude import CLAUDE_ONLY_KEYS, WEBFETCH_PREFIX, Managed, merged_text, translate
+from twsrt.agents.claude.agent import (
+    CLAUDE_ONLY_KEYS,
+    WEBFETCH_PREFIX,
+    Managed,
+    merged_text,
+    translate,
+)
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy

@@ -25,7 +25,7 @@ from support.strategies import compilable_bash_rules, compilable_srt_settings
 from twsrt.agents import AGENTS
 from twsrt.agents.base import Context, Result
 from twsrt.agents.codex.launches import protected_names
-from twsrt.agents.copilot import parse_snippet
+from twsrt.agents.copilot.agent import parse_snippet
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location

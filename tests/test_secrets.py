@@ -356,7 +356,10 @@ def test_generated_files_show_whole_in_their_view(agent: str, pattern: str) -> N
     """Redaction never hides policy content: every generated golden file, seen through its
     agent's view, keeps every managed value (paths such as ~/.aws/credentials or **/.env,
     Claude's srt credentials section)."""
-    from twsrt.agents import claude, codex, copilot, deepcode
+    from twsrt.agents.claude import agent as claude
+    from twsrt.agents.codex import agent as codex
+    from twsrt.agents.copilot import agent as copilot
+    from twsrt.agents.deepcode import agent as deepcode
     from twsrt.diffs import json_view, toml_view
 
     view = {

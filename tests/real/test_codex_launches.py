@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.support.policies import make_policy
-from twsrt.agents.codex import Compiled, merged_config, translate
+from twsrt.agents.codex.agent import Compiled, merged_config, translate
 from twsrt.agents.codex.declaration import WORKSPACE
 from twsrt.agents.codex.launches import protected_names
 

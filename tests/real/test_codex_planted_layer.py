@@ -28,7 +28,7 @@ import pytest
 from support.codex_managed import managed_texts, plant
 
 from tests.support.policies import make_policy
-from twsrt.agents.codex import merged_config, translate
+from twsrt.agents.codex.agent import merged_config, translate
 
 from .codex_client import sandbox_run
 from .codex_model import tool_output

@@ -39,7 +39,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.policies import make_policy
-from twsrt.agents.codex import merged_config, translate
+from twsrt.agents.codex.agent import merged_config, translate
 
 from .codex_client import FETCH_SCRIPT, config_loads, doctor_report, sandbox_run
 from .codex_model import tool_output

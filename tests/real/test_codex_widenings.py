@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from twsrt.agents import codex
+from twsrt.agents.codex import agent as codex
 from twsrt.jsonpos import parse_json
 from twsrt.sources import build_policy
 

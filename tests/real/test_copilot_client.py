@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from twsrt.agents.copilot import parse_snippet
+from twsrt.agents.copilot.agent import parse_snippet
 
 from .copilot_client import Copilot, copilot_bin
 

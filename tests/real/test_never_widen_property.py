@@ -191,7 +191,7 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
     jobs: dict[str, Check] = {}
     seen: set[tuple[str, str, str | None]] = set()
     flags: dict[str, list[str]] = {}
-    from twsrt.agents.copilot import parse_snippet
+    from twsrt.agents.copilot.agent import parse_snippet
 
     def once(tool: str, key: tuple[str, str | None], where: str, check: Check) -> None:
         if (tool, *key) not in seen:  # identical files are checked once

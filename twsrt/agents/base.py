@@ -212,6 +212,20 @@ class AgentSpec:
         return any(target.home_dependent for target in self.targets)
 
 
+def lazy_agent(module: str) -> Callable[[str], Any]:
+    """An agent package's ``__getattr__``: ``AGENT`` imported from ``module`` on first use, so
+    naming the package (the registry, its declaration, its rules) loads no translator."""
+
+    def attribute(name: str) -> Any:
+        if name != "AGENT":
+            raise AttributeError(name)
+        from importlib import import_module
+
+        return import_module(module).AGENT
+
+    return attribute
+
+
 class Agent(Protocol):
     spec: AgentSpec
     name: str

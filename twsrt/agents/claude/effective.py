@@ -13,8 +13,8 @@ from os.path import lexists  # False, never an error, for a name no file can hav
 from pathlib import Path
 from typing import Any
 
-from twsrt.agents import claude as target
 from twsrt.agents.base import Context, yolo_variant
+from twsrt.agents.claude import agent as target
 from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
 from twsrt.agents.claude.effective_layers import below_other_roots, planted_layers
 from twsrt.agents.claude.effective_permissions import permission_findings

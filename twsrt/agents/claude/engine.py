@@ -266,7 +266,7 @@ class ClaudeEngine(SrtEngine):
     launch_only = ()  # and what twsrt compiles covers every write root
 
     def reads(self, ctx: Context) -> list[Path]:
-        from twsrt.agents.claude import target_path
+        from twsrt.agents.claude.agent import target_path
         from twsrt.agents.claude.declaration import PROJECT_KEY
 
         if ctx.config.scope == "project":  # the project's file, the project the launch dir

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from twsrt.agents import codex as target
 from twsrt.agents.base import Context
+from twsrt.agents.codex import agent as target
 from twsrt.agents.codex.declaration import SYSTEM_MANAGED_CONFIG, SYSTEM_REQUIREMENTS
 from twsrt.agents.codex.profile_files import PROFILE_SUFFIX, profile_files
 from twsrt.effective import (

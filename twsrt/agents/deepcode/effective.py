@@ -12,8 +12,8 @@ from os.path import lexists  # False, never an error, for a name no file can hav
 from pathlib import Path
 from typing import Any
 
-from twsrt.agents import deepcode as target
 from twsrt.agents.base import Context
+from twsrt.agents.deepcode import agent as target
 from twsrt.effective import (
     Layer,
     PolicyView,

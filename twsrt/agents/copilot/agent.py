@@ -1,0 +1,199 @@
+"""GitHub Copilot CLI target: a launch-flag snippet and the native ``sandbox`` settings.
+
+Copilot CLI reads two things twsrt can compile: per-launch flags (``--allow-tool``,
+``--deny-tool``, ``--allow-url``, ``--deny-url``, ``--yolo``), written as a shell snippet to
+stdout or ``copilot_output``; and the ``sandbox`` object of ``~/.copilot/settings.json`` (plus
+the ``allowedUrls`` / ``deniedUrls`` lists), spliced into the user's file with every other byte
+kept. Translation is pure; the sandbox side takes only absolute paths, whole subtrees and no
+wildcards, so ``~`` is expanded with the config's home and every rule it cannot express is a
+finding at the source rule — never a wider grant.
+
+Facts pinned by the real-client tests against Copilot CLI 1.0.102:
+
+- a flag value is split at top-level commas and parsed as ``kind(argument)``; an argument
+  holding ``)`` is rejected ("Invalid rule format"), a value starting with ``-`` is read as an
+  option. URL patterns without a scheme mean ``https://`` only.
+- ``userPolicy.network`` host rules take a hostname, an IP, ``*.example.com`` or ``*`` — no
+  port and no URL; one bad entry makes Copilot load the whole settings file as ``{}``.
+
+The package: ``declaration`` (keys and managed sandbox keys), ``flags`` (launch flags),
+``settings`` (the sandbox object, merge and drift members); this module compiles one run
+(shared machinery: ``agents.targets``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from twsrt.agents.abspaths import unpinned_home
+from twsrt.agents.base import Context, Drift, Result, read_target
+from twsrt.agents.copilot.declaration import (
+    AGENT_SPEC,
+    ALLOW_TOOLS,
+    FLAGS_KEY,
+    FLAGS_ONLY_SRT_KEYS,
+    FLAGS_YOLO_KEY,
+    FS_KEYS,
+    HANDLED_SRT_KEYS,
+    NAME,
+    NET_KEYS,
+    NO_SETTINGS,
+    REASONS,
+    SETTINGS_KEY,
+    TOP_KEYS,
+    URL_KEYS,
+    Compiled,
+)
+from twsrt.agents.copilot.flags import (
+    _flag_items,
+    compile_flags,
+    parse_snippet,
+    quote,
+    render_snippet,
+)
+from twsrt.agents.copilot.settings import (
+    SETTINGS,
+    SETTINGS_SPEC,
+    compile_sandbox,
+    merge,
+    merged_settings,
+    settings_items,
+)
+from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.agents.targets import compare, mode_target, strict_allowlist_note, target_write
+from twsrt.findings import Finding
+from twsrt.jsonedit import dump
+from twsrt.policy import Policy
+from twsrt.writes import Change
+
+__all__ = [
+    "AGENT_SPEC",
+    "ALLOW_TOOLS",
+    "Compiled",
+    "FLAGS_KEY",
+    "FLAGS_YOLO_KEY",
+    "FS_KEYS",
+    "HANDLED_SRT_KEYS",
+    "NAME",
+    "NET_KEYS",
+    "REASONS",
+    "SETTINGS",
+    "SETTINGS_KEY",
+    "SETTINGS_SPEC",
+    "TOP_KEYS",
+    "URL_KEYS",
+    "compile_flags",
+    "compile_sandbox",
+    "merge",
+    "merged_settings",
+    "parse_snippet",
+    "quote",
+    "render_snippet",
+    "settings_items",
+]
+
+
+def translate(
+    policy: Policy,
+    yolo: bool,
+    home: str,
+    with_settings: bool,
+    sandbox_mode: str = "workspace-write",
+) -> tuple[Compiled, list[Finding]]:
+    """Pure translation: the flags for the mode and, when wanted, the sandbox settings."""
+    out = Compiled()
+    out.argv, findings = compile_flags(policy, yolo, out.origins, sandbox_mode)
+    if with_settings:
+        out.sandbox, out.urls, out.home_used, more = compile_sandbox(
+            policy, home, out.origins, sandbox_mode
+        )
+        findings += more
+    return out, findings
+
+
+def srt_key_findings(policy: Policy, with_settings: bool) -> list[Finding]:
+    """Findings for the srt keys Copilot does not take, and the note for strictAllowlist."""
+    findings: list[Finding] = []
+    if not with_settings:
+        reasons = {**REASONS, "/filesystem": NO_SETTINGS, "/network": NO_SETTINGS}
+        return unhandled_key_findings(policy, NAME, FLAGS_ONLY_SRT_KEYS, reasons)
+    findings += strict_allowlist_note(
+        policy,
+        NAME,
+        "Copilot's sandbox: a non-empty allowedHosts list already refuses every other host "
+        "without asking",
+    )
+    return findings + unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
+
+
+def flags_target(ctx: Context) -> tuple[str, Path] | None:
+    return mode_target(ctx.config.targets, FLAGS_KEY, FLAGS_YOLO_KEY, ctx.yolo)
+
+
+class CopilotAgent:
+    spec = AGENT_SPEC
+    name = AGENT_SPEC.name
+    target_keys = AGENT_SPEC.keys
+
+    def compile(self, ctx: Context) -> Result:
+        settings_path = ctx.config.targets.get(SETTINGS_KEY)
+        compiled, findings = translate(
+            ctx.policy,
+            ctx.yolo,
+            ctx.config.output_home,
+            settings_path is not None,
+            ctx.sandbox_mode,
+        )
+        if ctx.full_access:
+            what = "the --deny-tool and --deny-url flags stay in force"
+            if settings_path is not None:
+                what = "sandbox.enabled is false and " + what
+            findings.append(ctx.full_access_finding(NAME, what))
+        if compiled.home_used and ctx.config.pinned_home is None:
+            findings.append(unpinned_home(ctx.config, SETTINGS_KEY))
+        findings += srt_key_findings(ctx.policy, settings_path is not None)
+        snippet = render_snippet(compiled.argv)
+        settings_display = None if settings_path is None else ctx.config.display_path(settings_path)
+
+        def preview() -> str:
+            if settings_display is None:
+                return snippet
+            fragment = dump(compiled.settings_fragment(), "  ")
+            commented = "".join(f"# {line}\n" for line in fragment.splitlines())
+            return f"{snippet}\n# {settings_display} (managed keys only)\n{commented}"
+
+        flags = flags_target(ctx)
+        printed = snippet if flags is None else ""  # no copilot_output: stdout, as the seed says
+        if flags is None and settings_path is None:
+            return Result(NAME, preview, findings=findings, target_configured=False, stdout=printed)
+        changes: list[Change] = []
+        drift: list[Drift] = []
+        if flags is not None:
+            key, path = flags
+            display = ctx.config.display_path(path)
+            disk = read_target(path, display, ctx.config)
+            changes.append(target_write(path, display, snippet, disk))
+            # generated whole: a change of form drifts too (a lost continuation breaks the paste)
+            drift.append(compare(display, key, disk, snippet, _flag_items, form=True))
+        if settings_path is not None:
+            display = ctx.config.display_path(settings_path)
+            disk = read_target(settings_path, display, ctx.config)
+            documents = ctx.config.documents
+            new_text = merged_settings(disk, display, compiled, documents)
+            changes.append(target_write(settings_path, display, new_text, disk))
+            members = SETTINGS.using(documents)
+            drift.append(
+                compare(display, SETTINGS_KEY, disk, new_text, members.text_items, members.view)
+            )
+        return Result(
+            NAME,
+            preview,
+            changes=changes,
+            findings=findings,
+            drift=drift,
+            origins=compiled.origins,
+            stdout=printed,
+        )
+
+
+AGENT = CopilotAgent()
