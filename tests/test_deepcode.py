@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.sandbox import Sandbox, tree_snapshot
 
-from twsrt.agents import AGENTS, abspaths, deepcode
+from twsrt.agents import AGENTS, abspaths
 from twsrt.agents.abspaths import HomePaths, PathTarget
+from twsrt.agents.deepcode import agent as deepcode
 from twsrt.configload import load_config
 from twsrt.domains import split_port
 from twsrt.findings import TwsrtError

@@ -28,7 +28,6 @@ PACKAGE = REPO_ROOT / "twsrt"
 KNOWN_CIRCLES: list[set[str]] = [
     # agents.base's Context makes the protected set, which reads the registry's layers
     {"agents", "agents.base", "protection"},
-    {"agents.deepcode", "agents.deepcode.project"},
 ]
 
 # Imports that still run back up a floor, as (importer, imported).

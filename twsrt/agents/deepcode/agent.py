@@ -23,16 +23,13 @@ Translation is pure; the merge splices only the top-level ``permissions`` and ``
 members into the user's file and keeps every other byte.
 
 The package: ``declaration`` (keys and the managed content of a mode), ``translate`` (the
-pure translation and its findings), ``settings`` (merge and drift members); this module
-compiles one run (shared machinery: ``agents.targets``).
+pure translation and its findings), ``settings`` (merge and drift members); ``layer`` one
+settings file, and this module dispatches one run by scope (shared machinery: ``agents.targets``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from twsrt.agents.abspaths import unpinned_home
-from twsrt.agents.base import Context, Result, read_target
+from twsrt.agents.base import Context, Result
 from twsrt.agents.deepcode.declaration import (
     AGENT_SPEC,
     HANDLED_SRT_KEYS,
@@ -45,14 +42,10 @@ from twsrt.agents.deepcode.declaration import (
     USER_FILE,
     YOLO_KEY,
     Managed,
-    _lossy,
 )
+from twsrt.agents.deepcode.layer import _configured_key, compile_file, layer_findings, target
 from twsrt.agents.deepcode.settings import SETTINGS, SETTINGS_SPEC, drift, merge, merged_text
 from twsrt.agents.deepcode.translate import translate
-from twsrt.agents.targets import mode_target, target_write
-from twsrt.findings import Finding
-from twsrt.jsonedit import dump
-from twsrt.rules import DEEPCODE_ARRAY_LAYERS, DEEPCODE_CLAUDE_FALLBACK
 
 __all__ = [
     "AGENT_SPEC",
@@ -71,54 +64,10 @@ __all__ = [
     "drift",
     "merge",
     "merged_text",
+    "compile_file",
+    "target",
     "translate",
 ]
-
-
-def target(ctx: Context) -> tuple[str, Path] | None:
-    """The ``[targets]`` key and the file for this mode; None when nothing is configured."""
-    return mode_target(ctx.config.targets, SETTINGS_KEY, YOLO_KEY, ctx.yolo)
-
-
-def _configured_key(ctx: Context) -> str:
-    """``deepcode_settings``, or the yolo key when only that one is configured."""
-    return SETTINGS_KEY if SETTINGS_KEY in ctx.config.targets else YOLO_KEY
-
-
-def layer_findings(ctx: Context) -> list[Finding]:
-    """What writing DeepCode's settings layers costs: the Claude fallback and list layering."""
-    findings: list[Finding] = []
-    full = ctx.config.targets.get(SETTINGS_KEY)
-    # the full-mode file is created by this run (yolo runs create it only as a companion)
-    creates = not ctx.yolo or YOLO_KEY in ctx.config.targets
-    if (
-        full is not None
-        and creates
-        and full.name == USER_FILE
-        and full.parent.name == USER_DIR
-        and not full.exists()
-        and not full.is_symlink()
-    ):
-        findings.append(
-            _lossy(
-                DEEPCODE_CLAUDE_FALLBACK,
-                f"{ctx.config.display_path(full)} does not exist yet: DeepCode reads "
-                "~/.claude/settings.json in its place, and once twsrt writes it nothing from the "
-                "Claude Code file (hooks, MCP servers, model settings) reaches DeepCode; copy "
-                "what you still need into it",
-                ctx.config.location(f"/targets/{SETTINGS_KEY}"),
-            )
-        )
-    findings.append(
-        _lossy(
-            DEEPCODE_ARRAY_LAYERS,
-            "DeepCode's project and local settings layers replace lists instead of extending "
-            "them: a .deepcode/settings.json that sets permissions.deny, permissions.ask or a "
-            "sandbox list drops what twsrt writes here",
-            ctx.config.location(f"/targets/{_configured_key(ctx)}"),
-        )
-    )
-    return findings
 
 
 class DeepCodeAgent:
@@ -134,46 +83,6 @@ class DeepCodeAgent:
         located = target(ctx)
         extra = [] if located is None else layer_findings(ctx)
         return compile_file(ctx, located, _configured_key(ctx), extra)
-
-
-def compile_file(
-    ctx: Context, located: tuple[str, Path] | None, key_named: str, extra: list[Finding]
-) -> Result:
-    """One settings file of this run (``located``: its key and path, None when not
-    configured); ``key_named``: the key an unpinned home is reported at; ``extra``: what
-    writing that layer costs."""
-    managed, findings = translate(ctx.policy, ctx.yolo, ctx.sandbox_mode, ctx.config.output_home)
-    if ctx.full_access:
-        findings.append(
-            ctx.full_access_finding(
-                NAME,
-                "sandbox.mode is danger-full-access and the permission deny rules stay in force",
-            )
-        )
-
-    def preview() -> str:
-        return dump(managed.fragment(), "  ") + "\n"
-
-    if located is None:
-        return Result(NAME, preview, findings=findings, target_configured=False)
-    key, path = located
-    if managed.home_used and ctx.config.pinned_home is None:
-        # the lint's text and place when the key is configured: reported once
-        findings.append(unpinned_home(ctx.config, key_named))
-    findings += extra
-    display = ctx.config.display_path(path)
-    disk_text = read_target(path, display, ctx.config)
-    documents = ctx.config.documents
-    new_text = merged_text(disk_text, display, managed, documents)
-    change = target_write(path, display, new_text, disk_text)
-    return Result(
-        NAME,
-        preview,
-        changes=[change],
-        findings=findings,
-        drift=[drift(display, disk_text, new_text, key, documents)],
-        origins=managed.origins,
-    )
 
 
 AGENT = DeepCodeAgent()

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
-from twsrt.agents.deepcode import agent as target
+from twsrt.agents.deepcode.declaration import PROJECT_KEY, SETTINGS_KEY, YOLO_KEY
+from twsrt.agents.deepcode.layer import target
 from twsrt.effective import (
     Layer,
     PolicyView,
@@ -51,14 +52,14 @@ def findings(ctx: Context) -> list[Finding]:
 def _files(ctx: Context) -> list[Path]:
     targets = ctx.config.targets
     if ctx.config.scope == "project":  # the project file and the local layer DeepCode reads after
-        project = targets.get(target.PROJECT_KEY)
+        project = targets.get(PROJECT_KEY)
         return [] if project is None else [project, project.with_name("settings.local.json")]
     files = []
-    full = targets.get(target.SETTINGS_KEY)
+    full = targets.get(SETTINGS_KEY)
     if full is not None and not ctx.yolo:
         files.append(full)
-    yolo = target.target(ctx if ctx.yolo else _yolo(ctx))
-    if yolo is not None and (ctx.yolo or target.YOLO_KEY in targets or lexists(yolo[1])):
+    yolo = target(ctx if ctx.yolo else _yolo(ctx))
+    if yolo is not None and (ctx.yolo or YOLO_KEY in targets or lexists(yolo[1])):
         files.append(yolo[1])
     return list(dict.fromkeys(files))
 

@@ -227,7 +227,7 @@ class DeepcodeEngine:
         return ""
 
     def reads(self, ctx: Context) -> list[Path]:
-        from twsrt.agents.deepcode.agent import target
+        from twsrt.agents.deepcode.layer import target
 
         found = target(ctx)
         return [found[1]] if found is not None else []

@@ -13,8 +13,8 @@ root: it is left out and reported as in the user file (TWS421, TWS441).
 from __future__ import annotations
 
 from twsrt.agents.base import Context, Result
-from twsrt.agents.deepcode.agent import compile_file
 from twsrt.agents.deepcode.declaration import PROJECT_KEY, _lossy
+from twsrt.agents.deepcode.layer import compile_file
 from twsrt.rules import DEEPCODE_PROJECT_LAYER
 
 
