@@ -48,9 +48,17 @@ class _Agents(Mapping[str, "Agent"]):
 AGENTS: Mapping[str, Agent] = _Agents()
 
 
+def spec_of(name: str) -> AgentSpec:
+    """An agent's declaration: its module's ``AGENT_SPEC`` (an agent package's light
+    ``__init__`` holds it, so no translator is imported), else ``AGENT.spec``."""
+    module = import_module(REGISTRY[name])
+    declared: AgentSpec | None = getattr(module, "AGENT_SPEC", None)
+    return declared if declared is not None else module.AGENT.spec
+
+
 def specs() -> list[AgentSpec]:
     """Every agent's declaration, in registry order."""
-    return [AGENTS[name].spec for name in REGISTRY]
+    return [spec_of(name) for name in REGISTRY]
 
 
 def target_specs() -> list[TargetSpec]:
@@ -77,12 +85,12 @@ def agent_of(key: str) -> str | None:
 
 def label(name: str) -> str:
     """How messages name an agent (its name when it is not registered)."""
-    return AGENTS[name].spec.label if name in REGISTRY else name
+    return spec_of(name).label if name in REGISTRY else name
 
 
 def primary_key(name: str) -> str:
     """The key an error names when an agent has no target configured."""
-    return AGENTS[name].spec.targets[0].key if name in REGISTRY else name
+    return spec_of(name).targets[0].key if name in REGISTRY else name
 
 
 def yolo_keys() -> dict[str, str]:
@@ -99,7 +107,7 @@ def effective_findings(ctx: Context, name: str) -> list[Finding]:
     """Every user-owned key or entry, in every file agent ``name`` loads that twsrt can see,
     that grants more than the policy: its declared ``effective`` module's ``findings`` (an agent
     without one has nothing to report)."""
-    module = AGENTS[name].spec.effective if name in REGISTRY else None
+    module = spec_of(name).effective if name in REGISTRY else None
     if module is None:
         return []
     check: Callable[[Context], list[Finding]] = import_module(module).findings

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from twsrt.agents import AGENTS, REGISTRY
+from twsrt.agents import REGISTRY, spec_of
 
 SRT = "twsrt.testing.engine_srt"
 # the order reports have always listed the engines in; an engine not named here runs after
@@ -20,7 +20,7 @@ ORDER = ("srt", "codex", "claude", "deepcode")
 def _engines() -> dict[str, str]:
     declared = {"srt": SRT}
     for name in REGISTRY:
-        module = AGENTS[name].spec.engine
+        module = spec_of(name).engine
         if module is not None:
             declared[name] = module
     ranked = sorted(declared, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
