@@ -15,13 +15,14 @@ from twsrt.writes import Change, FileWrite, SymlinkWrite
 
 
 def default_repo_agents() -> list[str]:
-    """Agents a dotfiles repository manages unless --agents says otherwise: those whose files
-    keep ~ as written. An agent that takes absolute paths only (Copilot, DeepCode) pins `home`
-    to this user's home directory, so it is added only when its file already exists under
-    home/ (that file then gets the policy instead of being left behind)."""
+    """Agents a dotfiles repository manages unless --agents says otherwise: those whose
+    declaration says so (``init_default``: Claude and Codex, whose files keep ~ as written). An
+    agent that takes absolute paths only (Copilot, DeepCode) pins `home` to this user's home
+    directory, so it is added only when its file already exists under home/ (that file then
+    gets the policy instead of being left behind)."""
     from twsrt.agents import specs
 
-    return [spec.name for spec in specs() if not spec.home_dependent]
+    return [spec.name for spec in specs() if spec.init_default]
 
 
 def parse_agents(value: str) -> list[str]:

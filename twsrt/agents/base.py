@@ -201,6 +201,8 @@ class AgentSpec:
     # module with ``findings(ctx)``) and the ``twsrt test`` engine (a module with ``ENGINE``)
     effective: str | None = None
     engine: str | None = None
+    rules: str | None = None  # its own rules (``Rule`` constants), taken into the catalog
+    init_default: bool = False  # a default agent of ``init --repo`` (without ``--agents``)
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -4,11 +4,15 @@ Emitters name a rule by its constant (``from twsrt.rules import DANGER_FULL_ACCE
 misspelt rule fails when the module is imported, not when the finding is first made. The rules
 live in one module per family (``twsrt/rules/<family>.py``); this module gathers them.
 docs/rules.md, the SARIF rule list and its tags, ``twsrt explain`` and the GitHub action's drift
-list all derive from :data:`CATALOG`.
+list all derive from :data:`CATALOG`. An agent's own rules live in its package (the module its
+declaration names as ``rules``, built on ``twsrt.rules.model`` only); the catalog takes them in
+through the registry's import-free names the first time it is read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 from types import ModuleType
 
 from twsrt.rules import drift, effective, engine, loading, policy, schema, translation
@@ -44,18 +48,54 @@ def _collect(modules: tuple[ModuleType, ...]) -> dict[str, Rule]:
     return dict(sorted(rules.items()))
 
 
-CATALOG: dict[str, Rule] = _collect(FAMILY_MODULES)
-_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in CATALOG.values()}
+def agent_rule_modules() -> tuple[ModuleType, ...]:
+    """The rules modules the registered agents declare, in registry order: a plugin lookup by
+    the registry's names (``import_module``), so this floor imports no agent package."""
+    registry = import_module("twsrt.agents")
+    names = [registry.spec_of(name).rules for name in registry.REGISTRY]
+    return tuple(import_module(name) for name in names if name is not None)
+
+
+class _Catalog(Mapping[str, Rule]):
+    """The family rules and every registered agent's own, gathered when first read (and again
+    when the registry changes), so the agents' rules join without an import of the agents."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, ...] | None = None
+        self._rules: dict[str, Rule] = {}
+        self.by_name: dict[str, Rule] = {}
+
+    def _current(self) -> dict[str, Rule]:
+        modules = FAMILY_MODULES + agent_rule_modules()
+        key = tuple(module.__name__ for module in modules)
+        if key != self._key:
+            self._rules = _collect(modules)
+            self.by_name = {rule.name: rule for rule in self._rules.values()}
+            self._key = key
+        return self._rules
+
+    def __getitem__(self, rule_id: str) -> Rule:
+        return self._current()[rule_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current())
+
+    def __len__(self) -> int:
+        return len(self._current())
+
+
+_catalog = _Catalog()
+CATALOG: Mapping[str, Rule] = _catalog
 
 
 def lookup(key: str) -> Rule | None:
     """The rule whose id or name is exactly ``key`` (as a ``[[check.ignore]]`` names it)."""
-    return CATALOG.get(key) or _BY_NAME.get(key)
+    return CATALOG.get(key) or _catalog.by_name.get(key)
 
 
 def explain_text(query: str) -> str | None:
     """``twsrt explain``'s text for a rule id (any case) or name; None if no rule matches."""
-    rule = CATALOG.get(query.upper()) or _BY_NAME.get(query)
+    rule = CATALOG.get(query.upper()) or _catalog.by_name.get(query)
     if rule is None:
         return None
     return f"{rule.id} {rule.name} ({rule.level.value})\n\n{rule.short}\n\n{rule.help}"

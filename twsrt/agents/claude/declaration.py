@@ -128,6 +128,7 @@ AGENT_SPEC = AgentSpec(
     state_files=STATE_FILES,
     effective="twsrt.agents.claude.effective",
     engine="twsrt.agents.claude.engine",
+    init_default=True,
 )
 
 
