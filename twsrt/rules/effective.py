@@ -3,7 +3,6 @@ agent loads grants more than the policy. Reported at the key's own line; twsrt n
 
 from __future__ import annotations
 
-from twsrt.rules.codex_trust import *  # noqa: F403 -- Codex's trusted projects
 from twsrt.rules.model import Basis, Family, Level, Rule
 
 USER_UNSANDBOXED_COMMAND = Rule(

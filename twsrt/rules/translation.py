@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from twsrt.rules.codex_launches import *  # noqa: F403 -- Codex across launches
 from twsrt.rules.model import Basis, Family, Level, Rule
 from twsrt.rules.scoped import *  # noqa: F403 -- the project and managed files' rules
 

@@ -54,14 +54,14 @@ def glob_snapshot(m: Mismatch) -> Finding | None:
 def nested_unprotected(m: Mismatch) -> Finding | None:
     """What a later launch loads or runs, written below the top of a write root (a planted
     layer, a nested repository's hooks): check's TWS465 at that write root."""
-    from twsrt.rules import CODEX_NESTED_UNPROTECTED
+    from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
 
     return reported_at_root(m, CODEX_NESTED_UNPROTECTED, ("plant-layer", "mandatory"))
 
 
 def launch_pins_depth(m: Mismatch) -> Finding | None:
     """A deny's ancestor renamed aside where check says it lies too deep to pin (TWS466)."""
-    from twsrt.rules import CODEX_LAUNCH_PINS_DEPTH
+    from twsrt.agents.codex.rules import CODEX_LAUNCH_PINS_DEPTH
 
     if m.probe.kind != "rename-ancestor" or m.observed is not Outcome.ALLOWED:
         return None

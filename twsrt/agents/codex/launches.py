@@ -31,17 +31,17 @@ from collections.abc import Callable
 from functools import cache
 
 from twsrt.agents.codex.declaration import CODEX_KEEPS, WORKSPACE, _lossy
-from twsrt.findings import Finding, quoted
-from twsrt.locations import Location
-from twsrt.policy import PathRule, is_glob
-from twsrt.rules import (
+from twsrt.agents.codex.rules import (
     CODEX_LAUNCH_PINS,
     CODEX_LAUNCH_PINS_DEPTH,
     CODEX_NESTED_UNPROTECTED,
     CODEX_RELATIVE_MEETS_ABSOLUTE,
     CODEX_WHOLE_DIRECTORY,
-    LOSSY_WRITE_ROOT,
 )
+from twsrt.findings import Finding, quoted
+from twsrt.locations import Location
+from twsrt.policy import PathRule, is_glob
+from twsrt.rules import LOSSY_WRITE_ROOT
 
 # Codex may start this many directories above a deny's parent and still find its ancestors
 # pinned; a deeper deny is reported (TWS466). The pins grow with the square of this depth.
