@@ -123,6 +123,7 @@ AGENT_SPEC = AgentSpec(
     state_files=STATE_FILES,
     effective="twsrt.agents.codex.effective",
     engine="twsrt.agents.codex.engine",
+    rules="twsrt.agents.codex.rules",
     init_default=True,
 )
 

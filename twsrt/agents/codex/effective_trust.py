@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from twsrt.agents.codex.rules_trust import CODEX_TRUSTED_PROJECT_PLANTABLE
+from twsrt.agents.codex.rules import CODEX_TRUSTED_PROJECT_PLANTABLE
 from twsrt.effective import Layer, report
 from twsrt.findings import Finding, quoted
 from twsrt.policy import PathRule, Policy, is_glob
