@@ -31,14 +31,6 @@ from twsrt.regions import Anchors, Holders, Meeting, Region, all_regions, reopen
 from twsrt.rules import PROJECT_WIDENS_USER
 from twsrt.testing.domains import domain_holders, domain_within, domains_meet, entry_key
 
-# Agents whose project layer keeps the user's lists beside the project's (Claude Code: "Merged
-# across settings sources"); every other agent is taken to replace them (DeepCode does; Codex
-# selects the project layer's own permission profile), which is the cautious reading. The bash
-# rules: Codex also collects the project's .rules files with the user's, strictest wins.
-MERGING_AGENTS = frozenset({"claude"})
-MERGING_RULES_AGENTS = frozenset({"claude", "codex"})
-
-
 # ---------------------------------------------------------------------------------- domains
 
 

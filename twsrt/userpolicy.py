@@ -18,13 +18,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from twsrt.agents import label
+from twsrt.agents import label, spec_of
 from twsrt.config import Config
 from twsrt.configload import load_config
 from twsrt.findings import Finding, TwsrtError, fail, finding, quoted
 from twsrt.hostchecks import host_anchors
 from twsrt.locations import Location
-from twsrt.narrowing import MERGING_AGENTS, MERGING_RULES_AGENTS, narrowing_findings
+from twsrt.narrowing import narrowing_findings
 from twsrt.policy import Policy
 from twsrt.rules import (
     CONFIG_INVALID,
@@ -65,8 +65,8 @@ def narrowing_check(policy: Policy, config: Config, agents: list[str]) -> list[F
 
     root = config.scope_root or config.path.parent
     anchors = host_anchors(config.home, root, config.pinned_home or user_home)
-    replacing = [label(name) for name in agents if name not in MERGING_AGENTS]
-    rules = [label(name) for name in agents if name not in MERGING_RULES_AGENTS]
+    replacing = [label(name) for name in agents if not spec_of(name).project_lists_merge]
+    rules = [label(name) for name in agents if not spec_of(name).project_rules_merge]
     return narrowing_findings(
         policy, user, anchors=anchors, replacing=replacing, replacing_rules=rules
     )

@@ -203,6 +203,11 @@ class AgentSpec:
     engine: str | None = None
     rules: str | None = None  # its own rules (``Rule`` constants), taken into the catalog
     init_default: bool = False  # a default agent of ``init --repo`` (without ``--agents``)
+    # whether its project layer keeps the user's lists beside the project's (Claude Code:
+    # "Merged across settings sources"), and the user's bash rules (Codex collects the project's
+    # .rules files with the user's, strictest wins); False, the cautious reading, is "replaces"
+    project_lists_merge: bool = False
+    project_rules_merge: bool = False
 
     @property
     def keys(self) -> tuple[str, ...]:

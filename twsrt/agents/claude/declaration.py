@@ -129,6 +129,8 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.claude.effective",
     engine="twsrt.agents.claude.engine",
     init_default=True,
+    project_lists_merge=True,
+    project_rules_merge=True,
 )
 
 

@@ -125,6 +125,7 @@ AGENT_SPEC = AgentSpec(
     engine="twsrt.agents.codex.engine",
     rules="twsrt.agents.codex.rules",
     init_default=True,
+    project_rules_merge=True,
 )
 
 
