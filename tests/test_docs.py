@@ -327,3 +327,12 @@ def test_local_recipe_blocks_a_stale_commit_then_lets_the_fix_through(tmp_path: 
     run("git", "add", "-A")
     fixed = run("git", "commit", "-q", "-m", "deny dd")
     assert fixed.returncode == 0, fixed.stdout
+
+
+def test_init_synopsis_lists_the_registered_agents() -> None:
+    from twsrt.agents import REGISTRY
+
+    text = (REPO_ROOT / "docs" / "init.md").read_text(encoding="utf-8")
+    shown = re.search(r"--agents ([\w,]+) \|", text)
+    assert shown is not None, "docs/init.md: no `--agents a,b,...` synopsis"
+    assert shown[1].split(",") == list(REGISTRY), "docs/init.md: --agents lists other agents"
