@@ -27,6 +27,7 @@ from twsrt.config import Config
 from twsrt.diffs import whole
 from twsrt.jsonpos import parse_json
 from twsrt.locations import display_path
+from twsrt.protection import protected_context
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite, apply
 
@@ -233,7 +234,7 @@ def _config(tmp: Path, targets: dict[str, Path]) -> Config:
 
 def _context(tmp: Path, name: str, extra_deny: bool) -> Context:
     targets = {key: tmp / "out" / key for key in AGENTS[name].target_keys}
-    return Context(_config(tmp, targets), _policy(extra_deny))
+    return protected_context(_config(tmp, targets), _policy(extra_deny))
 
 
 def _generate(tmp: Path, name: str, extra_deny: bool) -> list[FileWrite]:
@@ -241,7 +242,7 @@ def _generate(tmp: Path, name: str, extra_deny: bool) -> list[FileWrite]:
     written: list[FileWrite] = []
     for yolo in (False, True):
         ctx = _context(tmp, name, extra_deny)
-        result = AGENTS[name].compile(Context(ctx.config, ctx.policy, yolo=yolo))
+        result = AGENTS[name].compile(protected_context(ctx.config, ctx.policy, yolo=yolo))
         written += [c for c in apply(result.changes) if isinstance(c, FileWrite)]
     return written
 
@@ -296,7 +297,7 @@ def test_every_agent_writes_the_yolo_file_the_shared_way(
         if yolo_configured
         else (full_key, tmp_path / "out" / "agent.yolo.conf")
     )
-    ctx = Context(_config(tmp_path, targets), _policy(), yolo=True)
+    ctx = protected_context(_config(tmp_path, targets), _policy(), yolo=True)
     result = AGENTS[name].compile(ctx)
     written = {c.path for c in result.changes if isinstance(c, FileWrite)}
     assert expected in written and full not in written

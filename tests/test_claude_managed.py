@@ -20,6 +20,7 @@ from twsrt.agents.base import Context
 from twsrt.agents.claude import managed as claude_managed
 from twsrt.config import Config
 from twsrt.policy import Policy
+from twsrt.protection import protected_context
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "effective"
 CLAUDE = "home/.claude/settings.full.json"
@@ -46,7 +47,7 @@ def _policy(tmp_path: Path, srt: dict[str, Any], bash: dict[str, Any] | None = N
         scope_root=tmp_path / "out",
     )
     policy: Policy = load_policy(config)
-    return Context(config, policy)
+    return protected_context(config, policy)
 
 
 def test_the_managed_file_binds_the_floor(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from twsrt.agents.claude.agent import merged_text, translate
 from twsrt.agents.claude.managed import BINDING, SETTINGS_SHAPES, managed_merge, managed_translation
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
+from twsrt.protection import protected_context
 from twsrt.sources import build_policy
 
 FAST = settings(max_examples=100, deadline=None)
@@ -42,7 +43,7 @@ def context(srt: dict[str, Any], bash: dict[str, Any], sandbox_mode: str) -> Con
         scope="managed",
         scope_root=Path("managed"),
     )
-    return Context(config, policy, False, sandbox_mode)
+    return protected_context(config, policy, False, sandbox_mode)
 
 
 def managed_file(ctx: Context, base: str | None = None) -> str:

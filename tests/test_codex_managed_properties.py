@@ -17,12 +17,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support.strategies import compilable_bash_rules, compilable_srt_settings
 
-from twsrt.agents.base import Context
 from twsrt.agents.codex.agent import AGENT
 from twsrt.agents.codex.translate import command_tokens
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
+from twsrt.protection import protected_context
 from twsrt.sources import build_policy
 
 PROPS = settings(max_examples=60, deadline=None)
@@ -52,7 +52,7 @@ def _files(srt: dict, bash: dict, mode: str, scope: str) -> dict[str, dict[str, 
         parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
     )
     try:
-        result = AGENT.compile(Context(config, policy, sandbox_mode=mode))
+        result = AGENT.compile(protected_context(config, policy, sandbox_mode=mode))
     except TwsrtError:
         assume(False)  # refused for every scope alike (a disabled sandbox, an unsplittable rule)
         raise

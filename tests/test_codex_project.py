@@ -30,6 +30,7 @@ from twsrt.agents.codex.project import (
     translate_project,
 )
 from twsrt.findings import TwsrtError
+from twsrt.protection import protected_context
 from twsrt.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 
 GOLDEN = GOLDEN_ROOT / "codex-project"
@@ -256,7 +257,6 @@ def test_the_user_translation_is_unchanged() -> None:
 def _project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_toml: str | None):
     """A run in project scope over ``tmp_path/proj`` (a git checkout) with ``user_toml`` as the
     user's Codex config.toml (``$CODEX_HOME``); returns the context and the layer's path."""
-    from twsrt.agents.base import Context
     from twsrt.config import Config
 
     root = tmp_path / "proj"
@@ -281,7 +281,7 @@ def _project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_toml: str
         scope_root=root,
         display_root=root,
     )
-    return Context(config, policy), layer
+    return protected_context(config, policy), layer
 
 
 def _effective(ctx) -> list:

@@ -17,9 +17,9 @@ import pytest
 from support.golden import GOLDEN_ROOT, assert_golden, golden_name, pinned_config
 from support.sandbox import Sandbox
 
-from twsrt.agents.base import Context
 from twsrt.agents.codex.agent import AGENT
 from twsrt.config import SANDBOX_MODES, Config
+from twsrt.protection import protected_context
 from twsrt.sources import load_policy
 
 AGENT_DIR = GOLDEN_ROOT / "codex-managed"
@@ -48,7 +48,9 @@ def compiled(case: Path, tmp_path: Path, sandbox_mode: str) -> tuple[dict, str]:
         scope="managed",
         scope_root=tmp_path / TREE,
     )
-    result = AGENT.compile(Context(config, load_policy(config), sandbox_mode=sandbox_mode))
+    result = AGENT.compile(
+        protected_context(config, load_policy(config), sandbox_mode=sandbox_mode)
+    )
     texts = {change.display: change.text for change in result.changes}
     findings = "".join(f.render().replace(str(case) + "/", "") + "\n" for f in result.findings)
     return texts, findings

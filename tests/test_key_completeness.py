@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Context
 from twsrt.agents.srtkeys import IGNORED, SRT_KEYS, dotted, set_keys, unhandled_key_findings
 from twsrt.config import SANDBOX_MODES
 from twsrt.configload import load_config
 from twsrt.findings import Finding, Level, TwsrtError
+from twsrt.protection import protected_context
 from twsrt.schemas import load_schema
 from twsrt.sources import load_policy
 from twsrt.writes import FileWrite
@@ -168,7 +168,7 @@ def compile_all(tmp: Path, srt: dict[str, Any]) -> dict[tuple[str, str], tuple[s
     policy = load_policy(config)
     out: dict[tuple[str, str], tuple[str, list[Finding]]] = {}
     for mode in SANDBOX_MODES:
-        ctx = Context(config, policy, sandbox_mode=mode)
+        ctx = protected_context(config, policy, sandbox_mode=mode)
         for name, agent in AGENTS.items():
             try:
                 result = agent.compile(ctx)

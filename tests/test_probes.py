@@ -21,6 +21,7 @@ from twsrt.agents.base import Context
 from twsrt.config import Config
 from twsrt.findings import TwsrtError
 from twsrt.locations import Location
+from twsrt.protection import protected_context
 from twsrt.reports.probes import junit_xml, render_json, render_text
 from twsrt.rules import CATALOG
 from twsrt.testing.commands import classify_fetch, observe
@@ -55,7 +56,7 @@ def ctx_of(policy: Any, sandbox_mode: str = "workspace-write", **targets: Path) 
         bash_rules=Path("bash.json"),
         targets=dict(targets),
     )
-    return Context(config, policy, sandbox_mode=sandbox_mode)
+    return protected_context(config, policy, sandbox_mode=sandbox_mode)
 
 
 def by_name(plan: Any) -> dict[str, Probe]:

@@ -19,6 +19,7 @@ from twsrt.config import Config, Selection
 from twsrt.findings import finding
 from twsrt.invocation import mode_line
 from twsrt.locations import Location
+from twsrt.protection import protected_context
 from twsrt.report import CheckedFile, CheckReport, selection_text
 from twsrt.reports import REPORTERS, RenderOptions, render
 from twsrt.reports.probes import junit_xml, modes_line, render_json, render_text
@@ -295,7 +296,6 @@ def test_probe_run_carries_the_config_selection(tmp_path: Path) -> None:
     """run_tests puts the run's selection into its report, for every renderer to show."""
     from support.policies import make_policy
 
-    from twsrt.agents.base import Context
     from twsrt.testing.run import run_tests
 
     config = Config(
@@ -307,7 +307,7 @@ def test_probe_run_carries_the_config_selection(tmp_path: Path) -> None:
         selection=BY_HOST,
     )
     policy = make_policy({"filesystem": {"denyRead": ["~/.aws"], "allowWrite": ["."]}})
-    ctx = Context(config, policy, sandbox_mode="danger-full-access")
+    ctx = protected_context(config, policy, sandbox_mode="danger-full-access")
     report = run_tests(ctx, "srt", factory=lambda _name: _IdleEngine(), attacks=False)
     assert report.results and report.selection == BY_HOST
     assert ", profile laptop (selected by hosts: " in render_text(report).splitlines()[0]

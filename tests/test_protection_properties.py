@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 from support.strategies import compilable_bash_rules, compilable_srt_settings
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Context
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.findings import Finding, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.policy import is_glob, normalize_path
-from twsrt.protection import Protected, protected_set
+from twsrt.protection import Protected, protected_context, protected_set
 from twsrt.rules import DANGER_FULL_ACCESS
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite
@@ -128,7 +127,7 @@ def test_every_protected_path_is_denied_for_writing_or_reported(
     assert normalize_path(checkout) in {item.path for item in protected}
     for agent in ("claude", "codex", "copilot", "deepcode"):
         try:
-            result = AGENTS[agent].compile(Context(config, policy, yolo, mode))
+            result = AGENTS[agent].compile(protected_context(config, policy, yolo, mode))
         except TwsrtError:
             assume(False)  # refused for the policy itself (a disabled sandbox), not the set
             raise

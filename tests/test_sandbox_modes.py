@@ -23,12 +23,13 @@ from support.sandbox import Sandbox
 from support.strategies import compilable_bash_rules, compilable_srt_settings
 
 from twsrt.agents import AGENTS
-from twsrt.agents.base import Context, Result
+from twsrt.agents.base import Result
 from twsrt.agents.codex.launches import protected_names
 from twsrt.agents.copilot.agent import parse_snippet
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
+from twsrt.protection import protected_context
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite
 
@@ -65,7 +66,7 @@ def compile_all(
         parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
     )
     origin = Location("twsrt.toml", 3, 8, "/sandbox/mode")
-    ctx = Context(_config(), policy, yolo, sandbox_mode, origin)
+    ctx = protected_context(_config(), policy, yolo, sandbox_mode, origin)
     return {name: agent.compile(ctx) for name, agent in AGENTS.items()}
 
 

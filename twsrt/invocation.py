@@ -17,6 +17,7 @@ from twsrt.configload import CONFIG_NAMES, discover, load_config, user_config_pa
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location, display_path, git_root, home_dir, repo_root
 from twsrt.placement import guard
+from twsrt.protection import protected_context
 from twsrt.report import profile_clause
 from twsrt.rules import CONFIG_NOT_FOUND
 from twsrt.safeio import real
@@ -89,11 +90,11 @@ def context(config: Config, policy: Policy, yolo: bool, sandbox_flag: str | None
 
         raise refuse_yolo(config)
     if sandbox_flag:
-        return Context(config, policy, yolo, sandbox_flag, Location(config.display), True)
+        return protected_context(config, policy, yolo, sandbox_flag, Location(config.display), True)
     if config.sandbox_mode:
         origin = config.location("/sandbox/mode")
-        return Context(config, policy, yolo, config.sandbox_mode, origin)
-    return Context(config, policy, yolo, DEFAULT_SANDBOX_MODE)
+        return protected_context(config, policy, yolo, config.sandbox_mode, origin)
+    return protected_context(config, policy, yolo, DEFAULT_SANDBOX_MODE)
 
 
 def mode_line(ctx: Context) -> str:

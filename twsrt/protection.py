@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from twsrt.agents import config_layers, specs
+from twsrt.agents.base import Context
+from twsrt.config import DEFAULT_SANDBOX_MODE
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, git_root, repo_root
 from twsrt.policy import PathRule, Policy, is_glob, normalize_path
@@ -92,6 +94,23 @@ def _below(path: str, trees: set[str]) -> bool:
     """Whether a protected tree other than ``path`` itself holds it (spelled alike)."""
     parts = path.split("/")
     return any("/".join(parts[:end]) in trees for end in range(1, len(parts)))
+
+
+def protected_context(
+    config: Config,
+    policy: Policy,
+    yolo: bool = False,
+    sandbox_mode: str = DEFAULT_SANDBOX_MODE,
+    sandbox_origin: Location | None = None,
+    sandbox_flag: bool = False,
+) -> Context:
+    """The run context every agent compiles: ``policy`` with the protected set write-denied
+    (``written`` keeps it as the sources write it). The one maker of a ``Context``, so no caller
+    compiles without the set; applied again to a protected policy it changes nothing."""
+    protected = protected_policy(policy, protected_set(config, policy))
+    return Context(
+        config, protected, yolo, sandbox_mode, sandbox_origin, sandbox_flag, written=policy
+    )
 
 
 def protected_policy(policy: Policy, protected: tuple[Protected, ...]) -> Policy:

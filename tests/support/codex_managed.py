@@ -18,10 +18,10 @@ def managed_texts(
 ) -> dict[str, str]:
     """The two files as a managed-scope compile writes them (``work``: where sources given as
     values are written first)."""
-    from twsrt.agents.base import Context
     from twsrt.agents.codex.managed import managed_config_text, requirements_text
     from twsrt.agents.codex.translate import translate
     from twsrt.config import Config
+    from twsrt.protection import protected_context
     from twsrt.sources import load_policy
 
     paths = []
@@ -40,7 +40,7 @@ def managed_texts(
         checkout="~/dotfiles",  # as the sandbox's config says: the same protected set
         scope="managed",
     )
-    ctx = Context(config, load_policy(config), sandbox_mode=sandbox_mode)
+    ctx = protected_context(config, load_policy(config), sandbox_mode=sandbox_mode)
     compiled, _ = translate(ctx.policy, sandbox_mode, None)
     return {
         "requirements.toml": requirements_text(ctx, compiled),

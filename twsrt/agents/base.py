@@ -20,9 +20,9 @@ from twsrt.writes import Change
 
 @dataclass(frozen=True)
 class Context:
-    """What one agent compiles: the config, the policy with the protected set write-denied
-    (``protection.protected_policy``, applied here so no caller compiles without it), and the
-    approval and sandbox modes."""
+    """What one agent compiles: the config, the policy with the protected set write-denied, and
+    the approval and sandbox modes. Made by ``protection.protected_context`` (the protected set
+    reads every registered agent's layers, so it is applied above the registry, not here)."""
 
     config: Config
     policy: Policy
@@ -37,12 +37,8 @@ class Context:
     def __post_init__(self) -> None:
         if self.sandbox_mode not in SANDBOX_MODES:
             raise ValueError(f"unknown sandbox mode {self.sandbox_mode!r}")
-        from twsrt.protection import protected_policy, protected_set
-
         if self.written is None:
             object.__setattr__(self, "written", self.policy)
-        protected = protected_policy(self.policy, protected_set(self.config, self.policy))
-        object.__setattr__(self, "policy", protected)  # idempotent: replace() keeps it
 
     @property
     def mode(self) -> str:
