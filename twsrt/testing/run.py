@@ -51,6 +51,7 @@ from twsrt.testing.model import (
     Probe,
     ProbeReport,
     Result,
+    Skipped,
     Verdict,
 )
 from twsrt.testing.modes import mode_policy, plan_for_mode
@@ -68,6 +69,7 @@ Reported = tuple[Finding, ...]  # what check reports for an engine's agent (gaps
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.policy import Policy
     from twsrt.reports import RenderOptions
     from twsrt.scopes import ScopeRequest
 
@@ -281,14 +283,7 @@ def run_tests(
     ctx = replace(ctx, config=ctx.config.new_run())  # one run: the files as they are now
     # the probes are the policy's rules as written; the engines' files carry the protected set
     policy = ctx.written or ctx.policy
-    if not policy.enabled:
-        raise TwsrtError(
-            finding(
-                DISABLED_SANDBOX,
-                "the canonical sandbox is disabled (enabled = false); there is nothing to test",
-                policy.srt_location("/enabled"),
-            )
-        )
+    _refuse_disabled(policy)
     # a project-scope run launches in the project root: its **/ denies are probed at depths
     depths = ctx.config.scope == "project"
     plan = plan_for_mode(policy, ctx.sandbox_mode, depths)
@@ -296,27 +291,9 @@ def run_tests(
     tried = derive_attacks(in_mode, depths) + launch_attacks(ctx.config, in_mode) if attacks else []
     attack_plan = Plan(tuple(tried), Fixtures())
     names, skipped = select_engines(ctx, engines, factory)
-    report = ProbeReport(
-        engines=names,
-        strict=strict,
-        sandbox_mode=ctx.sandbox_mode,
-        approval_mode=ctx.mode,
-        skipped=skipped,
-        selection=ctx.config.selection,
-    )
-    report.inputs = {n: [ctx.config.display_path(p) for p in factory(n).reads(ctx)] for n in names}
-    report.models = {n: m for n in names if (m := getattr(factory(n), "models", ""))}
-    report.drift = drift_of(ctx, names, factory)
+    report = _report(ctx, names, skipped, strict, factory)
     start = time.monotonic()
-    if not ctx.full_access:  # what the files on disk grant that no probe can show
-        from twsrt.testing.ondisk import on_disk_results
-
-        found = on_disk_results(ctx, [factory(n) for n in names])
-        for name in names:  # and the programs the checkout names that no engine starts
-            ask = getattr(factory(name), "host_programs", None)
-            found += ask(ctx) if callable(ask) else []
-        report.results += [r for r in found if _matches(r.probe, r.engine, keyword)]
-
+    report.results += _on_disk(ctx, names, factory, keyword)
     # what check reports for the agents of the run: a gap across launches must be one of them
     reported = reported_findings(ctx, targeted_agents(ctx)) if attacks else ()
 
@@ -345,6 +322,49 @@ def run_tests(
             finding(CONFIG_INVALID, f"no probe matches -k {keyword!r}", Location("twsrt test"))
         )
     return report
+
+
+def _refuse_disabled(policy: Policy) -> None:
+    if not policy.enabled:
+        raise TwsrtError(
+            finding(
+                DISABLED_SANDBOX,
+                "the canonical sandbox is disabled (enabled = false); there is nothing to test",
+                policy.srt_location("/enabled"),
+            )
+        )
+
+
+def _report(
+    ctx: Context, names: list[str], skipped: list[Skipped], strict: bool, factory: Factory
+) -> ProbeReport:
+    """The run's report before any probe: its engines, modes, inputs, models and drift."""
+    report = ProbeReport(
+        engines=names,
+        strict=strict,
+        sandbox_mode=ctx.sandbox_mode,
+        approval_mode=ctx.mode,
+        skipped=skipped,
+        selection=ctx.config.selection,
+    )
+    report.inputs = {n: [ctx.config.display_path(p) for p in factory(n).reads(ctx)] for n in names}
+    report.models = {n: m for n in names if (m := getattr(factory(n), "models", ""))}
+    report.drift = drift_of(ctx, names, factory)
+    return report
+
+
+def _on_disk(ctx: Context, names: list[str], factory: Factory, keyword: str | None) -> list[Result]:
+    """What the files on disk grant that no probe can show, and the programs the checkout
+    names that no engine starts (nothing under danger-full-access)."""
+    if ctx.full_access:
+        return []
+    from twsrt.testing.ondisk import on_disk_results
+
+    found = on_disk_results(ctx, [factory(n) for n in names])
+    for name in names:
+        ask = getattr(factory(name), "host_programs", None)
+        found += ask(ctx) if callable(ask) else []
+    return [r for r in found if _matches(r.probe, r.engine, keyword)]
 
 
 def _matches(probe: Probe, engine: str, keyword: str | None) -> bool:
