@@ -18,7 +18,7 @@ from support.sandbox import Sandbox
 
 from twsrt.agents.claude.layers import permission_rules, root_denies
 from twsrt.agents.rootnames import names
-from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
+from twsrt.mandatory import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 
 TARGET = "home/.claude/settings.full.json"
 

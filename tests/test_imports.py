@@ -30,9 +30,6 @@ KNOWN_CIRCLES: list[set[str]] = []
 # Imports that still run back up a floor, as (importer, imported).
 KNOWN_UPWARD: set[tuple[str, str]] = {
     ("agents.rootnames", "agents"),
-    ("agents.rootnames", "protection"),
-    ("bashrules", "agents"),
-    ("testing.launches", "testing.selection"),
 }
 
 

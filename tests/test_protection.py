@@ -10,14 +10,8 @@ from support.sandbox import Sandbox
 from twsrt.agents import config_layers, specs
 from twsrt.configload import load_config
 from twsrt.locations import Location
-from twsrt.protection import (
-    GIT_PROTECTED,
-    MANDATORY_DIRS,
-    MANDATORY_FILES,
-    Protected,
-    protected_policy,
-    protected_set,
-)
+from twsrt.mandatory import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
+from twsrt.protection import Protected, protected_policy, protected_set
 from twsrt.sources import load_policy
 
 

@@ -19,7 +19,7 @@ from support.sandbox import Sandbox
 from twsrt.agents import config_layers
 from twsrt.agents.claude.engine import ClaudeEngine
 from twsrt.agents.codex.engine import CodexEngine
-from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
+from twsrt.mandatory import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 from twsrt.testing.batches import batches, observe_all
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.launches import FAMILIES, launch_attacks, runs_attack

@@ -7,16 +7,15 @@ from twsrt.locations import Location
 from twsrt.rules import UNEXPRESSIBLE_COMMAND
 
 
-def bash_rules(command: str, origin: Location, agent: str) -> list[str]:
+def bash_rules(command: str, origin: Location, agent: str, label: str) -> list[str]:
     """``Bash(cmd)`` and ``Bash(cmd *)``: the command alone and with arguments. A ``)`` cannot
-    be held by the grammar, so such a command is refused at its source rule."""
+    be held by the grammar, so such a command is refused at its source rule (``label``: how
+    the message names the agent)."""
     if ")" in command:
-        from twsrt.agents import label
-
         raise TwsrtError(
             finding(
                 UNEXPRESSIBLE_COMMAND,
-                f"command '{quoted(command)}' contains ')', which {label(agent)}'s Bash(...) rule "
+                f"command '{quoted(command)}' contains ')', which {label}'s Bash(...) rule "
                 "syntax cannot hold; rewrite the rule without it",
                 origin,
                 agent=agent,

@@ -19,28 +19,12 @@ from twsrt.agents.base import Context
 from twsrt.config import DEFAULT_SANDBOX_MODE
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, git_root, repo_root
+from twsrt.mandatory import GIT_PROTECTED
 from twsrt.policy import PathRule, Policy, is_glob, normalize_path
 from twsrt.rules import BROAD_WRITE_ROOT, POLICY_UNPROTECTED
 
 if TYPE_CHECKING:
     from twsrt.config import Config
-
-# srt 0.0.83's mandatory write denies (sandbox-utils.js DANGEROUS_FILES and
-# getDangerousDirectories; linux-sandbox-utils.js adds .git/hooks and .git/config of the
-# working directory and of every repository its scan finds below it)
-MANDATORY_FILES = (
-    ".gitconfig",
-    ".gitmodules",
-    ".bashrc",
-    ".bash_profile",
-    ".zshrc",
-    ".zprofile",
-    ".profile",
-    ".ripgreprc",
-    ".mcp.json",
-)
-MANDATORY_DIRS = (".vscode", ".idea", ".claude/commands", ".claude/agents")
-GIT_PROTECTED = (".git/hooks", ".git/config")
 
 # what a protected path is: an agent's config layer, twsrt's own policy files (config,
 # sources, the checkout), srt's mandatory-deny set, or a denyRead path (a secret must not be

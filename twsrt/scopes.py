@@ -184,6 +184,14 @@ def _agents(
     return [name for name, _where in wanted if name in layered], notes
 
 
+def targeted_agents(config: Config) -> list[str]:
+    """The agents a config's run targets: a scoped run's chosen agents, else every agent with
+    a key in ``[targets]``, in registry order."""
+    if config.scope != "user":
+        return list(config.scope_agents)
+    return [n for n, m in AGENTS.items() if any(k in config.targets for k in m.target_keys)]
+
+
 def select(agent: str | None, config: Config) -> list[str]:
     """``run.select_agents`` in a scoped run: the named agent (which must have a file in the
     scope: else a usage error, exit 2), else the scope's agents."""

@@ -7,8 +7,8 @@ agent whose sandbox takes absolute paths gets them under each write root (Claude
 
 from __future__ import annotations
 
+from twsrt.mandatory import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 from twsrt.policy import is_glob
-from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 
 
 def names() -> tuple[tuple[str, bool], ...]:

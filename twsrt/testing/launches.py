@@ -80,11 +80,11 @@ def launch_attacks(config: Config, policy: Policy) -> list[Attack]:
     the config's protected set; deterministic for one machine (``relink`` looks at which of
     the agents' user directories are symlinks here)."""
     from twsrt.protection import protected_set
-    from twsrt.testing.selection import scope_agents
+    from twsrt.scopes import targeted_agents
 
     sem = Semantics.of(policy)
     bases = list(_bases(policy, sem))
-    agents = scope_agents(config)
+    agents = targeted_agents(config)
     out: list[Attack] = []
     for base, where, origin in bases:
         out += _plant_layers(base, where, origin, agents)
@@ -199,7 +199,7 @@ def _mandatory(base: str, where: str, origin: Location) -> list[Attack]:
     (when present), each directory written into; in the launch directory also the ones one
     directory in that exist (srt's scan finds them there); the hooks and config of the
     directory's own repository and of one nested in it, below every write root."""
-    from twsrt.protection import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
+    from twsrt.mandatory import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 
     out = []
     sub = f"{base}/tw-sub-m"

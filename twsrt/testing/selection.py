@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from twsrt.scopes import targeted_agents as scoped_agents
 from twsrt.testing.engines import ENGINES, Engine, EngineUnavailable
 from twsrt.testing.model import Skipped
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
-    from twsrt.config import Config
     from twsrt.findings import Finding
 
 Factory = Callable[[str], Engine]
@@ -27,16 +27,7 @@ NO_ENGINE = {
 def targeted_agents(ctx: Context) -> list[str]:
     """The agents with at least one target in the config; in a project or managed run, the
     agents it compiles (its targets hold every such agent's default file, written or not)."""
-    return scope_agents(ctx.config)
-
-
-def scope_agents(config: Config) -> list[str]:
-    """``targeted_agents`` of a config."""
-    from twsrt.agents import AGENTS
-
-    if config.scope != "user":
-        return list(config.scope_agents)
-    return [n for n, m in AGENTS.items() if any(k in config.targets for k in m.target_keys)]
+    return scoped_agents(ctx.config)
 
 
 def select_engines(

@@ -10,6 +10,7 @@ from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_nam
 from twsrt.locations import Location
 
 NAME = "claude"
+LABEL = "Claude"  # how messages name the agent
 
 
 LINK_NAME = "settings.json"
@@ -64,7 +65,7 @@ STATE_FILES = (
 
 AGENT_SPEC = AgentSpec(
     NAME,
-    "Claude",
+    LABEL,
     (
         TargetSpec(
             "claude_settings",

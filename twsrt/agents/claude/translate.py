@@ -11,6 +11,7 @@ from twsrt.agents.base import Context
 from twsrt.agents.claude.declaration import (
     ESCAPE_HATCH,
     FILESYSTEM_KEYS,
+    LABEL,
     MODE_DROPPED,
     MODE_FORCED,
     NAME,
@@ -162,7 +163,7 @@ def _deny_rules(
 def _bash_rules(entries: list[Entry], managed: Managed) -> list[str]:
     rules: list[str] = []
     for entry in entries:
-        emitted = bash_rules(entry.value, entry.origin, NAME)
+        emitted = bash_rules(entry.value, entry.origin, NAME, LABEL)
         rules += emitted
         _note_origins(managed, emitted, entry.origin)
     return unique(rules)

@@ -9,6 +9,7 @@ from twsrt.agents.abspaths import HomePaths, deny_path, grant_path
 from twsrt.agents.deepcode.declaration import (
     FS_KEYS,
     HANDLED_SRT_KEYS,
+    LABEL,
     NAME,
     REASONS,
     SPEC,
@@ -54,7 +55,7 @@ def translate(
 
     deny: list[str] = []
     for entry in policy.bash_deny:
-        emitted = bash_rules(entry.value, entry.origin, NAME)
+        emitted = bash_rules(entry.value, entry.origin, NAME, LABEL)
         deny += emitted
         note(emitted, entry.origin)
     managed.deny = unique(deny)
@@ -62,7 +63,7 @@ def translate(
     ask: list[str] = []
     if not yolo:
         for entry in policy.bash_ask:
-            emitted = bash_rules(entry.value, entry.origin, NAME)
+            emitted = bash_rules(entry.value, entry.origin, NAME, LABEL)
             ask += emitted
             note(emitted, entry.origin)
     managed.ask = unique(ask)
