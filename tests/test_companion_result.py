@@ -4,19 +4,9 @@ preview is the other mode's preview. It once carried the empty string where a ca
 
 from __future__ import annotations
 
-from support.sandbox import Sandbox
+from support.sandbox import DEFAULT_CONFIG, Sandbox
 
-YOLO_CONFIG = """\
-checkout = "~/dotfiles"
-
-[sources]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[targets]
-claude_settings = "home/.claude/settings.full.json"
-claude_settings_yolo = "home/.claude/settings.yolo.json"
-"""
+YOLO_CONFIG = DEFAULT_CONFIG + 'claude_settings_yolo = "home/.claude/settings.yolo.json"\n'
 
 
 def test_a_companion_previews_what_generate_prints_for_its_mode(sandbox: Sandbox) -> None:

@@ -155,3 +155,13 @@ def test_a_copy_without_git_compiles_the_same_set(sandbox: Sandbox) -> None:
     (sandbox.repo / ".git").rmdir()
     config, policy = _load(sandbox)
     assert protected_set(config, policy) == before
+
+
+def test_a_context_made_without_the_protected_set_is_refused(sandbox: Sandbox) -> None:
+    """Only protection.protected_context makes a Context: one built directly would compile the
+    policy without the protected set (every layer a later launch loads writable)."""
+    from twsrt.agents.base import Context
+
+    config, policy = _load(sandbox)
+    with pytest.raises(ValueError, match="protected_context"):
+        Context(config, policy)

@@ -37,8 +37,8 @@ class Context:
     def __post_init__(self) -> None:
         if self.sandbox_mode not in SANDBOX_MODES:
             raise ValueError(f"unknown sandbox mode {self.sandbox_mode!r}")
-        if self.written is None:
-            object.__setattr__(self, "written", self.policy)
+        if self.written is None:  # fail closed: only protected_context knows the protected set
+            raise ValueError("a Context is made by protection.protected_context")
 
     @property
     def mode(self) -> str:
