@@ -157,7 +157,7 @@ def test_show_never_prints_a_source_outside_the_repository(sandbox: Sandbox) -> 
 def test_fragment_names_take_a_column_of_their_own() -> None:
     """Composed from fragments, each origin is preceded by its fragment's name, aligned; the
     JSON names it as "fragment"."""
-    from twsrt.showing import Shape, Shown, render_json, render_text
+    from twsrt.commands.show import Shape, Shown, render_json, render_text
 
     base = Location("policy/base.srt.json", 5, 18, "/filesystem/denyRead/0")
     corp = Location("policy/corp-network.srt.json", 4, 18, "/filesystem/denyRead/0")
@@ -264,7 +264,7 @@ def test_every_drawn_leaf_is_shown_at_its_value(
     srt: dict, bash: dict, enabled: bool | None, depth: int | None, indent: int | None
 ) -> None:
     from twsrt.jsonpos import parse_json
-    from twsrt.showing import render_text, shape
+    from twsrt.commands.show import render_text, shape
     from twsrt.sources import build_policy
 
     if enabled is not None:

@@ -268,7 +268,7 @@ def show(ctx: click.Context, output_format: str, **common: Any) -> None:
 
     Exit 0; 2: no usable config, or a source that cannot be read or is invalid.
     """
-    from twsrt.showing import show_request
+    from twsrt.commands.show import show_request
 
     _finish(show_request(_request(ctx, common, output_format=output_format)))
 
