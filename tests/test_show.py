@@ -263,8 +263,8 @@ def _written_at(text: str, line: int, column: int) -> str:
 def test_every_drawn_leaf_is_shown_at_its_value(
     srt: dict, bash: dict, enabled: bool | None, depth: int | None, indent: int | None
 ) -> None:
-    from twsrt.jsonpos import parse_json
     from twsrt.commands.show import render_text, shape
+    from twsrt.jsonpos import parse_json
     from twsrt.sources import build_policy
 
     if enabled is not None:

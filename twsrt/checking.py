@@ -13,7 +13,6 @@ from twsrt.findings import Finding, Level, TwsrtError, fail
 from twsrt.invocation import Invocation, context, find_config_error, select_agents
 from twsrt.lints import lint_policy
 from twsrt.locations import git_root, home_dir, repo_root
-from twsrt.outcome import Outcome
 from twsrt.policy import Policy
 from twsrt.report import CheckedFile, CheckReport
 from twsrt.request import Request
@@ -22,9 +21,6 @@ from twsrt.sources import read_sources
 from twsrt.suppressions import by_rule, first_match, ignore_findings, suppressions
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from twsrt.reports import RenderOptions
     from twsrt.scopes import ScopeRequest
 
 
@@ -69,31 +65,6 @@ def check_report(
         return _run_check(request, path, home, cwd, root, no_ignores, user_config)
     except TwsrtError as exc:
         return aborted_report(exc, request.fail_on, root)
-
-
-def check_outcome(
-    report: CheckReport, output_format: str, options: RenderOptions, files: Mapping[str, str]
-) -> Outcome:
-    """What ``check`` prints and writes: the report on stdout in ``output_format``, each file of
-    ``files`` (format name -> path), and the report's exit code, whatever the format."""
-    from twsrt.reports import REPORTERS, render, write_reports
-
-    outcome = Outcome()
-    with outcome.stopping() as out:
-        reporter = REPORTERS[output_format]
-        out.out(
-            render(output_format, report, options),
-            colour=options.colour if reporter.coloured else None,  # FORCE_COLOR off a pipe too
-            encoded=reporter.encoded,
-        )
-        if report.aborted and reporter.for_programs:  # stdout is for a program: tell the person
-            for item in report.findings:
-                out.err(item.render())
-        # links inside the checkout (or, before a config is found, the working repository) are
-        # never followed to a report
-        write_reports(report, files, out, (report.root, repo_root(Path.cwd())))
-        out.exit_code = report.exit_code
-    return outcome
 
 
 def aborted_report(error: TwsrtError, fail_on: Level | None, root: Path) -> CheckReport:

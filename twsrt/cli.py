@@ -13,7 +13,7 @@ import click
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
 from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors, show_error
-from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome
+from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome, Refused
 from twsrt.reports import REPORTERS, RenderOptions
 from twsrt.request import Request
 from twsrt.testing.registry import ENGINES  # the --engine choices, read when parsed
@@ -134,9 +134,20 @@ def _finish(outcome: Outcome) -> NoReturn:
     Every line but a program's format is escaped here, the one place (``exits.printed``)."""
     for line in outcome.lines:
         click.echo(printed(line), nl=False, err=line.err, color=line.colour)
+    if isinstance(outcome.error, Refused):
+        raise _usage_error(outcome.error)
     if outcome.error is not None:
         raise outcome.error
     sys.exit(outcome.exit_code)
+
+
+def _usage_error(refused: Refused) -> click.ClickException:
+    """A command's refusal as click shows it (its usage line and the argument it names)."""
+    if refused.param is not None:
+        return click.BadParameter(refused.message, param_hint=refused.param)
+    if refused.usage:
+        return click.UsageError(refused.message)
+    return click.ClickException(refused.message)
 
 
 @cli.command()
@@ -233,22 +244,22 @@ def check(
     Exit 0: nothing at or above --fail-on; 1: findings at or above it; 2: no usable config or
     bad usage; 3: internal error. The output format never changes the exit code.
     """
-    from twsrt.checking import check_outcome, check_report
+    from twsrt.commands import check as command
     from twsrt.findings import Level
 
     verbose = _verbose(ctx, verbose)
     if quiet and verbose:
         raise click.UsageError("-q/--quiet and -v/--verbose exclude each other", ctx=ctx)
     level = Level(fail_on) if fail_on else None
-    asked = {"agent": agent, "yolo": yolo, "sandbox": sandbox, "fail_on": level, "quiet": quiet}
-    request = _request(ctx, common, output_format=output_format, verbose=verbose, **asked)
+    config = {name: common.pop(name) for name in ("config", "profile", "project", "managed")}
     # what is left of the keyword arguments: the --<format> FILE options, in registry order
-    files = {name.removesuffix("_file"): path for name, path in common.items() if path}
+    files = tuple((name.removesuffix("_file"), path) for name, path in common.items() if path)
+    asked = {"agent": agent, "yolo": yolo, "sandbox": sandbox, "fail_on": level, "quiet": quiet}
+    shown = {"output_format": output_format, "verbose": verbose, "report_files": files}
+    request = _request(ctx, config, **asked, **shown)
     named = (Path.cwd() / user_config.expanduser()) if user_config else None
-    report = check_report(request, no_ignores, named)
     colour = REPORTERS[output_format].coloured and _colour()
-    options = RenderOptions(verbose=verbose, quiet=quiet, colour=colour)
-    _finish(check_outcome(report, output_format, options, files))
+    _finish(command.run(request, colour=colour, no_ignores=no_ignores, user_config=named)[1])
 
 
 @cli.command()
@@ -268,9 +279,9 @@ def show(ctx: click.Context, output_format: str, **common: Any) -> None:
 
     Exit 0; 2: no usable config, or a source that cannot be read or is invalid.
     """
-    from twsrt.commands.show import show_request
+    from twsrt.commands import show as command
 
-    _finish(show_request(_request(ctx, common, output_format=output_format)))
+    _finish(command.run(_request(ctx, common, output_format=output_format)))
 
 
 @cli.command()
@@ -278,12 +289,9 @@ def show(ctx: click.Context, output_format: str, **common: Any) -> None:
 @report_errors
 def explain(rule_id: str) -> None:
     """Print the help of a rule (id such as TWS101, or name such as schema-unknown-key)."""
-    from twsrt.rules import explain_text
+    from twsrt.commands import explain as command
 
-    text = explain_text(rule_id)
-    if text is None:
-        raise click.UsageError(f"unknown rule {rule_id!r}; see docs/rules.md")
-    click.echo(text)
+    _finish(command.run(rule_id))
 
 
 @cli.command("test")
@@ -445,13 +453,9 @@ def edit(ctx: click.Context, source: str | None, **common: Any) -> None:
 @report_errors
 def schema(name: str | None) -> None:
     """Print a JSON Schema (srt, bash or config) for editors and CI."""
-    from twsrt.schemas import SCHEMA_FILES, schema_text
+    from twsrt.commands import schema as command
 
-    if name is None:
-        for key, filename in SCHEMA_FILES.items():
-            click.echo(f"{key:7} {filename}")
-        return
-    click.echo(schema_text(name), nl=False)
+    _finish(command.run(name))
 
 
 @cli.command()

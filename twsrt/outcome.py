@@ -27,6 +27,16 @@ class Line:
     encoded: bool = False
 
 
+class Refused(Exception):
+    """What a command was asked is refused as a bad command line (exit 2, click's message): the
+    CLI shows it as a usage error (``usage``: the command's usage line first; ``param``: the
+    argument it names, as click names it), so a command needs no click."""
+
+    def __init__(self, message: str, *, usage: bool = False, param: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.usage, self.param = message, usage, param
+
+
 @dataclass
 class Outcome:
     lines: list[Line] = field(default_factory=list)

@@ -176,14 +176,7 @@ def _leaf_json(shown: Shape, leaf: Shown, *, key: bool) -> dict[str, Any]:
 # --- the command ---------------------------------------------------------------------------------
 
 
-def show_outcome(
-    explicit_config: str | None, output_format: str, *, profile: str | None = None
-) -> Outcome:
-    """``show_request`` of the request these name."""
-    return show_request(Request(explicit_config, profile, output_format=output_format))
-
-
-def show_request(request: Request) -> Outcome:
+def run(request: Request) -> Outcome:
     """``twsrt show``: the composed policy on stdout; a config or source that cannot be read
     stops the run with its located findings (exit 2), as for ``generate``."""
     outcome = Outcome()
