@@ -29,9 +29,9 @@ from twsrt.agents.codex.project import (
     PROJECT_PROFILE,
     translate_project,
 )
+from twsrt.agents.codex.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 from twsrt.findings import TwsrtError
 from twsrt.protection import protected_context
-from twsrt.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 
 GOLDEN = GOLDEN_ROOT / "codex-project"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())

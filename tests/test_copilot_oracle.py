@@ -19,10 +19,11 @@ from support.policies import make_policy
 from twsrt.agents.abspaths import PathIndex, inside
 from twsrt.agents.copilot.declaration import Compiled
 from twsrt.agents.copilot.flags import _flag_items, parse_snippet, render_snippet
+from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.copilot.settings import compile_sandbox, merge
 from twsrt.agents.rootnames import under
 from twsrt.findings import TwsrtError
-from twsrt.rules import COPILOT_MANDATORY_NAMES_OPEN, LOSSY_WRITE_ROOT
+from twsrt.rules import LOSSY_WRITE_ROOT
 
 HOME = "/home/user"
 

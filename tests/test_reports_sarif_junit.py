@@ -9,6 +9,7 @@ import pytest
 from support.reports import parse_junit, validate_sarif
 
 from twsrt import rules
+from twsrt.agents.codex import rules as codex_rules
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.report import CheckedFile, CheckReport, Suppression
@@ -50,18 +51,18 @@ def make_report(root: Path, fail_on: Level = Level.ERROR) -> CheckReport:
     )
     missing = _find(rules.TARGET_MISSING, "Target file does not exist.", Location(".codex/x.toml"))
     duplicate = _find(  # a warning: a glob that Codex expands once
-        rules.LOSSY_GLOB_SNAPSHOT,
+        codex_rules.LOSSY_GLOB_SNAPSHOT,
         "Duplicate „~/.ssh“ entry — 重复 ✓.",
         Location("srt.json", 6, 11, "/filesystem/denyRead/1"),
     )
     lossy = _find(
-        rules.LOSSY_BASH_RULE,
+        codex_rules.LOSSY_BASH_RULE,
         "Allow rule `git status` is not compiled.",
         Location("bash.json", 2, 3, "/allow/0"),
         agent="codex",
     )
     lossy_other = _find(
-        rules.LOSSY_BASH_RULE,
+        codex_rules.LOSSY_BASH_RULE,
         "Allow rule `git status` is not compiled.",
         Location("bash.json", 2, 3, "/allow/0"),
         agent="copilot",
@@ -164,7 +165,7 @@ def test_sarif_results_point_at_their_rules(tmp_path: Path) -> None:
 
 
 def test_sarif_warning_keeps_its_explicit_level(tmp_path: Path) -> None:
-    warning = _find(rules.LOSSY_GLOB_SNAPSHOT, "dup", Location("srt.json", 1, 1))
+    warning = _find(codex_rules.LOSSY_GLOB_SNAPSHOT, "dup", Location("srt.json", 1, 1))
     assert warning.level == CATALOG[warning.rule_id].level == Level.WARNING  # equals the default
     text = sarif_text(CheckReport(findings=[warning], root=tmp_path))
     (result,) = _results(json.loads(text))

@@ -217,9 +217,10 @@ def test_a_planted_layer_is_a_gap_only_where_check_reports_it(sandbox: Sandbox) 
     """A planted .claude/settings.json that took effect is explained by TWS628 only when check
     reports TWS628 in this run (the finding as check reports it); a planted
     .github/copilot/settings.json by nothing: a FAIL."""
+    from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
     from twsrt.findings import finding
     from twsrt.locations import Location
-    from twsrt.rules import CLAUDE_PLANTED_LAYERS, SRT_LINUX_WRITE_GLOB
+    from twsrt.rules import SRT_LINUX_WRITE_GLOB
     from twsrt.testing.gaps import Mismatch
     from twsrt.testing.launches import planted_layer_loadable
 
@@ -253,9 +254,9 @@ def test_a_planted_deepcode_layer_is_a_gap_only_where_check_reports_tws472(
 ) -> None:
     """Whoever plants sub/.deepcode/settings.json, a DeepCode started in sub/ loads it: the
     gap is DeepCode's TWS472 (its mitigation, srt around DeepCode, bounds that launch)."""
+    from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
     from twsrt.findings import finding
     from twsrt.locations import Location
-    from twsrt.rules import DEEPCODE_MANDATORY_NAMES_OPEN
     from twsrt.testing.gaps import Mismatch
     from twsrt.testing.launches import planted_layer_loadable
 
@@ -276,8 +277,8 @@ def test_the_mandatory_set_below_another_write_root_is_claudes_tws629(
     """A nested repository's hooks created below /tmp under Claude are explained by TWS629 at
     /tmp's entry only; at the launch directory (srt protects it) or without the finding: FAIL."""
     from twsrt.agents.claude.engine import below_other_roots
+    from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED
     from twsrt.findings import finding
-    from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
     from twsrt.testing.gaps import Mismatch
 
     srt = {"filesystem": {"allowWrite": [".", "/tmp"]}}

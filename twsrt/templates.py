@@ -6,13 +6,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twsrt.agents import AGENTS, specs
+from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
+from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
+from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
 from twsrt.protection import home_spelling
 from twsrt.registry import hook_files_regex, indented
-from twsrt.rules import (
-    CLAUDE_PLANTED_LAYERS,
-    COPILOT_MANDATORY_NAMES_OPEN,
-    DEEPCODE_MANDATORY_NAMES_OPEN,
-)
 from twsrt.schemas import schema_url
 
 USER_CONFIG = """\

@@ -12,10 +12,10 @@ from typing import Any
 
 from twsrt.agents.codex.declaration import PROFILE, WORKSPACE, Compiled, _lossy
 from twsrt.agents.codex.paths import _ancestors, _relative, _set_access
+from twsrt.agents.codex.rules import CODEX_MIXED_SPELLING
 from twsrt.diffs import toml_key
 from twsrt.findings import Finding
 from twsrt.policy import PathRule
-from twsrt.rules import CODEX_MIXED_SPELLING
 
 
 def deny_index(denies: list[PathRule]) -> Any:

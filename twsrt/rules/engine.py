@@ -36,44 +36,6 @@ SRT_LINUX_UNIX_SOCKETS = Rule(
     "sandbox.",
 )
 
-CODEX_TEMP_WRITABLE = Rule(
-    "TWS503",
-    "codex-temp-writable",
-    Family.ENGINE,
-    Level.ERROR,
-    Basis.WIDENS,
-    "Codex lets sandboxed commands write /tmp and $TMPDIR whatever the policy says.",
-    "Codex's `:workspace` base profile makes `/tmp` and the temporary directory writable "
-    "besides the workspace, although the canonical policy grants writes only to its "
-    "allowWrite roots. Found by the `write-tmp` probe of `twsrt test` (Codex 0.171.0). The "
-    "profile twsrt generates extends `:read-only` and names each write root, so it no "
-    "longer has this gap; `twsrt test` still reports it for a profile on disk that extends "
-    "`:workspace` (an old or hand-edited one). Regenerate the Codex config.",
-)
-
-CODEX_NO_ALLOW_READ = Rule(
-    "TWS504",
-    "codex-no-allow-read",
-    Family.ENGINE,
-    Level.NOTE,
-    Basis.STRICTER,
-    "allowRead is not compiled for Codex, so a re-allowed path stays denied.",
-    "`filesystem.allowRead` re-opens reads inside a denyRead region in srt. The Codex "
-    "profile has no such exception, so the path stays unreadable under Codex: stricter "
-    "than the policy, never weaker. `twsrt test` shows it as a GAP on the allow-read probe.",
-)
-
-CODEX_LINUX_UNIX_SOCKETS = Rule(
-    "TWS505",
-    "codex-linux-unix-sockets",
-    Family.ENGINE,
-    Level.NOTE,
-    Basis.STRICTER,
-    "Codex on Linux blocks Unix sockets that the policy allows.",
-    "Codex's `network.unix_sockets` allow list is applied on macOS; on Linux its sandbox "
-    "gives commands no Unix sockets, so a socket in `allowUnixSockets` cannot be reached "
-    "under Codex. Stricter than the policy, never weaker.",
-)
 
 HOST_PROGRAM_NOT_RUN = Rule(
     "TWS506",

@@ -17,16 +17,6 @@ DISABLED_SANDBOX = Rule(
     "disabled policy.",
 )
 
-CODEX_LEGACY_SANDBOX = Rule(
-    "TWS202",
-    "codex-legacy-sandbox",
-    Family.POLICY,
-    Level.ERROR,
-    Basis.WIDENS,
-    "A legacy Codex sandbox setting would silently deactivate the twsrt profile.",
-    "When `sandbox_mode` or `sandbox_workspace_write` appears in any loaded Codex config "
-    "layer, Codex ignores `default_permissions` without an error. Remove the legacy keys.",
-)
 
 CONTRADICTORY_COMMANDS = Rule(
     "TWS203",

@@ -357,12 +357,10 @@ def _ancestors(
 def layer_rules() -> dict[str, tuple[Rule, ...]]:
     """Agent -> the rules with which ``check`` says that a command can plant that agent's
     layers where its next launch loads them (the mitigation is in each rule's help)."""
+    from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
     from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
-    from twsrt.rules import (
-        CLAUDE_PLANTED_LAYERS,
-        COPILOT_MANDATORY_NAMES_OPEN,
-        DEEPCODE_MANDATORY_NAMES_OPEN,
-    )
+    from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
+    from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
 
     return {
         "claude": (CLAUDE_PLANTED_LAYERS,),

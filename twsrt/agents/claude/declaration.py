@@ -128,6 +128,7 @@ AGENT_SPEC = AgentSpec(
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.claude.effective",
+    rules="twsrt.agents.claude.rules",
     engine="twsrt.agents.claude.engine",
     init_default=True,
     project_lists_merge=True,

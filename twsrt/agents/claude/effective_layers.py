@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from twsrt.agents.base import Context
+from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED, CLAUDE_PLANTED_LAYERS
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
-from twsrt.rules import CLAUDE_NESTED_UNPROTECTED, CLAUDE_PLANTED_LAYERS
 
 NAME = "claude"
 

@@ -27,15 +27,14 @@ from typing import Any
 
 from twsrt.agents.base import Context
 from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS, MANAGED_TARGETS
-from twsrt.effective import Layer, PolicyView, child, host_path, load_layer, report, strings
-from twsrt.findings import Finding, finding, quoted
-from twsrt.rules import (
+from twsrt.agents.claude.rules import (
     MANAGED_DROPS_POLICY_RULES,
     MANAGED_LAYER_GRANT,
     MANAGED_OVERRIDES_USER_KEY,
-    USER_ALLOW_SHADOWED,
-    USER_WRITE_ROOT,
 )
+from twsrt.effective import Layer, PolicyView, child, host_path, load_layer, report, strings
+from twsrt.findings import Finding, finding, quoted
+from twsrt.rules import USER_ALLOW_SHADOWED, USER_WRITE_ROOT
 
 NAME = "claude"
 

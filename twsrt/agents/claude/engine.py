@@ -232,7 +232,7 @@ def _finish(out: dict[str, Any], spath: Callable[[Any], Any]) -> None:
 
 def launch_dir_writable(m: Mismatch) -> Finding | None:
     """Claude Code always lets commands write the directory it starts in, read-only or not."""
-    from twsrt.rules import LOSSY_READONLY_WORKSPACE
+    from twsrt.agents.claude.rules import LOSSY_READONLY_WORKSPACE
 
     launch = m.probe.kind in ("read-only-root", "launch-dir") and m.probe.rule in (".", "./")
     if launch and m.observed is Outcome.ALLOWED:
@@ -248,7 +248,7 @@ def below_other_roots(m: Mismatch) -> Finding | None:
     """srt's mandatory set (a nested repository's hooks, shell rc files, .vscode/) written
     below a write root other than the launch directory: check's TWS629 at that root (srt
     applies the set in the launch directory only)."""
-    from twsrt.rules import CLAUDE_NESTED_UNPROTECTED
+    from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED
 
     if m.probe.kind != "mandatory" or getattr(m.probe, "form", "").endswith(" top"):
         return None  # the Claude files protect the top of every root: open there, it FAILs

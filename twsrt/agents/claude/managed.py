@@ -35,6 +35,10 @@ from twsrt.agents.claude.declaration import (
     REASONS,
     Managed,
 )
+from twsrt.agents.claude.rules import (
+    CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS,
+    CLAUDE_MANAGED_WRITE_ROOTS_OPEN,
+)
 from twsrt.agents.claude.settings import SETTINGS_SHAPES, managed_spec, merge
 from twsrt.agents.claude.translate import CWD_ANCHOR, mode_findings, translate
 from twsrt.agents.lossy import write_roots_location
@@ -44,7 +48,6 @@ from twsrt.diffs import Spec
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.locations import Location
-from twsrt.rules import CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS, CLAUDE_MANAGED_WRITE_ROOTS_OPEN
 
 # The keys that bind the floor, as JSON pointers, with the value the file sets.
 BINDING: dict[str, Any] = {

@@ -16,6 +16,11 @@ from typing import Any
 
 from twsrt.agents.base import Context, Result, read_target, value_at
 from twsrt.agents.claude.declaration import HANDLED_SRT_KEYS, NAME, PROJECT_KEY, REASONS, Managed
+from twsrt.agents.claude.rules import (
+    CLAUDE_PROJECT_GRANT_IGNORED,
+    CLAUDE_PROJECT_KEY_IGNORED,
+    CLAUDE_PROJECT_LAUNCH_ROOT,
+)
 from twsrt.agents.claude.settings import drift, merged_text
 from twsrt.agents.claude.translate import PROJECT_ANCHOR, mode_findings, translate
 from twsrt.agents.srtkeys import dotted, is_set, unhandled_key_findings
@@ -23,11 +28,6 @@ from twsrt.agents.targets import target_write
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
-from twsrt.rules import (
-    CLAUDE_PROJECT_GRANT_IGNORED,
-    CLAUDE_PROJECT_KEY_IGNORED,
-    CLAUDE_PROJECT_LAUNCH_ROOT,
-)
 
 # Sandbox keys Claude Code honours only from user, managed or --settings files (agents-formats
 # §2.3), as srt pointers: True when the key opens the sandbox up (leaving it out is stricter).

@@ -24,6 +24,13 @@ from twsrt.agents.claude.declaration import (
     Managed,
 )
 from twsrt.agents.claude.layers import protect
+from twsrt.agents.claude.rules import (
+    LOSSY_CREDENTIAL_ENTRY,
+    LOSSY_READONLY_WORKSPACE,
+    LOSSY_RELATIVE_SANDBOX_PATH,
+    LOSSY_RELATIVE_WRITE_ROOT,
+    RELATIVE_SANDBOX_PATH_NOTE,
+)
 from twsrt.agents.lossy import without_port
 from twsrt.agents.targets import unique
 from twsrt.bashrules import bash_rules
@@ -34,14 +41,9 @@ from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.rules import (
     AGENT_SANDBOX_OFF,
     LITERAL_GLOB_GRANT_LEFT_OUT,
-    LOSSY_CREDENTIAL_ENTRY,
     LOSSY_LITERAL_GLOB,
     LOSSY_PORT_DOMAIN,
-    LOSSY_READONLY_WORKSPACE,
-    LOSSY_RELATIVE_SANDBOX_PATH,
-    LOSSY_RELATIVE_WRITE_ROOT,
     LOSSY_UNSUPPORTED_KEY,
-    RELATIVE_SANDBOX_PATH_NOTE,
     UNCOMPILED_KEY_NOTE,
 )
 

@@ -25,13 +25,13 @@ from twsrt.agents.codex.declaration import (
     SYSTEM_MANAGED_CONFIG,
     SYSTEM_REQUIREMENTS,
 )
-from twsrt.effective import Layer, host_path, load_layer, report, sandbox_origin
-from twsrt.findings import Finding, quoted
-from twsrt.rules import (
+from twsrt.agents.codex.rules import (
     CODEX_MANAGED_OVERRIDES,
     CODEX_MANAGED_PROFILE_DIFFERS,
     CODEX_MANAGED_WIDENS,
 )
+from twsrt.effective import Layer, host_path, load_layer, report, sandbox_origin
+from twsrt.findings import Finding, quoted
 
 NAME = "codex"
 

@@ -20,10 +20,10 @@ from typing import Any
 from twsrt.agents.base import Context
 from twsrt.agents.codex.profile_files import PROFILE_SUFFIX, profile_files
 from twsrt.agents.codex.project import CONFIG_KEY, PROJECT_PROFILE
+from twsrt.agents.codex.rules import CODEX_PROJECT_NOT_LOADED, CODEX_PROJECT_PROFILE_MERGED
 from twsrt.effective import Layer, load_layer, report
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
-from twsrt.rules import CODEX_PROJECT_NOT_LOADED, CODEX_PROJECT_PROFILE_MERGED
 
 NAME = "codex"
 TRUSTED = "trusted"

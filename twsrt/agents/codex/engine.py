@@ -37,7 +37,7 @@ def _keys(ctx: Context) -> tuple[str, str]:
 
 def glob_snapshot(m: Mismatch) -> Finding | None:
     """An attack that makes a new path matching a deny glob after Codex started."""
-    from twsrt.rules import LOSSY_GLOB_SNAPSHOT
+    from twsrt.agents.codex.rules import LOSSY_GLOB_SNAPSHOT
 
     probe = m.probe
     fresh = isinstance(probe, Attack) and probe.attack in ("create", "create-match")
@@ -70,7 +70,7 @@ def launch_pins_depth(m: Mismatch) -> Finding | None:
 
 
 def temp_writable(m: Mismatch) -> Finding | None:
-    from twsrt.rules import CODEX_TEMP_WRITABLE
+    from twsrt.agents.codex.rules import CODEX_TEMP_WRITABLE
 
     if m.probe.kind == "write-tmp" and m.observed is Outcome.ALLOWED:
         return m.gap(
@@ -82,7 +82,7 @@ def temp_writable(m: Mismatch) -> Finding | None:
 
 
 def no_allow_read(m: Mismatch) -> Finding | None:
-    from twsrt.rules import CODEX_NO_ALLOW_READ
+    from twsrt.agents.codex.rules import CODEX_NO_ALLOW_READ
 
     if m.probe.kind == "allow-read" and m.observed is Outcome.DENIED:
         return m.gap(
@@ -146,7 +146,7 @@ def skipped_write_root(m: Mismatch) -> Finding | None:
 
 
 def linux_unix_sockets(m: Mismatch) -> Finding | None:
-    from twsrt.rules import CODEX_LINUX_UNIX_SOCKETS
+    from twsrt.agents.codex.rules import CODEX_LINUX_UNIX_SOCKETS
 
     if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
         return m.gap(

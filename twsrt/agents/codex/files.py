@@ -16,12 +16,13 @@ from typing import Any
 
 from twsrt.agents.base import DriftItem
 from twsrt.agents.codex.declaration import LEGACY_KEYS, NAME, OWNED_TOP, PROFILE, Compiled
+from twsrt.agents.codex.rules import CODEX_LEGACY_SANDBOX
 from twsrt.agents.targets import Members, project
 from twsrt.diffs import toml_key
 from twsrt.documents import Documents
 from twsrt.findings import Finding, fail, finding, quoted
 from twsrt.locations import Location
-from twsrt.rules import CODEX_LEGACY_SANDBOX, TARGET_UNUSABLE
+from twsrt.rules import TARGET_UNUSABLE
 
 # top-level keys of config.toml that twsrt reads or merges into as tables
 TABLE_KEYS = ("features", "permissions", "profiles")

@@ -39,11 +39,11 @@ from twsrt.agents.codex.declaration import (
     _lossy,
 )
 from twsrt.agents.codex.files import _toml_text
+from twsrt.agents.codex.rules import LOSSY_BASH_RULE
 from twsrt.agents.codex.translate import command_tokens, full_access_lost, translate
 from twsrt.agents.targets import MANAGED_FILE_MODE, compare, target_write
 from twsrt.findings import Finding, quoted
 from twsrt.policy import Policy
-from twsrt.rules import LOSSY_BASH_RULE
 from twsrt.writes import Change
 
 REQUIREMENTS_KEY = "codex_requirements"

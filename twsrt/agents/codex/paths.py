@@ -7,16 +7,14 @@ import re
 from typing import Any
 
 from twsrt.agents.codex.declaration import CODEX_KEEPS, STRICTNESS, WORKSPACE, Compiled, _lossy
-from twsrt.findings import Finding, TwsrtError, quoted
-from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
-from twsrt.rules import (
+from twsrt.agents.codex.rules import (
     CODEX_MIXED_SPELLING,
     LOSSY_CREDENTIAL_MASK,
     LOSSY_GLOB_SNAPSHOT,
-    LOSSY_STRICTER_GLOB,
-    LOSSY_WRITE_ROOT,
-    UNEXPRESSIBLE_PATH,
 )
+from twsrt.findings import Finding, TwsrtError, quoted
+from twsrt.policy import PathRule, Policy, has_dots, is_glob, normalize_path
+from twsrt.rules import LOSSY_STRICTER_GLOB, LOSSY_WRITE_ROOT, UNEXPRESSIBLE_PATH
 from twsrt.wildcard import fnmatch
 
 CODEX_KEEPS_NAMES = frozenset(CODEX_KEEPS)

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from twsrt.agents.codex.declaration import NAME, OWNED_TOP, WORKSPACE, Compiled, _lossy
 from twsrt.agents.codex.paths import _relative
+from twsrt.agents.codex.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 from twsrt.agents.codex.translate import translate
 from twsrt.agents.targets import Members
 from twsrt.findings import Finding, quoted
 from twsrt.policy import Policy
-from twsrt.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
 
 PROJECT_PROFILE = "twsrt-project"
 

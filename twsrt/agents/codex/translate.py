@@ -33,12 +33,13 @@ from twsrt.agents.codex.paths import (
     _write_access,
     _write_roots,
 )
+from twsrt.agents.codex.rules import LOSSY_BASH_RULE
 from twsrt.agents.lossy import without_port
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.policy import Entry, PathRule, Policy, has_dots, is_glob, normalize_path
-from twsrt.rules import LOSSY_BASH_RULE, LOSSY_PORT_DOMAIN, LOSSY_UNIX_SOCKET, UNEXPRESSIBLE_COMMAND
+from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_UNIX_SOCKET, UNEXPRESSIBLE_COMMAND
 
 
 def _host(domain: str) -> tuple[str, str | None]:

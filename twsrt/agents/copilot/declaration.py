@@ -82,6 +82,7 @@ AGENT_SPEC = AgentSpec(
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.copilot.effective",
+    rules="twsrt.agents.copilot.rules",
 )
 
 

@@ -16,11 +16,12 @@ from twsrt.agents.copilot.declaration import (
     WRITE_TOOLS,
     _lossy,
 )
+from twsrt.agents.copilot.rules import LOSSY_ASK_AS_DENY
 from twsrt.domains import split_port
 from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.locations import Location
 from twsrt.policy import Policy
-from twsrt.rules import LOSSY_ASK_AS_DENY, UNEXPRESSIBLE_COMMAND, UNEXPRESSIBLE_DOMAIN
+from twsrt.rules import UNEXPRESSIBLE_COMMAND, UNEXPRESSIBLE_DOMAIN
 
 
 def quote(value: str) -> str:

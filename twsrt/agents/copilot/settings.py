@@ -19,6 +19,7 @@ from twsrt.agents.copilot.declaration import (
     _lossy,
 )
 from twsrt.agents.copilot.flags import _domain
+from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.rootnames import under
 from twsrt.agents.targets import Members, disabled_sandbox, unique
@@ -26,7 +27,7 @@ from twsrt.documents import Documents
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
-from twsrt.rules import COPILOT_MANDATORY_NAMES_OPEN, LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
+from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
 
 
 def compile_sandbox(

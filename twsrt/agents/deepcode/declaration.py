@@ -88,6 +88,7 @@ AGENT_SPEC = AgentSpec(
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.deepcode.effective",
+    rules="twsrt.agents.deepcode.rules",
     engine="twsrt.agents.deepcode.engine",
 )
 

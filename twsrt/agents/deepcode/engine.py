@@ -169,7 +169,7 @@ def map_settings(
 
 
 def linux_deny_unenforced(m: Mismatch) -> Finding | None:
-    from twsrt.rules import DEEPCODE_MANDATORY_NAMES_OPEN, LOSSY_LINUX_DENY
+    from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN, LOSSY_LINUX_DENY
     from twsrt.testing.launches import FAMILIES
 
     key = {"deny-read": "denyRead", "deny-write": "denyWrite"}.get(m.probe.kind)

@@ -16,12 +16,12 @@ from twsrt.agents.deepcode.declaration import (
     YOLO_KEY,
     _lossy,
 )
+from twsrt.agents.deepcode.rules import DEEPCODE_ARRAY_LAYERS, DEEPCODE_CLAUDE_FALLBACK
 from twsrt.agents.deepcode.settings import drift, merged_text
 from twsrt.agents.deepcode.translate import translate
 from twsrt.agents.targets import mode_target, target_write
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
-from twsrt.rules import DEEPCODE_ARRAY_LAYERS, DEEPCODE_CLAUDE_FALLBACK
 
 
 def target(ctx: Context) -> tuple[str, Path] | None:

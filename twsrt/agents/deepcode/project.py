@@ -15,7 +15,7 @@ from __future__ import annotations
 from twsrt.agents.base import Context, Result
 from twsrt.agents.deepcode.declaration import PROJECT_KEY, _lossy
 from twsrt.agents.deepcode.layer import compile_file
-from twsrt.rules import DEEPCODE_PROJECT_LAYER
+from twsrt.agents.deepcode.rules import DEEPCODE_PROJECT_LAYER
 
 
 def compile_project(ctx: Context) -> Result:

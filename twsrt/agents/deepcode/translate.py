@@ -17,6 +17,14 @@ from twsrt.agents.deepcode.declaration import (
     _lossy,
 )
 from twsrt.agents.deepcode.overlaps import first_mounts, first_overlaps
+from twsrt.agents.deepcode.rules import (
+    DEEPCODE_DENIED_DOMAINS_BLOCKED,
+    DEEPCODE_LINUX_DENY_UNMOUNTED,
+    DEEPCODE_MANDATORY_NAMES_OPEN,
+    LOSSY_DENIED_DOMAINS,
+    LOSSY_LINUX_DENY,
+    LOSSY_MACOS_NETWORK,
+)
 from twsrt.agents.lossy import without_port, write_roots_location
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, strict_allowlist_note, unique
@@ -24,15 +32,7 @@ from twsrt.bashrules import bash_rules
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, Policy
-from twsrt.rules import (
-    DEEPCODE_DENIED_DOMAINS_BLOCKED,
-    DEEPCODE_LINUX_DENY_UNMOUNTED,
-    DEEPCODE_MANDATORY_NAMES_OPEN,
-    LOSSY_DENIED_DOMAINS,
-    LOSSY_LINUX_DENY,
-    LOSSY_MACOS_NETWORK,
-    LOSSY_UNIX_SOCKET,
-)
+from twsrt.rules import LOSSY_UNIX_SOCKET
 
 
 def translate(
