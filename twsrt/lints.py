@@ -20,6 +20,7 @@ from twsrt.rules import (
     WILDCARD_WITHOUT_APEX,
     WRITE_AND_DENY_WRITE,
     WRITE_ROOT_IN_DENIED_READ,
+    Rule,
 )
 
 
@@ -80,16 +81,21 @@ def _contradictions(policy: Policy) -> list[Finding]:
                 if weak == "allow" and _across_fragments(policy, entry.origin, other.origin):
                     continue  # an error of its own (TWS222), not this note
                 out.append(
-                    finding(
+                    _beside(
                         CONTRADICTORY_COMMANDS,
                         f"'{quoted(entry.value)}' is in both {weak} and {strong} "
                         f"(at {other.origin}); "
                         f"{strong} wins, so this {weak} entry has no effect",
                         entry.origin,
-                        related=(other.origin,),
+                        other.origin,
                     )
                 )
     return out
+
+
+def _beside(rule: Rule, message: str, where: Location, other: Location) -> Finding:
+    """A finding about two entries of the policy: at one, the other its related place."""
+    return finding(rule, message, where, related=(other,))
 
 
 def _duplicates(policy: Policy) -> list[Finding]:
@@ -111,11 +117,11 @@ def _duplicates(policy: Policy) -> list[Finding]:
             key = item.path if isinstance(item, PathRule) else item.value
             if key in first:
                 out.append(
-                    finding(
+                    _beside(
                         DUPLICATE_ENTRY,
                         f"'{quoted(key)}' is listed twice in {name} (first at {first[key]})",
                         item.origin,
-                        related=(first[key],),
+                        first[key],
                     )
                 )
             else:
@@ -147,23 +153,23 @@ def _write_roots(policy: Policy) -> list[Finding]:
             if hits:
                 deny = min(hits, key=lambda rule: order[id(rule)])
                 out.append(
-                    finding(
+                    _beside(
                         WRITE_ROOT_IN_DENIED_READ,
                         f"write root '{quoted(root.path)}' lies inside read-denied "
                         f"'{quoted(deny.path)}' (at {deny.origin})",
                         root.origin,
-                        related=(deny.origin,),
+                        deny.origin,
                     )
                 )
         write_deny = write_denies.get(root.path)
         if write_deny is not None and not _across_fragments(policy, root.origin, write_deny.origin):
             out.append(
-                finding(
+                _beside(
                     WRITE_AND_DENY_WRITE,
                     f"'{quoted(root.path)}' is in allowWrite and denyWrite "
                     f"(at {write_deny.origin}); denyWrite wins",
                     root.origin,
-                    related=(write_deny.origin,),
+                    write_deny.origin,
                 )
             )
     return out

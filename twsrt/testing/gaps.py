@@ -61,36 +61,59 @@ def first_gap(rules: Sequence[GapRule], mismatch: Mismatch) -> Finding | None:
     return None
 
 
-def srt_write_glob(m: Mismatch) -> Finding | None:
-    """srt enforces a trailing /** as the directory; only a glob left after that is skipped."""
-    probe = m.probe
-    if not (m.linux and probe.glob and srt_skips_write_glob(probe.rule)):
+def probe_gap(
+    rule: Rule,
+    message: str,
+    observed: Outcome,
+    kind: str | Callable[[Probe], bool],
+    linux: bool = False,
+) -> GapRule:
+    """The gap rule of one documented limitation: a probe of ``kind`` (or one the predicate
+    ``kind`` accepts) that comes out ``observed`` (on Linux only, with ``linux``) is ``rule``'s
+    gap, ``message`` naming the probe's rule as ``{rule}``; every engine's table is made of
+    these and of rules that need more than the probe to decide."""
+
+    def gap(m: Mismatch) -> Finding | None:
+        probe = m.probe
+        fits = probe.kind == kind if isinstance(kind, str) else kind(probe)
+        if fits and m.observed is observed and (m.linux or not linux):
+            return m.gap(rule, message.format(rule=quoted(probe.rule)))
         return None
-    if probe.kind == "deny-write" and m.observed is Outcome.ALLOWED:
-        return m.gap(
-            SRT_LINUX_WRITE_GLOB,
-            f"srt on Linux skips glob '{quoted(probe.rule)}' in denyWrite; matching files stay "
-            "writable inside allowWrite roots",
-        )
-    if probe.kind == "allow-write" and m.observed is Outcome.DENIED:
-        return m.gap(
-            SRT_LINUX_WRITE_GLOB,
-            f"srt on Linux skips glob '{quoted(probe.rule)}' in allowWrite; it grants nothing",
-        )
-    return None
+
+    return gap
 
 
-def srt_unix_sockets(m: Mismatch) -> Finding | None:
-    if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
-        return m.gap(
-            SRT_LINUX_UNIX_SOCKETS,
-            f"srt on Linux ignores allowUnixSockets; '{quoted(m.probe.rule)}' is blocked with "
-            "every other Unix socket (only allowAllUnixSockets opens them)",
-        )
-    return None
+def _skipped_glob(kind: str) -> Callable[[Probe], bool]:
+    """A probe of ``kind`` whose glob srt skips: it enforces a trailing /** as the directory,
+    only a glob left after that is skipped."""
+    return lambda probe: probe.kind == kind and probe.glob and srt_skips_write_glob(probe.rule)
 
 
-SRT_GAPS: tuple[GapRule, ...] = (srt_write_glob, srt_unix_sockets)
+SRT_GAPS: tuple[GapRule, ...] = (
+    probe_gap(
+        SRT_LINUX_WRITE_GLOB,
+        "srt on Linux skips glob '{rule}' in denyWrite; matching files stay writable inside "
+        "allowWrite roots",
+        Outcome.ALLOWED,
+        _skipped_glob("deny-write"),
+        linux=True,
+    ),
+    probe_gap(
+        SRT_LINUX_WRITE_GLOB,
+        "srt on Linux skips glob '{rule}' in allowWrite; it grants nothing",
+        Outcome.DENIED,
+        _skipped_glob("allow-write"),
+        linux=True,
+    ),
+    probe_gap(
+        SRT_LINUX_UNIX_SOCKETS,
+        "srt on Linux ignores allowUnixSockets; '{rule}' is blocked with every other Unix socket "
+        "(only allowAllUnixSockets opens them)",
+        Outcome.DENIED,
+        "allow-unix-socket",
+        linux=True,
+    ),
+)
 
 
 def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:

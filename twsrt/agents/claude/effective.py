@@ -8,14 +8,14 @@ names a denied path or command is shadowed (a note), while a grant the sandbox t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from os.path import lexists  # False, never an error, for a name no file can have
 from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context, yolo_variant
 from twsrt.agents.claude import agent as target
-from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS
+from twsrt.agents.claude.declaration import INSTALL_PATHS, MANAGED_DROP_INS, NAME
 from twsrt.agents.claude.effective_layers import below_other_roots, planted_layers
 from twsrt.agents.claude.effective_permissions import permission_findings
 from twsrt.effective import (
@@ -38,9 +38,9 @@ from twsrt.rules import (
     USER_SANDBOX_GRANT,
     USER_UNSANDBOXED_COMMAND,
     USER_WRITE_ROOT,
+    Rule,
 )
 
-NAME = "claude"
 LOCAL_NAME = "settings.local.json"
 # switches that open the sandbox wider when true (JSON pointer below /sandbox)
 GRANT_SWITCHES = (
@@ -285,48 +285,47 @@ def _switch_grants(layer: Layer, view: PolicyView, user: Callable[[str], bool]) 
     return out
 
 
+def _entry(
+    rule: Rule, message: str, layer: Layer, pointer: str, related: Iterable[Location] = ()
+) -> Finding:
+    """The finding of one entry of a sandbox list a user file widens (at its value)."""
+    return report(rule, message, layer, pointer, NAME, related, key=False)
+
+
 def _socket_grant(socket: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
     if socket in set(child(view.policy.srt, "network", "allowUnixSockets") or []):
         return None
-    return report(
+    return _entry(
         USER_SANDBOX_GRANT,
         f"sandbox.network.allowUnixSockets opens '{quoted(socket)}', which the policy does not "
         "allow",
         layer,
         pointer,
-        NAME,
-        key=False,
     )
+
+
+def _beyond(
+    key: str, rule: Rule, grant: str, layer: Layer, pointer: str, view: PolicyView
+) -> Finding:
+    """An entry of the sandbox list ``key`` that grants beyond the policy's own list of that name
+    (its related place): ``grant`` says what the entry does."""
+    where = "sandbox." + key.replace("/", ".")
+    message = f"{where} in {layer.display} {grant}"
+    return _entry(rule, message, layer, pointer, srt_key(view.policy, "/" + key))
 
 
 def _domain_grant(host: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
     if any(host == e.value for e in view.policy.allowed_domains) or view.domain_allowed(host):
         return None
-    return report(
-        USER_NETWORK_GRANT,
-        f"sandbox.network.allowedDomains in {layer.display} adds '{quoted(host)}', which the "
-        "policy's allowedDomains does not list",
-        layer,
-        pointer,
-        NAME,
-        srt_key(view.policy, "/network/allowedDomains"),
-        key=False,
-    )
+    grant = f"adds '{quoted(host)}', which the policy's allowedDomains does not list"
+    return _beyond("network/allowedDomains", USER_NETWORK_GRANT, grant, layer, pointer, view)
 
 
 def _write_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
     if not view.absolute(path) or view.writable(path) is not None:
         return None
-    return report(
-        USER_WRITE_ROOT,
-        f"sandbox.filesystem.allowWrite in {layer.display} makes '{quoted(path)}' writable, "
-        "outside the policy's allowWrite",
-        layer,
-        pointer,
-        NAME,
-        srt_key(view.policy, "/filesystem/allowWrite"),
-        key=False,
-    )
+    grant = f"makes '{quoted(path)}' writable, outside the policy's allowWrite"
+    return _beyond("filesystem/allowWrite", USER_WRITE_ROOT, grant, layer, pointer, view)
 
 
 def _read_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Finding | None:
@@ -337,15 +336,13 @@ def _read_grant(path: str, pointer: str, layer: Layer, view: PolicyView) -> Find
     granted = any(view.expand(r.path) == view.expand(path) for r in policy.allow_read)
     if hit is None or granted:
         return None
-    return report(
+    return _entry(
         USER_ALLOW_RULE,
         f"sandbox.filesystem.allowRead in {layer.display} re-opens '{quoted(path)}' inside the "
         f"policy's denyRead '{quoted(hit.path)}' (allowRead wins over denyRead)",
         layer,
         pointer,
-        NAME,
         [hit.origin],
-        key=False,
     )
 
 

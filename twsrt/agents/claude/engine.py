@@ -35,12 +35,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED, LOSSY_READONLY_WORKSPACE
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
-from twsrt.testing.gaps import SRT_GAPS, Mismatch
+from twsrt.testing.gaps import SRT_GAPS, Mismatch, probe_gap
 from twsrt.testing.hostrun import without_host_programs
 from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS, reported_at_root
-from twsrt.testing.model import SRT_REQUIRED, Outcome
+from twsrt.testing.model import SRT_REQUIRED, Outcome, Probe
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
@@ -230,26 +231,24 @@ def _finish(out: dict[str, Any], spath: Callable[[Any], Any]) -> None:
                 part.setdefault(key, [])
 
 
-def launch_dir_writable(m: Mismatch) -> Finding | None:
-    """Claude Code always lets commands write the directory it starts in, read-only or not."""
-    from twsrt.agents.claude.rules import LOSSY_READONLY_WORKSPACE
+def _launch_dir(probe: Probe) -> bool:
+    return probe.kind in ("read-only-root", "launch-dir") and probe.rule in (".", "./")
 
-    launch = m.probe.kind in ("read-only-root", "launch-dir") and m.probe.rule in (".", "./")
-    if launch and m.observed is Outcome.ALLOWED:
-        return m.gap(
-            LOSSY_READONLY_WORKSPACE,
-            "Claude Code's sandbox always makes the launch directory writable; its settings "
-            "cannot take that away",
-        )
-    return None
+
+# Claude Code always lets commands write the directory it starts in, read-only or not
+launch_dir_writable = probe_gap(
+    LOSSY_READONLY_WORKSPACE,
+    "Claude Code's sandbox always makes the launch directory writable; its settings cannot take "
+    "that away",
+    Outcome.ALLOWED,
+    _launch_dir,
+)
 
 
 def below_other_roots(m: Mismatch) -> Finding | None:
     """srt's mandatory set (a nested repository's hooks, shell rc files, .vscode/) written
     below a write root other than the launch directory: check's TWS629 at that root (srt
     applies the set in the launch directory only)."""
-    from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED
-
     if m.probe.kind != "mandatory" or getattr(m.probe, "form", "").endswith(" top"):
         return None  # the Claude files protect the top of every root: open there, it FAILs
     return reported_at_root(m, CLAUDE_NESTED_UNPROTECTED, ("mandatory",))

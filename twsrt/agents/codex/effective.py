@@ -15,7 +15,7 @@ from typing import Any
 
 from twsrt.agents.base import Context
 from twsrt.agents.codex import agent as target
-from twsrt.agents.codex.declaration import SYSTEM_MANAGED_CONFIG, SYSTEM_REQUIREMENTS
+from twsrt.agents.codex.declaration import NAME, SYSTEM_MANAGED_CONFIG, SYSTEM_REQUIREMENTS
 from twsrt.agents.codex.profile_files import PROFILE_SUFFIX, profile_files
 from twsrt.agents.codex.rules import CODEX_LEGACY_SANDBOX, CODEX_OTHER_PERMISSIONS
 from twsrt.effective import (
@@ -30,8 +30,6 @@ from twsrt.effective import (
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.rules import USER_SKIPS_APPROVAL
-
-NAME = "codex"
 
 
 def findings(ctx: Context) -> list[Finding]:

@@ -8,13 +8,22 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twsrt.agents.codex.rules import (
+    CODEX_LAUNCH_PINS_DEPTH,
+    CODEX_LINUX_UNIX_SOCKETS,
+    CODEX_NESTED_UNPROTECTED,
+    CODEX_NO_ALLOW_READ,
+    CODEX_TEMP_WRITABLE,
+    LOSSY_GLOB_SNAPSHOT,
+)
 from twsrt.findings import quoted
 from twsrt.policy import is_glob, normalize_path
+from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
-from twsrt.testing.gaps import Mismatch
+from twsrt.testing.gaps import Mismatch, probe_gap
 from twsrt.testing.launches import LAUNCH_GAPS, reported_at_root
-from twsrt.testing.model import Action, Attack, Outcome
+from twsrt.testing.model import Action, Attack, Outcome, Probe
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
@@ -35,68 +44,54 @@ def _keys(ctx: Context) -> tuple[str, str]:
     return PROJECT_KEYS if ctx.config.scope == "project" else (CONFIG_KEY, RULES_KEY)
 
 
-def glob_snapshot(m: Mismatch) -> Finding | None:
-    """An attack that makes a new path matching a deny glob after Codex started."""
-    from twsrt.agents.codex.rules import LOSSY_GLOB_SNAPSHOT
-
-    probe = m.probe
+def _fresh_in_deny_glob(probe: Probe) -> bool:
+    """An attack that makes a new path matching a deny glob (after Codex started)."""
     fresh = isinstance(probe, Attack) and probe.attack in ("create", "create-match")
-    deny = probe.kind.startswith("deny-")
-    if probe.glob and fresh and deny and m.observed is Outcome.ALLOWED:
-        return m.gap(
-            LOSSY_GLOB_SNAPSHOT,
-            f"Codex expands the deny glob '{quoted(probe.rule)}' when its sandbox starts: a "
-            "matching file created later stays writable",
-        )
-    return None
+    return probe.glob and fresh and probe.kind.startswith("deny-")
+
+
+glob_snapshot = probe_gap(
+    LOSSY_GLOB_SNAPSHOT,
+    "Codex expands the deny glob '{rule}' when its sandbox starts: a matching file created "
+    "later stays writable",
+    Outcome.ALLOWED,
+    _fresh_in_deny_glob,
+)
 
 
 def nested_unprotected(m: Mismatch) -> Finding | None:
     """What a later launch loads or runs, written below the top of a write root (a planted
     layer, a nested repository's hooks): check's TWS465 at that write root."""
-    from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
-
     return reported_at_root(m, CODEX_NESTED_UNPROTECTED, ("plant-layer", "mandatory"))
 
 
 def launch_pins_depth(m: Mismatch) -> Finding | None:
     """A deny's ancestor renamed aside where check says it lies too deep to pin (TWS466)."""
-    from twsrt.agents.codex.rules import CODEX_LAUNCH_PINS_DEPTH
-
     if m.probe.kind != "rename-ancestor" or m.observed is not Outcome.ALLOWED:
         return None
     found = m.reports(CODEX_LAUNCH_PINS_DEPTH)
     return m.as_reported(found) if found is not None else None
 
 
-def temp_writable(m: Mismatch) -> Finding | None:
-    from twsrt.agents.codex.rules import CODEX_TEMP_WRITABLE
-
-    if m.probe.kind == "write-tmp" and m.observed is Outcome.ALLOWED:
-        return m.gap(
-            CODEX_TEMP_WRITABLE,
-            "Codex's :workspace base profile lets sandboxed commands write /tmp and $TMPDIR "
-            "although no allowWrite rule names them",
-        )
-    return None
+temp_writable = probe_gap(
+    CODEX_TEMP_WRITABLE,
+    "Codex's :workspace base profile lets sandboxed commands write /tmp and $TMPDIR although "
+    "no allowWrite rule names them",
+    Outcome.ALLOWED,
+    "write-tmp",
+)
 
 
-def no_allow_read(m: Mismatch) -> Finding | None:
-    from twsrt.agents.codex.rules import CODEX_NO_ALLOW_READ
-
-    if m.probe.kind == "allow-read" and m.observed is Outcome.DENIED:
-        return m.gap(
-            CODEX_NO_ALLOW_READ,
-            f"the Codex profile has no allowRead: '{quoted(m.probe.rule)}' stays denied with the "
-            "denyRead region around it",
-        )
-    return None
+no_allow_read = probe_gap(
+    CODEX_NO_ALLOW_READ,
+    "the Codex profile has no allowRead: '{rule}' stays denied with the denyRead region around it",
+    Outcome.DENIED,
+    "allow-read",
+)
 
 
 def network_off(m: Mismatch) -> Finding | None:
     """A deniedDomains entry for every host on a port switches Codex's network off."""
-    from twsrt.rules import LOSSY_PORT_DOMAIN
-
     cut = next((e for e in m.policy.denied_domains if split_domain(e.value)[0] == "*"), None)
     if m.probe.action is Action.FETCH and cut is not None and m.observed is Outcome.DENIED:
         return m.gap(
@@ -109,8 +104,6 @@ def network_off(m: Mismatch) -> Finding | None:
 
 def portless_domains(m: Mismatch) -> Finding | None:
     """Codex domain rules take no port: a port-scoped deny or allow covers every port."""
-    from twsrt.rules import LOSSY_PORT_DOMAIN
-
     probe = m.probe
     if probe.kind != "allow-domain" or m.observed is not Outcome.DENIED:
         return None
@@ -131,30 +124,27 @@ def portless_domains(m: Mismatch) -> Finding | None:
     return None
 
 
-def skipped_write_root(m: Mismatch) -> Finding | None:
-    """The allowWrite roots the Codex translation drops (TWS408)."""
-    from twsrt.rules import LOSSY_WRITE_ROOT
-
-    probe = m.probe
+def _skipped_root(probe: Probe) -> bool:
+    """An allowWrite root the Codex translation drops (TWS408)."""
     skipped = probe.glob or probe.rule.removesuffix("/**") in ("~", "/")
-    if probe.kind == "allow-write" and m.observed is Outcome.DENIED and skipped:
-        return m.gap(
-            LOSSY_WRITE_ROOT,
-            f"allowWrite '{quoted(probe.rule)}' cannot be a Codex workspace root and is skipped",
-        )
-    return None
+    return probe.kind == "allow-write" and skipped
 
 
-def linux_unix_sockets(m: Mismatch) -> Finding | None:
-    from twsrt.agents.codex.rules import CODEX_LINUX_UNIX_SOCKETS
+skipped_write_root = probe_gap(
+    LOSSY_WRITE_ROOT,
+    "allowWrite '{rule}' cannot be a Codex workspace root and is skipped",
+    Outcome.DENIED,
+    _skipped_root,
+)
 
-    if m.linux and m.probe.kind == "allow-unix-socket" and m.observed is Outcome.DENIED:
-        return m.gap(
-            CODEX_LINUX_UNIX_SOCKETS,
-            f"Codex on Linux gives its sandbox no Unix sockets; '{quoted(m.probe.rule)}' is "
-            "blocked",
-        )
-    return None
+
+linux_unix_sockets = probe_gap(
+    CODEX_LINUX_UNIX_SOCKETS,
+    "Codex on Linux gives its sandbox no Unix sockets; '{rule}' is blocked",
+    Outcome.DENIED,
+    "allow-unix-socket",
+    linux=True,
+)
 
 
 class CodexEngine:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
-from twsrt.agents.deepcode.declaration import PROJECT_KEY, SETTINGS_KEY, YOLO_KEY
+from twsrt.agents.deepcode.declaration import NAME, PROJECT_KEY, SETTINGS_KEY, YOLO_KEY
 from twsrt.agents.deepcode.layer import target
 from twsrt.effective import (
     Layer,
@@ -34,8 +34,6 @@ from twsrt.rules import (
     USER_UNSANDBOXED_COMMAND,
     USER_WRITE_ROOT,
 )
-
-NAME = "deepcode"
 
 
 def findings(ctx: Context) -> list[Finding]:
