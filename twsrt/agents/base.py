@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
 from twsrt.diffs import View, opaque
@@ -235,6 +235,28 @@ class Agent(Protocol):
     target_keys: tuple[str, ...]
 
     def compile(self, ctx: Context) -> Result: ...
+
+
+class DeclaredAgent:
+    """An agent class built on its declaration: ``name`` and ``target_keys`` come from ``spec``,
+    and ``compile`` hands a run of a scope in ``scoped`` (project, managed) to that scope's
+    compile, every other run to ``compile_user``."""
+
+    spec: ClassVar[AgentSpec]
+    scoped: ClassVar[dict[str, Callable[[Context], Result]]] = {}
+    name: str
+    target_keys: tuple[str, ...]
+
+    def __init__(self) -> None:
+        self.name = self.spec.name
+        self.target_keys = self.spec.keys
+
+    def compile(self, ctx: Context) -> Result:
+        scoped = self.scoped.get(ctx.config.scope)
+        return self.compile_user(ctx) if scoped is None else scoped(ctx)
+
+    def compile_user(self, ctx: Context) -> Result:
+        raise NotImplementedError
 
 
 def read_target(path: Path, display: str, config: Config) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from twsrt.agents.base import Context, Result, read_target
+from twsrt.agents.base import Context, DeclaredAgent, Result, read_target
 from twsrt.agents.claude.declaration import (
     AGENT_SPEC,
     CLAUDE_ONLY_KEYS,
@@ -33,6 +33,8 @@ from twsrt.agents.claude.declaration import (
     YOLO_KEY,
     Managed,
 )
+from twsrt.agents.claude.managed import compile_managed
+from twsrt.agents.claude.project import compile_project
 from twsrt.agents.claude.settings import drift, managed_spec, merge, merged_text, settings_members
 from twsrt.agents.claude.translate import mode_findings, translate
 from twsrt.agents.srtkeys import unhandled_key_findings
@@ -73,20 +75,12 @@ def target_path(ctx: Context) -> Path | None:
     return None if located is None else located[1]
 
 
-class ClaudeAgent:
+class ClaudeAgent(DeclaredAgent):
     spec = AGENT_SPEC
-    name = AGENT_SPEC.name
-    target_keys = AGENT_SPEC.keys
+    # managed-settings.json per OS; the project's .claude/settings.json
+    scoped = {"managed": compile_managed, "project": compile_project}
 
-    def compile(self, ctx: Context) -> Result:
-        if ctx.config.scope == "managed":
-            from twsrt.agents.claude.managed import compile_managed
-
-            return compile_managed(ctx)
-        if ctx.config.scope == "project":  # the project's .claude/settings.json
-            from twsrt.agents.claude.project import compile_project
-
-            return compile_project(ctx)
+    def compile_user(self, ctx: Context) -> Result:
         overrides = ctx.config.overrides.get(ctx.mode, {})
         managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
         findings += mode_findings(ctx)

@@ -13,7 +13,8 @@ members), ``project`` (the project layer); this module compiles one run (shared 
 
 from __future__ import annotations
 
-from twsrt.agents.base import Context, Result, read_target
+from twsrt.agents.base import Context, DeclaredAgent, Result
+from twsrt.agents.codex import project
 from twsrt.agents.codex.declaration import (
     AGENT_SPEC,
     FULL_ACCESS,
@@ -37,11 +38,11 @@ from twsrt.agents.codex.files import (
     parsed_config,
     preview_toml,
 )
+from twsrt.agents.codex.managed import compile_managed
 from twsrt.agents.codex.paths import _split_glob
 from twsrt.agents.codex.translate import full_access_lost, render_rules, translate
-from twsrt.agents.targets import Members, compare, target_write
+from twsrt.agents.targets import Members, TargetFiles
 from twsrt.findings import Finding, TwsrtError
-from twsrt.writes import Change
 
 __all__ = [
     "AGENT_SPEC",
@@ -64,30 +65,20 @@ __all__ = [
 ]
 
 
-class CodexAgent:
+def compile_project(ctx: Context) -> Result:
+    """The project's layer: its own profile and rules (``.codex/``)."""
+    compiled, findings = project.translate_project(
+        ctx.policy, ctx.sandbox_mode, ctx.config.output_home
+    )
+    keys = (project.CONFIG_KEY, project.RULES_KEY)
+    return compile_files(ctx, compiled, findings, *keys, project.PROJECT_CONFIG)
+
+
+class CodexAgent(DeclaredAgent):
     spec = AGENT_SPEC
-    name = AGENT_SPEC.name
-    target_keys = AGENT_SPEC.keys
+    scoped = {"project": compile_project, "managed": compile_managed}
 
-    def compile(self, ctx: Context) -> Result:
-        if ctx.config.scope == "project":
-            from twsrt.agents.codex import project
-
-            compiled, findings = project.translate_project(
-                ctx.policy, ctx.sandbox_mode, ctx.config.output_home
-            )
-            return compile_files(
-                ctx,
-                compiled,
-                findings,
-                project.CONFIG_KEY,
-                project.RULES_KEY,
-                project.PROJECT_CONFIG,
-            )
-        if ctx.config.scope == "managed":
-            from twsrt.agents.codex.managed import compile_managed
-
-            return compile_managed(ctx)
+    def compile_user(self, ctx: Context) -> Result:
         compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)
         return compile_files(ctx, compiled, findings, "codex_config", "codex_rules", CONFIG)
 
@@ -121,34 +112,24 @@ def compile_files(
 
     if config_path is None:
         return Result(NAME, preview, findings=findings, target_configured=False, notices=notices)
-    display = ctx.config.display_path(config_path)
-    disk = read_target(config_path, display, ctx.config)
-    disk_value = None
-    if disk is not None:
-        parsed = parsed_config(disk, display, ctx.config.documents)
-        legacy = _legacy_locations(parsed, display)
-        if legacy:
-            raise TwsrtError(legacy)
-        disk_value = parsed.value
-    new_text = _merged_or_refused(disk, compiled, display, disk_value)
-    changes: list[Change] = [target_write(config_path, display, new_text, disk)]
-    owned = members.using(ctx.config.documents)
-    drift = [compare(display, config_key, disk, new_text, owned.text_items, owned.view)]
+    documents = ctx.config.documents
+
+    def config_text(disk: str | None, display: str) -> str:
+        disk_value = None
+        if disk is not None:
+            parsed = parsed_config(disk, display, documents)
+            legacy = _legacy_locations(parsed, display)
+            if legacy:
+                raise TwsrtError(legacy)
+            disk_value = parsed.value
+        return _merged_or_refused(disk, compiled, display, disk_value)
+
+    files = TargetFiles(ctx.config)
+    owned = members.using(documents)
+    files.add(config_key, config_path, config_text, owned.text_items, owned.view)
     if rules_path is not None:
-        rules_display = ctx.config.display_path(rules_path)
-        rules_disk = read_target(rules_path, rules_display, ctx.config)
-        changes.append(target_write(rules_path, rules_display, compiled.rules, rules_disk))
-        rules = compiled.rules
-        drift.append(compare(rules_display, rules_key, rules_disk, rules, _rule_items))
-    return Result(
-        NAME,
-        preview,
-        changes=changes,
-        findings=findings,
-        drift=drift,
-        notices=notices,
-        origins=compiled.origins,
-    )
+        files.add(rules_key, rules_path, compiled.rules, _rule_items)
+    return files.result(NAME, preview, findings, notices=notices, origins=compiled.origins)
 
 
 AGENT = CodexAgent()

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from twsrt.agents.abspaths import unpinned_home
-from twsrt.agents.base import Context, Drift, Result, read_target
+from twsrt.agents.base import Context, DeclaredAgent, Result
 from twsrt.agents.copilot.declaration import (
     AGENT_SPEC,
     ALLOW_TOOLS,
@@ -60,11 +60,10 @@ from twsrt.agents.copilot.settings import (
     settings_items,
 )
 from twsrt.agents.srtkeys import unhandled_key_findings
-from twsrt.agents.targets import compare, mode_target, strict_allowlist_note, target_write
+from twsrt.agents.targets import TargetFiles, mode_target, strict_allowlist_note
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
-from twsrt.writes import Change
 
 __all__ = [
     "AGENT_SPEC",
@@ -130,12 +129,10 @@ def flags_target(ctx: Context) -> tuple[str, Path] | None:
     return mode_target(ctx.config.targets, FLAGS_KEY, FLAGS_YOLO_KEY, ctx.yolo)
 
 
-class CopilotAgent:
+class CopilotAgent(DeclaredAgent):
     spec = AGENT_SPEC
-    name = AGENT_SPEC.name
-    target_keys = AGENT_SPEC.keys
 
-    def compile(self, ctx: Context) -> Result:
+    def compile_user(self, ctx: Context) -> Result:
         settings_path = ctx.config.targets.get(SETTINGS_KEY)
         compiled, findings = translate(
             ctx.policy,
@@ -166,34 +163,19 @@ class CopilotAgent:
         printed = snippet if flags is None else ""  # no copilot_output: stdout, as the seed says
         if flags is None and settings_path is None:
             return Result(NAME, preview, findings=findings, target_configured=False, stdout=printed)
-        changes: list[Change] = []
-        drift: list[Drift] = []
+        files = TargetFiles(ctx.config)
         if flags is not None:
-            key, path = flags
-            display = ctx.config.display_path(path)
-            disk = read_target(path, display, ctx.config)
-            changes.append(target_write(path, display, snippet, disk))
             # generated whole: a change of form drifts too (a lost continuation breaks the paste)
-            drift.append(compare(display, key, disk, snippet, _flag_items, form=True))
+            files.add(*flags, snippet, _flag_items, form=True)
         if settings_path is not None:
-            display = ctx.config.display_path(settings_path)
-            disk = read_target(settings_path, display, ctx.config)
             documents = ctx.config.documents
-            new_text = merged_settings(disk, display, compiled, documents)
-            changes.append(target_write(settings_path, display, new_text, disk))
             members = SETTINGS.using(documents)
-            drift.append(
-                compare(display, SETTINGS_KEY, disk, new_text, members.text_items, members.view)
-            )
-        return Result(
-            NAME,
-            preview,
-            changes=changes,
-            findings=findings,
-            drift=drift,
-            origins=compiled.origins,
-            stdout=printed,
-        )
+
+            def settings_text(disk: str | None, display: str) -> str:
+                return merged_settings(disk, display, compiled, documents)
+
+            files.add(SETTINGS_KEY, settings_path, settings_text, members.text_items, members.view)
+        return files.result(NAME, preview, findings, origins=compiled.origins, stdout=printed)
 
 
 AGENT = CopilotAgent()

@@ -29,7 +29,7 @@ settings file, and this module dispatches one run by scope (shared machinery: ``
 
 from __future__ import annotations
 
-from twsrt.agents.base import Context, Result
+from twsrt.agents.base import Context, DeclaredAgent, Result
 from twsrt.agents.deepcode.declaration import (
     AGENT_SPEC,
     HANDLED_SRT_KEYS,
@@ -44,6 +44,7 @@ from twsrt.agents.deepcode.declaration import (
     Managed,
 )
 from twsrt.agents.deepcode.layer import _configured_key, compile_file, layer_findings, target
+from twsrt.agents.deepcode.project import compile_project
 from twsrt.agents.deepcode.settings import SETTINGS, SETTINGS_SPEC, drift, merge, merged_text
 from twsrt.agents.deepcode.translate import translate
 
@@ -70,16 +71,11 @@ __all__ = [
 ]
 
 
-class DeepCodeAgent:
+class DeepCodeAgent(DeclaredAgent):
     spec = AGENT_SPEC
-    name = AGENT_SPEC.name
-    target_keys = AGENT_SPEC.keys
+    scoped = {"project": compile_project}  # the project's .deepcode/settings.json
 
-    def compile(self, ctx: Context) -> Result:
-        if ctx.config.scope == "project":  # the project's .deepcode/settings.json
-            from twsrt.agents.deepcode.project import compile_project
-
-            return compile_project(ctx)
+    def compile_user(self, ctx: Context) -> Result:
         located = target(ctx)
         extra = [] if located is None else layer_findings(ctx)
         return compile_file(ctx, located, _configured_key(ctx), extra)
