@@ -310,7 +310,7 @@ def test_a_registered_agent_reaches_the_generated_lists(fake_agent: None) -> Non
     import re
 
     from twsrt import templates
-    from twsrt.init import default_repo_agents
+    from twsrt.commands.init import default_repo_agents
     from twsrt.registry import hook_files_regex
     from twsrt.schemas import load_schema
 

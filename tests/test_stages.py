@@ -7,9 +7,9 @@ import pytest
 from support.sandbox import Sandbox
 
 from twsrt.agents.base import Drift
+from twsrt.commands.generate import GenerateOptions, generate
+from twsrt.commands.init import initialise
 from twsrt.findings import TwsrtError, fail
-from twsrt.generating import GenerateOptions, generate
-from twsrt.init import initialise
 from twsrt.locations import Location
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
 from twsrt.rules import CONFIG_INVALID

@@ -177,7 +177,7 @@ def generate(
     **common: Any,
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
-    from twsrt.generating import GenerateOptions, generate_request
+    from twsrt.commands.generate import GenerateOptions, generate_request
 
     verbose = _verbose(ctx, verbose)
     request = _request(ctx, common, agent=agent, yolo=yolo, sandbox=sandbox, verbose=verbose)
@@ -355,7 +355,7 @@ def test_command(
 def _agent_list(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> list[str] | None:
-    from twsrt.init import parse_agents
+    from twsrt.commands.init import parse_agents
 
     try:
         return None if value is None else parse_agents(value)
@@ -364,7 +364,7 @@ def _agent_list(
 
 
 def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
-    from twsrt.init import expand_home
+    from twsrt.commands.init import expand_home
 
     return None if value is None else expand_home(value)
 
@@ -401,7 +401,7 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
 @report_errors
 def init(force: bool, directory: Path | None, repo: Path | None, agents: list[str] | None) -> None:
     """Write a commented starter config and example sources."""
-    from twsrt.init import initialise
+    from twsrt.commands.init import initialise
 
     if repo is not None and directory is not None:
         raise click.UsageError("--dir and --repo exclude each other")
