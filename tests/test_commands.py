@@ -11,7 +11,7 @@ from support.imports import Edge, edges, modules
 from support.sandbox import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "twsrt"
-COMMANDS = ("check", "show", "explain", "schema")
+COMMANDS = ("generate", "diff", "edit", "check", "show", "test", "init", "explain", "schema")
 
 
 def sibling_imports(package: Path) -> list[Edge]:

@@ -4,16 +4,15 @@ preview is the other mode's preview. It once carried the empty string where a ca
 
 from __future__ import annotations
 
+from support.cli import compiled as compile_request
 from support.sandbox import DEFAULT_CONFIG, Sandbox
 
 YOLO_CONFIG = DEFAULT_CONFIG + 'claude_settings_yolo = "home/.claude/settings.yolo.json"\n'
 
 
 def test_a_companion_previews_what_generate_prints_for_its_mode(sandbox: Sandbox) -> None:
-    from twsrt.run import compile_agents
-
     config = sandbox.write("twsrt.toml", YOLO_CONFIG)
-    compiled = compile_agents(str(config), "claude", False, companions=True)
+    compiled = compile_request(str(config), "claude", False, companions=True)
     [companion] = compiled.companions
     printed = sandbox.run("generate", "claude", "--yolo")
     assert printed.returncode == 0, printed.stderr

@@ -12,11 +12,12 @@ import click
 import pytest
 from support.cli import run_here
 
-from twsrt.checking import run_check
+from twsrt.checking import check_report
 from twsrt.cli import cli
 from twsrt.findings import Level
 from twsrt.report import CheckReport
 from twsrt.reports import REPORTERS, RenderOptions, render
+from twsrt.request import Request
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dotfiles"
 FILE_FORMATS = [name for name, reporter in REPORTERS.items() if reporter.file_help]
@@ -42,7 +43,7 @@ def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def report(example: Path) -> CheckReport:
-    found = run_check(None, None, False, None, False)
+    found = check_report(Request())
     levels = {item.level for item in found.findings}
     assert Level.ERROR in levels and Level.NOTE in levels, levels  # the example's findings
     assert found.suppressed

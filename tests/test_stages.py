@@ -7,13 +7,14 @@ import pytest
 from support.sandbox import Sandbox
 
 from twsrt.agents.base import Drift
-from twsrt.commands.generate import GenerateOptions, generate
-from twsrt.commands.init import initialise
+from twsrt.commands import diff, generate, init
+from twsrt.commands.diff import diff_exit_code
+from twsrt.commands.generate import GenerateOptions
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location
 from twsrt.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Outcome
+from twsrt.request import Request
 from twsrt.rules import CONFIG_INVALID
-from twsrt.run import diff, diff_exit_code
 
 TARGET = "home/.claude/settings.full.json"
 WRITE = GenerateOptions(write=True, exit_code=True)
@@ -30,13 +31,13 @@ def box(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 
 
 def test_generate_with_exit_code_fails_only_when_a_file_changed(box: Sandbox) -> None:
-    first = generate(None, None, False, None, WRITE)
+    first = generate.run(Request(), WRITE)
     assert first.error is None and first.exit_code == EXIT_FINDINGS
     assert f"twsrt: wrote {TARGET}\n" in first.stderr and first.stdout == ""
-    again = generate(None, None, False, None, WRITE)
+    again = generate.run(Request(), WRITE)
     assert again.error is None and again.exit_code == EXIT_OK
     assert f"twsrt: unchanged {TARGET}\n" in again.stderr
-    preview = generate(None, None, False, None, GenerateOptions())
+    preview = generate.run(Request(), GenerateOptions())
     assert preview.exit_code == EXIT_OK and preview.stdout.startswith("{")
     assert preview.stderr.startswith("twsrt: approval mode full, sandbox mode workspace-write\n")
 
@@ -44,7 +45,7 @@ def test_generate_with_exit_code_fails_only_when_a_file_changed(box: Sandbox) ->
 def test_an_error_keeps_what_the_stage_printed_before_it(box: Sandbox) -> None:
     """codex has no target: the run stops, after Codex's notice was printed (as before the
     stage functions), and nothing was written."""
-    outcome = generate(None, "codex", False, None, WRITE)
+    outcome = generate.run(Request(agent="codex"), WRITE)
     assert isinstance(outcome.error, TwsrtError)
     assert "no [targets] codex_config configured for codex" in outcome.error.findings[0].message
     assert "\ntwsrt: codex: another Codex config layer" in outcome.stderr
@@ -52,14 +53,14 @@ def test_an_error_keeps_what_the_stage_printed_before_it(box: Sandbox) -> None:
 
 
 def test_diff_exit_codes(box: Sandbox) -> None:
-    missing = diff(None, None, False, None)
+    missing = diff.run(Request())
     assert missing.exit_code == EXIT_USAGE and f"{TARGET}: missing" in missing.stdout
-    generate(None, None, False, None, WRITE)
-    clean = diff(None, None, False, None)
+    generate.run(Request(), WRITE)
+    clean = diff.run(Request())
     assert (clean.exit_code, clean.stdout) == (EXIT_OK, f"claude: {TARGET}: no drift\n")
     path = box.repo / TARGET
     path.write_text(path.read_text(encoding="utf-8").replace('"Bash(sudo)"', '"Bash(sud)"'))
-    drifted = diff(None, None, False, None)
+    drifted = diff.run(Request())
     assert drifted.exit_code == EXIT_FINDINGS and "drift detected" in drifted.stdout
 
 
@@ -76,11 +77,11 @@ def test_diff_exit_code_missing_file_wins_over_drift() -> None:
 
 def test_init_repo_scaffolds_generates_and_prints_next_steps(box: Sandbox) -> None:
     repo = box.home / "fresh"
-    outcome = initialise(None, repo, False, ["claude"])
+    outcome = init.run(None, repo, False, ["claude"])
     assert outcome.error is None and outcome.exit_code == EXIT_OK
     assert "twsrt: wrote " in outcome.stderr and (repo / TARGET).is_file()
     assert (repo / "twsrt.toml").is_file() and "pre-commit install" in outcome.stdout
-    kept = initialise(None, repo, False, ["claude"])
+    kept = init.run(None, repo, False, ["claude"])
     assert "exists, kept (use --force to overwrite)" in kept.stderr
 
 

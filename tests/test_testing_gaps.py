@@ -21,11 +21,12 @@ from twsrt.testing.model import Action, Attack, Outcome, Probe
 from twsrt.testing.registry import ENGINES
 from twsrt.testing.verdicts import explain_gap
 
-# run_check on the shipped example in a fresh interpreter, then list what it imported
+# check_report on the shipped example in a fresh interpreter, then list what it imported
 _CHECK_AND_LIST = """
 import json, sys
-from twsrt.checking import run_check
-report = run_check(None, None, False, None, False)
+from twsrt.checking import check_report
+from twsrt.request import Request
+report = check_report(Request())
 print(json.dumps({"checked": len(report.checked),
                   "modules": sorted(m for m in sys.modules if m.startswith("twsrt."))}))
 """

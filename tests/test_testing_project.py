@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import compiled as compile_request
 from support.policies import make_policy
 from support.sandbox import Sandbox
 
@@ -131,7 +132,7 @@ def codex_project(tmp_path: Path) -> Any:
     (root / "srt.json").write_text(json.dumps(POLICY, indent=2))
     (root / "bash.json").write_text('{"allow": [], "deny": ["git push"], "ask": []}')
     (root / "twsrt.toml").write_text(CODEX_ONLY)
-    compiled = run.compile_agents(str(root / "twsrt.toml"), None, False)
+    compiled = compile_request(str(root / "twsrt.toml"))
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
     ctx = compiled.context

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.cli import compiled as compile_request
 from support.cli import run_here
 from support.sandbox import DEFAULT_BASH, DEFAULT_CONFIG, Sandbox
 
@@ -97,7 +98,7 @@ def invoke(*args: str) -> tuple[int, str]:
 
 
 def plan(yolo: bool = False) -> list[writes.Change]:
-    compiled = run.compile_agents(None, None, yolo, companions=True)
+    compiled = compile_request(None, None, yolo, companions=True)
     return run.write_plan(compiled.results, compiled.companions)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from twsrt.agents import AGENTS
 from twsrt.config import Config
@@ -19,26 +18,6 @@ from twsrt.request import Request
 from twsrt.safeio import real
 from twsrt.sources import read_sources
 from twsrt.suppressions import by_rule, first_match, ignore_findings, suppressions
-
-if TYPE_CHECKING:
-    from twsrt.scopes import ScopeRequest
-
-
-def run_check(
-    explicit_config: str | None,
-    agent: str | None,
-    yolo: bool,
-    fail_on: Level | None,
-    no_ignores: bool,
-    sandbox: str | None = None,
-    scope: ScopeRequest | None = None,
-    user_config: Path | None = None,
-    *,
-    profile: str | None = None,
-) -> CheckReport:
-    """``check_report`` of the request these name."""
-    request = Request(explicit_config, profile, scope, agent, yolo, sandbox, fail_on)
-    return check_report(request, no_ignores, user_config)
 
 
 def check_report(
@@ -216,4 +195,4 @@ def _with_agent(item: Finding, agent: str) -> Finding:
     )
 
 
-__all__ = ["aborted_report", "run_check", "fail"]
+__all__ = ["aborted_report", "check_report", "fail"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,9 +11,8 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
-from twsrt.exits import Group, closed_pipe, config_option, printed, report_errors, show_error
-from twsrt.outcome import EXIT_OK, EXIT_USAGE, Line, Outcome, Refused
-from twsrt.reports import REPORTERS, RenderOptions
+from twsrt.exits import Group, config_option, finish, report_errors, start
+from twsrt.reports import REPORTERS
 from twsrt.request import Request
 from twsrt.testing.registry import ENGINES  # the --engine choices, read when parsed
 
@@ -129,27 +127,6 @@ def _colour() -> bool:
     return use_colour(sys.stdout)
 
 
-def _finish(outcome: Outcome) -> NoReturn:
-    """Print what a stage function returned, in order; then its error, else its exit code.
-    Every line but a program's format is escaped here, the one place (``exits.printed``)."""
-    for line in outcome.lines:
-        click.echo(printed(line), nl=False, err=line.err, color=line.colour)
-    if isinstance(outcome.error, Refused):
-        raise _usage_error(outcome.error)
-    if outcome.error is not None:
-        raise outcome.error
-    sys.exit(outcome.exit_code)
-
-
-def _usage_error(refused: Refused) -> click.ClickException:
-    """A command's refusal as click shows it (its usage line and the argument it names)."""
-    if refused.param is not None:
-        return click.BadParameter(refused.message, param_hint=refused.param)
-    if refused.usage:
-        return click.UsageError(refused.message)
-    return click.ClickException(refused.message)
-
-
 @cli.command()
 @click.argument("agent", required=False, type=AgentChoice())
 @click.option("-w", "--write", is_flag=True, help="Write the target files (selective merge).")
@@ -177,11 +154,11 @@ def generate(
     **common: Any,
 ) -> None:
     """Generate agent configs from the canonical sources (all agents without AGENT)."""
-    from twsrt.commands.generate import GenerateOptions, generate_request
+    from twsrt.commands.generate import GenerateOptions, run
 
     verbose = _verbose(ctx, verbose)
     request = _request(ctx, common, agent=agent, yolo=yolo, sandbox=sandbox, verbose=verbose)
-    _finish(generate_request(request, GenerateOptions(write, dry_run, verbose, exit_code)))
+    finish(run(request, GenerateOptions(write, dry_run, verbose, exit_code)))
 
 
 @cli.command()
@@ -195,9 +172,9 @@ def diff(
 
     Exit 0: no drift, 1: drift detected, 2: a target file is missing.
     """
-    from twsrt.run import diff_outcome
+    from twsrt.commands import diff as command
 
-    _finish(diff_outcome(_request(ctx, common, agent=agent, yolo=yolo, sandbox=sandbox)))
+    finish(command.run(_request(ctx, common, agent=agent, yolo=yolo, sandbox=sandbox)))
 
 
 @cli.command()
@@ -259,7 +236,7 @@ def check(
     request = _request(ctx, config, **asked, **shown)
     named = (Path.cwd() / user_config.expanduser()) if user_config else None
     colour = REPORTERS[output_format].coloured and _colour()
-    _finish(command.run(request, colour=colour, no_ignores=no_ignores, user_config=named)[1])
+    finish(command.run(request, colour=colour, no_ignores=no_ignores, user_config=named)[1])
 
 
 @cli.command()
@@ -281,7 +258,7 @@ def show(ctx: click.Context, output_format: str, **common: Any) -> None:
     """
     from twsrt.commands import show as command
 
-    _finish(command.run(_request(ctx, common, output_format=output_format)))
+    finish(command.run(_request(ctx, common, output_format=output_format)))
 
 
 @cli.command()
@@ -291,7 +268,7 @@ def explain(rule_id: str) -> None:
     """Print the help of a rule (id such as TWS101, or name such as schema-unknown-key)."""
     from twsrt.commands import explain as command
 
-    _finish(command.run(rule_id))
+    finish(command.run(rule_id))
 
 
 @cli.command("test")
@@ -344,12 +321,11 @@ def test_command(
     danger-full-access); 1: a FAIL, INVALID or ERROR (or a GAP/UNENFORCED with --strict);
     2: no engine can run here, an engine named with --engine cannot, or no usable config.
     """
-    from twsrt.testing.run import probe_outcome
+    from twsrt.commands.test import ProbeOptions, run
 
-    request = _request(ctx, common, yolo=yolo, sandbox=sandbox)
-    options = RenderOptions(verbose=_verbose(ctx, verbose), colour=not as_json and _colour())
-    probes = (engine, keyword, timeout, strict)
-    _finish(probe_outcome(request, *probes, as_json=as_json, junit=junit, options=options))
+    request = _request(ctx, common, yolo=yolo, sandbox=sandbox, verbose=_verbose(ctx, verbose))
+    probes = ProbeOptions(engine, keyword, timeout, strict, as_json, junit)
+    finish(run(request, probes, colour=not as_json and _colour()))
 
 
 def _agent_list(
@@ -401,13 +377,9 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
 @report_errors
 def init(force: bool, directory: Path | None, repo: Path | None, agents: list[str] | None) -> None:
     """Write a commented starter config and example sources."""
-    from twsrt.commands.init import initialise
+    from twsrt.commands import init as command
 
-    if repo is not None and directory is not None:
-        raise click.UsageError("--dir and --repo exclude each other")
-    if agents is not None and repo is None:
-        raise click.UsageError("--agents needs --repo")
-    _finish(initialise(directory, repo, force, agents))
+    finish(command.run(directory, repo, force, agents))
 
 
 @cli.command()
@@ -420,32 +392,9 @@ def edit(ctx: click.Context, source: str | None, **common: Any) -> None:
     SOURCE, list them. Exit: the editor's code when it fails, else 0 valid, 1 schema errors,
     2 unreadable JSON.
     """
-    import shlex
-    import subprocess
+    from twsrt.commands import edit as command
 
-    from twsrt import run
-    from twsrt.invocation import find_config
-
-    request = _request(ctx, common)
-    cfg = find_config(request.config, repo_names=True, profile=request.profile)
-    if source is None:
-        _finish(Outcome([Line(run.sources_listing(cfg))]))
-        return
-    try:
-        editor = shlex.split(run.editor_command()) or ["vi"]
-    except ValueError as exc:
-        raise click.ClickException(f"cannot parse $VISUAL/$EDITOR: {exc}") from None
-    try:
-        command = [*editor, str(run.source_path(cfg, source)[0])]
-    except run.EditRefused as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param_hint="'[SOURCE]'") from None
-    try:
-        code = subprocess.call(command)
-    except OSError as exc:
-        raise click.ClickException(f"cannot start editor {command[0]!r}: {exc.strerror}") from None
-    if code != EXIT_OK:  # the editor's own failure (or `:cq`): its exit code, nothing to check
-        sys.exit(code)
-    _finish(run.edited(cfg, source))
+    finish(command.run(_request(ctx, common), source))
 
 
 @cli.command()
@@ -455,7 +404,7 @@ def schema(name: str | None) -> None:
     """Print a JSON Schema (srt, bash or config) for editors and CI."""
     from twsrt.commands import schema as command
 
-    _finish(command.run(name))
+    finish(command.run(name))
 
 
 @cli.command()
@@ -472,28 +421,5 @@ def completion(shell: str) -> None:
 
 
 def main() -> NoReturn:
-    # The process ends with this command, so Python's cyclic garbage collector stays off: a run
-    # frees what it builds by reference counting, and at 50k rules the collector's passes over
-    # the growing heap cost a tenth of `check` and grow faster than the run does.
-    gc.disable()
-    try:
-        code = _main()
-        # output still buffered meets a closed pipe here, not in the interpreter's last flush
-        sys.stdout.flush()
-    except BrokenPipeError:
-        closed_pipe()
-    sys.exit(code)
-
-
-def _main() -> int | str | None:
-    try:
-        code = cli.main(standalone_mode=False)
-    except SystemExit as exc:
-        return exc.code
-    except click.ClickException as exc:
-        show_error(exc)
-        return EXIT_USAGE
-    except click.exceptions.Abort:
-        click.echo("Aborted!", err=True)
-        return EXIT_USAGE
-    return code if isinstance(code, int) else 0
+    """The ``twsrt`` console script: the process ends with the command (``exits.start``)."""
+    start(cli)

@@ -20,6 +20,8 @@ codex_rules = "home/.codex/rules/twsrt.rules"
 def generated(tmp_path: Path, srt_settings: dict[str, Any], sandbox_mode: str = "") -> Context:
     """A config with Codex targets, its files generated on disk as `twsrt generate -w` writes
     them; the run context the probes read them with."""
+    from support.cli import compiled as compile_request
+
     from twsrt import run
 
     (tmp_path / "srt.json").write_text(json.dumps(srt_settings, indent=2))
@@ -29,7 +31,7 @@ def generated(tmp_path: Path, srt_settings: dict[str, Any], sandbox_mode: str = 
     config.write_text(
         f'[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n{mode}{CODEX_TARGETS}'
     )
-    compiled = run.compile_agents(str(config), None, False)
+    compiled = compile_request(str(config))
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
     return compiled.context

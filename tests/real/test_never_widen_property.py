@@ -133,7 +133,8 @@ def compile_all(
 ) -> dict[tuple[str, bool], Compiled]:
     """Write the sources beside the tree and compile each agent in-process (one agent's
     refusal does not hide the other agents' files)."""
-    from twsrt.run import compile_agents
+    from support.cli import compiled as compile_request
+
     from twsrt.writes import FileWrite
 
     config_dir = Path(tree.root).parent / "dotfiles"
@@ -150,7 +151,7 @@ def compile_all(
             item = out[mode, yolo] = Compiled()
             for agent in agents:
                 try:
-                    compiled = compile_agents(str(toml), agent, yolo, sandbox=mode)
+                    compiled = compile_request(str(toml), agent, yolo, sandbox=mode)
                 except TwsrtError as exc:
                     item.refused[agent] = exc
                     continue

@@ -51,13 +51,15 @@ def srt() -> str:
 
 def context(repo: Path, targets: str, policy: dict[str, Any]) -> Any:
     """A config in ``repo`` with ``targets``, its files written as `twsrt generate -w` does."""
+    from support.cli import compiled as compile_request
+
     from twsrt import run
 
     (repo / "srt.json").write_text(json.dumps(policy, indent=2))
     (repo / "bash.json").write_text('{"allow": [], "deny": ["sudo"], "ask": []}')
     config = repo / "twsrt.toml"
     config.write_text(f'[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n{targets}')
-    compiled = run.compile_agents(str(config), None, False)
+    compiled = compile_request(str(config))
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
     # the engines read the files just written: a new run (the compile's store read them before)

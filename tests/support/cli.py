@@ -25,6 +25,10 @@ import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twsrt.run import Compiled
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,25 @@ def run_cli(args: Sequence[str], *, cwd: Path, env: Mapping[str, str], stdin: st
         os.environ.update(saved_env)
         _forget_run_state()
     return Run(status, _decoded(out), _decoded(err))
+
+
+def compiled(
+    config: str | None,
+    agent: str | None = None,
+    yolo: bool = False,
+    *,
+    companions: bool = False,
+    sandbox: str | None = None,
+) -> Compiled:
+    """What ``generate`` compiles for the request these name, in-process and nothing written
+    (files named from the working directory, as a library caller names them; ``companions``:
+    the other mode's files too, as ``generate -w``)."""
+    from twsrt.invocation import open_invocation
+    from twsrt.request import Request
+    from twsrt.run import compile_invocation
+
+    request = Request(config, agent=agent, yolo=yolo, sandbox=sandbox, repo_names=False)
+    return compile_invocation(open_invocation(request), companions)
 
 
 def run_here(*args: str, **env: str) -> Run:

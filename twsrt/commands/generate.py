@@ -4,7 +4,6 @@ run found and did on stderr, as an ``Outcome`` the CLI prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from twsrt.invocation import open_invocation
 from twsrt.outcome import EXIT_FINDINGS, Outcome
@@ -20,9 +19,6 @@ from twsrt.run import (
     write_plan,
 )
 
-if TYPE_CHECKING:
-    from twsrt.scopes import ScopeRequest
-
 
 @dataclass(frozen=True)
 class GenerateOptions:
@@ -32,22 +28,7 @@ class GenerateOptions:
     exit_code: bool = False  # with write: exit 1 when a file was changed (the pre-commit hook)
 
 
-def generate(
-    explicit_config: str | None,
-    agent: str | None,
-    yolo: bool,
-    sandbox: str | None,
-    options: GenerateOptions,
-    scope: ScopeRequest | None = None,
-    *,
-    profile: str | None = None,
-) -> Outcome:
-    """``generate_request`` of the request these name (files named as ``check`` names them)."""
-    request = Request(explicit_config, profile, scope, agent, yolo, sandbox)
-    return generate_request(request, options)
-
-
-def generate_request(request: Request, options: GenerateOptions) -> Outcome:
+def run(request: Request, options: GenerateOptions) -> Outcome:
     """``twsrt generate``: previews on stdout, or the writes (all or nothing) and what each did
     on stderr; findings and notices on stderr, the count line last."""
     outcome = Outcome()

@@ -10,7 +10,7 @@ from pathlib import Path
 from twsrt import templates
 from twsrt.journal import on_disk
 from twsrt.locations import display_path, home_dir
-from twsrt.outcome import Outcome
+from twsrt.outcome import Outcome, Refused
 from twsrt.writes import Change, FileWrite, SymlinkWrite
 
 
@@ -50,13 +50,20 @@ def expand_home(path: Path) -> Path:
     return Path(os.path.expanduser(text))  # ~user/x
 
 
-def initialise(
+def run(
     directory: Path | None, repo: Path | None, force: bool, agents: Sequence[str] | None
 ) -> Outcome:
     """``twsrt init``: the starter files in ``directory`` (None: ~/.config/twsrt), or with
     ``repo`` a scaffolded dotfiles repository and its generated agent files; each file kept
-    or written named on stderr, and after a scaffold the next steps on stdout."""
+    or written named on stderr, and after a scaffold the next steps on stdout. ``--dir`` with
+    ``--repo``, or ``--agents`` without it, is refused."""
     outcome = Outcome()
+    if repo is not None and directory is not None:
+        outcome.error = Refused("--dir and --repo exclude each other", usage=True)
+        return outcome
+    if agents is not None and repo is None:
+        outcome.error = Refused("--agents needs --repo", usage=True)
+        return outcome
     with outcome.stopping() as out:
         if repo is None:
             writes, kept = plan_init(directory, force)
@@ -83,12 +90,15 @@ def scaffold(repo: Path, writes: list[Change]) -> list[str]:
     file); if generating fails, the scaffold is taken back, so a refused init writes nothing.
     Returns what was written, for the report."""
     from twsrt import run
+    from twsrt.invocation import open_invocation
+    from twsrt.request import Request
     from twsrt.writes import apply
 
     created = missing_directories(writes)
     apply(writes)
     try:
-        compiled = run.compile_agents(str(repo / "twsrt.toml"), None, False, companions=True)
+        request = Request(str(repo / "twsrt.toml"), repo_names=False)
+        compiled = run.compile_invocation(open_invocation(request), companions=True)
         results = run.require_targets(compiled, None)
         generated = run.write(run.write_plan(results, compiled.companions))
     except BaseException:

@@ -17,8 +17,8 @@ Modules, in pipeline order (only ``engines`` and ``run`` start processes or touc
   mismatch
 - ``engines``: what every sandbox shares (the ``Engine`` protocol: availability, install hint,
   gap table), fixtures, processes, upstream stub; one ``engine_<name>`` module per sandbox
-- ``run``: lanes of probes per engine, and ``test_policy`` for the CLI (which renders the
-  ProbeReport with ``twsrt.reports.probes``)
+- ``run``: lanes of probes per engine, and ``run_tests``, the ProbeReport of a run context
+  (``twsrt.commands.test`` renders it with ``twsrt.reports.probes``)
 
 Fixture tree. Every run works in a fresh temporary directory ROOT, and every policy path is
 probed at its image in that tree, never at the real path:

@@ -18,11 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from twsrt.findings import Finding, TwsrtError, finding
-from twsrt.invocation import open_invocation
 from twsrt.locations import Location
-from twsrt.outcome import EXIT_USAGE
-from twsrt.outcome import Outcome as CommandOutcome
-from twsrt.request import Request
 from twsrt.rules import CONFIG_INVALID, DISABLED_SANDBOX
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.commands import command, observe
@@ -70,8 +66,6 @@ Reported = tuple[Finding, ...]  # what check reports for an engine's agent (gaps
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.policy import Policy
-    from twsrt.reports import RenderOptions
-    from twsrt.scopes import ScopeRequest
 
 
 @contextmanager
@@ -379,67 +373,3 @@ def _unenforced(ctx: Context, engine: str, probe: Probe) -> Result:
         "sandbox, so there is nothing to enforce; not probed"
     )
     return Result(engine, probe, Verdict.UNENFORCED, detail)
-
-
-def test_policy(
-    explicit_config: str | None,
-    engine: Requested,
-    keyword: str | None = None,
-    timeout: float = 60.0,
-    strict: bool = False,
-    *,
-    sandbox: str | None = None,
-    yolo: bool = False,
-    repo_names: bool = False,
-    scope: ScopeRequest | None = None,
-    profile: str | None = None,
-) -> ProbeReport:
-    """``twsrt test``: the config's target files, probed in the selected engines for the
-    configured sandbox mode (``--sandbox`` wins over ``[sandbox] mode``) and approval mode;
-    ``repo_names``, ``scope`` (``--project``) and ``profile``: as for ``Request``."""
-    request = Request(explicit_config, profile, scope, None, yolo, sandbox, repo_names=repo_names)
-    ctx = open_invocation(request).context
-    return run_tests(ctx, engine, keyword, timeout, strict)
-
-
-def probe_outcome(
-    request: Request,
-    engine: Requested,
-    keyword: str | None,
-    timeout: float,
-    strict: bool,
-    *,
-    as_json: bool,
-    junit: str | None,
-    options: RenderOptions,
-) -> CommandOutcome:
-    """What ``twsrt test`` prints: the report (text or JSON) on stdout, the JUnit file, the
-    report's exit code; an engine that cannot run here is named on stderr, exit 2."""
-    from twsrt.reports.probes import junit_xml, render_json, render_text
-
-    outcome = CommandOutcome()
-    with outcome.stopping() as out:
-        try:
-            ctx = open_invocation(request).context
-            report = run_tests(ctx, engine, keyword, timeout, strict)
-        except EngineUnavailable as exc:
-            out.err(f"twsrt test: {exc.engine} cannot run here: {exc.problem}")
-            if exc.hint:
-                out.err(f"twsrt test: {exc.hint}")
-            out.exit_code = EXIT_USAGE
-            return outcome
-        if as_json:
-            out.out(render_json(report), encoded=True)
-        else:
-            text = render_text(report, colour=options.colour, verbose=options.verbose)
-            out.out(text, colour=options.colour)
-        if junit:
-            from twsrt.locations import repo_root
-            from twsrt.reports import print_streams
-            from twsrt.reports.files import write_report_files
-
-            texts = [(junit, junit_xml(report))]
-            write_report_files(texts, (repo_root(Path.cwd()),))  # never through a link
-            print_streams(texts, out)
-        out.exit_code = report.exit_code
-    return outcome
