@@ -1,4 +1,4 @@
-"""The stage functions behind the commands return an Outcome (what to print, the exit code, the
+"""The commands (twsrt.commands) return an Outcome (what to print, the exit code, the
 error that stopped them) without click: generate, diff, init."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Command-line interface: parse options, call one stage function, print, set the exit code."""
+"""Command-line interface: click wiring only. Parse a command line into one ``Request``, call one
+command of ``twsrt.commands``, print the ``Outcome`` it returns and exit (``exits.finish``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""What a command prints and its exit code, as a value: a stage function returns an ``Outcome``,
-the CLI prints it. Imports nothing of twsrt at module level (the CLI loads it on every run)."""
+"""What a command prints and its exit code, as a value: a command (``twsrt.commands``) returns
+an ``Outcome``, the CLI prints it. Imports nothing of twsrt at module level (the CLI loads it on
+every run)."""
 
 from __future__ import annotations
 

@@ -60,7 +60,8 @@ def _exit_status(code: object) -> int:
 def _main() -> int:
     from twsrt import cli
 
-    collecting = gc.isenabled()  # cli.main turns the collector off for the rest of a process
+    # cli.main (exits.start) turns the collector off for the rest of a process
+    collecting = gc.isenabled()
     try:
         cli.main()
     except SystemExit as exc:

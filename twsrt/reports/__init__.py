@@ -62,7 +62,7 @@ REPORTERS: dict[str, Reporter] = {
 def render(name: str, report: CheckReport, options: RenderOptions) -> str:
     """The report in the format ``name`` (a key of ``REPORTERS``)."""
     module = importlib.import_module(f"{__name__}.{REPORTERS[name].module}")
-    text: str = module.render(report, options)  # cli.main has paused the garbage collector
+    text: str = module.render(report, options)  # exits.start has paused the garbage collector
     return text
 
 
