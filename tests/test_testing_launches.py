@@ -249,6 +249,26 @@ def test_a_planted_layer_is_a_gap_only_where_check_reports_it(sandbox: Sandbox) 
     assert gap(claude, reported, Outcome.DENIED) is None
 
 
+def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each agent's planted-layer rules come from its declaration (``planted_layer_rules``), so
+    an agent that names none (the toy agent: the field's default) has none, with no edit here."""
+    from twsrt.agents import REGISTRY
+    from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
+    from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
+    from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
+    from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+    from twsrt.testing.launches import layer_rules
+
+    monkeypatch.setitem(REGISTRY, "toy", "support.toyagent")
+    assert layer_rules() == {
+        "claude": (CLAUDE_PLANTED_LAYERS,),
+        "codex": (CODEX_NESTED_UNPROTECTED,),
+        "copilot": (COPILOT_MANDATORY_NAMES_OPEN,),
+        "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
+        "toy": (),
+    }
+
+
 def test_a_planted_deepcode_layer_is_a_gap_only_where_check_reports_tws472(
     sandbox: Sandbox,
 ) -> None:

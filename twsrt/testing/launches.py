@@ -356,19 +356,13 @@ def _ancestors(
 
 def layer_rules() -> dict[str, tuple[Rule, ...]]:
     """Agent -> the rules with which ``check`` says that a command can plant that agent's
-    layers where its next launch loads them (the mitigation is in each rule's help)."""
-    from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
-    from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
-    from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
-    from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+    layers where its next launch loads them (the mitigation is in each rule's help), as each
+    declaration names them (``AgentSpec.planted_layer_rules``)."""
+    from twsrt.agents import specs
+    from twsrt.rules import CATALOG
 
     return {
-        "claude": (CLAUDE_PLANTED_LAYERS,),
-        "codex": (CODEX_NESTED_UNPROTECTED,),
-        # Copilot's own layers are no way in (a planted one changed nothing, observed)
-        "copilot": (COPILOT_MANDATORY_NAMES_OPEN,),
-        # whoever plants it, a DeepCode started under srt stays inside srt's policy
-        "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
+        spec.name: tuple(CATALOG[rule] for rule in spec.planted_layer_rules) for spec in specs()
     }
 
 

@@ -129,6 +129,7 @@ AGENT_SPEC = AgentSpec(
     state_files=STATE_FILES,
     effective="twsrt.agents.claude.effective",
     rules="twsrt.agents.claude.rules",
+    planted_layer_rules=("TWS628",),  # claude-planted-layers
     engine="twsrt.agents.claude.engine",
     init_default=True,
     project_lists_merge=True,

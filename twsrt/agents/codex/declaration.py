@@ -124,6 +124,7 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.codex.effective",
     engine="twsrt.agents.codex.engine",
     rules="twsrt.agents.codex.rules",
+    planted_layer_rules=("TWS465",),  # codex-nested-unprotected
     init_default=True,
     project_rules_merge=True,
 )

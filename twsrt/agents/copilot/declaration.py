@@ -83,6 +83,8 @@ AGENT_SPEC = AgentSpec(
     state_files=STATE_FILES,
     effective="twsrt.agents.copilot.effective",
     rules="twsrt.agents.copilot.rules",
+    # its own layers are no way in (a planted one changed nothing, observed), srt's names are
+    planted_layer_rules=("TWS471",),  # copilot-mandatory-names-open
 )
 
 

@@ -89,6 +89,8 @@ AGENT_SPEC = AgentSpec(
     state_files=STATE_FILES,
     effective="twsrt.agents.deepcode.effective",
     rules="twsrt.agents.deepcode.rules",
+    # whoever plants a layer, a DeepCode started under srt stays inside srt's policy
+    planted_layer_rules=("TWS472",),  # deepcode-mandatory-names-open
     engine="twsrt.agents.deepcode.engine",
 )
 
