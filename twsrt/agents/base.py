@@ -14,7 +14,7 @@ from twsrt.documents import Documents
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Policy
-from twsrt.rules import DANGER_FULL_ACCESS, TARGET_UNUSABLE
+from twsrt.rules import DANGER_FULL_ACCESS, TARGET_UNUSABLE, Rule
 from twsrt.writes import Change
 
 
@@ -198,9 +198,9 @@ class AgentSpec:
     effective: str | None = None
     engine: str | None = None
     rules: str | None = None  # its own rules (``Rule`` constants), taken into the catalog
-    # the ids of the rules with which ``check`` says that a command can plant what this agent's
-    # next launch loads (``twsrt test`` judges a planted project layer of the agent by them)
-    planted_layer_rules: tuple[str, ...] = ()
+    # the rules with which ``check`` says that a command can plant what this agent's next
+    # launch loads (``twsrt test`` judges a planted project layer of the agent by them)
+    planted_layer_rules: tuple[Rule, ...] = ()
     init_default: bool = False  # a default agent of ``init --repo`` (without ``--agents``)
     # whether its project layer keeps the user's lists beside the project's (Claude Code:
     # "Merged across settings sources"), and the user's bash rules (Codex collects the project's

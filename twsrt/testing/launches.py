@@ -359,11 +359,8 @@ def layer_rules() -> dict[str, tuple[Rule, ...]]:
     layers where its next launch loads them (the mitigation is in each rule's help), as each
     declaration names them (``AgentSpec.planted_layer_rules``)."""
     from twsrt.agents import specs
-    from twsrt.rules import CATALOG
 
-    return {
-        spec.name: tuple(CATALOG[rule] for rule in spec.planted_layer_rules) for spec in specs()
-    }
+    return {spec.name: spec.planted_layer_rules for spec in specs()}
 
 
 def planted_layer_loadable(m: Mismatch) -> Finding | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
 from twsrt.locations import Location
 
 NAME = "claude"
@@ -129,7 +130,7 @@ AGENT_SPEC = AgentSpec(
     state_files=STATE_FILES,
     effective="twsrt.agents.claude.effective",
     rules="twsrt.agents.claude.rules",
-    planted_layer_rules=("TWS628",),  # claude-planted-layers
+    planted_layer_rules=(CLAUDE_PLANTED_LAYERS,),
     engine="twsrt.agents.claude.engine",
     init_default=True,
     project_lists_merge=True,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -124,7 +125,7 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.codex.effective",
     engine="twsrt.agents.codex.engine",
     rules="twsrt.agents.codex.rules",
-    planted_layer_rules=("TWS465",),  # codex-nested-unprotected
+    planted_layer_rules=(CODEX_NESTED_UNPROTECTED,),
     init_default=True,
     project_rules_merge=True,
 )

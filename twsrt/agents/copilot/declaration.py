@@ -9,6 +9,7 @@ from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
 from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -84,7 +85,7 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.copilot.effective",
     rules="twsrt.agents.copilot.rules",
     # its own layers are no way in (a planted one changed nothing, observed), srt's names are
-    planted_layer_rules=("TWS471",),  # copilot-mandatory-names-open
+    planted_layer_rules=(COPILOT_MANDATORY_NAMES_OPEN,),
 )
 
 

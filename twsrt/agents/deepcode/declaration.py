@@ -9,6 +9,7 @@ from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
 from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
 
@@ -90,7 +91,7 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.deepcode.effective",
     rules="twsrt.agents.deepcode.rules",
     # whoever plants a layer, a DeepCode started under srt stays inside srt's policy
-    planted_layer_rules=("TWS472",),  # deepcode-mandatory-names-open
+    planted_layer_rules=(DEEPCODE_MANDATORY_NAMES_OPEN,),
     engine="twsrt.agents.deepcode.engine",
 )
 
