@@ -20,7 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from twsrt.agents.base import Drift, DriftItem, Result, read_target, value_at, yolo_variant
+from twsrt.agents.base import (
+    Drift,
+    DriftItem,
+    read_target,
+    value_at,
+    yolo_variant,
+)
 from twsrt.config import Config
 from twsrt.diffs import Spec, View, json_view, toml_view, whole
 from twsrt.documents import Documents
@@ -37,7 +43,7 @@ from twsrt.rules import (
     Rule,
 )
 from twsrt.safeio import real
-from twsrt.writes import Change, FileWrite, SymlinkWrite
+from twsrt.writes import FileWrite, SymlinkWrite
 
 # Every file twsrt creates for an agent is private: settings files can hold hooks, API key
 # helpers, MCP headers and proxy credentials. An existing file keeps its own mode (writes.py).
@@ -136,39 +142,6 @@ def target_write(
     """The write of one generated target: through a symlink, a new file private (``mode``;
     or, when its content comes from another file ``like``, with that file's mode and owner)."""
     return FileWrite(written_path(path), display, text, old, mode, like)
-
-
-@dataclass
-class TargetFiles:
-    """The files one compile writes: each read, merged (``text`` of what is on disk), written
-    and compared once (``add``), and the compile's ``Result`` of them (``result``)."""
-
-    config: Config
-    changes: list[Change] = field(default_factory=list)
-    drift: list[Drift] = field(default_factory=list)
-
-    def add(
-        self,
-        key: str,
-        path: Path,
-        text: str | Callable[[str | None, str], str],
-        items: Callable[[str], list[DriftItem]],
-        view: View = whole,
-        form: bool = False,
-    ) -> None:
-        """The file ``key`` names at ``path``: ``text`` (or ``text(disk_text, display)``) written
-        and compared with what is on disk (``compare``'s ``items``, ``view`` and ``form``)."""
-        display = self.config.display_path(path)
-        disk = read_target(path, display, self.config)
-        new = text if isinstance(text, str) else text(disk, display)
-        self.changes.append(target_write(path, display, new, disk))
-        self.drift.append(compare(display, key, disk, new, items, view, form))
-
-    def result(
-        self, agent: str, preview: Callable[[], str], findings: list[Finding], **more: Any
-    ) -> Result:
-        changes, drift = self.changes, self.drift
-        return Result(agent, preview, changes=changes, findings=findings, drift=drift, **more)
 
 
 # ---------------------------------------------------------------- drift items

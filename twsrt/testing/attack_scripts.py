@@ -170,33 +170,41 @@ def _tree_detours(attack: _Maker, p: _Inside, b: str) -> list[Attack]:
 
 def _tree_across(attack: _Maker, p: _Inside, other: str) -> list[Attack]:
     """Moves and hard links between a denied tree and a writable place beside it."""
+    into = attack(
+        "rename-into",
+        f"mv -- {_q(other + '-in')} {_q(p('in'))}",
+        "exists",
+        p("in"),
+        files=((other + "-in", ORIGINAL),),
+        absent=(p("in"),),
+        touches=(p("in"), other + "-in"),
+    )
+    return _across(attack, p, other, into)
+
+
+def _across(attack: _Maker, at: _Inside, other: str, into: Attack) -> list[Attack]:
+    """Moves and hard links between a denied entry (``at(name)``: a name in a tree, or the
+    file) and a writable place beside it (``other``); ``into``, the rename into the denied
+    place, is the file's or the tree's own."""
+
+    def leaving(name: str, tag: str, script: Callable[[str, str], str], effect: str) -> Attack:
+        """An attack on the staged entry ``at(tag)`` that ends at ``other-tag`` beside it."""
+        entry, there = at(tag), f"{other}-{tag}"
+        return attack(
+            name,
+            script(_q(entry), _q(there)),
+            effect,
+            entry,
+            files=((entry, ORIGINAL),),
+            absent=(there,),
+            touches=(entry, there),
+        )
+
     return [
-        attack(
-            "rename-out",
-            f"mv -- {_q(p('out'))} {_q(other + '-out')}",
-            "gone",
-            p("out"),
-            files=((p("out"), ORIGINAL),),
-            absent=(other + "-out",),
-            touches=(p("out"), other + "-out"),
-        ),
-        attack(
-            "rename-into",
-            f"mv -- {_q(other + '-in')} {_q(p('in'))}",
-            "exists",
-            p("in"),
-            files=((other + "-in", ORIGINAL),),
-            absent=(p("in"),),
-            touches=(p("in"), other + "-in"),
-        ),
-        attack(
-            "hardlink-write",
-            f"ln -- {_q(p('hard'))} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
-            "changed",
-            p("hard"),
-            files=((p("hard"), ORIGINAL),),
-            absent=(other + "-hard",),
-            touches=(p("hard"), other + "-hard"),
+        leaving("rename-out", "out", lambda a, b: f"mv -- {a} {b}", "gone"),
+        into,
+        leaving(
+            "hardlink-write", "hard", lambda a, b: f"ln -- {a} {b} && printf x >> {b}", "changed"
         ),
     ]
 
@@ -207,11 +215,11 @@ def deny_write_file(t: Target, end: str | None) -> list[Attack]:
     staged = ((f, ORIGINAL),)
     via = "work/tw-via-" + _tag(f)
 
-    def attack(name: str, script: str, effect: str, **kw: object) -> Attack:
+    def attack(name: str, script: str, effect: str, subject: str = f, **kw: object) -> Attack:
         kw.setdefault("files", staged)
         kw.setdefault("touches", (f,))
         kw.setdefault("shapes", shape)
-        return _make(t, name, Action.APPEND, script, effect, f, form="file", **kw)
+        return _make(t, name, Action.APPEND, script, effect, subject, form="file", **kw)
 
     out = [
         attack("append", f"printf x >> {_q(f)}", "changed"),
@@ -263,29 +271,15 @@ def _fresh_match(attack: _Maker, glob: str, f: str) -> list[Attack]:
 
 def _file_across(attack: _Maker, f: str, other: str) -> list[Attack]:
     """Moves and hard links between a denied file and a writable place beside it."""
-    return [
-        attack(
-            "rename-out",
-            f"mv -- {_q(f)} {_q(other + '-out')}",
-            "gone",
-            absent=(other + "-out",),
-            touches=(f, other + "-out"),
-        ),
-        attack(
-            "rename-into",
-            f"mv -- {_q(other + '-in')} {_q(f)}",
-            "changed",
-            files=((f, ORIGINAL), (other + "-in", "replaced\n")),
-            touches=(f, other + "-in"),
-        ),
-        attack(
-            "hardlink-write",
-            f"ln -- {_q(f)} {_q(other + '-hard')} && printf x >> {_q(other + '-hard')}",
-            "changed",
-            absent=(other + "-hard",),
-            touches=(f, other + "-hard"),
-        ),
-    ]
+    into = attack(
+        "rename-into",
+        f"mv -- {_q(other + '-in')} {_q(f)}",
+        "changed",
+        f,
+        files=((f, ORIGINAL), (other + "-in", "replaced\n")),
+        touches=(f, other + "-in"),
+    )
+    return _across(attack, lambda _name: f, other, into)
 
 
 def _rename(attack: Attack, name: str, subject: str) -> Attack:

@@ -35,7 +35,13 @@ from twsrt.agents.claude.declaration import (
 )
 from twsrt.agents.claude.managed import compile_managed
 from twsrt.agents.claude.project import compile_project
-from twsrt.agents.claude.settings import drift, managed_spec, merge, merged_text, settings_members
+from twsrt.agents.claude.settings import (
+    SETTINGS_FILE,
+    managed_spec,
+    merge,
+    merged_text,
+    settings_members,
+)
 from twsrt.agents.claude.translate import mode_findings, translate
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import mode_files, mode_target, plan_link, target_write
@@ -60,7 +66,6 @@ __all__ = [
     "TOP_KEYS",
     "WEBFETCH_PREFIX",
     "YOLO_KEY",
-    "drift",
     "managed_spec",
     "merge",
     "merged_text",
@@ -107,6 +112,7 @@ class ClaudeAgent(DeclaredAgent):
         # a new settings file is private (hooks, apiKeyHelper); one made from another file
         # (migration, yolo seed) takes that file's mode and owner
         changes: list[Change] = [target_write(target, display, new_text, disk_text, plan.base_file)]
+        members = settings_members(managed.sandbox_keys)
         if plan.change is not None:
             changes.append(plan.change)
         return Result(
@@ -114,7 +120,10 @@ class ClaudeAgent(DeclaredAgent):
             preview,
             changes=changes,
             findings=findings,
-            drift=[drift(display, disk_text, new_text, managed, key, documents), *plan.drift],
+            drift=[
+                SETTINGS_FILE.drift(display, disk_text, new_text, key, documents, members),
+                *plan.drift,
+            ],
             origins=managed.origins,
         )
 

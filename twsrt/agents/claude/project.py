@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from twsrt.agents.base import Context, Result, read_target, value_at
+from twsrt.agents.base import Context, Result, value_at
 from twsrt.agents.claude.declaration import HANDLED_SRT_KEYS, NAME, PROJECT_KEY, REASONS, Managed
 from twsrt.agents.claude.rules import (
     CLAUDE_PROJECT_GRANT_IGNORED,
     CLAUDE_PROJECT_KEY_IGNORED,
     CLAUDE_PROJECT_LAUNCH_ROOT,
 )
-from twsrt.agents.claude.settings import drift, merged_text
+from twsrt.agents.claude.settings import SETTINGS_FILE, settings_members
 from twsrt.agents.claude.translate import PROJECT_ANCHOR, mode_findings, translate
 from twsrt.agents.srtkeys import dotted, is_set, unhandled_key_findings
-from twsrt.agents.targets import target_write
+from twsrt.agents.targetfiles import TargetFiles
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
@@ -67,17 +67,10 @@ def compile_project(ctx: Context) -> Result:
             agent=NAME,
         )
     )
-    documents = ctx.config.documents
-    disk_text = read_target(target, display, ctx.config)
-    new_text = merged_text(disk_text, display, managed, documents)
-    return Result(
-        NAME,
-        preview,
-        changes=[target_write(target, display, new_text, disk_text)],
-        findings=findings,
-        drift=[drift(display, disk_text, new_text, managed, PROJECT_KEY, documents)],
-        origins=managed.origins,
-    )
+    files = TargetFiles(ctx.config)
+    members = settings_members(managed.sandbox_keys)
+    files.settings(PROJECT_KEY, target, SETTINGS_FILE, managed, members)
+    return files.result(NAME, preview, findings, origins=managed.origins)
 
 
 def drop_user_only_keys(managed: Managed, policy: Policy) -> list[Finding]:

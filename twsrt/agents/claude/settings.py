@@ -6,7 +6,7 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from twsrt.agents.base import Drift, copy_for_merge, merge_sections, splice_settings
+from twsrt.agents.base import copy_for_merge, merge_sections
 from twsrt.agents.claude.declaration import (
     FILESYSTEM_KEYS,
     NETWORK_KEYS,
@@ -14,9 +14,9 @@ from twsrt.agents.claude.declaration import (
     WEBFETCH_PREFIX,
     Managed,
 )
-from twsrt.agents.targets import Members, compare
+from twsrt.agents.targetfiles import JsonSettings, settings_shapes
+from twsrt.agents.targets import Members
 from twsrt.diffs import Spec
-from twsrt.documents import Documents
 
 
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
@@ -63,25 +63,7 @@ SECTION_NAMES = tuple(name for name, _keys in SECTIONS)
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
-SETTINGS_SHAPES: dict[str, type] = {
-    "/permissions": dict,
-    "/permissions/allow": list,
-    "/permissions/deny": list,
-    "/permissions/ask": list,
-    "/sandbox": dict,
-    "/sandbox/network": dict,
-    "/sandbox/filesystem": dict,
-}
-
-
-def merged_text(
-    base_text: str | None, display: str, managed: Managed, documents: Documents | None = None
-) -> str:
-    """The whole new file: the base with only the managed members spliced in (parsed through
-    the run's ``documents``)."""
-    return splice_settings(
-        base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed), documents
-    )
+SETTINGS_SHAPES = settings_shapes(("allow", "deny", "ask"), SECTION_NAMES)
 
 
 def managed_spec(sandbox_keys: tuple[str, ...]) -> Spec:
@@ -109,14 +91,6 @@ def settings_members(sandbox_keys: tuple[str, ...]) -> Members:
     return Members(managed_spec(sandbox_keys), rule_lists=rules)
 
 
-def drift(
-    display: str,
-    disk_text: str | None,
-    new_text: str,
-    managed: Managed,
-    key: str = "",
-    documents: Documents | None = None,
-) -> Drift:
-    members = settings_members(managed.sandbox_keys)
-    members = members if documents is None else members.using(documents)
-    return compare(display, key, disk_text, new_text, members.text_items, members.view)
+# the settings file of a user or project run (its members vary with the sandbox keys of the run)
+SETTINGS_FILE = JsonSettings(merge, SETTINGS_SHAPES, settings_members(()))
+merged_text = SETTINGS_FILE.merged_text

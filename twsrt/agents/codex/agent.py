@@ -41,7 +41,8 @@ from twsrt.agents.codex.files import (
 from twsrt.agents.codex.managed import compile_managed
 from twsrt.agents.codex.paths import _split_glob
 from twsrt.agents.codex.translate import full_access_lost, render_rules, translate
-from twsrt.agents.targets import Members, TargetFiles
+from twsrt.agents.targetfiles import TargetFiles
+from twsrt.agents.targets import Members
 from twsrt.findings import Finding, TwsrtError
 
 __all__ = [

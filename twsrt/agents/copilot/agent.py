@@ -53,6 +53,7 @@ from twsrt.agents.copilot.flags import (
 )
 from twsrt.agents.copilot.settings import (
     SETTINGS,
+    SETTINGS_FILE,
     SETTINGS_SPEC,
     compile_sandbox,
     merge,
@@ -60,7 +61,8 @@ from twsrt.agents.copilot.settings import (
     settings_items,
 )
 from twsrt.agents.srtkeys import unhandled_key_findings
-from twsrt.agents.targets import TargetFiles, mode_target, strict_allowlist_note
+from twsrt.agents.targetfiles import TargetFiles
+from twsrt.agents.targets import mode_target, strict_allowlist_note
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
@@ -168,13 +170,7 @@ class CopilotAgent(DeclaredAgent):
             # generated whole: a change of form drifts too (a lost continuation breaks the paste)
             files.add(*flags, snippet, _flag_items, form=True)
         if settings_path is not None:
-            documents = ctx.config.documents
-            members = SETTINGS.using(documents)
-
-            def settings_text(disk: str | None, display: str) -> str:
-                return merged_settings(disk, display, compiled, documents)
-
-            files.add(SETTINGS_KEY, settings_path, settings_text, members.text_items, members.view)
+            files.settings(SETTINGS_KEY, settings_path, SETTINGS_FILE, compiled)
         return files.result(NAME, preview, findings, origins=compiled.origins, stdout=printed)
 
 

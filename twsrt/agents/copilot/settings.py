@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
-from twsrt.agents.base import copy_for_merge, splice_settings
+from twsrt.agents.base import copy_for_merge
 from twsrt.agents.copilot.declaration import (
     FS_KEYS,
     NAME,
@@ -22,8 +22,8 @@ from twsrt.agents.copilot.flags import _domain
 from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.rootnames import under
+from twsrt.agents.targetfiles import JsonSettings
 from twsrt.agents.targets import Members, disabled_sandbox, unique
-from twsrt.documents import Documents
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
@@ -317,16 +317,6 @@ def _copy(value: Any) -> Any:
     return list(value) if isinstance(value, list) else value
 
 
-def merged_settings(
-    base_text: str | None, display: str, compiled: Compiled, documents: Documents | None = None
-) -> str:
-    """The whole new settings file: the user's text with only the owned members spliced in
-    (parsed through the run's ``documents``)."""
-    return splice_settings(
-        base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, compiled), documents
-    )
-
-
 # The members twsrt owns in the settings file, for drift and reports (diffs.py); the user's
 # other sandbox keys (auth, credentials, proxy) and every other key are elided.
 SETTINGS = Members(
@@ -347,3 +337,7 @@ SETTINGS_SPEC = SETTINGS.spec
 
 
 settings_items = SETTINGS.items
+
+
+SETTINGS_FILE = JsonSettings(merge, SETTINGS_SHAPES, SETTINGS)
+merged_settings = SETTINGS_FILE.merged_text

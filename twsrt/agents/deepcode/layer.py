@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from twsrt.agents.abspaths import unpinned_home
-from twsrt.agents.base import Context, Result, read_target
+from twsrt.agents.base import Context, Result
 from twsrt.agents.deepcode.declaration import (
     NAME,
     SETTINGS_KEY,
@@ -17,9 +17,10 @@ from twsrt.agents.deepcode.declaration import (
     _lossy,
 )
 from twsrt.agents.deepcode.rules import DEEPCODE_ARRAY_LAYERS, DEEPCODE_CLAUDE_FALLBACK
-from twsrt.agents.deepcode.settings import drift, merged_text
+from twsrt.agents.deepcode.settings import SETTINGS_FILE
 from twsrt.agents.deepcode.translate import translate
-from twsrt.agents.targets import mode_target, target_write
+from twsrt.agents.targetfiles import TargetFiles
+from twsrt.agents.targets import mode_target
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
 
@@ -95,16 +96,6 @@ def compile_file(
         # the lint's text and place when the key is configured: reported once
         findings.append(unpinned_home(ctx.config, key_named))
     findings += extra
-    display = ctx.config.display_path(path)
-    disk_text = read_target(path, display, ctx.config)
-    documents = ctx.config.documents
-    new_text = merged_text(disk_text, display, managed, documents)
-    change = target_write(path, display, new_text, disk_text)
-    return Result(
-        NAME,
-        preview,
-        changes=[change],
-        findings=findings,
-        drift=[drift(display, disk_text, new_text, key, documents)],
-        origins=managed.origins,
-    )
+    files = TargetFiles(ctx.config)
+    files.settings(key, path, SETTINGS_FILE, managed)
+    return files.result(NAME, preview, findings, origins=managed.origins)

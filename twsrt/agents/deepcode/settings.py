@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twsrt.agents.base import Drift, copy_for_merge, merge_sections, splice_settings
+from twsrt.agents.base import copy_for_merge, merge_sections
 from twsrt.agents.deepcode.declaration import (
     FS_KEYS,
     LEGACY_KEYS,
@@ -13,8 +13,8 @@ from twsrt.agents.deepcode.declaration import (
     PERMISSION_KEYS,
     Managed,
 )
-from twsrt.agents.targets import Members, compare
-from twsrt.documents import Documents
+from twsrt.agents.targetfiles import JsonSettings, settings_shapes
+from twsrt.agents.targets import Members
 
 
 def merge(existing: dict[str, Any], managed: Managed) -> dict[str, Any]:
@@ -45,24 +45,7 @@ SECTION_NAMES = tuple(name for name, _keys in SECTIONS)
 
 
 # Managed members whose type must be right before twsrt can merge into the file.
-SETTINGS_SHAPES: dict[str, type] = {
-    "/permissions": dict,
-    "/permissions/deny": list,
-    "/permissions/ask": list,
-    "/sandbox": dict,
-    "/sandbox/filesystem": dict,
-    "/sandbox/network": dict,
-}
-
-
-def merged_text(
-    base_text: str | None, display: str, managed: Managed, documents: Documents | None = None
-) -> str:
-    """The whole new file: the base with only the managed members spliced in (parsed through
-    the run's ``documents``)."""
-    return splice_settings(
-        base_text, display, SETTINGS_SHAPES, lambda doc: merge(doc, managed), documents
-    )
+SETTINGS_SHAPES = settings_shapes(PERMISSION_KEYS, SECTION_NAMES)
 
 
 # The members twsrt owns, for drift and for reports (diffs.py); hooks, MCP servers, env and
@@ -86,12 +69,5 @@ SETTINGS = Members(
 SETTINGS_SPEC = SETTINGS.spec
 
 
-def drift(
-    display: str,
-    disk_text: str | None,
-    new_text: str,
-    key: str,
-    documents: Documents | None = None,
-) -> Drift:
-    members = SETTINGS if documents is None else SETTINGS.using(documents)
-    return compare(display, key, disk_text, new_text, members.text_items, members.view)
+SETTINGS_FILE = JsonSettings(merge, SETTINGS_SHAPES, SETTINGS)
+merged_text, drift = SETTINGS_FILE.merged_text, SETTINGS_FILE.drift
