@@ -18,6 +18,7 @@ from support.policies import fs, make_policy
 from support.sandbox import REPO_ROOT
 
 from twsrt.agents.base import Context
+from twsrt.agents.codex.engine import codex_config
 from twsrt.config import Config
 from twsrt.findings import TwsrtError
 from twsrt.locations import Location
@@ -31,7 +32,7 @@ from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.engines import SMOKE, EngineUnavailable, Run, run_process
 from twsrt.testing.gaps import static_gaps
 from twsrt.testing.globs import glob_regex, instantiate, layout_path
-from twsrt.testing.inputs import codex_config, srt_settings
+from twsrt.testing.inputs import srt_settings
 from twsrt.testing.model import (
     Action,
     Attack,

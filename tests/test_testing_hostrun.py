@@ -17,10 +17,11 @@ from support.policies import make_policy
 from support.sandbox import Sandbox
 
 from twsrt.agents.claude.engine import ClaudeEngine
+from twsrt.agents.codex.engine import codex_config
 from twsrt.rules import Level
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.gaps import static_gaps
-from twsrt.testing.inputs import codex_config, srt_settings
+from twsrt.testing.inputs import srt_settings
 from twsrt.testing.model import Verdict
 from twsrt.testing.run import run_tests
 

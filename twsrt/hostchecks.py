@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from twsrt import wildcard
-from twsrt.agents import AGENTS, target_specs
+from twsrt.agents import AGENTS, specs, target_specs
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, display_path
 from twsrt.policy import PathRule, Policy, is_glob
@@ -236,11 +236,14 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
 
 
 def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
-    """TWS221 for every plain allowWrite path that exists on this host and is not a directory
-    (``home`` is the running user's, as for the symlink check)."""
+    """TWS221 for every plain allowWrite path that exists on this host and is not a directory,
+    once for each agent whose sandbox takes only directories as write roots
+    (``AgentSpec.directory_write_roots``; ``home`` is the running user's, as for the symlink
+    check)."""
     findings: list[Finding] = []
+    agents = [spec for spec in specs() if spec.directory_write_roots]
     starts = _Starts(home, cwd)
-    for rule in policy.allow_write:
+    for rule in policy.allow_write if agents else ():
         parts, tail = _concrete(rule)
         if tail:
             continue  # a glob grant: Codex skips it (TWS408)
@@ -250,17 +253,18 @@ def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
                 continue
         except (OSError, ValueError):
             continue
-        findings.append(
+        findings += [
             finding(
                 WRITE_ROOT_NOT_DIRECTORY,
-                f"allowWrite '{quoted(rule.path)}' is a file on this host, not a directory: Codex "
-                "takes only directories as write roots and then fails every sandbox start (it "
-                "mounts protected entries such as .git inside each root); grant a directory that "
-                "holds only what may be written, or leave the file out",
+                f"allowWrite '{quoted(rule.path)}' is a file on this host, not a directory: "
+                f"{spec.label} takes only directories as write roots and then fails every "
+                "sandbox start (it mounts protected entries such as .git inside each root); "
+                "grant a directory that holds only what may be written, or leave the file out",
                 rule.origin,
-                agent="codex",
+                agent=spec.name,
             )
-        )
+            for spec in agents
+        ]
     return findings
 
 

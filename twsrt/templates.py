@@ -6,14 +6,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from twsrt.agents import AGENTS, specs
-from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
-from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
-from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+from twsrt.agents.base import Accepted, AgentSpec
 from twsrt.protection import home_spelling
 from twsrt.registry import hook_files_regex, indented
 from twsrt.schemas import schema_url
 
-USER_CONFIG = """\
+_USER_CONFIG_HEAD = """\
 #:schema @CONFIG@
 # twsrt config: names the canonical sources and the agent files twsrt generates.
 # Relative paths resolve against this file's directory; ~/ is your home directory.
@@ -24,13 +22,9 @@ srt = "{srt}"                # sandbox runtime (srt) settings: paths and domains
 bash_rules = "{bash_rules}"  # allow / deny / ask shell commands
 
 [targets]
-claude_settings = "{claude}"   # settings.json becomes a symlink to it
-# claude_settings_yolo = "{claude_yolo}"
-# codex_config = "~/.codex/config.toml"
-# codex_rules = "~/.codex/rules/twsrt.rules"      # optional: omit to skip escalation rules
-# copilot_output = "~/.config/twsrt/copilot-flags.txt"
-# deepcode_settings = "~/.deepcode/settings.json"  # creating it ends DeepCode's ~/.claude fallback
+"""
 
+_USER_CONFIG_TAIL = """
 # What sandboxed commands may touch (read-only, workspace-write, danger-full-access);
 # independent of full/yolo, and --sandbox wins:
 # [sandbox]
@@ -41,7 +35,12 @@ claude_settings = "{claude}"   # settings.json becomes a symlink to it
 # [sandbox_overrides.yolo]
 # autoAllowBashIfSandboxed = true
 # allowUnsandboxedCommands = false
-""".replace("@CONFIG@", schema_url("config"))
+"""
+
+# the agents' lines in registry order (a default agent's uncommented), filled by ``twsrt init``
+USER_CONFIG = (
+    _USER_CONFIG_HEAD + "".join(spec.config_template for spec in specs()) + _USER_CONFIG_TAIL
+).replace("@CONFIG@", schema_url("config"))
 
 SRT_SETTINGS = """\
 {
@@ -116,51 +115,27 @@ allowUnsandboxedCommands = false
 """
 
 
-# Accepted in the scaffold, visibly: no user-scope setting keeps a sandboxed command from
-# planting a Claude config layer in a subdirectory (its rule id fills @ID@); the managed
-# settings do.
-_CLAUDE_PLANTED_LAYERS = """
-# Claude Code loads .claude/settings.json, settings.local.json and .mcp.json of the directory it
-# starts in, and its sandbox lets a command create them in any subdirectory (@ID@): only the
-# managed settings (`twsrt generate --managed DIR`, docs/managed.md) bind the next launch.
-# Accepted here until they are deployed; delete this entry to have `check` fail on it again.
-[[check.ignore]]
-rule = "@RULE@"
-agent = "claude"
-reason = "accepted until the managed settings are deployed: a Claude started in a \
-subdirectory may load a layer planted there"
-"""
-
-
-# Copilot's and DeepCode's sandboxes protect none of srt's mandatory-deny set (TWS471, TWS472):
-# accepted in the scaffold the same way, until they run under srt.
-_MANDATORY_NAMES = {
-    "copilot": (COPILOT_MANDATORY_NAMES_OPEN, "Copilot"),
-    "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN, "DeepCode"),
-}
-_MANDATORY_NAMES_ENTRY = """
-# @LABEL@'s sandbox lets a command write .git/hooks, .bashrc, .vscode and other agents' config
-# layers in the directory it starts in (@ID@), which run outside any sandbox later; srt protects
-# them there. Accepted here until @LABEL@ is started under srt; delete this entry to have
-# `check` fail on it again.
-[[check.ignore]]
-rule = "@RULE@"
-agent = "@AGENT@"
-reason = "accepted until @LABEL@ is started under srt, which protects the set in its working \
-directory"
-"""
-
-
 def _accepted(agents: Sequence[str]) -> str:
-    """The scaffold's accepted between-launch gaps of the chosen agents."""
-    rule = CLAUDE_PLANTED_LAYERS
-    claude = _CLAUDE_PLANTED_LAYERS.replace("@ID@", rule.id).replace("@RULE@", rule.name)
-    text = claude if "claude" in agents else ""
-    for agent, (rule, label) in _MANDATORY_NAMES.items():
-        if agent in agents:
-            entry = _MANDATORY_NAMES_ENTRY.replace("@RULE@", rule.name).replace("@AGENT@", agent)
-            text += entry.replace("@ID@", rule.id).replace("@LABEL@", label)
-    return text
+    """The scaffold's accepted findings of the chosen agents (``AgentSpec.accepted``): every
+    agent's between-launch gaps, then what lies below the top of a write root."""
+    chosen = [spec for spec in specs() if spec.name in agents]
+    return "".join(
+        _ignore_entry(spec, item)
+        for group in ("launch", "roots")
+        for spec in chosen
+        for item in spec.accepted
+        if item.group == group
+    )
+
+
+def _ignore_entry(spec: AgentSpec, item: Accepted) -> str:
+    """One accepted finding as the scaffold writes it: its comment, then the entry."""
+    rule = item.rule
+    entry = (
+        f'\n{item.comment}[[check.ignore]]\nrule = "{rule.name}"\nagent = "{spec.name}"\n'
+        f'reason = "{item.reason}"\n'
+    )
+    return entry.replace("@ID@", rule.id).replace("@LABEL@", spec.label)
 
 
 def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
@@ -178,35 +153,9 @@ def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
     if not any(AGENTS[name].spec.home_dependent for name in agents):
         pin = '# home = "/home/you"'
     tail = _REPO_CONFIG_TAIL + _accepted(agents)
-    tail += _CLAUDE_NESTED if "claude" in agents else ""
-    tail += _CODEX_NESTED if "codex" in agents else ""
     checkout = f"checkout = {json.dumps(home_spelling(repo, home), ensure_ascii=False)}"
     head = _REPO_CONFIG_HEAD.replace("@HOME@", pin).replace("@CHECKOUT@", checkout)
     return head + "".join(lines) + tail
-
-
-# TWS629 is an error on every Claude write root but the launch directory (the scaffold's /tmp)
-_CLAUDE_NESTED = """
-# Below the top of a write root other than the launch directory (/tmp), Claude Code's sandbox
-# does not protect a nested repository's .git/hooks and .git/config (TWS629): remove this once
-# a repository lies inside such a root.
-[[check.ignore]]
-rule = "claude-nested-unprotected"
-agent = "claude"
-reason = "no repository lies inside a Claude write root other than the launch directory"
-"""
-
-# TWS465 is an error on every Codex write root; a starter repository accepts it in the open,
-# with the condition it rests on, rather than failing its first check
-_CODEX_NESTED = """
-# Codex keeps srt's mandatory files (.bashrc, .vscode/, a repository's .git/hooks, the agents'
-# project layers) read-only only at the top of each write root, not deeper (TWS465): remove
-# this once a write root holds another repository or project, or run Codex under srt.
-[[check.ignore]]
-rule = "codex-nested-unprotected"
-agent = "codex"
-reason = "no other repository or project lies inside a Codex write root"
-"""
 
 
 _GITIGNORE_HEAD = """\

@@ -160,6 +160,16 @@ class Layer:
     why: str  # what the agent loads from it, for a finding's message
 
 
+def discovered(scope: Scope, table: str) -> tuple[Layer, ...]:
+    """The layers an agent discovers in one scope, declared as a table: one a line, its path
+    (a trailing ``/`` marks a directory loaded whole) and, after white space, what the agent
+    loads from it."""
+    rows = (line.split(maxsplit=1) for line in table.splitlines() if line.strip())
+    return tuple(
+        Layer(path.removesuffix("/"), scope, path.endswith("/"), why) for path, why in rows
+    )
+
+
 @dataclass(frozen=True)
 class StateFile:
     """A file or directory an agent writes for itself in its config directory (a login, session
@@ -170,6 +180,35 @@ class StateFile:
     path: str
     what: str  # what the agent keeps in it, for the finding's message
     credential: bool = False  # a login, token or key: rotate it once it was committed
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A finding ``init --repo`` accepts in the open for the agent (a ``[[check.ignore]]`` entry
+    of ``rule``), with the condition it rests on: ``comment`` says what is accepted
+    and until when, ``reason`` is the entry's (``@ID@`` and ``@LABEL@`` in them stand for the
+    rule's id and the agent's label). The scaffold lists every agent's ``launch`` entries (what
+    a later launch loads) before its ``roots`` ones (what lies below the top of a write root)."""
+
+    rule: Rule
+    comment: str
+    reason: str
+    group: Literal["launch", "roots"] = "launch"
+
+    @classmethod
+    def mandatory_names_open(cls, rule: Rule) -> Accepted:
+        """An agent whose sandbox protects none of srt's mandatory-deny set in the directory it
+        starts in (``rule``: the agent's rule saying so), accepted until it runs under srt."""
+        reason = "accepted until @LABEL@ is started under srt, which protects the set in its "
+        return cls(rule, _MANDATORY_NAMES_OPEN, reason + "working directory")
+
+
+_MANDATORY_NAMES_OPEN = """\
+# @LABEL@'s sandbox lets a command write .git/hooks, .bashrc, .vscode and other agents' config
+# layers in the directory it starts in (@ID@), which run outside any sandbox later; srt protects
+# them there. Accepted here until @LABEL@ is started under srt; delete this entry to have
+# `check` fail on it again.
+"""
 
 
 def state_names(directory: str, names: str) -> tuple[StateFile, ...]:
@@ -207,6 +246,15 @@ class AgentSpec:
     # .rules files with the user's, strictest wins); False, the cautious reading, is "replaces"
     project_lists_merge: bool = False
     project_rules_merge: bool = False
+    # its lines in the [targets] table of ``twsrt init``'s user config (a ``{name}`` is filled
+    # by init), and the findings ``init --repo`` accepts in the open for it
+    config_template: str = ""
+    accepted: tuple[Accepted, ...] = ()
+    # why ``twsrt test`` has no engine for it (named when a run skips it; else a generic reason)
+    no_engine: str = ""
+    # its sandbox takes only directories as write roots: ``check`` reports an allowWrite path
+    # that is a file on the host (TWS221)
+    directory_write_roots: bool = False
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -7,7 +7,6 @@ key that undoes the profile) reaches the sandbox as it is on disk.
 from __future__ import annotations
 
 import json
-import tomllib
 from typing import Any
 
 from twsrt.policy import Policy, normalize_path
@@ -53,43 +52,3 @@ def srt_settings(
     if isinstance(network, dict) and isinstance(network.get("allowUnixSockets"), list):
         network["allowUnixSockets"] = [_map_entry(p, mapper) for p in network["allowUnixSockets"]]
     return settings
-
-
-def codex_config(text: str, root: str) -> str:
-    """A Codex config.toml as on disk, with every absolute path re-rooted into the tree: the
-    keys of each permissions profile's filesystem (any depth) and unix_sockets tables, and the
-    legacy ``sandbox_workspace_write.writable_roots``; without the keys naming a program or a
-    host directory the Codex process uses itself (``hostrun.CODEX_HOST_KEYS``). ``~`` stays for
-    Codex to expand (HOME is the tree's home) and relative paths stay anchored at the workspace,
-    the working directory. Raises ValueError for a file that is not TOML."""
-    import tomlkit
-
-    from twsrt.testing.hostrun import CODEX_HOST_KEYS
-
-    document = tomllib.loads(text)
-    for key in CODEX_HOST_KEYS:  # programs and host directories of the Codex process itself
-        document.pop(key, None)
-
-    def mapper(path: str) -> str:
-        return engine_path(normalize_path(path), root) if path.startswith("/") else path
-
-    def rekey(table: Any) -> Any:
-        if not isinstance(table, dict):
-            return table
-        return {mapper(key): rekey(value) for key, value in table.items()}
-
-    permissions = document.get("permissions")
-    for profile in permissions.values() if isinstance(permissions, dict) else ():
-        if not isinstance(profile, dict):
-            continue
-        if isinstance(profile.get("filesystem"), dict):
-            profile["filesystem"] = rekey(profile["filesystem"])
-        network = profile.get("network")
-        if isinstance(network, dict) and isinstance(network.get("unix_sockets"), dict):
-            network["unix_sockets"] = rekey(network["unix_sockets"])
-    legacy = document.get("sandbox_workspace_write")
-    if isinstance(legacy, dict) and isinstance(legacy.get("writable_roots"), list):
-        legacy["writable_roots"] = [
-            mapper(p) if isinstance(p, str) else p for p in legacy["writable_roots"]
-        ]
-    return tomlkit.dumps(document)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from twsrt.agents import spec_of
 from twsrt.scopes import targeted_agents as scoped_agents
 from twsrt.testing.engines import ENGINES, Engine, EngineUnavailable
 from twsrt.testing.model import Skipped
@@ -18,10 +19,6 @@ if TYPE_CHECKING:
 Factory = Callable[[str], Engine]
 # the engines a run asks for: None (every one that can run here), a name, or several
 Requested = str | Sequence[str] | None
-# Agents that have no engine, and why (named as skipped when the config targets them).
-NO_ENGINE = {
-    "copilot": "Copilot CLI's sandbox runs only for a logged-in user, so it cannot be probed here",
-}
 
 
 def targeted_agents(ctx: Context) -> list[str]:
@@ -71,7 +68,7 @@ def select_engines(
         engine_agents = {_agent(n, factory) for n in ENGINES}
         for agent in agents:
             if agent not in engine_agents:
-                reason = NO_ENGINE.get(agent, f"twsrt test has no engine for {agent}")
+                reason = spec_of(agent).no_engine or f"twsrt test has no engine for {agent}"
                 skipped.append(Skipped(agent, reason))
         if not chosen:
             first = problems[0] if problems else EngineUnavailable("srt", "no engine", "")

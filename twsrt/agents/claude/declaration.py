@@ -6,8 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
-from twsrt.agents.claude.rules import CLAUDE_PLANTED_LAYERS
+from twsrt.agents.base import (
+    Accepted,
+    AgentSpec,
+    Layer,
+    StateFile,
+    TargetSpec,
+    discovered,
+    state_names,
+)
+from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED, CLAUDE_PLANTED_LAYERS
 from twsrt.locations import Location
 
 NAME = "claude"
@@ -64,6 +72,26 @@ STATE_FILES = (
 )
 
 
+PLANTED_LAYERS = """\
+# Claude Code loads .claude/settings.json, settings.local.json and .mcp.json of the directory it
+# starts in, and its sandbox lets a command create them in any subdirectory (@ID@): only the
+# managed settings (`twsrt generate --managed DIR`, docs/managed.md) bind the next launch.
+# Accepted here until they are deployed; delete this entry to have `check` fail on it again.
+"""
+PLANTED_REASON = (
+    "accepted until the managed settings are deployed: a Claude started in a subdirectory may "
+    "load a layer planted there"
+)
+
+
+NESTED = """\
+# Below the top of a write root other than the launch directory (/tmp), Claude Code's sandbox
+# does not protect a nested repository's .git/hooks and .git/config (@ID@): remove this once
+# a repository lies inside such a root.
+"""
+NESTED_REASON = "no repository lies inside a Claude write root other than the launch directory"
+
+
 AGENT_SPEC = AgentSpec(
     NAME,
     LABEL,
@@ -105,27 +133,42 @@ AGENT_SPEC = AgentSpec(
     # what Claude Code 2.1.332 discovers and loads at launch (its settings hierarchy, MCP
     # servers, slash commands, subagents, skills, plugins, memory)
     (
-        Layer("~/.claude", "user", True, "Claude Code's config directory"),
-        Layer("~/.claude/settings.json", "user", False, "user settings (sandbox, hooks)"),
-        Layer("~/.claude/settings.local.json", "user", False, "user local settings"),
-        Layer("~/.claude.json", "user", False, "MCP servers and per-project state"),
-        Layer("~/.claude/CLAUDE.md", "user", False, "user memory (instructions)"),
-        Layer("~/.claude/commands", "user", True, "user slash commands"),
-        Layer("~/.claude/agents", "user", True, "user subagents"),
-        Layer("~/.claude/skills", "user", True, "user skills"),
-        Layer("~/.claude/plugins", "user", True, "installed plugins (hooks, MCP servers)"),
-        Layer(".claude/settings.json", "project", False, "project settings"),
-        Layer(".claude/settings.local.json", "project", False, "project local settings"),
-        Layer(".mcp.json", "project", False, "project MCP servers"),
-        Layer(".claude/commands", "project", True, "project slash commands"),
-        Layer(".claude/agents", "project", True, "project subagents"),
-        Layer(".claude/skills", "project", True, "project skills"),
+        *discovered(
+            "user",
+            """
+            ~/.claude/                     Claude Code's config directory
+            ~/.claude/settings.json        user settings (sandbox, hooks)
+            ~/.claude/settings.local.json  user local settings
+            ~/.claude.json                 MCP servers and per-project state
+            ~/.claude/CLAUDE.md            user memory (instructions)
+            ~/.claude/commands/            user slash commands
+            ~/.claude/agents/              user subagents
+            ~/.claude/skills/              user skills
+            ~/.claude/plugins/             installed plugins (hooks, MCP servers)
+            """,
+        ),
+        *discovered(
+            "project",
+            """
+            .claude/settings.json        project settings
+            .claude/settings.local.json  project local settings
+            .mcp.json                    project MCP servers
+            .claude/commands/            project slash commands
+            .claude/agents/              project subagents
+            .claude/skills/              project skills
+            """,
+        ),
         *(
             Layer(path, "managed", False, "managed settings")
             for path in dict.fromkeys(INSTALL_PATHS.values())
         ),
-        Layer("/etc/claude-code/managed-settings.d", "managed", True, "managed drop-ins"),
-        Layer("/etc/claude-code/managed-mcp.json", "managed", False, "managed MCP servers"),
+        *discovered(
+            "managed",
+            """
+            /etc/claude-code/managed-settings.d/  managed drop-ins
+            /etc/claude-code/managed-mcp.json     managed MCP servers
+            """,
+        ),
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.claude.effective",
@@ -135,6 +178,17 @@ AGENT_SPEC = AgentSpec(
     init_default=True,
     project_lists_merge=True,
     project_rules_merge=True,
+    config_template=(
+        'claude_settings = "{claude}"   # settings.json becomes a symlink to it\n'
+        '# claude_settings_yolo = "{claude_yolo}"\n'
+    ),
+    accepted=(
+        # no user-scope setting keeps a sandboxed command from planting a Claude config layer in
+        # a subdirectory; the managed settings do
+        Accepted(CLAUDE_PLANTED_LAYERS, PLANTED_LAYERS, PLANTED_REASON),
+        # TWS629 is an error on every write root but the launch directory (the scaffold's /tmp)
+        Accepted(CLAUDE_NESTED_UNPROTECTED, NESTED, NESTED_REASON, "roots"),
+    ),
 )
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
 from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
@@ -61,6 +61,14 @@ STATE_FILES = (
 )
 
 
+NESTED = """\
+# Codex keeps srt's mandatory files (.bashrc, .vscode/, a repository's .git/hooks, the agents'
+# project layers) read-only only at the top of each write root, not deeper (@ID@): remove
+# this once a write root holds another repository or project, or run Codex under srt.
+"""
+NESTED_REASON = "no other repository or project lies inside a Codex write root"
+
+
 AGENT_SPEC = AgentSpec(
     NAME,
     "Codex",
@@ -106,20 +114,35 @@ AGENT_SPEC = AgentSpec(
     # `--profile NAME` layers on top of it ($CODEX_HOME/NAME.config.toml), exec-policy rules,
     # hooks, instructions and skills; a trusted project's .codex/; the managed /etc/codex
     (
-        Layer("~/.codex", "user", True, "Codex's home ($CODEX_HOME)"),
-        Layer("~/.codex/config.toml", "user", False, "user config (permission profiles)"),
-        Layer("~/.codex/*.config.toml", "user", False, "profiles layered by --profile"),
-        Layer("~/.codex/rules", "user", True, "user exec-policy rules"),
-        Layer("~/.codex/hooks.json", "user", False, "user lifecycle hooks"),
-        Layer("~/.codex/AGENTS.md", "user", False, "global instructions"),
-        Layer("~/.codex/skills", "user", True, "user skills"),
-        Layer(".codex/config.toml", "project", False, "project config (trusted projects)"),
-        Layer(".codex/rules", "project", True, "project exec-policy rules"),
-        Layer(".codex/hooks.json", "project", False, "project lifecycle hooks"),
-        Layer("/etc/codex/requirements.toml", "managed", False, "managed requirements"),
-        Layer("/etc/codex/managed_config.toml", "managed", False, "managed defaults"),
-        Layer("/etc/codex/config.toml", "managed", False, "system config"),
-        Layer("/etc/codex/rules", "managed", True, "system exec-policy rules"),
+        *discovered(
+            "user",
+            """
+            ~/.codex/               Codex's home ($CODEX_HOME)
+            ~/.codex/config.toml    user config (permission profiles)
+            ~/.codex/*.config.toml  profiles layered by --profile
+            ~/.codex/rules/         user exec-policy rules
+            ~/.codex/hooks.json     user lifecycle hooks
+            ~/.codex/AGENTS.md      global instructions
+            ~/.codex/skills/        user skills
+            """,
+        ),
+        *discovered(
+            "project",
+            """
+            .codex/config.toml  project config (trusted projects)
+            .codex/rules/       project exec-policy rules
+            .codex/hooks.json   project lifecycle hooks
+            """,
+        ),
+        *discovered(
+            "managed",
+            """
+            /etc/codex/requirements.toml    managed requirements
+            /etc/codex/managed_config.toml  managed defaults
+            /etc/codex/config.toml          system config
+            /etc/codex/rules/               system exec-policy rules
+            """,
+        ),
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.codex.effective",
@@ -128,6 +151,15 @@ AGENT_SPEC = AgentSpec(
     planted_layer_rules=(CODEX_NESTED_UNPROTECTED,),
     init_default=True,
     project_rules_merge=True,
+    directory_write_roots=True,  # it mounts protected entries (.git, ...) inside every root
+    config_template=(
+        '# codex_config = "~/.codex/config.toml"\n'
+        '# codex_rules = "~/.codex/rules/twsrt.rules"      # optional: omit to skip escalation '
+        "rules\n"
+    ),
+    # TWS465 is an error on every Codex write root; a starter repository accepts it in the
+    # open, with the condition it rests on, rather than failing its first check
+    accepted=(Accepted(CODEX_NESTED_UNPROTECTED, NESTED, NESTED_REASON, "roots"),),
 )
 
 

@@ -4,9 +4,10 @@ work tree being the project root Codex starts in."""
 
 from __future__ import annotations
 
+import tomllib
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from twsrt.agents.codex.rules import (
     CODEX_LAUNCH_PINS_DEPTH,
@@ -22,6 +23,8 @@ from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
 from twsrt.testing.domains import domain_matches, instance_host, split_domain
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, locate, run_process
 from twsrt.testing.gaps import Mismatch, probe_gap
+from twsrt.testing.globs import engine_path
+from twsrt.testing.hostrun import CODEX_HOST_KEYS
 from twsrt.testing.launches import LAUNCH_GAPS, reported_at_root
 from twsrt.testing.model import Action, Attack, Outcome, Probe
 
@@ -185,7 +188,6 @@ class CodexEngine:
         from twsrt.findings import fail
         from twsrt.locations import Location
         from twsrt.rules import TARGET_UNUSABLE
-        from twsrt.testing.inputs import codex_config
 
         self.root, self.upstream = root, upstream
         # Codex will not put its helpers in a TMPDIR that contains CODEX_HOME: keep them apart
@@ -237,13 +239,49 @@ class CodexEngine:
         return run_process(argv, env, self.root / "work", timeout)
 
 
+def codex_config(text: str, root: str) -> str:
+    """A Codex config.toml as on disk, with every absolute path re-rooted into the tree: the
+    keys of each permissions profile's filesystem (any depth) and unix_sockets tables, and the
+    legacy ``sandbox_workspace_write.writable_roots``; without the keys naming a program or a
+    host directory the Codex process uses itself (``hostrun.CODEX_HOST_KEYS``). ``~`` stays for
+    Codex to expand (HOME is the tree's home) and relative paths stay anchored at the workspace,
+    the working directory. Raises ValueError for a file that is not TOML."""
+    import tomlkit
+
+    document = tomllib.loads(text)
+    for key in CODEX_HOST_KEYS:  # programs and host directories of the Codex process itself
+        document.pop(key, None)
+
+    def mapper(path: str) -> str:
+        return engine_path(normalize_path(path), root) if path.startswith("/") else path
+
+    def rekey(table: Any) -> Any:
+        if not isinstance(table, dict):
+            return table
+        return {mapper(key): rekey(value) for key, value in table.items()}
+
+    permissions = document.get("permissions")
+    for profile in permissions.values() if isinstance(permissions, dict) else ():
+        if not isinstance(profile, dict):
+            continue
+        if isinstance(profile.get("filesystem"), dict):
+            profile["filesystem"] = rekey(profile["filesystem"])
+        network = profile.get("network")
+        if isinstance(network, dict) and isinstance(network.get("unix_sockets"), dict):
+            network["unix_sockets"] = rekey(network["unix_sockets"])
+    legacy = document.get("sandbox_workspace_write")
+    if isinstance(legacy, dict) and isinstance(legacy.get("writable_roots"), list):
+        legacy["writable_roots"] = [
+            mapper(p) if isinstance(p, str) else p for p in legacy["writable_roots"]
+        ]
+    return tomlkit.dumps(document)
+
+
 def make_parents(text: str, root: Path) -> None:
     """The parent directory of every path a permissions profile names, made in the fixture
     tree. On the agent's machine they exist (the policy's own files, a project's sources);
     Codex 0.171.0 refuses to start when two read-only entries lie below one missing directory
     ("Unable to mount"), so without them the sandbox would not start at all."""
-    import tomllib
-
     document = tomllib.loads(text)
     permissions = document.get("permissions")
     for profile in permissions.values() if isinstance(permissions, dict) else ():
@@ -260,7 +298,6 @@ def make_protected_files(ctx: Context, root: Path) -> None:
     below such a directory that fails ("Can't create file ... Read-only file system") and the
     sandbox does not start. On the agent's machine the files exist, so the tree holds them."""
     from twsrt.protection import protected_set
-    from twsrt.testing.globs import engine_path
 
     home = ctx.config.home
     for item in protected_set(ctx.config, ctx.written or ctx.policy):

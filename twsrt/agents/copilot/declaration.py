@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
 from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
@@ -69,23 +69,38 @@ AGENT_SPEC = AgentSpec(
     # what Copilot CLI discovers in its config directory (~/.copilot, $COPILOT_HOME) and a
     # repository's settings (cli-config-dir-reference.md)
     (
-        Layer("~/.copilot", "user", True, "Copilot CLI's config directory"),
-        Layer("~/.copilot/settings.json", "user", False, "user settings (sandbox, URL rules)"),
-        Layer("~/.copilot/config.json", "user", False, "user config (older releases)"),
-        Layer("~/.copilot/mcp-config.json", "user", False, "user MCP servers"),
-        Layer("~/.copilot/permissions-config.json", "user", False, "saved tool approvals"),
-        Layer("~/.copilot/agents", "user", True, "user custom agents"),
-        Layer("~/.copilot/skills", "user", True, "user skills"),
-        Layer(".github/copilot/settings.json", "project", False, "repository settings"),
-        Layer(".github/copilot/settings.local.json", "project", False, "local settings"),
-        Layer(".github/agents", "project", True, "repository custom agents"),
-        Layer(".github/skills", "project", True, "repository skills"),
+        *discovered(
+            "user",
+            """
+            ~/.copilot/                         Copilot CLI's config directory
+            ~/.copilot/settings.json            user settings (sandbox, URL rules)
+            ~/.copilot/config.json              user config (older releases)
+            ~/.copilot/mcp-config.json          user MCP servers
+            ~/.copilot/permissions-config.json  saved tool approvals
+            ~/.copilot/agents/                  user custom agents
+            ~/.copilot/skills/                  user skills
+            """,
+        ),
+        *discovered(
+            "project",
+            """
+            .github/copilot/settings.json        repository settings
+            .github/copilot/settings.local.json  local settings
+            .github/agents/                      repository custom agents
+            .github/skills/                      repository skills
+            """,
+        ),
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.copilot.effective",
     rules="twsrt.agents.copilot.rules",
     # its own layers are no way in (a planted one changed nothing, observed), srt's names are
     planted_layer_rules=(COPILOT_MANDATORY_NAMES_OPEN,),
+    no_engine="Copilot CLI's sandbox runs only for a logged-in user, so it cannot be probed here",
+    config_template='# copilot_output = "~/.config/twsrt/copilot-flags.txt"\n',
+    # its sandbox protects none of srt's mandatory-deny set (TWS471): accepted until it runs
+    # under srt
+    accepted=(Accepted.mandatory_names_open(COPILOT_MANDATORY_NAMES_OPEN),),
 )
 
 

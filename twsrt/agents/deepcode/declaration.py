@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import AgentSpec, Layer, StateFile, TargetSpec, state_names
+from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
 from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
@@ -77,15 +77,25 @@ AGENT_SPEC = AgentSpec(
     # ~/.deepcode/settings.json, else ~/.claude/settings.json in its place; the project's
     # settings and local settings; the file contract of the project, else the user's
     (
-        Layer("~/.deepcode", "user", True, "DeepCode's config directory"),
-        Layer("~/.deepcode/settings.json", "user", False, "user settings"),
-        Layer("~/.claude/settings.json", "user", False, "user settings (fallback)"),
-        Layer("~/.deepcode/file-contract.yaml", "user", False, "user file contract"),
-        Layer("~/.deepcode/file-contract.yml", "user", False, "user file contract"),
-        Layer(".deepcode/settings.json", "project", False, "project settings"),
-        Layer(".deepcode/settings.local.json", "project", False, "project local settings"),
-        Layer(".deepcode/file-contract.yaml", "project", False, "project file contract"),
-        Layer(".deepcode/file-contract.yml", "project", False, "project file contract"),
+        *discovered(
+            "user",
+            """
+            ~/.deepcode/                    DeepCode's config directory
+            ~/.deepcode/settings.json       user settings
+            ~/.claude/settings.json         user settings (fallback)
+            ~/.deepcode/file-contract.yaml  user file contract
+            ~/.deepcode/file-contract.yml   user file contract
+            """,
+        ),
+        *discovered(
+            "project",
+            """
+            .deepcode/settings.json        project settings
+            .deepcode/settings.local.json  project local settings
+            .deepcode/file-contract.yaml   project file contract
+            .deepcode/file-contract.yml    project file contract
+            """,
+        ),
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.deepcode.effective",
@@ -93,6 +103,13 @@ AGENT_SPEC = AgentSpec(
     # whoever plants a layer, a DeepCode started under srt stays inside srt's policy
     planted_layer_rules=(DEEPCODE_MANDATORY_NAMES_OPEN,),
     engine="twsrt.agents.deepcode.engine",
+    config_template=(
+        '# deepcode_settings = "~/.deepcode/settings.json"  # creating it ends DeepCode\'s '
+        "~/.claude fallback\n"
+    ),
+    # its sandbox protects none of srt's mandatory-deny set (TWS472): accepted until it runs
+    # under srt
+    accepted=(Accepted.mandatory_names_open(DEEPCODE_MANDATORY_NAMES_OPEN),),
 )
 
 
