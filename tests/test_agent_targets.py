@@ -27,7 +27,7 @@ from twsrt.config import Config
 from twsrt.diffs import whole
 from twsrt.jsonpos import parse_json
 from twsrt.locations import display_path
-from twsrt.protection import protected_context
+from twsrt.protection import protected_context, with_root_names
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite, apply
 
@@ -215,8 +215,10 @@ def _policy(extra_deny: bool = False) -> Any:
     if extra_deny:  # a changed policy: every managed file changes
         srt["filesystem"]["denyRead"].append("~/.aws")
         bash["deny"].append("rm")
-    return build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    return with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.policies import named
 from support.sandbox import Sandbox
 
 from twsrt.agents.claude.layers import permission_rules, root_denies
-from twsrt.agents.rootnames import names
+from twsrt.agents.rootnames import of
 from twsrt.mandatory import GIT_PROTECTED, MANDATORY_DIRS, MANDATORY_FILES
 
 TARGET = "home/.claude/settings.full.json"
@@ -46,14 +47,14 @@ def plant_managed(box: Sandbox, document: dict[str, Any]) -> None:
 
 
 def test_the_protected_names_are_srts_set_and_every_agents_project_layers() -> None:
-    protected = dict(names())
+    protected = dict(of(named()))
     for name in (*MANDATORY_FILES, *MANDATORY_DIRS, *GIT_PROTECTED):
         assert name in protected
     assert protected[".vscode"] and protected[".git/hooks"] and not protected[".git/config"]
     for layer in (".claude/settings.json", ".codex/config.toml", ".deepcode/settings.json"):
         assert protected[layer] is False
     assert protected[".github/agents"] is True  # Copilot's custom agents: a tree
-    assert len(protected) == len(names())  # each once
+    assert len(protected) == len(of(named()))  # each once
 
 
 def test_every_file_denies_the_names_to_the_file_tools_and_at_the_write_roots(
@@ -63,7 +64,7 @@ def test_every_file_denies_the_names_to_the_file_tools_and_at_the_write_roots(
     policy's own denies, and each name is denied under /tmp, not under ``.``."""
     document = generated(sandbox)
     deny = document["permissions"]["deny"]
-    assert deny[-len(permission_rules()) :] == permission_rules()
+    assert deny[-len(permission_rules(named())) :] == permission_rules(named())
     assert "Edit(//**/.claude/settings.json)" in deny and "Edit(.codex/config.toml)" in deny
     assert "Edit(//**/.git/hooks/**)" in deny and "Edit(//**/.github/agents/**)" in deny
     # the launch directory must stay able to get a .git and a .github inside the sandbox
@@ -86,15 +87,15 @@ def test_every_file_denies_the_names_to_the_file_tools_and_at_the_write_roots(
     ],
 )
 def test_root_denies_for_each_root_that_is_no_glob(roots: list[str], expected: list[str]) -> None:
-    denies = root_denies(roots)
-    assert len(denies) == len(names()) * (len(roots) if expected else 0)
+    denies = root_denies(roots, named())
+    assert len(denies) == len(of(named())) * (len(roots) if expected else 0)
     assert set(expected) <= set(denies)
 
 
 @pytest.mark.parametrize("mode", ["read-only", "workspace-write", "danger-full-access"])
 def test_every_sandbox_mode_keeps_the_denies(sandbox: Sandbox, mode: str) -> None:
     document = generated(sandbox, "--sandbox", mode)
-    assert set(permission_rules()) <= set(document["permissions"]["deny"])
+    assert set(permission_rules(named())) <= set(document["permissions"]["deny"])
     assert "/tmp/.git/config" in document["sandbox"]["filesystem"]["denyWrite"]
 
 
@@ -114,7 +115,7 @@ def test_the_managed_file_binds_hooks_and_mcp_servers(sandbox: Sandbox) -> None:
         "allowedMcpServers",
     ]
     assert document["allowManagedHooksOnly"] is True and document["allowedMcpServers"] == []
-    assert set(permission_rules()) <= set(document["permissions"]["deny"])
+    assert set(permission_rules(named())) <= set(document["permissions"]["deny"])
     _code, found = findings(sandbox)
     assert found == []  # the managed scope binds the next launch itself
 
@@ -198,3 +199,49 @@ def test_check_reports_nested_repositories_at_each_write_root_but_the_launch_dir
     assert found[0]["message"].startswith("below the top of write root '/tmp', Claude Code's")
     generated(sandbox, "--sandbox", "read-only")  # no write root: nothing below one
     assert findings(sandbox, "--sandbox", "read-only", rule="TWS629")[1] == []
+
+
+# ---------------------------------------------------------------- fail closed
+
+
+def test_a_policy_without_the_protected_names_is_refused() -> None:
+    """The names reach the translations only on the policy (``protection.protected_policy``):
+    a policy the sources wrote, unprotected, is refused, not compiled without them, and so is a
+    Context whose policy lacks them."""
+    from twsrt.agents.base import Context
+    from twsrt.agents.claude.translate import translate
+    from twsrt.jsonpos import parse_json
+    from twsrt.sources import build_policy
+
+    srt = parse_json('{"filesystem": {"allowWrite": ["/work"]}}')
+    raw = build_policy(srt, "srt.json", parse_json("{}"), "bash.json")
+    with pytest.raises(ValueError, match="protected names"):
+        of(raw)
+    with pytest.raises(ValueError, match="protected names"):
+        translate(raw, False, {})
+    with pytest.raises(ValueError, match="protected_context"):
+        Context(None, raw, written=raw)  # type: ignore[arg-type]
+
+
+def test_a_registered_agents_project_layer_is_denied_under_claudes_write_roots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The names come from the registry when the policy is protected: the toy agent, given a
+    project layer, has it in Claude's denyWrite under every write root, with no other edit."""
+    from dataclasses import replace
+
+    from support import toyagent
+    from support.policies import make_policy
+
+    from twsrt.agents import REGISTRY
+    from twsrt.agents.base import Layer
+    from twsrt.agents.claude.translate import translate
+
+    layer = Layer(".toy/sandbox.json", "project", False, "the toy's project settings")
+    monkeypatch.setitem(REGISTRY, "toy", "support.toyagent")
+    monkeypatch.setattr(toyagent, "AGENT_SPEC", replace(toyagent.AGENT_SPEC, layers=(layer,)))
+    managed, _findings = translate(
+        make_policy({"filesystem": {"allowWrite": ["/work"]}}), False, {}
+    )
+    assert "/work/.toy/sandbox.json" in managed.sandbox["filesystem"]["denyWrite"]
+    assert "Edit(//**/.toy/sandbox.json)" in managed.deny

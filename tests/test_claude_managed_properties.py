@@ -23,7 +23,7 @@ from twsrt.agents.claude.agent import merged_text, translate
 from twsrt.agents.claude.managed import BINDING, SETTINGS_SHAPES, managed_merge, managed_translation
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
-from twsrt.protection import protected_context
+from twsrt.protection import protected_context, with_root_names
 from twsrt.sources import build_policy
 
 FAST = settings(max_examples=100, deadline=None)
@@ -31,8 +31,10 @@ GRANTS = ("allowWrite", "allowRead")
 
 
 def context(srt: dict[str, Any], bash: dict[str, Any], sandbox_mode: str) -> Context:
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     config = Config(
         path=Path("twsrt.toml"),

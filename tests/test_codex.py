@@ -15,6 +15,7 @@ from support.sandbox import Sandbox, tree_snapshot
 from twsrt.agents.codex import agent as codex
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 CONFIG = (
@@ -188,8 +189,10 @@ def policies(draw: st.DrawFn) -> dict:
 
 
 def compile_policy(srt: dict, bash: dict | None = None):  # noqa: ANN201
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash or {})), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash or {})), "bash.json"
+        )
     )
     return codex.translate(policy)
 
@@ -352,7 +355,9 @@ def test_literal_glob_path_denies_its_parent_or_is_refused() -> None:
 
 def _mixed(allow_write: list[str], deny_write: list[str], home: str | None) -> tuple[str, list]:
     srt = {"filesystem": {"allowWrite": allow_write, "denyWrite": deny_write}}
-    policy = build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    policy = with_root_names(
+        build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    )
     compiled, findings = codex.translate(policy, "workspace-write", home)
     return codex.merged_config(None, compiled), findings
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from support.policies import make_policy
+from support.policies import make_policy, named
 from support.strategies import compilable_srt_settings, tree_policy
 
 from twsrt.agents.codex.agent import translate
@@ -37,7 +37,7 @@ def _colliding(draw: st.DrawFn) -> dict[str, Any]:
             denies.append(draw(st.sampled_from(["~/x/", "/srv/", "~/"])) + deny.split("/")[0])
     for root in roots:  # a deny below one of a root's protected names
         if draw(st.booleans()):
-            name = draw(st.sampled_from(protected_names()))
+            name = draw(st.sampled_from(protected_names(named())))
             below = "" if root == "." else root + "/"
             denies.append(f"{below}{name}/{draw(_path)}")
     split = draw(st.integers(0, len(denies)))
@@ -122,7 +122,7 @@ def test_every_write_root_gets_the_protected_names(srt: dict[str, Any]) -> None:
     except TwsrtError:
         assume(False)
     absolute, relative = _entries(compiled.profile)
-    names = protected_names()
+    names = protected_names(named())
     for key, mode in absolute.items():
         if mode == "write" and any(
             f.rule_id == "TWS465" and f"'{key}'" in f.message for f in findings

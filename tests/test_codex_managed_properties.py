@@ -22,7 +22,7 @@ from twsrt.agents.codex.translate import command_tokens
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
-from twsrt.protection import protected_context
+from twsrt.protection import protected_context, with_root_names
 from twsrt.sources import build_policy
 
 PROPS = settings(max_examples=60, deadline=None)
@@ -48,8 +48,10 @@ def _files(srt: dict, bash: dict, mode: str, scope: str) -> dict[str, dict[str, 
         scope=scope,
         scope_root=ROOT / "out" if scope == "managed" else None,
     )
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     try:
         result = AGENT.compile(protected_context(config, policy, sandbox_mode=mode))
@@ -97,8 +99,10 @@ def test_every_deny_is_forbidden_and_every_ask_at_least_prompted(srt, bash):
         assert tokens and tokens not in decisions
         decisions[tokens] = rule["decision"]
     assert set(decisions.values()) <= {"forbidden", "prompt"}
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     denied = {command_tokens(entry) for entry in policy.bash_deny} - {()}
     asked = {command_tokens(entry) for entry in policy.bash_ask} - {()}

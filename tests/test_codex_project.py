@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.golden import GOLDEN_ROOT, GoldenCase, assert_golden
+from support.policies import named
 from support.sandbox import Sandbox
 
 from tests.support.policies import fs, make_policy
@@ -171,7 +172,7 @@ def test_project_profile_has_its_own_name() -> None:
     assert profile["extends"] == ":read-only"
     assert "workspace_roots" not in profile  # a relative one would hang from the launch dir
     scoped = profile["filesystem"][":workspace_roots"]
-    protected = dict.fromkeys(protected_names(), "read")  # srt's mandatory set, the layers
+    protected = dict.fromkeys(protected_names(named()), "read")  # srt's mandatory set, the layers
     assert scoped == {".": "write", "**/*.pem": "deny", "secrets": "deny", **protected}
     assert profile["filesystem"]["~/.aws"] == "deny"
     # the same filesystem and network as the user's profile: only the name differs

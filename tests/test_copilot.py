@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.policies import named
 from support.sandbox import Sandbox, tree_snapshot
 
 from twsrt.agents.copilot import agent as copilot
@@ -18,6 +19,7 @@ from twsrt.agents.rootnames import under
 from twsrt.domains import split_port
 from twsrt.jsonpos import parse_json
 from twsrt.policy import is_glob
+from twsrt.protection import with_root_names
 from twsrt.rules import CATALOG
 from twsrt.sources import build_policy
 
@@ -110,8 +112,10 @@ def policies(draw: st.DrawFn) -> tuple[dict, dict]:
 
 
 def compile_policy(srt: dict, bash: dict, yolo: bool = False):  # noqa: ANN201
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     compiled, findings = copilot.translate(policy, yolo, HOME, True)
     return policy, compiled, findings
@@ -307,7 +311,7 @@ def test_allow_read_never_takes_writes_away() -> None:
         "readwritePaths": [f"{HOME}/dev"],
         # ~/dev/docs stays writable; an allowRead equal to a deny stays denied; then the
         # protected names under the write root (agents/rootnames.py)
-        "readonlyPaths": [f"{HOME}/dev/secret/pub", "/opt/tools", *under(f"{HOME}/dev")],
+        "readonlyPaths": [f"{HOME}/dev/secret/pub", "/opt/tools", *under(f"{HOME}/dev", named())],
         "deniedPaths": [f"{HOME}/dev/secret"],
     }
 

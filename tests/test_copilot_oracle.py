@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from support import oracle_copilot as old
-from support.policies import make_policy
+from support.policies import make_policy, named
 
 from twsrt.agents.abspaths import PathIndex, inside
 from twsrt.agents.copilot.declaration import Compiled
@@ -116,7 +116,7 @@ def _new(srt: dict[str, Any], mode: str, old_outcome: tuple[Any, ...]) -> tuple[
         return outcome
     sandbox, urls, home_used, findings, origins = outcome
     filesystem = sandbox["userPolicy"]["filesystem"]
-    added = {p for root in filesystem["readwritePaths"] for p in under(root)}
+    added = {p for root in filesystem["readwritePaths"] for p in under(root, named())}
     kept = set()
     if old_outcome[0] != "refused":
         kept = set(old_outcome[0]["userPolicy"]["filesystem"]["readonlyPaths"])

@@ -20,7 +20,7 @@ from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.policy import PathRule, is_glob
-from twsrt.protection import protected_policy, protected_set
+from twsrt.protection import protected_policy, protected_set, with_root_names
 from twsrt.sources import build_policy
 
 HOME = "/home/user"
@@ -71,11 +71,13 @@ def read(box: Sandbox, relative: str = SETTINGS) -> dict:
 
 
 def policy_of(srt: dict, bash: dict | None = None):
-    return build_policy(
-        parse_json(json.dumps(srt, indent=2)),
-        "srt.json",
-        parse_json(json.dumps(bash or {})),
-        "bash.json",
+    return with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt, indent=2)),
+            "srt.json",
+            parse_json(json.dumps(bash or {})),
+            "bash.json",
+        )
     )
 
 
@@ -598,11 +600,13 @@ def test_preview_is_json_with_the_resolved_mode_line(box: Sandbox) -> None:
     result = box.run("generate", "deepcode", "--yolo", "--sandbox", "read-only")
     assert result.returncode == 0
     assert result.stderr.splitlines()[0] == ("twsrt: approval mode yolo, sandbox mode read-only")
-    policy = build_policy(
-        parse_json((box.repo / ".srt-settings.json").read_text()),
-        ".srt-settings.json",
-        parse_json((box.repo / "bash-rules.json").read_text()),
-        "bash-rules.json",
+    policy = with_root_names(
+        build_policy(
+            parse_json((box.repo / ".srt-settings.json").read_text()),
+            ".srt-settings.json",
+            parse_json((box.repo / "bash-rules.json").read_text()),
+            "bash-rules.json",
+        )
     )
     config = load_config(box.repo / "twsrt.toml", box.home)
     protected = protected_policy(policy, protected_set(config, policy))  # as every compile

@@ -15,6 +15,7 @@ from support import oracle_deepcode as oracle
 from twsrt.agents.deepcode import agent as deepcode
 from twsrt.agents.deepcode import overlaps
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 label = st.sampled_from(["a", "b", "ab", "A", "x-1"])
@@ -83,8 +84,10 @@ def overlapping_policies(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _translate(srt: dict[str, Any]) -> tuple[Any, list[Any]]:
-    policy = build_policy(
-        parse_json(json.dumps(srt, indent=2)), "srt.json", parse_json("{}"), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt, indent=2)), "srt.json", parse_json("{}"), "bash.json"
+        )
     )
     return deepcode.translate(policy, False, "workspace-write", "/home/u")
 

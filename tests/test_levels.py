@@ -14,6 +14,7 @@ from support.sandbox import Sandbox
 from twsrt.agents.copilot import agent as copilot
 from twsrt.agents.deepcode import agent as deepcode
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.rules import BASIS_LEVEL, CATALOG, Basis, Level
 from twsrt.sources import build_policy
 
@@ -28,11 +29,13 @@ def invoke(box: Sandbox, *args: str, cwd: Path | None = None, **env: str) -> tup
 
 
 def policy_of(srt: dict, bash: dict | None = None):
-    return build_policy(
-        parse_json(json.dumps(srt, indent=2)),
-        "srt.json",
-        parse_json(json.dumps(bash or {})),
-        "bash.json",
+    return with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt, indent=2)),
+            "srt.json",
+            parse_json(json.dumps(bash or {})),
+            "bash.json",
+        )
     )
 
 

@@ -19,6 +19,7 @@ from twsrt.agents.deepcode import agent as deepcode
 from twsrt.agents.deepcode import declaration as deepcode_declaration
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -60,7 +61,7 @@ def settings_file(sandbox_keys: tuple[str, ...], sections: dict[str, tuple[str, 
 
 def _policy(srt: dict[str, Any], bash: dict[str, list[str]]) -> Any:
     srt_doc, bash_doc = parse_json(json.dumps(srt)), parse_json(json.dumps(bash))
-    return build_policy(srt_doc, "srt.json", bash_doc, "bash.json")
+    return with_root_names(build_policy(srt_doc, "srt.json", bash_doc, "bash.json"))
 
 
 def _mutate(node: Any) -> None:

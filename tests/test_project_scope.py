@@ -20,6 +20,7 @@ from support.strategies import bash_rules, srt_settings
 
 from twsrt.agents.claude.translate import PROJECT_ANCHOR, translate
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 PROJECT_CONFIG = """\
@@ -315,8 +316,10 @@ def test_project_file_denies_every_path_and_grants_nothing_new(srt, bash) -> Non
     """Over generated policies: every denyRead/denyWrite path is a Read/Edit deny of the project
     file, relative ones anchored at the project root; the file grants no write root, host or
     command the policy does not grant (its relative write roots stay relative to the root)."""
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     managed, _findings = translate(policy, False, {}, "workspace-write", PROJECT_ANCHOR)
     deny = set(managed.deny)

@@ -27,6 +27,7 @@ from twsrt.agents.claude.agent import (
 )
 from twsrt.findings import TwsrtError
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 FAST = settings(max_examples=100, deadline=None)
@@ -123,8 +124,10 @@ def render(document: dict[str, Any], style: dict[str, Any]) -> str:
 
 
 def compile_managed(srt: dict[str, Any], bash: dict[str, Any], yolo: bool = False) -> Managed:
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     managed, _findings = translate(policy, yolo, {})
     return managed

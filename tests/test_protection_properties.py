@@ -20,7 +20,7 @@ from twsrt.config import SANDBOX_MODES, Config
 from twsrt.findings import Finding, TwsrtError
 from twsrt.jsonpos import parse_json
 from twsrt.policy import is_glob, normalize_path
-from twsrt.protection import Protected, protected_context, protected_set
+from twsrt.protection import Protected, protected_context, protected_set, with_root_names
 from twsrt.rules import DANGER_FULL_ACCESS
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite
@@ -120,8 +120,10 @@ def test_every_protected_path_is_denied_for_writing_or_reported(
     srt: dict[str, Any], bash: dict[str, Any], checkout: str, mode: str, yolo: bool
 ) -> None:
     config = _config(checkout)
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     protected = protected_set(config, policy)
     assert normalize_path(checkout) in {item.path for item in protected}

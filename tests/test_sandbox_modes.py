@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.policies import named
 from support.sandbox import Sandbox
 from support.strategies import compilable_bash_rules, compilable_srt_settings
 
@@ -29,7 +30,7 @@ from twsrt.agents.copilot.agent import parse_snippet
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
-from twsrt.protection import protected_context
+from twsrt.protection import protected_context, with_root_names
 from twsrt.sources import build_policy
 from twsrt.writes import FileWrite
 
@@ -62,8 +63,10 @@ def _config() -> Config:
 def compile_all(
     srt: dict[str, Any], bash: dict[str, Any], yolo: bool, sandbox_mode: str
 ) -> dict[str, Result]:
-    policy = build_policy(
-        parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+    policy = with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt)), "srt.json", parse_json(json.dumps(bash)), "bash.json"
+        )
     )
     origin = Location("twsrt.toml", 3, 8, "/sandbox/mode")
     ctx = protected_context(_config(), policy, yolo, sandbox_mode, origin)
@@ -181,7 +184,7 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
         entries = _walk(profile.get("filesystem", {})) + _walk(profile.get("network", {}))
         # the protections at each write root's top guard what a write root could change; with
         # no write root (read-only) they have nothing to guard
-        names = protected_names()
+        names = protected_names(named())
         return {
             "entries": {
                 f"{k}={v}"

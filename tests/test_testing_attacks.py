@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.batches import batches, conflict, observe_all, run_batch
@@ -18,11 +19,13 @@ from twsrt.testing.verdicts import judge
 
 def policy_of(filesystem: dict) -> object:
     srt = {"filesystem": filesystem, "network": {"allowedDomains": [], "deniedDomains": []}}
-    return build_policy(
-        parse_json(json.dumps(srt, indent=2)),
-        "srt.json",
-        parse_json('{"allow": [], "deny": [], "ask": []}'),
-        "bash.json",
+    return with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt, indent=2)),
+            "srt.json",
+            parse_json('{"allow": [], "deny": [], "ask": []}'),
+            "bash.json",
+        )
     )
 
 

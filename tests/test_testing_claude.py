@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.policies import named
 
 from twsrt.agents.claude import engine as engine_claude
 from twsrt.agents.claude.engine import claude_srt_settings, rule_path, sandbox_path
@@ -30,8 +31,8 @@ def test_example_yolo_file_exact() -> None:
     rc = ("/h/.bashrc", "/h/.zshrc", "/h/.profile", "/h/.gitconfig")  # denyWrite, no globs
     # the protected names (agents/claude/layers.py): at each write root but the launch
     # directory, then the Edit rules at the launch directory and at any depth
-    roots = [x.replace("~", "/h", 1) for x in root_denies(["/tmp", "~/.cache/uv"])]
-    edits = [r.removeprefix("Edit(").removesuffix(")") for r in permission_rules()]
+    roots = [x.replace("~", "/h", 1) for x in root_denies(["/tmp", "~/.cache/uv"], named())]
+    edits = [r.removeprefix("Edit(").removesuffix(")") for r in permission_rules(named())]
     at_work = [f"/h/p/{e}" if not e.startswith("//") else e[1:] for e in edits]
     # the protected set (twsrt/protection.py): the checkout, the agents' config, the targets
     protected = ("/h/dotfiles", "/h/.claude", "/h/.claude.json", "/h/.codex", "/h/.copilot")

@@ -14,6 +14,7 @@ from support.sandbox import REPO_ROOT
 from twsrt.jsonpos import parse_json
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 from twsrt.testing.engines import engine_class
 from twsrt.testing.gaps import SRT_GAPS
@@ -71,8 +72,13 @@ def test_every_engine_declares_its_gap_table_and_hint() -> None:
 def _policy(**network: object) -> Policy:
     srt = {"filesystem": {}, "network": {"allowedDomains": [], "deniedDomains": [], **network}}
     bash = {"allow": [], "deny": [], "ask": []}
-    return build_policy(
-        parse_json(json.dumps(srt, indent=2)), "srt.json", parse_json(json.dumps(bash)), "b.json"
+    return with_root_names(
+        build_policy(
+            parse_json(json.dumps(srt, indent=2)),
+            "srt.json",
+            parse_json(json.dumps(bash)),
+            "b.json",
+        )
     )
 
 

@@ -115,6 +115,11 @@ class Policy:
     # was written; neither: whole-file locations
     bash_positions: PositionedJson | None = None
     bash_locator: Locator | None = None
+    # the names no command may create under a write root (srt's mandatory-deny set and every
+    # registered agent's project layers, ``agents/rootnames.py``), set by
+    # ``protection.protected_policy``; None on a policy as the sources write it, which no
+    # translation that protects write roots takes (fail closed)
+    root_names: tuple[tuple[str, bool], ...] | None = field(default=None, compare=False, repr=False)
 
     def srt_location(self, pointer: str, *, key: bool = False) -> Location:
         """The file, line and column that wrote ``pointer`` of the (composed) srt settings."""

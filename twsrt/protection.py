@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from twsrt.agents import config_layers, specs
+from twsrt.agents import config_layers, rootnames, specs
 from twsrt.agents.base import Context
 from twsrt.config import DEFAULT_SANDBOX_MODE
 from twsrt.findings import Finding, finding, quoted
@@ -100,7 +100,9 @@ def protected_context(
 def protected_policy(policy: Policy, protected: tuple[Protected, ...]) -> Policy:
     """``policy`` with every protected path the policy does not already deny for writing added
     to ``deny_write`` (each rule keeps the protected entry's origin), so every agent compiles it
-    through its denyWrite translation."""
+    through its denyWrite translation; and the names every write root protects
+    (``rootnames``: srt's mandatory set and every registered agent's project layers)."""
+    policy = with_root_names(policy)
     denied = {normalize_path(rule.path) for rule in policy.deny_write}
     trees = {path for path in denied if not is_glob(path)}
     literal = {normalize_path(rule.path): rule.literal for rule in policy.deny_read}
@@ -124,6 +126,13 @@ def protected_policy(policy: Policy, protected: tuple[Protected, ...]) -> Policy
     filesystem["denyWrite"] = [*filesystem.get("denyWrite", []), *(r.path for r in extra)]
     srt["filesystem"] = filesystem
     return replace(policy, srt=srt, deny_write=[*policy.deny_write, *extra])
+
+
+def with_root_names(policy: Policy) -> Policy:
+    """``policy`` carrying the names no command may create under a write root, from every
+    registered agent's project layers (the translations read them, ``rootnames.of``)."""
+    names = rootnames.names(layer for _agent, layer in config_layers("project"))
+    return policy if policy.root_names == names else replace(policy, root_names=names)
 
 
 def protection_findings(config: Config, policy: Policy) -> list[Finding]:

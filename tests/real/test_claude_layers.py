@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 from support.cli import run_cli
+from support.policies import named
 
 from twsrt.agents.claude.layers import permission_rules, root_denies
 
@@ -81,10 +82,10 @@ def generate(root: Path, policy: dict[str, Any], *args: str) -> Path:
 def without_protection(settings: dict[str, Any]) -> dict[str, Any]:
     """``settings`` without what agents/claude/layers.py adds (the controls)."""
     copy = json.loads(json.dumps(settings))
-    added = set(permission_rules())
+    added = set(permission_rules(named()))
     copy["permissions"]["deny"] = [r for r in copy["permissions"]["deny"] if r not in added]
     filesystem = copy["sandbox"]["filesystem"]
-    roots = set(root_denies(filesystem.get("allowWrite", [])))
+    roots = set(root_denies(filesystem.get("allowWrite", []), named()))
     filesystem["denyWrite"] = [p for p in filesystem.get("denyWrite", []) if p not in roots]
     return copy
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.policies import named
 
 from tests.support.policies import make_policy
 from twsrt.agents.codex.agent import Compiled, merged_config, translate
@@ -83,7 +84,7 @@ def _without(compiled: Compiled, drop: Any) -> Compiled:
 
 def _is_protection(key: str, sub: str, mode: str) -> bool:
     name = sub if key == WORKSPACE else key.rsplit("/", 1)[-1]
-    return mode == "read" and name in protected_names()
+    return mode == "read" and name in protected_names(named())
 
 
 def _script(attacks: dict[str, str], name: str, reset: str = "") -> str:
@@ -156,7 +157,7 @@ def test_the_mandatory_set_holds_at_the_top_of_a_write_root(
     assert protected != control
     ok, out = config_loads(codex, protected, cwd=dev, home=home)
     assert ok, out
-    for name in protected_names():
+    for name in protected_names(named()):
         attacks = (
             MISSING_ATTACKS if not present else DIR_ATTACKS if name in DIRECTORIES else FILE_ATTACKS
         )

@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 from support.cli import run_cli
+from support.policies import named
 
 from twsrt.agents.rootnames import under
 
@@ -97,7 +98,7 @@ def generate(root: Path, home: Path) -> dict[str, Any]:
 def without_protection(settings: dict[str, Any], home: Path) -> dict[str, Any]:
     copy = json.loads(json.dumps(settings))
     filesystem = copy["sandbox"]["userPolicy"]["filesystem"]
-    added = set(under(str(home / "dev")))
+    added = set(under(str(home / "dev"), named()))
     filesystem["readonlyPaths"] = [p for p in filesystem["readonlyPaths"] if p not in added]
     return copy
 

@@ -164,10 +164,16 @@ def floors_from_markdown(text: str) -> dict[str, int]:
 
 
 def floor_of(module: str, table: dict[str, int]) -> int | None:
-    """The floor of ``module``: its own row, else the nearest ``prefix.*`` row above it."""
+    """The floor of ``module``: its own row, else a pattern with ``*`` for one name inside it
+    (``agents.*.engine``: every agent's engine), else the nearest ``prefix.*`` row above it."""
     if module in table:
         return table[module]
     parts = module.split(".")
+    for name, floor in table.items():
+        pattern = name.split(".")
+        inner = "*" in pattern[:-1] and len(pattern) == len(parts)
+        if inner and all(want in ("*", got) for want, got in zip(pattern, parts, strict=True)):
+            return floor
     for cut in range(len(parts), 0, -1):
         wildcard = ".".join(parts[:cut]) + ".*"
         if wildcard in table:

@@ -6,13 +6,17 @@ import json
 from typing import Any
 
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 
 def make_policy(srt: dict[str, Any], bash: dict[str, Any] | None = None) -> Any:
+    """The policy, carrying the names each write root protects (as every run's does), so a
+    translation can take it without the rest of the protected set."""
     srt_text = json.dumps(srt, indent=2)
     bash_text = json.dumps(bash or {"allow": [], "deny": [], "ask": []})
-    return build_policy(parse_json(srt_text), "srt.json", parse_json(bash_text), "bash.json")
+    built = build_policy(parse_json(srt_text), "srt.json", parse_json(bash_text), "bash.json")
+    return with_root_names(built)
 
 
 def fs(deny_read=(), allow_read=(), deny_write=(), allow_write=(), **network: Any) -> Any:
@@ -35,3 +39,9 @@ CODEX_NESTED_ACCEPTED = (
     '\n[[check.ignore]]\nrule = "codex-nested-unprotected"\nagent = "codex"\n'
     'reason = "the test\'s write roots hold no other repository or project"\n'
 )
+
+
+def named() -> Any:
+    """An empty policy carrying the names every write root protects (``rootnames.of``), for
+    the tests that ask which names a translation protects."""
+    return make_policy({})

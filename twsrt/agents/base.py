@@ -37,7 +37,9 @@ class Context:
     def __post_init__(self) -> None:
         if self.sandbox_mode not in SANDBOX_MODES:
             raise ValueError(f"unknown sandbox mode {self.sandbox_mode!r}")
-        if self.written is None:  # fail closed: only protected_context knows the protected set
+        # fail closed: only protected_context knows the protected set and the names each write
+        # root protects (every registered agent's project layers)
+        if self.written is None or self.policy.root_names is None:
             raise ValueError("a Context is made by protection.protected_context")
 
     @property

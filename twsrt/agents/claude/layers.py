@@ -34,19 +34,19 @@ the mitigation, the managed scope, whose ``sandbox.enabled``, ``allowManagedHook
 from __future__ import annotations
 
 from twsrt.agents.claude.declaration import Managed
-from twsrt.agents.rootnames import names, under
+from twsrt.agents.rootnames import of, under
 from twsrt.agents.targets import unique
-from twsrt.policy import is_glob
+from twsrt.policy import Policy, is_glob
 
 # names a launch directory must stay able to create inside the sandbox (see above)
 CREATED_AT_WORK = (".git/", ".github/")
 
 
-def permission_rules() -> list[str]:
-    """The ``Edit`` deny rules: each name at the working directory (but ``CREATED_AT_WORK``)
-    and at any depth."""
-    at_work = [(n, t) for n, t in names() if not n.startswith(CREATED_AT_WORK)]
-    anywhere = [(f"//**/{n}", t) for n, t in names()]
+def permission_rules(policy: Policy) -> list[str]:
+    """The ``Edit`` deny rules: each name ``policy`` protects at the working directory (but
+    ``CREATED_AT_WORK``) and at any depth."""
+    at_work = [(n, t) for n, t in of(policy) if not n.startswith(CREATED_AT_WORK)]
+    anywhere = [(f"//**/{n}", t) for n, t in of(policy)]
     rules: list[str] = []
     for spelled, tree in (*at_work, *anywhere):
         rules.append(f"Edit({spelled})")
@@ -55,24 +55,24 @@ def permission_rules() -> list[str]:
     return rules
 
 
-def root_denies(write_roots: list[str]) -> list[str]:
+def root_denies(write_roots: list[str], policy: Policy) -> list[str]:
     """Each protected name under every write root Claude gets that is no glob (the working
     directory, ``.``, is covered by the relative ``Edit`` rules)."""
     denies: list[str] = []
     for root in write_roots:
         if is_glob(root) or root in (".", "./"):
             continue
-        denies += under(root)
+        denies += under(root, policy)
     return denies
 
 
-def protect(managed: Managed) -> None:
+def protect(managed: Managed, policy: Policy) -> None:
     """Add the protected names to the translated sections (in place, after the policy's own
     rules): the ``Edit`` deny rules, and the write-root denies when there are write roots."""
-    managed.deny = unique([*managed.deny, *permission_rules()])
+    managed.deny = unique([*managed.deny, *permission_rules(policy)])
     filesystem = managed.sandbox.get("filesystem")
     if not isinstance(filesystem, dict):
         return
-    extra = root_denies([root for root in filesystem.get("allowWrite") or [] if root])
+    extra = root_denies([root for root in filesystem.get("allowWrite") or [] if root], policy)
     if extra:
         filesystem["denyWrite"] = unique([*(filesystem.get("denyWrite") or []), *extra])

@@ -112,7 +112,7 @@ def translate(
         _close_escape_hatch(managed)
     # the layers and mandatory names Claude's sandbox leaves to a later launch, for the
     # policy's write roots in every mode (read-only drops the roots, never a deny)
-    protect(managed)
+    protect(managed, policy)
     _apply_sandbox_mode(managed, sandbox_mode)
     return managed, findings
 

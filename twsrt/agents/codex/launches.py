@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+from twsrt.agents import rootnames
 from twsrt.agents.codex.declaration import CODEX_KEEPS, WORKSPACE, _lossy
 from twsrt.agents.codex.rules import (
     CODEX_LAUNCH_PINS,
@@ -40,7 +41,7 @@ from twsrt.agents.codex.rules import (
 )
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
-from twsrt.policy import PathRule, is_glob
+from twsrt.policy import PathRule, Policy, is_glob
 from twsrt.rules import LOSSY_WRITE_ROOT
 
 # Codex may start this many directories above a deny's parent and still find its ancestors
@@ -50,30 +51,27 @@ LAUNCH_DEPTH = 16
 HELD = ("read", "deny")
 
 
-@cache
-def protected_names() -> tuple[str, ...]:
-    """What twsrt keeps read-only at the top of every Codex write root: the protected names of
-    ``agents/rootnames.py`` (srt's mandatory set, every agent's project layers), each by its first
-    component
-    (``.claude/commands`` as ``.claude``), each once; not what Codex keeps itself
-    (``CODEX_KEEPS``). Codex 0.171.0 fails to start when two missing entries share a missing
-    directory (``.claude/commands`` and ``.claude/agents`` in a checkout without ``.claude``:
-    "Unable to mount source on destination"), so a directory holding several is read-only
-    whole."""
-    return tuple(_top_names(_named())[0])
+def protected_names(policy: Policy) -> tuple[str, ...]:
+    """What twsrt keeps read-only at the top of every Codex write root: the protected names
+    ``policy`` carries (``agents/rootnames.py``: srt's mandatory set, every agent's project
+    layers), each by its first component (``.claude/commands`` as ``.claude``), each once; not
+    what Codex keeps itself (``CODEX_KEEPS``). Codex 0.171.0 fails to start when two missing
+    entries share a missing directory (``.claude/commands`` and ``.claude/agents`` in a
+    checkout without ``.claude``: "Unable to mount source on destination"), so a directory
+    holding several is read-only whole."""
+    return tuple(_top_names(_named(policy))[0])
 
 
-def widened_dirs() -> dict[str, tuple[str, ...]]:
+def widened_dirs(policy: Policy) -> dict[str, tuple[str, ...]]:
     """The directories made read-only whole, with the protected paths inside them."""
-    return _top_names(_named())[1]
+    return dict(_top_names(_named(policy))[1])
 
 
-def _named() -> tuple[str, ...]:
-    from twsrt.agents.rootnames import names
-
-    return tuple(name for name, _tree in names())
+def _named(policy: Policy) -> tuple[str, ...]:
+    return tuple(name for name, _tree in rootnames.of(policy))
 
 
+@cache  # one set of names per registry: every compile asks again
 def _top_names(named: tuple[str, ...]) -> tuple[dict[str, None], dict[str, tuple[str, ...]]]:
     names: dict[str, None] = {}
     inside: dict[str, list[str]] = {}
@@ -87,19 +85,20 @@ def _top_names(named: tuple[str, ...]) -> tuple[dict[str, None], dict[str, tuple
     return names, {top: tuple(dict.fromkeys(paths)) for top, paths in inside.items()}
 
 
-def root_protections(roots: list[PathRule]) -> list[PathRule]:
+def root_protections(roots: list[PathRule], policy: Policy) -> list[PathRule]:
     """Every protected name at the top of every write root, as a deny of the root's origin."""
+    names = protected_names(policy)
     out = []
     for root in roots:
         prefix = "" if root.path == "." else root.path.rstrip("/") + "/"
-        out += [PathRule(prefix + name, root.origin, literal=True) for name in protected_names()]
+        out += [PathRule(prefix + name, root.origin, literal=True) for name in names]
     return out
 
 
-def root_findings(roots: list[PathRule]) -> list[Finding]:
+def root_findings(roots: list[PathRule], policy: Policy) -> list[Finding]:
     """TWS465 at each write root (what Codex cannot protect below its top level) and, once at
     the first, TWS468 (the directories read-only whole)."""
-    whole = widened_dirs()
+    whole = widened_dirs(policy)
     out = [_whole_note(roots[0], whole)] if roots and whole else []
     return out + [
         _lossy(
@@ -249,14 +248,17 @@ def _pins_note(deny: PathRule, pins: list[str]) -> Finding:
     )
 
 
-def outside_protections(roots: list[PathRule], findings: list[Finding]) -> list[PathRule]:
+def outside_protections(
+    roots: list[PathRule], findings: list[Finding], policy: Policy
+) -> list[PathRule]:
     """The write roots that are not and do not lie inside another root's protected name
     (``.vscode/x`` below ``.``): Codex would let the deeper root win over the read-only name,
     where srt refuses writes there; each one left out is reported (TWS408)."""
     spelled = {root.path.rstrip("/") for root in roots}
+    names = set(protected_names(policy))
     kept = []
     for root in roots:
-        holder = _protected_holder(root.path.rstrip("/"), spelled)
+        holder = _protected_holder(root.path.rstrip("/"), spelled, names)
         if holder is None:
             kept.append(root)
             continue
@@ -272,9 +274,9 @@ def outside_protections(roots: list[PathRule], findings: list[Finding]) -> list[
     return kept
 
 
-def _protected_holder(path: str, roots: set[str]) -> str | None:
-    """The protected name of another write root that ``path`` is or lies inside."""
-    names = set(protected_names())
+def _protected_holder(path: str, roots: set[str], names: set[str]) -> str | None:
+    """The protected name (of ``names``) of another write root that ``path`` is or lies
+    inside."""
     parts = path.split("/")
     for cut in range(len(parts)):
         base = "/".join(parts[:cut]) if cut else "."

@@ -74,13 +74,13 @@ def translate(
     concrete, needs_depth = _deny_access(policy, filesystem, findings, out)
     covered_by_deny = _deny_index([_tree(r) for r in [*policy.deny_read, *policy.deny_write]])
     roots = [] if sandbox_mode == "read-only" else _write_roots(policy, covered_by_deny, findings)
-    roots = launches.outside_protections(roots, findings)
-    protections = _protect_roots(filesystem, roots, out)
+    roots = launches.outside_protections(roots, findings, policy)
+    protections = _protect_roots(filesystem, roots, out, policy)
     _write_access(filesystem, roots, [*concrete, *protections], covered_by_deny, out)
     _pin_launch_ancestors(filesystem, roots, concrete, covered_by_deny, findings)
     launches.drop_writes_inside(filesystem)
     launches.relative_meets_absolute(filesystem, roots, out.origins, findings)
-    findings += launches.root_findings(roots)
+    findings += launches.root_findings(roots, policy)
     if home is not None:
         findings += _mixed_spellings(concrete, roots, home)
     # :read-only plus explicit write entries: only the policy's roots are writable, not the
@@ -108,11 +108,11 @@ def translate(
 
 
 def _protect_roots(
-    filesystem: dict[str, dict[str, str]], roots: list[PathRule], out: Compiled
+    filesystem: dict[str, dict[str, str]], roots: list[PathRule], out: Compiled, policy: Policy
 ) -> list[PathRule]:
     """srt's mandatory write protections and the agents' project layers, read-only at the top
     of every write root (launches.py); returns them as denies, so their parents get pins."""
-    protections = launches.root_protections(roots)
+    protections = launches.root_protections(roots, policy)
     for rule in protections:
         key, sub = _anchor(rule)
         _set_access(filesystem, key, sub, "read")

@@ -53,7 +53,7 @@ def compile_sandbox(
     if any(rule.path == "." for rule in [*policy.deny_read, *policy.deny_write]):
         cwd_writable = False
     readonly = _readonly(read_grants, PathIndex(readwrite), denies, origins)
-    readonly += _protected_names(readwrite, readonly, denies)
+    readonly += _protected_names(policy, readwrite, readonly, denies)
     if sandbox_mode != "danger-full-access" and (cwd_writable or readwrite):
         findings.append(_unprotected_names(policy))
     allowed_hosts, blocked_hosts = _hosts(policy, findings, origins)
@@ -165,14 +165,16 @@ def _readonly(
     return list(readonly)
 
 
-def _protected_names(readwrite: list[str], readonly: list[str], denies: _Denies) -> list[str]:
+def _protected_names(
+    policy: Policy, readwrite: list[str], readonly: list[str], denies: _Denies
+) -> list[str]:
     """srt's mandatory-deny names and every agent's project layers under each write root,
     read-only (agents/rootnames.py): Copilot protects none of them by itself. Copilot 1.0.102
     skips an entry that does not exist when it starts (observed), so they hold for what is
     there; a name inside a denied path stays denied (read-only there would re-open reads)."""
     seen = set(readonly)
     extra: list[str] = []
-    for path in (p for root in readwrite for p in under(root)):
+    for path in (p for root in readwrite for p in under(root, policy)):
         if path not in seen and not denies.index.holds(path):
             seen.add(path)
             extra.append(path)
