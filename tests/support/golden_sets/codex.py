@@ -1,36 +1,27 @@
-"""Golden files for the Codex target: profile, rules, merge, findings.
-
-The case layout and ``UPDATE_GOLDEN=1`` are those of every agent (``support/golden.py``); the
-existing file is the user's config.toml (existing.toml). A case holds the preview
-(preview.txt), the written config (expected.config.toml), the findings ``generate -w -v``
-prints (stderr.txt) and, when its config names ``codex_rules``, the exec-policy rules
-(expected.twsrt.rules, the same in every sandbox mode).
-"""
+"""Codex's profile, rules, merge and findings: the existing file is the user's config.toml
+(existing.toml). A case holds the preview (preview.txt), the written config
+(expected.config.toml), the findings ``generate -w -v`` prints (stderr.txt) and, when its config
+names ``codex_rules``, the exec-policy rules (expected.twsrt.rules, the same in every sandbox
+mode)."""
 
 from __future__ import annotations
 
 import stat
 import tomllib
+from pathlib import Path
 
-import pytest
-from support.golden import GoldenCase, case_names, pinned_config
+from support.golden import GoldenCase, pinned_config
 from support.sandbox import Sandbox
-
 from twsrt.config import SANDBOX_MODES
 
-CASES = case_names("codex")
+MODES = SANDBOX_MODES
 CONFIG_FILE = "home/.codex/config.toml"
 RULES_FILE = "home/.codex/rules/twsrt.rules"
 SECRETS = ("ghp_SECRET_DO_NOT_PRINT", "SECRET_HEADER_VALUE", "SECRET_ENV_VALUE")
-
-
 CONFIG = pinned_config(codex_config=CONFIG_FILE, codex_rules=RULES_FILE)
 
 
-@pytest.mark.parametrize("sandbox_mode", SANDBOX_MODES)
-@pytest.mark.parametrize("name", CASES)
-def test_codex_golden(sandbox: Sandbox, name: str, sandbox_mode: str) -> None:
-    case = GoldenCase("codex", name)
+def check(case: GoldenCase, sandbox_mode: str, sandbox: Sandbox, _tmp_path: Path) -> None:
     config = case.install(sandbox, CONFIG, CONFIG_FILE)
     rules = sandbox.repo / RULES_FILE
     flag = ["--sandbox", sandbox_mode]
