@@ -22,6 +22,7 @@ import pytest
 
 from twsrt.agents.codex import agent as codex
 from twsrt.jsonpos import parse_json
+from twsrt.protection import with_root_names
 from twsrt.sources import build_policy
 
 from .codex_client import codex_bin, config_loads, sandbox_run
@@ -35,7 +36,9 @@ def codex_cli() -> str:
 
 
 def profile(srt: dict, mode: str = "workspace-write") -> str:
-    policy = build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    policy = with_root_names(
+        build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    )
     compiled, _ = codex.translate(policy, mode)
     return codex.merged_config(None, compiled)
 
@@ -281,7 +284,9 @@ def test_mixed_spelling_leaves_the_parent_renamable(
     (home / "proj" / "a" / "secrets").mkdir(parents=True)
     root = "~/proj" if root_spelling == "tilde" else str(home / "proj")
     srt = {"filesystem": {"allowWrite": [root], "denyWrite": ["~/proj/a/secrets"]}}
-    policy = build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    policy = with_root_names(
+        build_policy(parse_json(json.dumps(srt)), "srt.json", parse_json("{}"), "bash.json")
+    )
     compiled, findings = codex.translate(policy, "workspace-write", str(home))
     reported = any(f.rule_id == "TWS418" for f in findings)
     sandbox_run(codex_cli, codex.merged_config(None, compiled), RENAME_PARENT, home / "proj", home)
