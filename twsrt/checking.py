@@ -148,8 +148,7 @@ def _policy_findings(policy: Policy, config: Config, agent: str | None) -> list[
 
     # about this machine's paths, so the running user's home, not the pinned one
     findings += symlink_findings(policy, config.home, Path.cwd())
-    if "codex" in select_agents(agent, config):
-        findings += file_root_findings(policy, config.home, Path.cwd())
+    findings += file_root_findings(policy, config.home, Path.cwd(), select_agents(agent, config))
     findings += repository_findings(config, agent)
     from twsrt.testing.gaps import static_gaps
 

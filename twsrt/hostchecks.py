@@ -12,16 +12,15 @@ for a composed profile, one fragment's allowRead through a link into another fra
 (TWS222, ``crossfragment.path_conflicts`` with the host's spellings); for a project, the
 narrowing check uses the same spellings (``host_anchors``, TWS225).
 
-Write roots that are files (observed with Codex 0.171.0): Codex mounts protected entries
-(``.git``, ``.aws``, ...) inside every writable root, so a root that is a regular file makes
-every sandbox start fail ("Not a directory"). An allowWrite path that is a file here is reported.
+Write roots that are files (observed with Codex 0.171.0): Codex mounts protected entries (``.git``,
+...) in every write root, so a file as a root fails each sandbox start ("Not a directory").
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -235,13 +234,14 @@ def symlink_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
     return findings
 
 
-def file_root_findings(policy: Policy, home: Path, cwd: Path) -> list[Finding]:
-    """TWS221 for every plain allowWrite path that exists on this host and is not a directory,
-    once for each agent whose sandbox takes only directories as write roots
-    (``AgentSpec.directory_write_roots``; ``home`` is the running user's, as for the symlink
-    check)."""
+def file_root_findings(
+    policy: Policy, home: Path, cwd: Path, selected: Sequence[str] | None = None
+) -> list[Finding]:
+    """TWS221 for every plain allowWrite path that is a file on this host (``home``: the user's),
+    for each agent of the run (``selected``; None: all) with ``directory_write_roots``."""
     findings: list[Finding] = []
-    agents = [spec for spec in specs() if spec.directory_write_roots]
+    chosen = AGENTS if selected is None else selected
+    agents = [spec for spec in specs() if spec.directory_write_roots and spec.name in chosen]
     starts = _Starts(home, cwd)
     for rule in policy.allow_write if agents else ():
         parts, tail = _concrete(rule)

@@ -86,7 +86,7 @@ _REPO_CONFIG_HEAD = """\
 #:schema @CONFIG@
 # twsrt config of a dotfiles repository: paths are relative to this file, and home/ mirrors ~
 # (install it with `stow --no-folding -d . -t ~ home`, chezmoi, yadm or your own links).
-# Copilot and DeepCode take absolute paths only: ~ expands with the pinned home directory, so
+# @ABSOLUTE@ take absolute paths only: ~ expands with the pinned home directory, so
 # that every machine generates the same bytes.
 @HOME@
 # Where this repository is checked out on the machines the agents run on: every generated file
@@ -99,6 +99,16 @@ bash_rules = "policy/bash-rules.json"
 
 [targets]
 """.replace("@CONFIG@", schema_url("config"))
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
+
+
+# the agents whose files hold absolute paths (``AgentSpec.home_dependent``), in registry order
+_ABSOLUTE = _listed([spec.label for spec in specs() if spec.home_dependent])
+_REPO_CONFIG_HEAD = _REPO_CONFIG_HEAD.replace("@ABSOLUTE@", _ABSOLUTE)
 
 _REPO_CONFIG_TAIL = """
 # [sandbox]
