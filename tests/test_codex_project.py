@@ -31,6 +31,7 @@ from twsrt.agents.codex.project import (
     translate_project,
 )
 from twsrt.agents.codex.rules import CODEX_LAUNCH_ANCHORED_DENY, CODEX_LAUNCH_ANCHORED_WRITE
+from twsrt.documents import Documents
 from twsrt.findings import TwsrtError
 from twsrt.protection import protected_context
 
@@ -402,7 +403,7 @@ def _fresh(ctx):
     """The same run's context reading every file afresh (the user's config changed)."""
     from dataclasses import replace
 
-    return replace(ctx, config=ctx.config.new_run())
+    return replace(ctx, documents=Documents())
 
 
 def test_a_user_table_of_the_project_profile_is_an_error(

@@ -225,7 +225,7 @@ def fake_agent_module() -> ModuleType:
             if path is None:
                 return Result(self.name, text, target_configured=False)
             display = ctx.config.display_path(path)
-            disk = read_target(path, display, ctx.config)
+            disk = read_target(path, display, ctx.config, ctx.documents)
             drift = Drift(display, target_key=FAKE_KEY, old_text=disk, new_text=text)
             if disk is None:
                 drift.missing_file = True

@@ -18,6 +18,7 @@ from support.sandbox import Sandbox
 
 from twsrt.agents.claude.engine import ClaudeEngine
 from twsrt.agents.codex.engine import codex_config
+from twsrt.documents import Documents
 from twsrt.rules import Level
 from twsrt.testing.engine_srt import SrtEngine
 from twsrt.testing.gaps import static_gaps
@@ -137,7 +138,7 @@ def test_the_claude_engine_leaves_the_file_s_programs_out(sandbox: Sandbox, tmp_
 def replace_run(ctx: Any) -> Any:
     from dataclasses import replace
 
-    return replace(ctx, config=ctx.config.new_run())
+    return replace(ctx, documents=Documents())
 
 
 def test_codex_s_copy_has_no_program_of_the_codex_process() -> None:

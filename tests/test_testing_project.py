@@ -16,6 +16,7 @@ from support.policies import make_policy
 from support.sandbox import Sandbox
 
 from twsrt.agents.claude.engine import ClaudeEngine, claude_srt_settings
+from twsrt.documents import Documents
 from twsrt.testing.attacks import derive_attacks
 from twsrt.testing.derive import derive
 from twsrt.testing.engines import EngineUnavailable, make_engine
@@ -136,7 +137,7 @@ def codex_project(tmp_path: Path) -> Any:
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
     ctx = compiled.context
-    return replace(ctx, config=ctx.config.new_run())  # the files as written, as a run reads them
+    return replace(ctx, documents=Documents())  # the files as written, as a run reads them
 
 
 class Here:

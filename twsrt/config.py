@@ -10,7 +10,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from twsrt.documents import Documents
 from twsrt.findings import Finding
 from twsrt.locations import Location, display_path
 from twsrt.tomlpos import PositionedToml
@@ -91,8 +90,6 @@ class Config:
     user_config_option: Path | None = None
     # config pointers answered at another entry: a profile's own [profiles.P.targets] key
     aliases: dict[str, str] = field(default_factory=dict)
-    # this run's files, each read and parsed once (documents.py); ``confined`` keeps it
-    documents: Documents = field(default_factory=Documents, repr=False, compare=False)
 
     @property
     def output_home(self) -> str:
@@ -120,11 +117,6 @@ class Config:
     def display_path(self, path: Path) -> str:
         """How this run names ``path`` in messages and reports."""
         return display_path(path, self.display_root)
-
-    def new_run(self) -> Config:
-        """This config with an empty store of documents: a run that follows another (a library
-        caller probing, editing a file, probing again) reads every file afresh."""
-        return replace(self, documents=Documents())
 
     @property
     def target_confine(self) -> Path | None:

@@ -1,9 +1,10 @@
 """The files one run reads: each read once (through ``safeio``) and each text parsed at most
 once per format, shared by every stage of the run.
 
-A ``Documents`` store belongs to one run: ``Config`` makes it and every stage reaches it as
-``config.documents`` (``ctx.config.documents`` in a compile). Nothing is global and nothing
-outlives the run, so in-process callers that run many commands never see a stale file.
+A ``Documents`` store belongs to one run: the invocation's context holds it (``Context.documents``,
+made with the context by ``protection.protected_context``; each mode's context shares it) and
+every compile, drift compare and effective check reads through it. Nothing is global and
+nothing outlives the run, so in-process callers that run many commands never see a stale file.
 
 Files are cached by the path and the confinement they were read under (a refusal, such as a
 missing file, is cached too). Parses are cached by text: the compile's splice, the drift

@@ -22,6 +22,7 @@ from typing import Any
 from twsrt.agents.abspaths import glob_prefix
 from twsrt.agents.base import Context
 from twsrt.config import Config
+from twsrt.documents import Documents
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
@@ -47,17 +48,17 @@ class Layer:
 
 
 def load_layer(
-    path: Path, kind: str, agent: str, config: Config
+    path: Path, kind: str, agent: str, config: Config, documents: Documents
 ) -> tuple[Layer | None, list[Finding]]:
     """The parsed file (``kind`` ``json`` or ``toml``), named and read as ``config``'s run
-    names and confines files; None when it does not exist, with a finding when it exists but
+    names and confines files, through the run's ``documents`` (the compile read and parsed the
+    targets already); None when it does not exist, with a finding when it exists but
     cannot be read."""
     from twsrt.jsonpos import JsonSyntaxError
     from twsrt.safeio import FileProblem, problem_finding
     from twsrt.tomlpos import TomlSyntaxError
 
     display = config.display_path(path)
-    documents = config.documents  # the compile read (and parsed) the targets already
     try:
         text = documents.read(path, confine=config.target_confine)
     except FileProblem as exc:

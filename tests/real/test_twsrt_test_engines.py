@@ -23,6 +23,7 @@ from support.tools import locate_tool, require_tool
 
 from twsrt.agents.claude.engine import ClaudeEngine
 from twsrt.agents.deepcode.engine import DeepcodeEngine
+from twsrt.documents import Documents
 from twsrt.testing.model import Outcome, ProbeReport, Verdict
 from twsrt.testing.modes import plan_for_mode
 from twsrt.testing.run import run_tests
@@ -63,7 +64,7 @@ def context(repo: Path, targets: str, policy: dict[str, Any]) -> Any:
     run.write(run.write_plan(compiled.results))
     assert compiled.context is not None
     # the engines read the files just written: a new run (the compile's store read them before)
-    return replace(compiled.context, config=compiled.context.config.new_run())
+    return replace(compiled.context, documents=Documents())
 
 
 def example_context(tmp_path: Path, yolo: bool = False, example: str = "dotfiles") -> Any:

@@ -33,6 +33,9 @@ class Context:
     sandbox_flag: bool = False  # chosen by --sandbox on the command line
     # the policy as the sources write it (``policy`` before the protected set), set on creation
     written: Policy | None = field(default=None, compare=False, repr=False)
+    # the run's files, each read and parsed once (documents.py): the invocation makes one store
+    # per run and every mode's context shares it (``dataclasses.replace`` keeps it)
+    documents: Documents = field(default_factory=Documents, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.sandbox_mode not in SANDBOX_MODES:
@@ -312,16 +315,15 @@ class DeclaredAgent:
         raise NotImplementedError
 
 
-def read_target(path: Path, display: str, config: Config) -> str | None:
-    """The text of a target file (read within ``config``'s target confinement), None when it does
-    not exist; unusable paths are errors."""
+def read_target(path: Path, display: str, config: Config, documents: Documents) -> str | None:
+    """The text of a target file (read within ``config``'s target confinement, through the run's
+    ``documents``), None when it does not exist; unusable paths are errors."""
     from twsrt.findings import TwsrtError, fail
     from twsrt.safeio import FileProblem, problem_finding
 
     try:
         # no newline translation: CRLF files stay CRLF, and the text is exactly what
         # writes.apply compares before it replaces the file; read once per run
-        documents = config.documents
         return documents.read(path, confine=config.target_confine, universal_newlines=False)
     except FileProblem as exc:
         if exc.kind == "missing":

@@ -74,6 +74,7 @@ class TargetFiles:
     and compared once (``add``), and the compile's ``Result`` of them (``result``)."""
 
     config: Config
+    documents: Documents  # the run's (the context's): each file read and parsed once
     changes: list[Change] = field(default_factory=list)
     drift: list[Drift] = field(default_factory=list)
 
@@ -89,7 +90,7 @@ class TargetFiles:
         """The file ``key`` names at ``path``: ``text`` (or ``text(disk_text, display)``) written
         and compared with what is on disk (``compare``'s ``items``, ``view`` and ``form``)."""
         display = self.config.display_path(path)
-        disk = read_target(path, display, self.config)
+        disk = read_target(path, display, self.config, self.documents)
         new = text if isinstance(text, str) else text(disk, display)
         self.changes.append(target_write(path, display, new, disk))
         self.drift.append(compare(display, key, disk, new, items, view, form))
@@ -104,7 +105,7 @@ class TargetFiles:
     ) -> None:
         """A JSON settings file: ``managed`` spliced into the user's file, drift in its members
         (``members``: this run's, where they vary with the managed content)."""
-        documents = self.config.documents
+        documents = self.documents
         owned = (members or settings.members).using(documents)
 
         def text(disk: str | None, display: str) -> str:

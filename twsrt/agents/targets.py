@@ -315,9 +315,10 @@ def plan_link(
     agent: str,
     label: str,
     config: Config,
+    documents: Documents,
 ) -> LinkPlan:
     """The link change for ``target`` (key, path) and the base its text is merged into (files
-    named and read as ``config``'s run names and confines them).
+    named and read as ``config``'s run names and confines them, through the run's ``documents``).
 
     A directory at the link, or a regular file there beside an existing target, stops the run
     (twsrt overwrites neither); a dangling link is reported and replaced; a working link that
@@ -341,10 +342,10 @@ def plan_link(
         )
     if link_is_file:
         # first run: migrate the user's file
-        plan.base_text = read_target(link, link_display, config)
+        plan.base_text = read_target(link, link_display, config, documents)
         plan.base_display, plan.base_file = link_display, link
     elif disk_text is None and seed is not None:
-        plan.base_display, plan.base_text, plan.base_file = _seed(seed, config)
+        plan.base_display, plan.base_text, plan.base_file = _seed(seed, config, documents)
     if link.is_symlink() and not link.exists():
         plan.findings.append(
             finding(
@@ -362,12 +363,12 @@ def plan_link(
     return plan
 
 
-def _seed(full: Path, config: Config) -> tuple[str, str | None, Path | None]:
+def _seed(full: Path, config: Config, documents: Documents) -> tuple[str, str | None, Path | None]:
     """A new yolo file starts from the full file (the user's own keys), when there is one."""
     if not full.is_file():
         return "", None, None
     display = config.display_path(full)
-    return display, read_target(full, display, config), full
+    return display, read_target(full, display, config, documents), full
 
 
 def link_value(link: Path, target: Path) -> str:

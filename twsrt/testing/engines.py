@@ -34,6 +34,7 @@ from twsrt.testing.registry import ENGINES
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.config import Config
+    from twsrt.documents import Documents
     from twsrt.testing.gaps import GapRule
 
 # A tree under /tmp would be writable to Codex whatever the policy says (its :workspace base
@@ -228,7 +229,7 @@ def root_base() -> str:
     return tempfile.gettempdir()
 
 
-def read_settings(source: Path, config: Config) -> dict[str, object]:
+def read_settings(source: Path, config: Config, documents: Documents) -> dict[str, object]:
     """An agent's JSON settings file as it is on disk ({} when missing); a file that is not a
     JSON object is a located error, never a traceback."""
     from twsrt.agents.base import read_target
@@ -238,7 +239,7 @@ def read_settings(source: Path, config: Config) -> dict[str, object]:
     from twsrt.rules import TARGET_UNUSABLE
 
     display = config.display_path(source)
-    text = read_target(source, display, config)
+    text = read_target(source, display, config, documents)
     try:
         settings = parse_json(text).value if text is not None else {}
     except JsonSyntaxError as exc:  # also too-long integers and lone surrogates

@@ -120,7 +120,7 @@ def _item_location(ctx: Context, path: Path, item: DriftItem) -> Location | None
     kind = {".json": "json", ".toml": "toml"}.get(path.suffix)
     if kind is None:
         return None
-    layer, _ = load_layer(path, kind, "", ctx.config)
+    layer, _ = load_layer(path, kind, "", ctx.config, ctx.documents)
     if layer is None:
         return None
     found = _pointer(layer.value, item.key)

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from twsrt.documents import Documents
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
 from twsrt.rules import CONFIG_INVALID, DISABLED_SANDBOX
@@ -274,7 +275,7 @@ def run_tests(
     Raises EngineUnavailable before running anything when a named engine (or, by default,
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
     """
-    ctx = replace(ctx, config=ctx.config.new_run())  # one run: the files as they are now
+    ctx = replace(ctx, documents=Documents())  # one run: the files as they are now
     # the probes are the policy's rules as written; the engines' files carry the protected set
     policy = ctx.written or ctx.policy
     _refuse_disabled(policy)

@@ -24,7 +24,7 @@ class ToyAgent:
         if path is None:
             return Result(NAME, lambda: text, target_configured=False)
         display = ctx.config.display_path(path)
-        disk = read_target(path, display, ctx.config)
+        disk = read_target(path, display, ctx.config, ctx.documents)
         drift = Drift(display, target_key=KEY, old_text=disk, new_text=text)
         drift.missing_file = disk is None
         if disk is not None and disk != text:

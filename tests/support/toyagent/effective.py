@@ -14,7 +14,7 @@ def findings(ctx: Context) -> list[Finding]:
     target = ctx.config.targets.get(KEY)
     if target is None:
         return []
-    layer, out = load_layer(target.parent / LOCAL, "json", NAME, ctx.config)
+    layer, out = load_layer(target.parent / LOCAL, "json", NAME, ctx.config, ctx.documents)
     if layer is not None and layer.value.get("enabled") is False:
         out.append(report(TOY_SANDBOX_OFF, "the toy sandbox is off", layer, "/enabled", NAME))
     return out

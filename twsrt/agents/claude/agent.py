@@ -100,14 +100,22 @@ class ClaudeAgent(DeclaredAgent):
             return Result(NAME, preview, findings=findings, target_configured=False)
         key, target = located
         display = ctx.config.display_path(target)
-        disk_text = read_target(target, display, ctx.config)
+        disk_text = read_target(target, display, ctx.config, ctx.documents)
         seed = targets.get(FULL_KEY) if ctx.yolo else None  # a new yolo file starts as the full
         ours = mode_files(targets, FULL_KEY, YOLO_KEY)
         plan = plan_link(
-            link_path(targets, target), located, disk_text, ours, seed, NAME, PRODUCT, ctx.config
+            link_path(targets, target),
+            located,
+            disk_text,
+            ours,
+            seed,
+            NAME,
+            PRODUCT,
+            ctx.config,
+            ctx.documents,
         )
         findings += plan.findings
-        documents = ctx.config.documents
+        documents = ctx.documents
         new_text = merged_text(plan.base_text, plan.base_display, managed, documents)
         # a new settings file is private (hooks, apiKeyHelper); one made from another file
         # (migration, yolo seed) takes that file's mode and owner

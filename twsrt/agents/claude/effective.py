@@ -70,7 +70,7 @@ def findings(ctx: Context) -> list[Finding]:
     out += planted_layers(ctx, managed, first)  # between launches (effective_layers.py)
     out += below_other_roots(ctx)
     for path, yolo, owned in files:
-        layer, problems = load_layer(path, "json", NAME, ctx.config)
+        layer, problems = load_layer(path, "json", NAME, ctx.config, ctx.documents)
         out += problems
         if layer is None:
             continue

@@ -112,7 +112,7 @@ def load(ctx: Context) -> tuple[ManagedLayers, list[Finding]]:
     config = ctx.config.confined(None)  # system files, outside any repository
     layers, problems = [], []
     for each in with_drop_ins(host_path(INSTALL_PATHS)):
-        layer, found = load_layer(each, "json", NAME, config)
+        layer, found = load_layer(each, "json", NAME, config, ctx.documents)
         problems += found
         if layer is not None:
             layers.append(layer)
@@ -244,7 +244,7 @@ def tree_findings(
         if path is None:
             continue
         for each in with_drop_ins(path):
-            layer, problems = load_layer(each, "json", NAME, ctx.config)
+            layer, problems = load_layer(each, "json", NAME, ctx.config, ctx.documents)
             out += problems
             if layer is not None:  # a drop-in is the administrator's whole
                 mine = owned if each == path else lambda _key: False

@@ -285,7 +285,7 @@ class ClaudeEngine(SrtEngine):
         from twsrt.testing.globs import engine_path
 
         self.root, self.upstream = root, upstream
-        settings = read_settings(self.reads(ctx)[0], ctx.config)
+        settings = read_settings(self.reads(ctx)[0], ctx.config, ctx.documents)
         home, cwd = str(root / "home"), str(root / "work")
         anchor = cwd if ctx.config.scope == "project" else None
         derived = claude_srt_settings(
@@ -304,7 +304,7 @@ class ClaudeEngine(SrtEngine):
         from twsrt.testing.hostrun import named, results
 
         path = self.reads(ctx)[0]
-        layer, _ = load_layer(path, "json", self.name, ctx.config)
+        layer, _ = load_layer(path, "json", self.name, ctx.config, ctx.documents)
         sandbox = layer.value.get("sandbox") if layer is not None else None
         if layer is None or not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
             return []

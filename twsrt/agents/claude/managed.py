@@ -166,7 +166,7 @@ def compile_managed(ctx: Context) -> Result:
     findings += unhandled_key_findings(ctx.policy, NAME, handled, reasons)
     if managed.sandbox.get("enabled"):
         findings.append(write_roots_note(ctx))
-    owned = members(managed.sandbox_keys).using(ctx.config.documents)
+    owned = members(managed.sandbox_keys).using(ctx.documents)
 
     def preview() -> str:
         return dump(managed_merge({}, managed), "  ") + "\n"
@@ -175,11 +175,11 @@ def compile_managed(ctx: Context) -> Result:
     if not configured:
         return Result(NAME, preview, findings=findings, target_configured=False)
     result = Result(NAME, preview, findings=findings, origins=managed.origins)
-    documents = ctx.config.documents
+    documents = ctx.documents
     for spec in configured:
         path = ctx.config.targets[spec.key]
         display = ctx.config.display_path(path)
-        disk_text = read_target(path, display, ctx.config)
+        disk_text = read_target(path, display, ctx.config, ctx.documents)
         new_text = splice_settings(
             disk_text, display, SETTINGS_SHAPES, lambda doc: managed_merge(doc, managed), documents
         )

@@ -67,7 +67,7 @@ def compile_project(ctx: Context) -> Result:
             agent=NAME,
         )
     )
-    files = TargetFiles(ctx.config)
+    files = TargetFiles(ctx.config, ctx.documents)
     members = settings_members(managed.sandbox_keys)
     files.settings(PROJECT_KEY, target, SETTINGS_FILE, managed, members)
     return files.result(NAME, preview, findings, origins=managed.origins)

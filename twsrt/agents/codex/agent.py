@@ -113,7 +113,7 @@ def compile_files(
 
     if config_path is None:
         return Result(NAME, preview, findings=findings, target_configured=False, notices=notices)
-    documents = ctx.config.documents
+    documents = ctx.documents
 
     def config_text(disk: str | None, display: str) -> str:
         disk_value = None
@@ -125,7 +125,7 @@ def compile_files(
             disk_value = parsed.value
         return _merged_or_refused(disk, compiled, display, disk_value)
 
-    files = TargetFiles(ctx.config)
+    files = TargetFiles(ctx.config, ctx.documents)
     owned = members.using(documents)
     files.add(config_key, config_path, config_text, owned.text_items, owned.view)
     if rules_path is not None:

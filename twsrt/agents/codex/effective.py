@@ -41,11 +41,11 @@ def findings(ctx: Context) -> list[Finding]:
     if config_path is None:
         return []
     view = PolicyView(ctx)
-    main, out = load_layer(config_path, "toml", NAME, ctx.config)
+    main, out = load_layer(config_path, "toml", NAME, ctx.config, ctx.documents)
     if main is None and out:
         return []  # an unreadable config.toml is the compile's target-unusable
     for path in profile_files(config_path):
-        layer, problems = load_layer(path, "toml", NAME, ctx.config)
+        layer, problems = load_layer(path, "toml", NAME, ctx.config, ctx.documents)
         out += problems
         if layer is not None:
             out += _check_profile(layer, main, view)

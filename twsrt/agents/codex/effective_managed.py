@@ -43,8 +43,12 @@ def findings(ctx: Context, main: Layer | None) -> list[Finding]:
     """What the host's managed layer does to the user's config.toml (``main``, None when the
     user has none)."""
     config = ctx.config.confined(None)  # system files: outside any repository, on purpose
-    requirements, out = load_layer(host_path(SYSTEM_REQUIREMENTS), "toml", NAME, config)
-    managed, problems = load_layer(host_path(SYSTEM_MANAGED_CONFIG), "toml", NAME, config)
+    requirements, out = load_layer(
+        host_path(SYSTEM_REQUIREMENTS), "toml", NAME, config, ctx.documents
+    )
+    managed, problems = load_layer(
+        host_path(SYSTEM_MANAGED_CONFIG), "toml", NAME, config, ctx.documents
+    )
     out += problems
     if managed is not None:
         out += _managed_config(ctx, managed, main)

@@ -46,7 +46,7 @@ def findings(ctx: Context) -> list[Finding]:
     # the user's own file lies outside the project (and any repository): read it where it is,
     # as a file of the user's scope, unconfined
     config = replace(ctx.config, scope="user", confine_root=None)
-    user, out = load_layer(user_config_path(ctx.config.home), "toml", NAME, config)
+    user, out = load_layer(user_config_path(ctx.config.home), "toml", NAME, config, ctx.documents)
     if user is None:
         return out  # no Codex config on this machine (CI): nothing loads the layer here
     real_root = Path(os.path.realpath(root))
@@ -62,7 +62,7 @@ def findings(ctx: Context) -> list[Finding]:
         out.append(_no_marker(user, real_root, layer))
     out += _merged_profile(user, layer, "")
     for path in profile_files(user.path):  # `codex --profile NAME` loads NAME.config.toml too
-        profile, problems = load_layer(path, "toml", NAME, config)
+        profile, problems = load_layer(path, "toml", NAME, config, ctx.documents)
         out += problems
         if profile is not None:
             out += _merged_profile(profile, layer, path.name[: -len(PROFILE_SUFFIX)])
@@ -92,7 +92,7 @@ def _merged_profile(user: Layer, layer: Location, profile: str) -> list[Finding]
 def _selected_at(ctx: Context, project_config: Path) -> Location:
     """Where the project layer selects its profile (the file itself before it is generated;
     an unreadable file is the compile's to report)."""
-    layer, _ = load_layer(project_config, "toml", NAME, ctx.config)
+    layer, _ = load_layer(project_config, "toml", NAME, ctx.config, ctx.documents)
     if layer is not None and isinstance(layer.value, dict) and "default_permissions" in layer.value:
         return layer.at("/default_permissions")
     return Location(ctx.config.display_path(project_config))

@@ -197,7 +197,8 @@ class CodexEngine:
         self.tmpdir.mkdir(parents=True)
         files = self.reads(ctx)
         display = ctx.config.display_path(files[0])
-        text = read_target(files[0], display, ctx.config) or ""  # missing: Codex's defaults
+        # a missing file: Codex's defaults
+        text = read_target(files[0], display, ctx.config, ctx.documents) or ""
         try:
             mapped = route_network(codex_config(text, str(root)))
         except ValueError as exc:
@@ -206,7 +207,9 @@ class CodexEngine:
         make_protected_files(ctx, root)
         rules = files[1] if len(files) > 1 else None
         rules_text = (
-            read_target(rules, ctx.config.display_path(rules), ctx.config) if rules else None
+            read_target(rules, ctx.config.display_path(rules), ctx.config, ctx.documents)
+            if rules
+            else None
         )
         if ctx.config.scope == "project":
             return self._project(root, mapped, rules_text)

@@ -226,7 +226,7 @@ def compile_managed(ctx: Context) -> Result:
     drift = []
     for key, text, path in configured:
         display = ctx.config.display_path(path)
-        disk = read_target(path, display, ctx.config)
+        disk = read_target(path, display, ctx.config, ctx.documents)
         changes.append(target_write(path, display, text, disk, mode=MANAGED_FILE_MODE))
         drift.append(compare(display, key, disk, text, _items, form=True))
     origins = dict(compiled.origins)

@@ -165,7 +165,7 @@ class CopilotAgent(DeclaredAgent):
         printed = snippet if flags is None else ""  # no copilot_output: stdout, as the seed says
         if flags is None and settings_path is None:
             return Result(NAME, preview, findings=findings, target_configured=False, stdout=printed)
-        files = TargetFiles(ctx.config)
+        files = TargetFiles(ctx.config, ctx.documents)
         if flags is not None:
             # generated whole: a change of form drifts too (a lost continuation breaks the paste)
             files.add(*flags, snippet, _flag_items, form=True)

@@ -24,7 +24,7 @@ def findings(ctx: Context) -> list[Finding]:
     path = ctx.config.targets.get("copilot_settings")
     if path is None or not PolicyView(ctx).sandboxed:
         return []
-    layer, out = load_layer(path, "json", NAME, ctx.config)
+    layer, out = load_layer(path, "json", NAME, ctx.config, ctx.documents)
     if layer is None:
         return []  # an unreadable target is the compile's target-unusable
     sandbox = child(layer.value, "sandbox")

@@ -40,7 +40,7 @@ def findings(ctx: Context) -> list[Finding]:
     view = PolicyView(ctx)
     out: list[Finding] = []
     for path in _files(ctx):
-        layer, problems = load_layer(path, "json", NAME, ctx.config)
+        layer, problems = load_layer(path, "json", NAME, ctx.config, ctx.documents)
         out += problems
         if layer is not None:
             out += _check(layer, view)

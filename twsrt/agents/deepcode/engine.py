@@ -253,7 +253,7 @@ class DeepcodeEngine:
         from twsrt.testing.globs import engine_path
 
         self.root, self.upstream = root, upstream
-        settings = read_settings(self.reads(ctx)[0], ctx.config)
+        settings = read_settings(self.reads(ctx)[0], ctx.config, ctx.documents)
         mapped = map_settings(
             settings, ctx.config.output_home, str(root), lambda p: engine_path(p, str(root))
         )

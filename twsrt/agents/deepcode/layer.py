@@ -96,6 +96,6 @@ def compile_file(
         # the lint's text and place when the key is configured: reported once
         findings.append(unpinned_home(ctx.config, key_named))
     findings += extra
-    files = TargetFiles(ctx.config)
+    files = TargetFiles(ctx.config, ctx.documents)
     files.settings(key, path, SETTINGS_FILE, managed)
     return files.result(NAME, preview, findings, origins=managed.origins)
