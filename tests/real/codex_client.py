@@ -44,6 +44,8 @@ from typing import Any
 
 from support.tools import locate_tool, require_tool
 
+from twsrt.agents.codex.engine import PLACEHOLDER_RACE
+
 CODEX_VERSION = "0.171.0"
 ENV_VAR = "TWSRT_CODEX_BIN"
 DEFAULT_BIN = "/opt/twsrt-tools/codex/bin/codex"
@@ -205,20 +207,9 @@ def execpolicy_decision(codex: str, rules_text: str, argv: Sequence[str]) -> str
     return str(decision)
 
 
-# Codex 0.171.0 keeps a placeholder on the host for each missing read-only entry of the profile
-# while one of its sandboxes runs, and removes it after; two sandboxes starting at once in one
-# directory (a session's AGENTS.md lookups), or srt's placeholders coming and going in a shared
-# write root such as /tmp (a `.git` at its top), race with its mounts and one fails to start
-# (docs/agents/codex.md). A run that failed so is started again, at most twice.
-PLACEHOLDER_RACE = (
-    "Can't find source path",
-    "Can't get type of source",
-    "Can't mount tmpfs",
-    "Unable to remount destination",
-    "in mount table",  # the placeholder went away between bwrap's mount and its lookup
-)
-
-
+# Codex keeps a placeholder on the host for each missing read-only entry of the profile while a
+# sandbox runs; two starting at once race with its mounts and one fails to start. A run that
+# failed so is started again, at most twice, on the messages twsrt test's Codex engine retries.
 def raced(returncode: int, output: str) -> bool:
     """Whether a Codex sandbox failed to start on a placeholder race (bwrap's own message)."""
     return returncode != 0 and "bwrap:" in output and any(t in output for t in PLACEHOLDER_RACE)

@@ -239,7 +239,36 @@ class CodexEngine:
         # Codex's proxy forwards what its lists allow to the local stub (see route_network)
         env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
         argv = [str(self.binary), "sandbox", "--", "sh", "-c", shell]
+        for _ in range(RACE_RETRIES):
+            done = run_process(argv, env, self.root / "work", timeout)
+            if not raced(done):
+                return done
         return run_process(argv, env, self.root / "work", timeout)
+
+
+# Codex keeps a placeholder on the host for each missing read-only entry of its profile while a
+# sandbox runs and removes it after; a placeholder of another sandbox (or srt's, in a shared
+# write root such as /tmp) coming or going during bwrap's mounts stops this one from starting
+# (docs/agents/codex.md). The command never ran, so such a start is tried again, at most twice;
+# a start that fails so every time is reported as the failure it is.
+PLACEHOLDER_RACE = (
+    "Can't find source path",
+    "Can't get type of source",
+    "Can't mount tmpfs",
+    "Unable to remount destination",
+    "in mount table",  # the placeholder went away between bwrap's mount and its lookup
+    "Can't create file at",  # a placeholder directory made read-only by another start
+)
+RACE_RETRIES = 2
+
+
+def raced(done: Run) -> bool:
+    """Whether a Codex sandbox failed to start on a placeholder race (bwrap's own message)."""
+    return (
+        done.exit_code != 0
+        and "bwrap:" in done.output
+        and any(text in done.output for text in PLACEHOLDER_RACE)
+    )
 
 
 def codex_config(text: str, root: str) -> str:

@@ -1,0 +1,55 @@
+"""A Codex sandbox that failed to start on a placeholder race (bwrap's mount messages, seen in CI
+under load for the smoke start of ``twsrt test``) is started again, at most twice; any other
+failure, and a start that races every time, is returned as it came."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from twsrt.agents.codex import engine as codex_engine
+from twsrt.testing.engines import Run
+
+RACED = "bwrap: Can't create file at /tmp/t/home/.codex/config.toml: Read-only file system\n"
+
+
+def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Run]) -> list[Run]:
+    """A CodexEngine whose sandbox starts give ``outputs`` in turn; returns the runs made."""
+    made: list[Run] = []
+
+    def fake(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Run:
+        made.append(outputs[len(made)])
+        return made[-1]
+
+    monkeypatch.setattr(codex_engine, "run_process", fake)
+    engine = codex_engine.CodexEngine("/bin/false")
+    engine.root = tmp_path
+    engine.home, engine.tmpdir, engine.upstream = tmp_path / "h", tmp_path / "t", "http://up"
+    engine.run("true", 5)
+    return made
+
+
+def test_a_raced_start_is_tried_again(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ok = Run(0, "ok\n", 0.1)
+    made = started(monkeypatch, tmp_path, [Run(1, RACED, 0.1), ok])
+    assert made == [Run(1, RACED, 0.1), ok]
+
+
+def test_a_start_that_always_races_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    made = started(monkeypatch, tmp_path, [Run(1, RACED, 0.1)] * 3)
+    assert len(made) == 3  # the first start and two more: then the failure is the verdict
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        Run(1, "sh: cannot create x: Read-only file system\n", 0.1),  # the command ran, refused
+        Run(0, RACED, 0.1),  # a command that printed the text and succeeded
+        Run(1, "bwrap: execvp sh: No such file or directory\n", 0.1),  # no race: as it came
+    ],
+)
+def test_other_runs_are_not_repeated(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, output: Run
+) -> None:
+    assert started(monkeypatch, tmp_path, [output]) == [output]
