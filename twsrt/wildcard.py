@@ -241,11 +241,25 @@ def _glob_parts(pattern: str) -> list[tuple[str, object]]:
 
 
 def _git_set(body: str) -> Callable[[str], bool]:
-    """One ``[...]`` (``!``/``^`` negates): a single character class, matched against one
-    character, so it cannot backtrack."""
-    import re
-
+    """One ``[...]`` (``!``/``^`` negates), matched against one character: its characters and
+    ``a-z`` ranges (a ``-`` first or last is itself; a backslash is itself, as in a path). No
+    regex is built from the policy's text, so a ``[`` or ``&&`` in it means only itself and a
+    reversed range such as ``z-a`` matches nothing, as git's wildmatch does."""
     negate = body[:1] in ("!", "^")
     body = body[1:] if negate else body
-    regex = re.compile("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]", re.S)
-    return lambda char: regex.match(char) is not None
+    chars: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            ranges.append((body[i], body[i + 2]))
+            i += 3
+        else:
+            chars.add(body[i])
+            i += 1
+
+    def member(char: str) -> bool:
+        inside = char in chars or any(low <= char <= high for low, high in ranges)
+        return inside is not negate
+
+    return member
