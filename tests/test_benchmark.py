@@ -228,3 +228,37 @@ def test_make_policy_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "not empty" in proc.stderr
     assert [p.name for p in (tmp_path / "busy").iterdir()] == ["keep.txt"]
+
+
+# A `twsrt test` under strace: twsrt (100) runs threads (101), which start a control (200, no
+# sandbox), a Codex-like start (300: bwrap tried, then the real one, nested below), an srt-like
+# start whose child is logged before its parent's clone returned (400 -> 401), and a PATH lookup
+# that failed. strace pads a short id when longer ones appear (100  clone3).
+STRACE_LOG = """\
+100 execve("/venv/bin/twsrt", ["twsrt", "test"], 0x1 /* 9 vars */) = 0
+100  clone3({flags=CLONE_VM|CLONE_THREAD|CLONE_SETTLS, child_tid=0x1}, 88) = 101
+101 clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x1) = 200
+200 execve("/usr/bin/sh", ["sh", "-c", "cat x"], 0x1 /* 9 vars */) = 0
+101 clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLD <unfinished ...>
+101 <... clone resumed>, child_tidptr=0x1) = 300
+300 execve("/opt/codex", ["codex", "sandbox"], 0x1 /* 9 vars */) = 0
+300 clone(child_stack=NULL, flags=SIGCHLD) = 301
+301 execve("/usr/bin/bwrap", ["bwrap", "--help"], 0x1 /* 9 vars */) = 0
+300 clone(child_stack=NULL, flags=SIGCHLD) = 302
+302 execve("/usr/local/bin/bwrap", ["bwrap"], 0x1 /* 9 vars */) = -1 ENOENT (No such file)
+302 execve("/usr/bin/bwrap", ["bwrap", "--ro-bind", "/", "/"], 0x1 /* 9 vars */) = 0
+101 clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLD <unfinished ...>
+400 execve("/opt/srt", ["srt", "-c", "true"], 0x1 /* 9 vars */) = 0
+400 clone(child_stack=NULL, flags=SIGCHLD) = 401
+401 execve("/usr/bin/bwrap", ["bwrap"], 0x1 /* 9 vars */ <unfinished ...>
+101 <... clone resumed>, child_tidptr=0x1) = 400
+401 <... execve resumed>) = 0
+"""
+
+
+def test_sandbox_starts_counts_each_launch_that_ran_bwrap_once() -> None:
+    twsrt_test = load_script("twsrt_test")
+    assert twsrt_test.sandbox_starts(STRACE_LOG) == 2  # 300 and 400; the control 200 is none
+    without_srt = STRACE_LOG.replace('401 execve("/usr/bin/bwrap"', '401 execve("/usr/bin/true"')
+    assert twsrt_test.sandbox_starts(without_srt) == 1
+    assert twsrt_test.sandbox_starts("") == 0
