@@ -3,12 +3,19 @@ never by timing (benchmarks/bench.py measures the times)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from collections import Counter
 from dataclasses import replace
+from pathlib import Path
+from types import FrameType, ModuleType
 
 import pytest
+from support.sandbox import REPO_ROOT
 
 import twsrt.rules as rules
 from twsrt.agents import REGISTRY
+from twsrt.api import check
 from twsrt.rules import CATALOG, lookup
 
 # ---------------------------------------------------------------- the rule catalog
@@ -48,3 +55,76 @@ def test_the_catalog_follows_a_change_of_the_registry_and_of_a_declaration(
     assert "TWS699" not in CATALOG
     monkeypatch.undo()
     assert "TWS699" not in CATALOG
+
+
+# ---------------------------------------------------------------- check's work per rule
+
+
+# Calls a linear step may add beyond 5x: a step whose first few calls go another way (LineIndex
+# counts newlines for its first lookups per text, then bisects). A quadratic one is far beyond
+# it: 6 rules per list make 36 pairs, 30 make 900.
+SLACK = 50
+
+
+def _make_policy() -> ModuleType:
+    """benchmarks/make_policy.py (a script directory, not a package), as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "make_policy", REPO_ROOT / "benchmarks" / "make_policy.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _calls_of_check(repo: Path) -> Counter[tuple[str, int, str]]:
+    """Every Python function call (by code object) and C function call (by name) of one
+    in-process ``twsrt check`` of ``repo``."""
+    calls: Counter[tuple[str, int, str]] = Counter()
+
+    def count(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            code = frame.f_code
+            calls[(code.co_filename, code.co_firstlineno, code.co_name)] += 1
+        elif event == "c_call":
+            calls[("C", 0, getattr(arg, "__qualname__", repr(arg)))] += 1
+
+    sys.setprofile(count)
+    try:
+        report = check(repo / "twsrt.toml")
+    finally:
+        sys.setprofile(None)
+    assert report.exit_code == 0, [item.render() for item in report.findings]
+    return calls
+
+
+def test_check_calls_every_function_at_most_five_times_as_often_for_five_times_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linearity by counting work, not by timing: a check of 5n rules (make_policy's repository,
+    all four agents) calls no function more than 5 times as often as a check of n rules (plus
+    SLACK calls), so no step scans all the rules for each rule, re-parses a file per
+    entry or searches the catalog per finding. (A quadratic loop in C, ``x in list``, is not a
+    call: benchmarks/bench.py's 50k/10k ratio watches for that.)"""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    make_policy = _make_policy()
+    small, large = 48, 240  # 6 and 30 rules per list
+    counted = {}
+    for size in (small, large):
+        repo = tmp_path / str(size)
+        make_policy.write_repo(repo, size)
+        monkeypatch.chdir(repo)
+        counted[size] = _calls_of_check(repo)
+    grown = {
+        key: (calls, counted[small][key])
+        for key, calls in counted[large].items()
+        if calls > 5 * counted[small][key] + SLACK
+    }
+    assert not grown, "called more than 5x as often: " + ", ".join(
+        f"{name} ({path}:{line}) {calls} vs {before}"
+        for (path, line, name), (calls, before) in sorted(grown.items())
+    )
+    # the per-rule steps ran, hundreds of calls per rule more at the larger size (~400 today)
+    added = sum(counted[large].values()) - sum(counted[small].values())
+    assert added > 100 * (large - small)
