@@ -1,21 +1,24 @@
 """Attacks run in batches: grouped so that none can disturb another, staged on the host,
 run in one script per sandbox start (the control first, without a sandbox), and judged by their
-effect on the host tree (see ``twsrt.testing.attacks`` for what each attack is)."""
+effect on the host tree (see ``twsrt.testing.attacks`` for what each attack is). The script of
+sections is shared with the plain probes' batches (``twsrt.testing.plain``)."""
 
 from __future__ import annotations
 
 import os
 import posixpath
+import secrets
 import shlex
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from twsrt.testing.globs import within
 from twsrt.testing.model import ORIGINAL, Attack, Observation, Outcome, token
 
-START, END = "TWSRT-ATTACK-START", "TWSRT-ATTACK-END"
+START, END = "TWSRT-BATCH-START", "TWSRT-BATCH-END"
 
 
 # ------------------------------------------------------------------ batches
@@ -134,26 +137,69 @@ def effect_seen(attack: Attack, root: Path, output: str) -> bool:
     return token(attack.subject) in output
 
 
-def script(batch: list[Attack], root: Path) -> str:
-    parts = [f"R={shlex.quote(str(root))}", f"echo {START}"]
-    for index, attack in enumerate(batch):
-        parts.append(f"echo '@@{index}@@'; ( {attack.script} ) 2>&1; echo '@@/{index}@@'")
-    parts.append(f"echo {END}")
-    return "\n".join(parts) + "\n"
+def script(batch: list[Attack], root: Path, nonce: str = "") -> str:
+    return section_script([a.script for a in batch], nonce, f"R={shlex.quote(str(root))}")
 
 
-def sections(output: str, count: int) -> list[str | None]:
-    """Each attack's output, None for all when the script did not run to its end."""
-    if START not in output or END not in output:
+def section_script(commands: Sequence[str], nonce: str, prelude: str = "") -> str:
+    """One sh script running each command in a subshell between markers, its exit status
+    after the closing one. The markers carry ``nonce`` (random per batch) so that no output of
+    a command, which may name the policy's paths, can pass for another command's section."""
+    lines = [section_line(index, nonce, text) for index, text in enumerate(commands)]
+    return framed(lines, nonce, prelude)
+
+
+def section_line(index: int, nonce: str, text: str) -> str:
+    head, tail = _markers(index, nonce)
+    return f"echo '{head}'; ( {text} ) 2>&1; echo \"{tail} $?\""
+
+
+def framed(lines: Sequence[str], nonce: str, prelude: str = "") -> str:
+    """The script: ``prelude``, the opening marker, the lines, the closing marker."""
+    parts = [prelude] if prelude else []
+    return "\n".join([*parts, f"echo {START}{nonce}", *lines, f"echo {END}{nonce}"]) + "\n"
+
+
+def _markers(index: int, nonce: str) -> tuple[str, str]:
+    return f"@@{nonce}{index}@@", f"@@/{nonce}{index}@@"
+
+
+@dataclass(frozen=True)
+class Section:
+    """What one command of a batch printed, and the status it exited with."""
+
+    output: str
+    status: int | None
+
+
+def split_sections(output: str, count: int, nonce: str = "") -> list[Section | None]:
+    """Each command's section of a batch's output, None for one that did not finish (the
+    batch hung, crashed or never started before its closing marker)."""
+    if f"{START}{nonce}" not in output:
         return [None] * count
-    body = output.split(START, 1)[1]
-    out: list[str | None] = []
+    body = output.split(f"{START}{nonce}", 1)[1]
+    out: list[Section | None] = []
     for index in range(count):
-        head, tail = f"@@{index}@@", f"@@/{index}@@"
-        out.append(
-            body.split(head, 1)[1].split(tail, 1)[0] if head in body and tail in body else None
-        )
+        head, tail = _markers(index, nonce)
+        if head not in body or tail not in body:
+            out.append(None)
+            continue
+        text, rest = body.split(head, 1)[1].split(tail, 1)
+        word = rest.split("\n", 1)[0].strip()
+        out.append(Section(text, int(word) if word.isdigit() else None))
     return out
+
+
+def sections(output: str, count: int, nonce: str = "") -> list[str | None]:
+    """Each attack's output, None for all when the script did not run to its end (an attack's
+    effect is judged on the host, so a batch that stopped early proves nothing for any)."""
+    if f"{END}{nonce}" not in output:
+        return [None] * count
+    return [s.output if s else None for s in split_sections(output, count, nonce)]
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(6)
 
 
 class _Run(Protocol):
@@ -171,8 +217,9 @@ def run_batch(run: Callable[[str], _Run], batch: list[Attack], root: Path) -> li
             stage(attack, root)
         except OSError as exc:  # its control shows no effect: INVALID, never PASS
             problems[index] = f"cannot stage {attack.subject}: {exc.strerror or exc}"
-    done = run(script(batch, root))
-    parts = sections(done.output, len(batch))
+    nonce = new_nonce()
+    done = run(script(batch, root, nonce))
+    parts = sections(done.output, len(batch), nonce)
     out = []
     for index, (attack, text) in enumerate(zip(batch, parts, strict=True)):
         if text is None or index in problems:

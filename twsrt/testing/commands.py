@@ -18,6 +18,8 @@ from twsrt.testing.model import (
     Probe,
 )
 
+# argv: URL TIMEOUT, or --batch NONCE TIMEOUT (POSITION URL)...: then each fetch of a batch
+# prints its own section (batches.section_line's markers), one Python for all of them.
 FETCH_SCRIPT = r"""
 import json, os, sys, urllib.error, urllib.request
 # Always through the proxy the sandbox names: srt lists localhost in NO_PROXY.
@@ -25,20 +27,27 @@ for name in ("no_proxy", "NO_PROXY"):
     os.environ.pop(name, None)
 proxy = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY")
 opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": proxy} if proxy else {}))
-res = {}
-try:
-    with opener.open(sys.argv[1], timeout=float(sys.argv[2])) as r:
-        res = {"status": r.status, "upstream": r.headers.get("x-twsrt-upstream")}
-except urllib.error.HTTPError as e:
-    body, reason = e.read(4096).decode("utf-8", "replace"), None
+def fetch(url, timeout):
     try:
-        reason = json.loads(body).get("reason")
-    except Exception:
-        pass
-    res = {"status": e.code, "xpe": e.headers.get("x-proxy-error"), "reason": reason}
-except Exception as e:
-    res = {"error": f"{type(e).__name__}: {e}"}
-print("TWSRT-PROBE-NET " + json.dumps(res))
+        with opener.open(url, timeout=timeout) as r:
+            return {"status": r.status, "upstream": r.headers.get("x-twsrt-upstream")}
+    except urllib.error.HTTPError as e:
+        body, reason = e.read(4096).decode("utf-8", "replace"), None
+        try:
+            reason = json.loads(body).get("reason")
+        except Exception:
+            pass
+        return {"status": e.code, "xpe": e.headers.get("x-proxy-error"), "reason": reason}
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {e}"}
+if sys.argv[1] == "--batch":
+    nonce, timeout, rest = sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+    for position, url in zip(rest[::2], rest[1::2]):
+        print(f"@@{nonce}{position}@@", flush=True)
+        print("TWSRT-PROBE-NET " + json.dumps(fetch(url, timeout)), flush=True)
+        print(f"@@/{nonce}{position}@@ 0", flush=True)
+else:
+    print("TWSRT-PROBE-NET " + json.dumps(fetch(sys.argv[1], float(sys.argv[2]))))
 """
 
 CONNECT_SCRIPT = r"""
@@ -57,8 +66,21 @@ def _verdict_shell(test: str) -> str:
     return f"if {test}; then echo '{MARK} allowed'; else echo '{MARK} denied'; fi"
 
 
-def command(probe: Probe, root: str, python: str, index: int = 0, net_timeout: float = 15) -> str:
-    """The ``sh -c`` text of one probe, with the fixture tree at ``root``."""
+# In a batch the Python helpers are set once, in shell variables, instead of once per probe.
+HELPERS = {"TWSRT_FETCH": FETCH_SCRIPT, "TWSRT_CONNECT": CONNECT_SCRIPT}
+HELPERS_PRELUDE = "\n".join(f"{name}={shlex.quote(text)}" for name, text in HELPERS.items())
+
+
+def command(
+    probe: Probe,
+    root: str,
+    python: str,
+    index: int = 0,
+    net_timeout: float = 15,
+    helpers: bool = False,
+) -> str:
+    """The ``sh -c`` text of one probe, with the fixture tree at ``root``; ``helpers``: the
+    Python scripts are read from the shell variables ``HELPERS_PRELUDE`` sets."""
     path = probe.target if probe.target.startswith("/") else posixpath.join(root, probe.target)
     if probe.action is Action.READ:
         return _verdict_shell(f"head -c 1 -- {shlex.quote(path)} >/dev/null")
@@ -74,10 +96,19 @@ def command(probe: Probe, root: str, python: str, index: int = 0, net_timeout: f
             f"else echo '{MARK} denied'; fi"
         )
     if probe.action is Action.FETCH:
-        argv = [python, "-c", FETCH_SCRIPT, probe.target, str(net_timeout)]
-        return " ".join(shlex.quote(a) for a in argv)
-    argv = [python, "-c", CONNECT_SCRIPT, path]
-    return " ".join(shlex.quote(a) for a in argv)
+        return _python_call(python, "TWSRT_FETCH", helpers, probe.target, str(net_timeout))
+    return _python_call(python, "TWSRT_CONNECT", helpers, path)
+
+
+def fetches(python: str, nonce: str, net_timeout: float, targets: list[tuple[int, str]]) -> str:
+    """One Python that fetches each (position, URL) of a batch, each in its own section."""
+    args = [a for position, url in targets for a in (str(position), url)]
+    return _python_call(python, "TWSRT_FETCH", True, "--batch", nonce, str(net_timeout), *args)
+
+
+def _python_call(python: str, helper: str, by_name: bool, *args: str) -> str:
+    text = f'"${helper}"' if by_name else shlex.quote(HELPERS[helper])
+    return " ".join([shlex.quote(python), "-c", text, *map(shlex.quote, args)])
 
 
 def classify_fetch(result: dict[str, Any]) -> Outcome | None:

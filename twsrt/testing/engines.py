@@ -218,8 +218,9 @@ def control_run(shell: str, root: Path, upstream: str, timeout: float) -> Run:
 
 
 def default_jobs() -> int:
-    """Sandbox starts are mostly waiting; a few at once roughly halve a run on two cores."""
-    return max(1, min(4, 2 * (os.cpu_count() or 1)))
+    """Lanes per engine: each costs a fixture tree and a smoke start, and engines already run
+    side by side; two keep a single engine's run short without adding starts to a full one."""
+    return max(1, min(2, os.cpu_count() or 1))
 
 
 def root_base() -> str:

@@ -12,7 +12,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -22,7 +22,6 @@ from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
 from twsrt.rules import CONFIG_INVALID, DISABLED_SANDBOX
 from twsrt.testing.attacks import derive_attacks
-from twsrt.testing.commands import command, observe
 from twsrt.testing.derive import select
 from twsrt.testing.engines import (
     SMOKE,
@@ -42,7 +41,6 @@ from twsrt.testing.model import (
     MARK,
     Attack,
     Fixtures,
-    Observation,
     Outcome,
     Plan,
     Probe,
@@ -107,57 +105,48 @@ def run_engine(
     probes: list[Probe],
     fixtures: Fixtures,
     timeout: float,
+    upstream: str,
     tamper: Tamper | None = None,
-    jobs: int = 1,
+    jobs: int = 2,
     attacks: Sequence[Attack] = (),
     reported: Reported = (),
+    batched: bool = True,
 ) -> list[Result]:
-    """Run the probes in ``jobs`` lanes, and the attacks in one more lane of their own. Each
-    lane has its own fixture tree and runs one sandbox at a time: sandboxes create mount
-    placeholders in the tree while they start (srt for its mandatory denies, Codex for missing
-    deny targets), so two sandboxes starting in one tree at once break each other."""
-    lanes = max(1, min(jobs, len(probes))) if probes else 0
-    # attack batches share one sandbox start each; two lanes of them keep up with the probes
-    groups = _attack_lanes(list(attacks), 2)
-    engines = [factory(name) for _ in range(lanes + len(groups))]
-    with upstream_stub() as upstream, ExitStack() as stack:
-        roots = [
-            stack.enter_context(_lane(engine, ctx, fixtures, upstream, timeout, tamper))
-            for engine in engines
-        ]
+    """Run the probes and attacks in at most ``jobs`` lanes. Each lane has its own fixture tree
+    and runs one sandbox at a time: sandboxes create mount placeholders in the tree while they
+    start (srt for its mandatory denies, Codex for missing deny targets), so two sandboxes
+    starting in one tree at once break each other. The plain probes run first in lane 0, in
+    batches (``testing.plain``), before any attack stages anything in its tree; the attack
+    batches are dealt to the lanes in turn, starting with the next one."""
+    from twsrt.testing.batches import batches
 
-        def lane_job(lane: int) -> list[tuple[int, Result]]:
-            engine, root = engines[lane], roots[lane]
-            if lane >= lanes:
-                group = groups[lane - lanes]
-                tried = [attacks[i] for i in group]
-                found = _attack(engine, ctx, tried, root, upstream, timeout, reported)
-                return [(len(probes) + i, r) for i, r in zip(group, found, strict=True)]
-            return [
-                (i, _one(engine, ctx, probes[i], root, upstream, _python(engine), i, timeout))
-                for i in range(lane, len(probes), lanes)
-            ]
+    attack_batches = batches(list(attacks))
+    units = (1 if probes else 0) + len(attack_batches)
+    lanes = max(1, min(jobs, units))
+    first = 1 % lanes if probes else 0
+    index = {id(a): i for i, a in enumerate(attacks)}
+    dealt: list[list[int]] = [[] for _ in range(lanes)]
+    for n, batch in enumerate(attack_batches):
+        dealt[(first + n) % lanes].extend(index[id(a)] for a in batch)
 
-        with ThreadPoolExecutor(max_workers=max(1, len(engines))) as pool:
-            done = [item for items in pool.map(lane_job, range(len(engines))) for item in items]
+    def lane_job(lane: int) -> list[tuple[int, Result]]:
+        engine = factory(name)
+        with _lane(engine, ctx, fixtures, upstream, timeout, tamper) as root:
+            out = _plain(engine, ctx, probes, root, upstream, timeout, batched) if lane == 0 else []
+            tried = [attacks[i] for i in sorted(dealt[lane])]
+            found = _attack(engine, ctx, tried, root, upstream, timeout, reported)
+        return out + [(len(probes) + i, r) for i, r in zip(sorted(dealt[lane]), found, strict=True)]
+
+    if not units:
+        return []
+    with ThreadPoolExecutor(max_workers=lanes) as pool:
+        done = [item for items in pool.map(lane_job, range(lanes)) for item in items]
     return [result for _, result in sorted(done, key=lambda item: item[0])]
 
 
 def _python(engine: Engine) -> str:
     """The Python the probe commands run: the engine's when its sandbox cannot see ours."""
     return str(getattr(engine, "python", None) or sys.executable)
-
-
-def _attack_lanes(attacks: list[Attack], lanes: int) -> list[list[int]]:
-    """Attack indices per lane: whole batches dealt in turn (a batch costs one control and
-    one sandbox start, whatever its size)."""
-    from twsrt.testing.batches import batches
-
-    index = {id(a): i for i, a in enumerate(attacks)}
-    groups: list[list[int]] = [[] for _ in range(lanes)]
-    for n, batch in enumerate(batches(attacks)):
-        groups[n % lanes].extend(index[id(a)] for a in batch)
-    return [sorted(g) for g in groups if g]
 
 
 def _attack(
@@ -171,6 +160,9 @@ def _attack(
 ) -> list[Result]:
     """Every attack run without and then with the sandbox, judged by its effect on the host."""
     from twsrt.testing.batches import observe_all
+
+    if not attacks:
+        return []
 
     def control(shell: str) -> Run:
         return control_run(shell, root, upstream, timeout)
@@ -196,46 +188,53 @@ def _attack(
     return out
 
 
-def _one(
+def _plain(
     engine: Engine,
     ctx: Context,
-    probe: Probe,
+    probes: list[Probe],
     root: Path,
     upstream: str,
-    python: str,
-    index: int,
     timeout: float,
-) -> Result:
-    if probe.problem:
-        verdict, detail = judge(probe, None, None)
-        return Result(engine.name, probe, verdict, detail)
-    why = _unmodelled(engine, probe)
-    if why:
-        return Result(engine.name, probe, Verdict.UNMODELLED, why)
-    shell = command(probe, str(root), python, index, net_timeout=max(1.0, timeout / 2))
-    ran = control_run(shell, root, upstream, timeout)
-    control: Observation = observe(probe, ran.exit_code, ran.output, ran.seconds)
-    sandboxed: Observation | None = None
-    gap = None
-    if control.ran and control.outcome is not None and control.outcome.value == "allowed":
-        ran = engine.run(shell, timeout)
-        sandboxed = observe(probe, ran.exit_code, ran.output, ran.seconds)
-        if not sandboxed.ran and ran.exit_code is not None:
-            # no result line: the sandbox failed to start; once more before calling it ERROR
-            ran = engine.run(shell, timeout)
-            sandboxed = observe(probe, ran.exit_code, ran.output, ran.seconds)
-        if sandboxed.outcome is not None and sandboxed.outcome is not probe.expect:
-            gap = _gap(engine, ctx, probe, sandboxed.outcome)
-    verdict, detail = judge(probe, control, sandboxed, gap)
-    return Result(
-        engine.name,
-        probe,
-        verdict,
-        detail,
-        gap if verdict is Verdict.GAP else None,
-        control,
-        sandboxed,
-    )
+    batched: bool = True,
+) -> list[tuple[int, Result]]:
+    """Every plain probe run without and, when that was allowed, with the sandbox, in batches;
+    each judged on its own observations."""
+    from twsrt.testing.plain import Planned, observe_plain
+
+    out: list[tuple[int, Result]] = []
+    items = []
+    for index, probe in enumerate(probes):
+        if probe.problem:
+            verdict, detail = judge(probe, None, None)
+            out.append((index, Result(engine.name, probe, verdict, detail)))
+        elif why := _unmodelled(engine, probe):
+            out.append((index, Result(engine.name, probe, Verdict.UNMODELLED, why)))
+        else:
+            items.append(Planned(index, probe))
+
+    def control(shell: str, limit: float) -> Run:
+        return control_run(shell, root, upstream, limit)
+
+    def sandboxed(shell: str, limit: float) -> Run:
+        return engine.run(shell, limit)
+
+    python = _python(engine)
+    seen = observe_plain(control, sandboxed, items, str(root), python, timeout, batched)
+    for item in items:
+        plain, inside = seen[item.index]
+        gap = None
+        if (
+            inside is not None
+            and inside.outcome is not None
+            and inside.outcome is not item.probe.expect
+        ):
+            gap = _gap(engine, ctx, item.probe, inside.outcome)
+        verdict, detail = judge(item.probe, plain, inside, gap)
+        kept = gap if verdict is Verdict.GAP else None
+        out.append(
+            (item.index, Result(engine.name, item.probe, verdict, detail, kept, plain, inside))
+        )
+    return out
 
 
 def _unmodelled(engine: Engine, probe: Probe) -> str:
@@ -267,10 +266,12 @@ def run_tests(
     factory: Factory = make_engine,
     jobs: int | None = None,
     attacks: bool = True,
+    batched: bool = True,
 ) -> ProbeReport:
     """Derive the probes for ctx's modes, run them in the selected engines (``engines``: names,
     ``all``, or None for every engine that can run here), and collect the verdicts;
-    ``attacks``: also the adversarial probes of ``testing.attacks`` (judged on the host).
+    ``attacks``: also the adversarial probes of ``testing.attacks`` (judged on the host);
+    ``batched`` False: each plain probe in a sandbox start of its own (for the comparison).
 
     Raises EngineUnavailable before running anything when a named engine (or, by default,
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
@@ -304,11 +305,22 @@ def run_tests(
         lanes = jobs or default_jobs()
         fixtures = plan.fixtures
         return run_engine(
-            name, factory, ctx, probes, fixtures, timeout, tamper, lanes, tries, reported
+            name,
+            factory,
+            ctx,
+            probes,
+            fixtures,
+            timeout,
+            upstream,
+            tamper,
+            lanes,
+            tries,
+            reported,
+            batched,
         )
 
-    # engines side by side: each has its own trees, stub and lanes
-    with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
+    # engines side by side, each in trees of its own; one stub answers for all of them
+    with upstream_stub() as upstream, ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
         for results in pool.map(engine_job, names):
             report.results += results
     report.seconds = time.monotonic() - start
