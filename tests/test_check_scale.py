@@ -11,10 +11,13 @@ from pathlib import Path
 from types import FrameType, ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.sandbox import REPO_ROOT
 
 import twsrt.rules as rules
 from twsrt.agents import REGISTRY
+from twsrt.agents.abspaths import PathIndex, inside
 from twsrt.api import check
 from twsrt.rules import CATALOG, lookup
 
@@ -128,3 +131,28 @@ def test_check_calls_every_function_at_most_five_times_as_often_for_five_times_t
     # the per-rule steps ran, hundreds of calls per rule more at the larger size (~400 today)
     added = sum(counted[large].values()) - sum(counted[small].values())
     assert added > 100 * (large - small)
+
+
+# ---------------------------------------------------------------- Copilot's names under roots
+
+_PATHS = st.lists(st.sampled_from(["a", "b", "ab", ".", "", "~"]), min_size=0, max_size=4).map(
+    "/".join
+) | st.lists(st.sampled_from(["a", "b", "ab", ""]), max_size=4).map(lambda p: "/" + "/".join(p))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PATHS, max_size=6), _PATHS, _PATHS)
+def test_no_root_holds_a_path_below_one_it_neither_holds_nor_may_hold_below(
+    roots: list[str], path: str, name: str
+) -> None:
+    """What lets Copilot's protected names cost a lookup or two per write root instead of one
+    per name (settings._protected_names): a path below P is held only if P is, or some root
+    stands at or below P, the same verdict as ``inside`` over every root."""
+    index = PathIndex(roots)
+    below = f"{path.rstrip('/')}/{name}"
+    scanned = any(inside(below, root) for root in roots)
+    assert index.holds(below) == scanned
+    if not index.holds(path) and not index.may_hold_below(path):
+        assert not scanned
+    index.add(below)  # the sorted stems are made again after an addition
+    assert index.may_hold_below(path)

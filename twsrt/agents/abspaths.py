@@ -9,6 +9,7 @@ reports the same loss in the same words.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -63,10 +64,12 @@ class PathIndex:
         self._exact: dict[str, int] = {}  # each root as written -> its first position
         self._stems: dict[str, int] = {}  # each root's stem -> the first position
         self._lengths: set[int] = set()  # the stems' lengths
+        self._sorted: list[str] | None = None  # the stems in order, built on first use
         for root in roots:
             self.add(root)
 
     def add(self, root: str) -> None:
+        self._sorted = None
         order = len(self.roots)
         self.roots.append(root)
         self._exact.setdefault(root, order)
@@ -90,6 +93,18 @@ class PathIndex:
     def holds(self, path: str) -> bool:
         """Whether some root holds ``path`` (is it, or an ancestor of it)."""
         return self.first_holding(path) is not None
+
+    def may_hold_below(self, path: str) -> bool:
+        """Whether some root's stem is ``path``'s or lies below it (two bisections of the sorted
+        stems). When not, and no root holds ``path``, no root holds anything below it."""
+        if self._sorted is None:
+            self._sorted = sorted(self._stems)
+        stems, stem = self._sorted, path.rstrip("/")
+        at = bisect_left(stems, stem)
+        if at < len(stems) and stems[at] == stem:  # root P/ holds P/x, not P
+            return True
+        at = bisect_left(stems, stem + "/")
+        return at < len(stems) and stems[at].startswith(stem + "/")
 
 
 def _slashes(path: str) -> list[int]:

@@ -174,10 +174,16 @@ def _protected_names(
     there; a name inside a denied path stays denied (read-only there would re-open reads)."""
     seen = set(readonly)
     extra: list[str] = []
-    for path in (p for root in readwrite for p in under(root, policy)):
-        if path not in seen and not denies.index.holds(path):
-            seen.add(path)
-            extra.append(path)
+    index = denies.index
+    for root in readwrite:
+        if index.holds(root):  # every name under it is denied too
+            continue
+        # else a name under it is denied only when some deny stands at or below the root
+        below = index.may_hold_below(root)
+        for path in under(root, policy):
+            if path not in seen and not (below and index.holds(path)):
+                seen.add(path)
+                extra.append(path)
     return extra
 
 
