@@ -19,6 +19,7 @@ import twsrt.rules as rules
 from twsrt.agents import REGISTRY
 from twsrt.agents.abspaths import PathIndex, inside
 from twsrt.api import check
+from twsrt.policy import has_dots
 from twsrt.rules import CATALOG, lookup
 
 # ---------------------------------------------------------------- the rule catalog
@@ -156,3 +157,15 @@ def test_no_root_holds_a_path_below_one_it_neither_holds_nor_may_hold_below(
         assert not scanned
     index.add(below)  # the sorted stems are made again after an addition
     assert index.may_hold_below(path)
+
+
+# ---------------------------------------------------------------- dots in policy paths
+
+
+@given(st.lists(st.sampled_from(["", ".", "..", "...", ".a", "a.", "a", "~", "*"]), max_size=6))
+def test_has_dots_finds_a_dot_component_as_the_split_does(parts: list[str]) -> None:
+    """has_dots tests substrings (it is asked of every policy path); the meaning is the split's:
+    a ``.`` or ``..`` component after the first, or a leading ``..``."""
+    path = "/".join(parts)
+    split = path.split("/")
+    assert has_dots(path) == (any(p in (".", "..") for p in split[1:]) or split[0] == "..")

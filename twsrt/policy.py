@@ -23,9 +23,9 @@ def fold_dots(path: str) -> str:
     symlinked-path check reports those). A ``..`` that climbs above the launch directory or the
     home directory, or follows a glob, depends on where the agent runs: the path is returned as
     written and every agent that cannot name it refuses it (see ``has_dots``)."""
-    parts = path.split("/")
-    if not any(part in (".", "..") for part in parts[1:]) and parts[0] != "..":
+    if not has_dots(path):
         return path  # the common case; a leading "./" alone is left as written
+    parts = path.split("/")
     anchor, rest = (parts[0] or "/", parts[1:]) if parts[0] in ("", "~", ".") else ("", parts)
     kept: list[str] = []
     for part in rest:
@@ -48,8 +48,15 @@ def fold_dots(path: str) -> str:
 
 
 def has_dots(path: str) -> bool:
-    """Whether a ``.`` or ``..`` component is left (after fold_dots: an ambiguous ``..``)."""
-    return any(part in (".", "..") for part in path.split("/")[1:]) or path.split("/")[0] == ".."
+    """Whether a ``.`` or ``..`` component is left (after fold_dots: an ambiguous ``..``); a
+    leading ``.`` is none. Substring tests, not a split: every policy path is asked, twice."""
+    return (
+        "/./" in path
+        or "/../" in path
+        or path.endswith(("/.", "/.."))
+        or path == ".."
+        or path.startswith("../")
+    )
 
 
 def normalize_path(path: str) -> str:
