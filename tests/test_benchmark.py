@@ -125,6 +125,15 @@ def test_the_acceptance_ratios_pass_and_fail_by_their_limits() -> None:
     verdicts = bench.ratio_verdicts(rows(100.0, 501.0, 1000.0, 4010.0))
     assert [passed for _, passed in verdicts] == [False, False]
     assert all(line.endswith("FAIL") for line, _ in verdicts)
+    # the CPU times' ratio is shown beside the wall times' verdict, which it does not change
+    cpu = [
+        bench.Row("10000", 1, {"check": bench.Timing(1000.0, 1000.0, 1, 0, "", 800.0)}),
+        bench.Row("50000", 1, {"check": bench.Timing(3900.0, 3900.0, 1, 0, "", 3600.0)}),
+    ]
+    assert bench.ratio_verdicts(cpu)[1] == (
+        "check(50k) / check(10k) <= 4: 3.90 PASS (CPU time: 4.50)",
+        True,
+    )
 
 
 def test_the_markdown_table_has_a_row_per_policy() -> None:
