@@ -326,7 +326,9 @@ def test_command(
 
     request = _request(ctx, common, yolo=yolo, sandbox=sandbox, verbose=_verbose(ctx, verbose))
     probes = ProbeOptions(engine, keyword, timeout, strict, as_json, junit)
-    finish(run(request, probes, colour=not as_json and _colour()))
+    # a counter per engine while the probes run: on a terminal, for the text report only
+    progress = sys.stderr if not as_json and sys.stderr.isatty() else None
+    finish(run(request, probes, colour=not as_json and _colour(), progress=progress))
 
 
 def _agent_list(

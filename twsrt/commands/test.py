@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from twsrt.invocation import open_invocation
 from twsrt.outcome import EXIT_USAGE, Outcome
 from twsrt.request import Request
 from twsrt.testing.engines import EngineUnavailable
+from twsrt.testing.progress import Progress
 from twsrt.testing.run import run_tests
 from twsrt.testing.selection import Requested
 
@@ -24,18 +26,31 @@ class ProbeOptions:
     junit: str | None = None  # also a JUnit XML report there
 
 
-def run(request: Request, options: ProbeOptions, *, colour: bool = False) -> Outcome:
+def run(
+    request: Request,
+    options: ProbeOptions,
+    *,
+    colour: bool = False,
+    progress: TextIO | None = None,
+) -> Outcome:
     """What ``twsrt test`` prints: the report (text or JSON; ``colour``: with ANSI colours,
     ``request.verbose``: passing probes too) on stdout, the JUnit file, the report's exit
-    code; an engine that cannot run here is named on stderr, exit 2."""
+    code; an engine that cannot run here is named on stderr, exit 2. ``progress``: the
+    terminal that shows the probes done per engine while they run (erased at the end)."""
     from twsrt.reports.probes import junit_xml, render_json, render_text
 
     outcome = Outcome()
     with outcome.stopping() as out:
         try:
             ctx = open_invocation(request).context
+            shown = Progress(progress) if progress is not None else None
             report = run_tests(
-                ctx, options.engine, options.keyword, options.timeout, options.strict
+                ctx,
+                options.engine,
+                options.keyword,
+                options.timeout,
+                options.strict,
+                progress=shown,
             )
         except EngineUnavailable as exc:
             out.err(f"twsrt test: {exc.engine} cannot run here: {exc.problem}")

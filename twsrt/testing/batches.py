@@ -236,10 +236,15 @@ Runner = Callable[[str], _Run]
 
 
 def observe_all(
-    control: Runner, sandboxed: Runner, attacks: list[Attack], root: Path
+    control: Runner,
+    sandboxed: Runner,
+    attacks: list[Attack],
+    root: Path,
+    tick: Callable[[int], None] | None = None,
 ) -> list[tuple[Attack, Observation, Observation | None]]:
-    """Every attack's control and sandboxed observation, batch by batch. The sandbox runs only
-    the attacks whose control showed the effect (the others prove nothing either way)."""
+    """Every attack's control and sandboxed observation, batch by batch (``tick``: told each
+    batch's size when it is done). The sandbox runs only the attacks whose control showed the
+    effect (the others prove nothing either way)."""
     out: list[tuple[Attack, Observation, Observation | None]] = []
     for batch in batches(attacks):
         plain = run_batch(control, batch, root)
@@ -248,4 +253,6 @@ def observe_all(
             dict(zip(map(id, live), run_batch(sandboxed, live, root), strict=True)) if live else {}
         )
         out += [(a, o, seen.get(id(a))) for a, o in zip(batch, plain, strict=True)]
+        if tick is not None:
+            tick(len(batch))
     return out

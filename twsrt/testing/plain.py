@@ -152,6 +152,7 @@ def observe_plain(
     python: str,
     timeout: float,
     batched: bool = True,
+    tick: Callable[[int], None] | None = None,
 ) -> dict[int, tuple[Observation, Observation | None]]:
     """Every probe's control and sandboxed observation, batch by batch (``batched`` False: each
     probe alone, as before batching; the test that compares the two uses it). The sandbox runs
@@ -166,6 +167,8 @@ def observe_plain(
         live = [i for i in batch if _allowed(plain[i.index])]
         seen = observe_batch(sandboxed, live, shells, timeout, True)
         out.update({i.index: (plain[i.index], seen.get(i.index)) for i in batch})
+        if tick is not None:
+            tick(len(batch))
     return out
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -61,10 +62,12 @@ from twsrt.testing.selection import (
 from twsrt.testing.verdicts import explain_gap, judge
 
 Reported = tuple[Finding, ...]  # what check reports for an engine's agent (gaps.Mismatch)
+Tick = Callable[[int], None]  # told how many more probes of an engine are done
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.policy import Policy
+    from twsrt.testing.progress import Progress
 
 
 @contextmanager
@@ -111,8 +114,10 @@ def run_engine(
     attacks: Sequence[Attack] = (),
     reported: Reported = (),
     batched: bool = True,
+    tick: Tick | None = None,
 ) -> list[Result]:
-    """Run the probes and attacks in at most ``jobs`` lanes. Each lane has its own fixture tree
+    """Run the probes and attacks in at most ``jobs`` lanes (``tick``: told how many more are
+    done, as they finish). Each lane has its own fixture tree
     and runs one sandbox at a time: sandboxes create mount placeholders in the tree while they
     start (srt for its mandatory denies, Codex for missing deny targets), so two sandboxes
     starting in one tree at once break each other. The plain probes run first in lane 0, in
@@ -132,9 +137,11 @@ def run_engine(
     def lane_job(lane: int) -> list[tuple[int, Result]]:
         engine = factory(name)
         with _lane(engine, ctx, fixtures, upstream, timeout, tamper) as root:
-            out = _plain(engine, ctx, probes, root, upstream, timeout, batched) if lane == 0 else []
+            out = []
+            if lane == 0:
+                out = _plain(engine, ctx, probes, root, upstream, timeout, batched, tick)
             tried = [attacks[i] for i in sorted(dealt[lane])]
-            found = _attack(engine, ctx, tried, root, upstream, timeout, reported)
+            found = _attack(engine, ctx, tried, root, upstream, timeout, reported, tick)
         return out + [(len(probes) + i, r) for i, r in zip(sorted(dealt[lane]), found, strict=True)]
 
     if not units:
@@ -157,6 +164,7 @@ def _attack(
     upstream: str,
     timeout: float,
     reported: Reported = (),
+    tick: Tick | None = None,
 ) -> list[Result]:
     """Every attack run without and then with the sandbox, judged by its effect on the host."""
     from twsrt.testing.batches import observe_all
@@ -173,7 +181,9 @@ def _attack(
     out = []
     skipped = {i: why for i, a in enumerate(attacks) if (why := _unmodelled(engine, a))}
     tried = [a for i, a in enumerate(attacks) if i not in skipped]
-    observed = {id(a): (o, s) for a, o, s in observe_all(control, sandboxed, tried, root)}
+    if tick is not None and skipped:
+        tick(len(skipped))
+    observed = {id(a): (o, s) for a, o, s in observe_all(control, sandboxed, tried, root, tick)}
     for i, attack in enumerate(attacks):
         if i in skipped:
             out.append(Result(engine.name, attack, Verdict.UNMODELLED, skipped[i]))
@@ -196,6 +206,7 @@ def _plain(
     upstream: str,
     timeout: float,
     batched: bool = True,
+    tick: Tick | None = None,
 ) -> list[tuple[int, Result]]:
     """Every plain probe run without and, when that was allowed, with the sandbox, in batches;
     each judged on its own observations."""
@@ -219,7 +230,9 @@ def _plain(
         return engine.run(shell, limit)
 
     python = _python(engine)
-    seen = observe_plain(control, sandboxed, items, str(root), python, timeout, batched)
+    if tick is not None and out:
+        tick(len(out))  # nothing to run for these
+    seen = observe_plain(control, sandboxed, items, str(root), python, timeout, batched, tick)
     for item in items:
         plain, inside = seen[item.index]
         gap = None
@@ -267,11 +280,13 @@ def run_tests(
     jobs: int | None = None,
     attacks: bool = True,
     batched: bool = True,
+    progress: Progress | None = None,
 ) -> ProbeReport:
     """Derive the probes for ctx's modes, run them in the selected engines (``engines``: names,
     ``all``, or None for every engine that can run here), and collect the verdicts;
     ``attacks``: also the adversarial probes of ``testing.attacks`` (judged on the host);
-    ``batched`` False: each plain probe in a sandbox start of its own (for the comparison).
+    ``batched`` False: each plain probe in a sandbox start of its own (for the comparison);
+    ``progress``: counts the probes done per engine as they finish (a terminal's line).
 
     Raises EngineUnavailable before running anything when a named engine (or, by default,
     every engine) cannot run here, so a missing sandbox is never mistaken for a passing one.
@@ -304,6 +319,10 @@ def run_tests(
             return []
         lanes = jobs or default_jobs()
         fixtures = plan.fixtures
+        tick = None
+        if progress is not None:
+            progress.start(name, len(probes) + len(tries))
+            tick = partial(progress.advance, name)
         return run_engine(
             name,
             factory,
@@ -317,12 +336,17 @@ def run_tests(
             tries,
             reported,
             batched,
+            tick,
         )
 
     # engines side by side, each in trees of its own; one stub answers for all of them
-    with upstream_stub() as upstream, ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
-        for results in pool.map(engine_job, names):
-            report.results += results
+    try:
+        with upstream_stub() as upstream, ThreadPoolExecutor(max(1, len(names))) as pool:
+            for results in pool.map(engine_job, names):
+                report.results += results
+    finally:
+        if progress is not None:
+            progress.close()  # the line is erased before anything else is printed
     report.seconds = time.monotonic() - start
     if keyword and not report.results:
         raise TwsrtError(
