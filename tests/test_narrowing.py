@@ -306,13 +306,18 @@ def bash(draw: st.DrawFn) -> dict[str, list[str]]:
     return {"allow": draw(commands), "deny": draw(commands), "ask": draw(commands)}
 
 
+# built once, not in every draw: hypothesis validates each new strategy object per example
+_tree_policy, _bash = tree_policy(), bash()
+_short_paths, _short_domains = st.lists(tree_path(), max_size=2), st.lists(tree_domain, max_size=2)
+
+
 @st.composite
 def pair(draw: st.DrawFn) -> tuple[Policy, Policy]:
     """A user policy and a project policy, the project often built from the user's lists so
     that narrowing ones come up."""
-    user_srt, user_bash = draw(tree_policy()), draw(bash())
+    user_srt, user_bash = draw(_tree_policy), draw(_bash)
     if draw(st.booleans()):
-        project_srt, project_bash = draw(tree_policy()), draw(bash())
+        project_srt, project_bash = draw(_tree_policy), draw(_bash)
     else:
         project_srt = {
             "filesystem": {k: draw(st.permutations(v)) for k, v in user_srt["filesystem"].items()},
@@ -321,7 +326,7 @@ def pair(draw: st.DrawFn) -> tuple[Policy, Policy]:
         project_bash = {k: list(v) for k, v in user_bash.items()}
         for key in ("allowWrite", "denyRead", "denyWrite"):
             if draw(st.booleans()):
-                project_srt["filesystem"][key] = draw(st.lists(tree_path(), max_size=2))
+                project_srt["filesystem"][key] = draw(_short_paths)
         allows = project_bash["allow"]
         if allows and draw(st.booleans()):  # a command whose name extends an allowed one's
             allows.append(draw(st.sampled_from(allows)) + "k")
@@ -329,7 +334,7 @@ def pair(draw: st.DrawFn) -> tuple[Policy, Policy]:
         if roots and draw(st.booleans()):  # a sibling whose name extends a root's: ~/a, ~/ab
             roots.append(draw(st.sampled_from(roots)).rstrip("/") + "z")
         if draw(st.booleans()):
-            project_srt["network"]["allowedDomains"] = draw(st.lists(tree_domain, max_size=2))
+            project_srt["network"]["allowedDomains"] = draw(_short_domains)
         if draw(st.booleans()):
             project_bash[draw(st.sampled_from(["allow", "deny", "ask"]))] = draw(commands)
     return make_policy(user_srt, user_bash), make_policy(project_srt, project_bash)

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
-from twsrt.agents.srtkeys import LOWER_LOOSENS, SRT_KEYS, dotted, is_set
+from twsrt.agents.srtkeys import LOWER_LOOSENS, SRT_KEYS, KeyInfo, dotted, is_set
 from twsrt.bashrules import command_holders
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
@@ -329,6 +330,16 @@ def _at_least(value: Any, floor: Any) -> bool:
     return value == floor
 
 
+@cache
+def _switch_keys() -> tuple[tuple[str, KeyInfo], ...]:
+    """The srt leaves outside the lists, found once (a scan of every key for each key)."""
+    return tuple(
+        (pointer, info)
+        for pointer, info in SRT_KEYS.items()
+        if pointer not in _LISTED and not any(k.startswith(pointer + "/") for k in SRT_KEYS)
+    )
+
+
 def _switches(check: _Check) -> list[Finding]:
     """srt keys outside the lists: a project that sets a granting key wider than the user, or
     turns the sandbox off, widens; one that leaves out a restricting key the user sets drops it
@@ -336,9 +347,7 @@ def _switches(check: _Check) -> list[Finding]:
 
     project, user = check.project, check.user
     out = []
-    for pointer, info in SRT_KEYS.items():
-        if pointer in _LISTED or any(k.startswith(pointer + "/") for k in SRT_KEYS):
-            continue
+    for pointer, info in _switch_keys():
         mine, theirs = _value(project.srt, pointer), _value(user.srt, pointer)
         if pointer in LOWER_LOOSENS:
             out += _lowered(check, pointer, mine, theirs, LOWER_LOOSENS[pointer])

@@ -183,31 +183,52 @@ tree_segments = st.lists(tree_segment, min_size=1, max_size=3).map("/".join)
 dotdot_prefix = st.sampled_from(["", "", "", "../", "x/../"])
 
 
+tree_anchor = st.sampled_from(["~/", "", "/", "./"])
+
+
 @st.composite
 def tree_base(draw: st.DrawFn) -> str:
     """A plain path anchored at HOME, the launch directory or the re-rooted ``/``."""
-    anchor = draw(st.sampled_from(["~/", "", "/", "./"]))
+    anchor = draw(tree_anchor)
     body = draw(dotdot_prefix) + draw(tree_segments)
     return anchor + body
+
+
+# Strategies built once: a strategy made anew inside a draw is validated anew on every example,
+# which cost the tree properties more than drawing from it (same draws either way).
+_tree_base = tree_base()
 
 
 tree_glob_tail = st.sampled_from(["*.pem", "id_?", "[ab]c", "{x,y}.key", "**/*.pem", "*"])
 tree_spelling = st.sampled_from(["P", "P/", "P/**"])  # the three ways to name a tree
 
 
+tree_path_kind = st.sampled_from(["plain", "plain", "slash", "glob", "home"])
+tree_home = st.sampled_from(["~", "~/", "."])
+
+
 @st.composite
-def tree_path(draw: st.DrawFn, tree: bool = False) -> str:
-    base = draw(tree_base())
+def _tree_path(draw: st.DrawFn, tree: bool) -> str:
+    base = draw(_tree_base)
     if tree:
         return draw(tree_spelling).replace("P", base, 1)
-    kind = draw(st.sampled_from(["plain", "plain", "slash", "glob", "home"]))
+    kind = draw(tree_path_kind)
     if kind == "slash":
         return base + "/"
     if kind == "glob":
         return base + "/" + draw(tree_glob_tail)
     if kind == "home":
-        return draw(st.sampled_from(["~", "~/", "."]))
+        return draw(tree_home)
     return base
+
+
+_tree_paths = {tree: _tree_path(tree) for tree in (False, True)}
+
+
+def tree_path(tree: bool = False) -> st.SearchStrategy[str]:
+    """A path of the tree (``tree``: one naming a whole tree, spelled ``P``, ``P/`` or
+    ``P/**``); the same strategy object on every call."""
+    return _tree_paths[tree]
 
 
 tree_domain = st.one_of(
@@ -220,11 +241,17 @@ tree_domain = st.one_of(
 )
 
 
+_tree_roots = st.lists(tree_path(), min_size=0, max_size=3, unique=True)
+_tree_denies = st.lists(tree_path(tree=True) | tree_path(), max_size=2)
+_tree_allowed_domains = st.lists(tree_domain, max_size=3, unique=True)
+_tree_denied_domains = st.lists(tree_domain, max_size=2, unique=True)
+
+
 @st.composite
 def tree_policy(draw: st.DrawFn) -> dict[str, Any]:
     """An srt settings object for the fixture tree: write roots with denies nested inside them
     (tree denies spelled ``P``, ``P/`` and ``P/**``), free-standing denies, re-allowed reads."""
-    roots = draw(st.lists(tree_path(), min_size=0, max_size=3, unique=True))
+    roots = draw(_tree_roots)
     deny_write: list[str] = []
     deny_read: list[str] = []
     for root in roots:
@@ -233,8 +260,8 @@ def tree_policy(draw: st.DrawFn) -> dict[str, Any]:
         inner = draw(tree_segments)
         spelled = draw(tree_spelling).replace("P", root.rstrip("/") + "/" + inner, 1)
         (deny_write if draw(st.booleans()) else deny_read).append(spelled)
-    deny_write += draw(st.lists(tree_path(tree=True) | tree_path(), max_size=2))
-    deny_read += draw(st.lists(tree_path(tree=True) | tree_path(), max_size=2))
+    deny_write += draw(_tree_denies)
+    deny_read += draw(_tree_denies)
     filesystem: dict[str, Any] = {"allowWrite": roots, "denyWrite": deny_write}
     filesystem["denyRead"] = deny_read
     if deny_read and draw(st.booleans()):
@@ -242,8 +269,8 @@ def tree_policy(draw: st.DrawFn) -> dict[str, Any]:
         if not GLOB_CHARS & set(inside):
             filesystem["allowRead"] = [inside + "/" + draw(tree_segment)]
     network = {
-        "allowedDomains": draw(st.lists(tree_domain, max_size=3, unique=True)),
-        "deniedDomains": draw(st.lists(tree_domain, max_size=2, unique=True)),
+        "allowedDomains": draw(_tree_allowed_domains),
+        "deniedDomains": draw(_tree_denied_domains),
     }
     return {"filesystem": filesystem, "network": network}
 
