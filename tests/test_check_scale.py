@@ -4,6 +4,7 @@ never by timing (benchmarks/bench.py measures the times)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -19,8 +20,10 @@ import twsrt.rules as rules
 from twsrt.agents import REGISTRY
 from twsrt.agents.abspaths import PathIndex, inside
 from twsrt.api import check
+from twsrt.jsonpos import parse_json, walk
 from twsrt.policy import has_dots
 from twsrt.rules import CATALOG, lookup
+from twsrt.sources import _CONTROL, control_characters
 
 # ---------------------------------------------------------------- the rule catalog
 
@@ -169,3 +172,24 @@ def test_has_dots_finds_a_dot_component_as_the_split_does(parts: list[str]) -> N
     path = "/".join(parts)
     split = path.split("/")
     assert has_dots(path) == (any(p in (".", "..") for p in split[1:]) or split[0] == "..")
+
+
+# ---------------------------------------------------------------- control characters in sources
+
+
+@given(
+    st.lists(st.text(st.characters(max_codepoint=0xA0), max_size=4), max_size=3),
+    st.booleans(),
+)
+def test_control_characters_skips_only_texts_whose_strings_hold_none(
+    entries: list[str], ascii_only: bool
+) -> None:
+    """control_characters walks the document only when the text has a backslash or a raw DEL
+    or C1 character (json.loads refuses a raw one below U+0020 in a string); the findings are
+    those of the walk over every key and string."""
+    text = json.dumps({"network": {"allowedDomains": entries}}, ensure_ascii=ascii_only)
+    parsed = parse_json(text)
+    walked = [
+        p for p, _, node in walk(parsed.value) if isinstance(node, str) and _CONTROL.search(node)
+    ]
+    assert [item.location.pointer for item in control_characters(parsed, "x.json")] == walked

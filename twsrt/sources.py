@@ -62,13 +62,18 @@ def read_json_source(
 
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a tab is quoted by every agent
+# json.loads (strict) refuses a raw character below U+0020 in a string: a decoded string holds
+# one of _CONTROL's only through an escape or as a raw DEL or C1 character
+_RAW_DEL_C1 = re.compile("[\x7f-\x9f]")
 
 
 def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
     """Paths, domains and commands never hold control characters; one (DEL, ESC, a newline)
     would reach every agent's file and every report, where it breaks TOML or starts a
     terminal or CI command."""
-    found = []
+    found: list[Finding] = []
+    if "\\" not in parsed.text and not _RAW_DEL_C1.search(parsed.text):
+        return found  # the common case, at C speed: no string can hold one
     for pointer, is_key, node in walk(parsed.value):
         match = _CONTROL.search(node) if isinstance(node, str) else None
         if match:
