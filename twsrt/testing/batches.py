@@ -61,7 +61,9 @@ def conflict(a: Attack, b: Attack) -> bool:
 
 
 def batches(attacks: list[Attack]) -> list[list[Attack]]:
-    """Attacks grouped (first fit, in order) so that no two in a group conflict."""
+    """Attacks grouped (first fit, in order) so that no two in a group conflict. Quadratic in
+    the attacks: a run makes them once for all its engines (``within_groups``: the same
+    groups kept to a subset, which is still conflict-free)."""
     out: list[list[Attack]] = []
     for attack in attacks:
         for group in out:
@@ -71,6 +73,13 @@ def batches(attacks: list[Attack]) -> list[list[Attack]]:
         else:
             out.append([attack])
     return out
+
+
+def within_groups(groups: list[list[Attack]], kept: Sequence[Attack]) -> list[list[Attack]]:
+    """The groups, each cut down to the attacks in ``kept`` (by identity), empty ones left out."""
+    ids = {id(a) for a in kept}
+    cut = [[a for a in group if id(a) in ids] for group in groups]
+    return [group for group in cut if group]
 
 
 # ------------------------------------------------------------------ running one batch
@@ -241,12 +250,14 @@ def observe_all(
     attacks: list[Attack],
     root: Path,
     tick: Callable[[int], None] | None = None,
+    groups: list[list[Attack]] | None = None,
 ) -> list[tuple[Attack, Observation, Observation | None]]:
-    """Every attack's control and sandboxed observation, batch by batch (``tick``: told each
-    batch's size when it is done). The sandbox runs only the attacks whose control showed the
-    effect (the others prove nothing either way)."""
+    """Every attack's control and sandboxed observation, batch by batch (``groups``: the
+    batches, when already made; ``tick``: told each batch's size when it is done). The sandbox
+    runs only the attacks whose control showed the effect (the others prove nothing either
+    way)."""
     out: list[tuple[Attack, Observation, Observation | None]] = []
-    for batch in batches(attacks):
+    for batch in batches(attacks) if groups is None else groups:
         plain = run_batch(control, batch, root)
         live = [a for a, o in zip(batch, plain, strict=True) if o.outcome is Outcome.ALLOWED]
         seen = (

@@ -23,6 +23,7 @@ from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location
 from twsrt.rules import CONFIG_INVALID, DISABLED_SANDBOX
 from twsrt.testing.attacks import derive_attacks
+from twsrt.testing.batches import batches
 from twsrt.testing.derive import select
 from twsrt.testing.engines import (
     SMOKE,
@@ -115,24 +116,28 @@ def run_engine(
     reported: Reported = (),
     batched: bool = True,
     tick: Tick | None = None,
+    groups: list[list[Attack]] | None = None,
 ) -> list[Result]:
     """Run the probes and attacks in at most ``jobs`` lanes (``tick``: told how many more are
-    done, as they finish). Each lane has its own fixture tree
-    and runs one sandbox at a time: sandboxes create mount placeholders in the tree while they
+    done, as they finish; ``groups``: the run's attack batches, made once for all its engines
+    and cut down to these attacks here). Each lane has its own fixture tree and runs one sandbox
+    at a time: sandboxes create mount placeholders in the tree while they
     start (srt for its mandatory denies, Codex for missing deny targets), so two sandboxes
     starting in one tree at once break each other. The plain probes run first in lane 0, in
     batches (``testing.plain``), before any attack stages anything in its tree; the attack
     batches are dealt to the lanes in turn, starting with the next one."""
-    from twsrt.testing.batches import batches
+    from twsrt.testing.batches import within_groups
 
-    attack_batches = batches(list(attacks))
-    units = (1 if probes else 0) + len(attack_batches)
+    made = within_groups(groups or [], attacks)
+    grouped = {id(a) for group in made for a in group}
+    made += batches([a for a in attacks if id(a) not in grouped])  # none when groups has all
+    units = (1 if probes else 0) + len(made)
     lanes = max(1, min(jobs, units))
     first = 1 % lanes if probes else 0
     index = {id(a): i for i, a in enumerate(attacks)}
-    dealt: list[list[int]] = [[] for _ in range(lanes)]
-    for n, batch in enumerate(attack_batches):
-        dealt[(first + n) % lanes].extend(index[id(a)] for a in batch)
+    dealt: list[list[list[Attack]]] = [[] for _ in range(lanes)]
+    for n, batch in enumerate(made):
+        dealt[(first + n) % lanes].append(batch)
 
     def lane_job(lane: int) -> list[tuple[int, Result]]:
         engine = factory(name)
@@ -140,9 +145,8 @@ def run_engine(
             out = []
             if lane == 0:
                 out = _plain(engine, ctx, probes, root, upstream, timeout, batched, tick)
-            tried = [attacks[i] for i in sorted(dealt[lane])]
-            found = _attack(engine, ctx, tried, root, upstream, timeout, reported, tick)
-        return out + [(len(probes) + i, r) for i, r in zip(sorted(dealt[lane]), found, strict=True)]
+            found = _attack(engine, ctx, dealt[lane], root, upstream, timeout, reported, tick)
+        return out + [(len(probes) + index[id(r.probe)], r) for r in found]
 
     if not units:
         return []
@@ -159,16 +163,18 @@ def _python(engine: Engine) -> str:
 def _attack(
     engine: Engine,
     ctx: Context,
-    attacks: list[Attack],
+    groups: list[list[Attack]],
     root: Path,
     upstream: str,
     timeout: float,
     reported: Reported = (),
     tick: Tick | None = None,
 ) -> list[Result]:
-    """Every attack run without and then with the sandbox, judged by its effect on the host."""
-    from twsrt.testing.batches import observe_all
+    """Every attack of the batches ``groups`` run without and then with the sandbox, judged by
+    its effect on the host."""
+    from twsrt.testing.batches import observe_all, within_groups
 
+    attacks = [a for group in groups for a in group]
     if not attacks:
         return []
 
@@ -183,7 +189,9 @@ def _attack(
     tried = [a for i, a in enumerate(attacks) if i not in skipped]
     if tick is not None and skipped:
         tick(len(skipped))
-    observed = {id(a): (o, s) for a, o, s in observe_all(control, sandboxed, tried, root, tick)}
+    cut = within_groups(groups, tried)
+    found = observe_all(control, sandboxed, tried, root, tick, cut)
+    observed = {id(a): (o, s) for a, o, s in found}
     for i, attack in enumerate(attacks):
         if i in skipped:
             out.append(Result(engine.name, attack, Verdict.UNMODELLED, skipped[i]))
@@ -301,6 +309,7 @@ def run_tests(
     in_mode = mode_policy(policy, ctx.sandbox_mode)
     tried = derive_attacks(in_mode, depths) + launch_attacks(ctx.config, in_mode) if attacks else []
     attack_plan = Plan(tuple(tried), Fixtures())
+    groups = batches(tried)  # once for every engine: grouping is quadratic in the attacks
     names, skipped = select_engines(ctx, engines, factory)
     report = _report(ctx, names, skipped, strict, factory)
     start = time.monotonic()
@@ -337,6 +346,7 @@ def run_tests(
             reported,
             batched,
             tick,
+            groups,
         )
 
     # engines side by side, each in trees of its own; one stub answers for all of them
