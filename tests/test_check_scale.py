@@ -6,13 +6,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import tomllib
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType, ModuleType
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support.sandbox import REPO_ROOT
 
@@ -24,6 +25,8 @@ from twsrt.jsonpos import parse_json, walk
 from twsrt.policy import has_dots
 from twsrt.rules import CATALOG, lookup
 from twsrt.sources import _CONTROL, control_characters
+from twsrt.tomlpos import _RUN, BULK
+from twsrt.tomlpos import loads as toml_loads
 
 # ---------------------------------------------------------------- the rule catalog
 
@@ -193,3 +196,71 @@ def test_control_characters_skips_only_texts_whose_strings_hold_none(
         p for p, _, node in walk(parsed.value) if isinstance(node, str) and _CONTROL.search(node)
     ]
     assert [item.location.pointer for item in control_characters(parsed, "x.json")] == walked
+
+
+# ---------------------------------------------------------------- bulk TOML (Codex's config.toml)
+
+
+def _run(header: str, size: int, duplicate: bool) -> str:
+    pairs = [f'"/tmp/r-{index:03d}/.git" = "read"\n' for index in range(size)]
+    if duplicate and pairs:
+        pairs.append(pairs[0])
+    return f"[{header}]\n" + "".join(pairs)
+
+
+_FRAGMENTS = st.one_of(
+    st.builds(
+        _run,
+        st.sampled_from(["p.fs", "p", "true", "inf.x", "p.fs.sub", "1.5", "q-1"]),
+        st.sampled_from([0, BULK - 1, BULK, BULK + 5]),
+        st.booleans(),
+    ),
+    st.sampled_from(
+        [
+            "a = [\n",  # a multi-line array left open: a run inside it is no table
+            "]\n",
+            "x = 1\n",
+            'p.fs.k = "v"\n',
+            '"/tmp/r-000/.git" = "read"\n',
+            "[p.fs.sub]\n",
+            "[[p]]\n",
+            's = """\n',
+            "# comment\n",
+            "\n",
+            "[other]\n",
+        ]
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENTS, max_size=7))
+# the table has a key from elsewhere: its order after the cut would differ
+@example([_run("p.fs", BULK, False), "[p.fs.sub]\n"])
+# a header that is an array element (true): without the run the array would be valid
+@example(["[true]\n", "[other]\n", "a = [\n", _run("true", BULK, False), "]\n"])
+# a run inside a multi-line string, the table declared empty elsewhere
+@example(["[p]\n", "[other]\n", 's = """\n', _run("p", BULK, False), '"""\n'])
+@example([_run("p.fs", BULK, True)])  # a duplicate pair
+def test_bulk_toml_is_read_as_tomllib_reads_it(fragments: list[str]) -> None:
+    """tomlpos.loads cuts runs of plain string pairs out of what tomllib reads and sets them
+    itself: the same value, key order included, or tomllib's own error, for texts that put
+    runs inside arrays and strings, under headers that are values, twice, and after keys."""
+    text = "".join(fragments)
+    try:
+        expected: object = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        expected = repr(exc)
+    try:
+        got: object = toml_loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        got = repr(exc)
+    assert repr(got) == repr(expected)  # repr: dict order counts
+
+
+def test_codex_config_of_a_large_policy_takes_the_bulk_path(tmp_path: Path) -> None:
+    """The bulk path is taken for Codex's generated tables (make_policy's shape), so the test
+    above covers what a large check runs."""
+    text = "[p.fs]\n" + "".join(f'"/tmp/b-{i:05d}" = "write"\n' for i in range(BULK))
+    assert toml_loads(text) == tomllib.loads(text)
+    assert len(_RUN.findall(text)) == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from twsrt.locations import pointer_join
 from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
@@ -63,8 +63,56 @@ def _decode_error(exc: tomllib.TOMLDecodeError) -> tuple[str, int, int]:
 
 
 def parse_toml(text: str) -> PositionedToml:
-    value = load_text(text, tomllib.loads, tomllib.TOMLDecodeError, _decode_error, TomlSyntaxError)
+    value = load_text(text, loads, tomllib.TOMLDecodeError, _decode_error, TomlSyntaxError)
     return PositionedToml(value, text)
+
+
+# A table header of bare key parts that each start with a letter (so the line is no array
+# element either: not a number, date, boolean, inf or nan), followed by BULK or more lines of
+# `"key" = "value"`, both basic strings without an escape, a tab or another control character
+# (the characters between the quotes are the string). Codex's config.toml is such runs
+# (100,000 lines at 50k rules); read by a regex, they skip tomllib's per-character loop.
+_PAIR = r'"([^"\\\x00-\x1f\x7f]*)" = "([^"\\\x00-\x1f\x7f]*)"\n'
+BULK = 64
+_RUN = re.compile(
+    rf"^\[([A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*)\]\n((?:{_PAIR}){{{BULK},}})",
+    re.MULTILINE,
+)
+_PAIRS = re.compile(_PAIR)
+_VALUES = frozenset(("true", "false", "inf", "nan"))
+
+
+def loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, the same value and the same errors (they are tomllib's own), with
+    each run (``_RUN``) cut from the text tomllib reads and its pairs set in the table its
+    header declares. Only where that cannot differ: no multi-line string (a run inside one
+    would be its text) and the table empty in what tomllib read (no key of it from elsewhere,
+    whose order or clash the cut would change); a duplicate pair, or any error, makes the whole
+    text tomllib's."""
+    if len(text) < BULK * 8 or '"""' in text or "'''" in text:
+        return tomllib.loads(text)
+    runs: list[tuple[str, str]] = []
+
+    def cut(match: re.Match[str]) -> str:
+        runs.append((match[1], match[2]))
+        return f"[{match[1]}]\n"
+
+    reduced = _RUN.sub(cut, text)
+    if not runs or any(header in _VALUES for header, _ in runs):
+        return tomllib.loads(text)
+    try:
+        value = tomllib.loads(reduced)
+    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
+        return tomllib.loads(text)
+    for header, body in runs:
+        table: Any = value
+        for part in header.split("."):
+            table = table.get(part) if isinstance(table, dict) else None
+        pairs = dict(_PAIRS.findall(body))
+        if not isinstance(table, dict) or table or len(pairs) != body.count("\n"):
+            return tomllib.loads(text)
+        table.update(pairs)
+    return value
 
 
 def _key_part(token: str) -> str:
