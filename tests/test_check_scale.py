@@ -17,12 +17,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support.sandbox import REPO_ROOT
 
+import twsrt.checking as checking
 import twsrt.rules as rules
 from twsrt.agents import REGISTRY
 from twsrt.agents.abspaths import PathIndex, inside
 from twsrt.api import check
+from twsrt.findings import Finding
 from twsrt.jsonpos import parse_json, walk
 from twsrt.policy import has_dots
+from twsrt.report import Suppression
 from twsrt.rules import CATALOG, lookup
 from twsrt.sources import _CONTROL, control_characters
 from twsrt.tomlpos import _RUN, BULK
@@ -264,3 +267,36 @@ def test_codex_config_of_a_large_policy_takes_the_bulk_path(tmp_path: Path) -> N
     text = "[p.fs]\n" + "".join(f'"/tmp/b-{i:05d}" = "write"\n' for i in range(BULK))
     assert toml_loads(text) == tomllib.loads(text)
     assert len(_RUN.findall(text)) == 1
+
+
+# ---------------------------------------------------------------- suppressions per finding
+
+
+def test_only_findings_of_a_rule_an_ignore_entry_names_are_matched_against_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check asks once per rule whether an entry may suppress it; the ~43,000 notes of a 50k
+    check that no entry names never reach first_match (make_policy's six entries)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = tmp_path / "repo"
+    _make_policy().write_repo(repo, 48)
+    monkeypatch.chdir(repo)
+    asked: list[str] = []
+    match = checking.first_match
+
+    def counted(ignores: dict[str, list[Suppression]], item: Finding) -> Suppression | None:
+        asked.append(item.rule_id)
+        return match(ignores, item)
+
+    monkeypatch.setattr(checking, "first_match", counted)
+    report = check(repo / "twsrt.toml")
+    named = {
+        entry["rule"]
+        for entry in tomllib.loads((repo / "twsrt.toml").read_text())["check"]["ignore"]
+    }
+    every = [*report.findings, *(item for item, _ in report.suppressed)]
+    assert report.suppressed and len(every) > len(asked)
+    assert sorted(asked) == sorted(
+        item.rule_id for item in every if {item.rule_id, item.rule.name} & named
+    )
