@@ -30,6 +30,12 @@ def sandbox(tmp_path: Path) -> Sandbox:
     return make_sandbox(tmp_path)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``long`` (minutes each, mostly real agents) first, so that xdist starts
+    them while the many short ones fill the other workers, instead of finishing on them."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
     """With TWSRT_REQUIRE_REAL_TOOLS=1 (CI), a skipped test is a failed test: a `real` or `tool`

@@ -596,7 +596,7 @@ def make_runner(root: Path) -> Runner:
     return Runner(root, workspace, runner_temp)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Runner, ActionRun]:
     """The install step, once, from this checkout (what a pinned `uses:` gets)."""
     runner = make_runner(tmp_path_factory.mktemp("gha"))

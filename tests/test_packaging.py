@@ -45,7 +45,7 @@ def test_cli_agent_names_match_registry() -> None:
         assert agent.type.choices == tuple(AGENTS) == ("claude", "codex", "copilot", "deepcode")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(

@@ -119,7 +119,7 @@ def precommit_config(repo: str, rev: str, hook_ids: Iterable[str] = HOOK_IDS) ->
     return yaml.safe_dump({"repos": [{"repo": repo, "rev": rev, "hooks": hooks}]}, sort_keys=False)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hooks(tmp_path_factory: pytest.TempPathFactory) -> Hooks:
     base = tmp_path_factory.mktemp("precommit")
     env = isolated_env(base)

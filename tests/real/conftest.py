@@ -16,7 +16,7 @@ from twsrt.testing.engines import make_engine
 from .codex_client import codex_bin, serve_upstream
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def srt() -> str:
     path = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", "/opt/twsrt-tools/srt/bin/srt"))
     for tool in ("bwrap", "socat", "rg"):
@@ -24,12 +24,12 @@ def srt() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex() -> str:
     return codex_bin()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def factory(srt: str, codex: str) -> Any:
     def make(name: str) -> Any:
         if name == "srt":

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.real
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden" / "claude"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def claude_bin() -> str:
     path = locate_tool("claude", "TWSRT_CLAUDE_BIN", DEFAULT_BIN)
     return require_tool("claude", path)

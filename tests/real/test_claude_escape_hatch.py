@@ -38,7 +38,7 @@ BYPASS = {"defaultMode": "bypassPermissions"}
 ROOT_OK = {"IS_SANDBOX": "1"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """The full and yolo files `twsrt generate claude -w [--yolo]` writes for POLICY."""
     repo = tmp_path_factory.mktemp("repo")

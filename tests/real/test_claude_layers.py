@@ -133,7 +133,7 @@ def plant(relative: str, content: str) -> str:
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def user_settings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     path = generate(tmp_path_factory.mktemp("user"), POLICY)
     return json.loads(path.read_text())

@@ -77,7 +77,7 @@ def generate_managed(tmp_path: Path, srt: dict[str, Any], bash: dict[str, Any]) 
     return tmp_path / "managed" / "linux" / "etc" / "claude-code" / "managed-settings.json"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     path = generate_managed(tmp_path_factory.mktemp("generate"), POLICY, BASH_RULES)
     return json.loads(path.read_text())

@@ -126,7 +126,7 @@ def host_changes(home: Path) -> dict[str, bool]:
     }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The Claude settings `twsrt generate claude -w` writes for POLICY."""
     repo = tmp_path_factory.mktemp("repo")

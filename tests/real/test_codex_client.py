@@ -108,7 +108,7 @@ allow_local_binding = false
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex() -> str:
     return codex_bin()
 

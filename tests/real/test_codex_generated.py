@@ -33,7 +33,7 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex() -> str:
     return codex_bin()
 

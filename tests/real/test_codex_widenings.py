@@ -30,7 +30,7 @@ from .codex_client import codex_bin, config_loads, sandbox_run
 pytestmark = pytest.mark.real
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex_cli() -> str:
     return codex_bin()
 

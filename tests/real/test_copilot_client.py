@@ -25,7 +25,8 @@ from twsrt.agents.copilot.agent import parse_snippet
 
 from .copilot_client import Copilot, copilot_bin
 
-pytestmark = pytest.mark.real
+# one worker computes the verdicts of every flags file at once (the session fixture below)
+pytestmark = [pytest.mark.real, pytest.mark.xdist_group("copilot_client")]
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "copilot"
@@ -57,12 +58,12 @@ def _id(path: Path) -> str:
     return "/".join(path.parts[-2:]) if GOLDEN in path.parents else f"example/{path.name}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def copilot(tmp_path_factory: pytest.TempPathFactory) -> Copilot:
     return Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def verdicts(copilot: Copilot) -> dict[str, tuple[bool, str] | BaseException]:
     """Every flags verdict, keyed by test id. Copilot validates each value on its own, so one
     run with all generated snippets together accepting them accepts each (a run costs ~4 s of

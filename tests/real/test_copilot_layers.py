@@ -40,7 +40,7 @@ SECRET = "TOPSECRET"
 PYTHONPATH = {k: v for k, v in os.environ.items() if k == "PYTHONPATH"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def copilot(tmp_path_factory: pytest.TempPathFactory) -> Copilot:
     return Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
 

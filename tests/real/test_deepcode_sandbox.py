@@ -37,12 +37,12 @@ MODES = ("read-only", "workspace-write", "danger-full-access")
 SECRET = "twsrt-secret"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def node() -> str:
     return node_bin()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bwrap() -> str:
     return bwrap_bin()
 

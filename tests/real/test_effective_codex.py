@@ -29,7 +29,7 @@ WIDE = {
 QUIET = '[sandbox_workspace_write]\nwritable_roots = ["~/proj/secrets"]\n'
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex() -> str:
     return codex_bin()
 

@@ -95,7 +95,7 @@ class Tools:
     srt: str
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     claude = require_tool("claude", locate_tool("claude", "TWSRT_CLAUDE_BIN", CLAUDE_DEFAULT))
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
@@ -267,6 +267,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
+@pytest.mark.long
 @pytest.mark.parametrize("agent", ["claude", "codex", "copilot"])
 @settings(
     derandomize=True,
@@ -305,6 +306,7 @@ def test_generated_files_load_in_the_real_agents(
 CODEX_MODES = ("workspace-write", "read-only")
 
 
+@pytest.mark.long
 @settings(
     derandomize=True,
     max_examples=PROBES,

@@ -80,6 +80,7 @@ class Shell:
         return run_merged(["bash", "-e", "-c", activate + script], cwd, self.env, timeout)
 
 
+@pytest.mark.long
 def test_readme_newcomer_path(tmp_path: Path) -> None:
     stow = require_tool("stow", locate_tool("stow", "TWSRT_STOW_BIN", "/usr/bin/stow"))
     env = isolated_env(tmp_path)

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.real
 SRT_DEFAULT = "/opt/twsrt-tools/srt/bin/srt"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def srt() -> str:
     return require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
 
@@ -81,7 +81,7 @@ def test_a_later_fragments_deny_is_enforced_by_srt(tmp_path: Path, srt: str) -> 
 EXAMPLE = REPO_ROOT / "examples" / "profiles"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex() -> str:
     return codex_bin()
 

@@ -25,7 +25,7 @@ from .codex_client import codex_bin, sandbox_run
 pytestmark = pytest.mark.real
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def codex() -> str:
     return codex_bin()
 

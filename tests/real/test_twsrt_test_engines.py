@@ -45,7 +45,7 @@ PIN_POLICY: dict[str, Any] = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def srt() -> str:
     return require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
 
