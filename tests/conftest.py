@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from support.hypothesis_validation import keep_filtered_validation
 from support.sandbox import Sandbox, make_sandbox
 
 # Speed is measured by benchmarks/bench.py, never by a test: hypothesis's per-example deadline
 # only fails a property when the machine is loaded (xdist workers, CI), so it is off everywhere.
 settings.register_profile("twsrt", deadline=None)
 settings.load_profile("twsrt")
+keep_filtered_validation()  # hypothesis re-validated each filtered strategy on every draw
 
 pytest_plugins = ("pytester",)  # tests/test_markers.py runs pytest on a small test file
 
