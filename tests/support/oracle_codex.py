@@ -151,6 +151,8 @@ def merged_config(base_text: str | None, compiled: Compiled) -> str:
         if not permissions:
             del doc["permissions"]
     text = tomlkit.dumps(doc)
+    if text == base_text:  # the same string either way, without parsing both again
+        return text
     if base_text is not None and tomlkit.parse(text) == tomlkit.parse(base_text):
         return base_text
     return text

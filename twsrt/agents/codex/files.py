@@ -353,6 +353,8 @@ def _merged_with_tomlkit(base_text: str | None, compiled: Compiled) -> str:
         if not permissions:
             del doc["permissions"]
     text = tomlkit.dumps(doc)
+    if text == base_text:  # unchanged: the same values without parsing both again
+        return text
     if base_text is not None and tomlkit.parse(text) == tomlkit.parse(base_text):
         return base_text
     return text
