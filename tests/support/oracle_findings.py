@@ -28,7 +28,7 @@ def dump(document: dict[str, Any]) -> str:
     """A JSON report's text as json_report.dump wrote it before, with what a terminal acts on
     (DEL, C1, line separators, lone surrogates) as the ``\\u`` escapes json.dumps could use."""
     text = json.dumps(document, indent=2, ensure_ascii=False)
-    for char in sorted({c for c in text if "\x7f" <= c <= "\x9f" or c in "\u2028\u2029"}):
+    for char in sorted(set(re.findall("[\x7f-\x9f\u2028\u2029]", text))):  # as a C scan
         text = text.replace(char, f"\\u{ord(char):04x}")
     return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
