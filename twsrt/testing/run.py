@@ -1,8 +1,10 @@
 """Run ``twsrt test``: per engine, lanes of fixture trees, each probe without and with the sandbox.
 
-For each engine: a fresh fixture tree (see ``twsrt.testing``), the engine's input compiled from
-the policy into it, a smoke run that proves the sandbox starts here, then per probe a control
-run without the sandbox and, when the control succeeded, the same command inside the sandbox.
+For each lane of an engine: a fresh fixture tree (see ``twsrt.testing``), the engine's input
+compiled from the policy into it, a smoke run that proves the sandbox starts here, then batch by
+batch a control run without the sandbox and, for the probes whose control succeeded, the same
+commands inside the sandbox (``testing.plain`` for the plain probes, ``testing.batches`` for the
+attacks).
 """
 
 from __future__ import annotations
@@ -121,9 +123,9 @@ def run_engine(
     """Run the probes and attacks in at most ``jobs`` lanes (``tick``: told how many more are
     done, as they finish; ``groups``: the run's attack batches, made once for all its engines
     and cut down to these attacks here). Each lane has its own fixture tree and runs one sandbox
-    at a time: sandboxes create mount placeholders in the tree while they
-    start (srt for its mandatory denies, Codex for missing deny targets), so two sandboxes
-    starting in one tree at once break each other. The plain probes run first in lane 0, in
+    at a time: sandboxes create mount placeholders in the tree while they start (srt for its
+    mandatory denies, Codex for missing deny targets), so two sandboxes starting in one tree at
+    once break each other. The plain probes run first in lane 0, in
     batches (``testing.plain``), before any attack stages anything in its tree; the attack
     batches are dealt to the lanes in turn, starting with the next one."""
     from twsrt.testing.batches import within_groups
