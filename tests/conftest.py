@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 from support.hypothesis_validation import keep_filtered_validation
 from support.sandbox import Sandbox, make_sandbox
+
+# The rewritten test modules and twsrt's own modules are cached as bytecode even where the
+# environment sets PYTHONDONTWRITEBYTECODE (this machine does): without the cache every xdist
+# worker rewrites the asserts of every test module again (~5 s of CPU per process against ~1.5 s),
+# and every twsrt the tests start compiles twsrt again. The caches are __pycache__/ (ignored).
+sys.dont_write_bytecode = False
 
 # Speed is measured by benchmarks/bench.py, never by a test: hypothesis's per-example deadline
 # only fails a property when the machine is loaded (xdist workers, CI), so it is off everywhere.

@@ -88,11 +88,16 @@ def test_a_run_counts_every_probe_and_attack_up_to_its_total(sandbox: Any) -> No
         patch.chdir(sandbox.repo)
         ctx = open_invocation(Request()).context
     stream = io.StringIO()
-    report = run_tests(
-        ctx, "srt", factory=lambda _name: ShellEngine(), progress=Progress(stream, Clock())
+    report = run_tests(  # -k .bashrc: plain probes and attack batches, in a few seconds less
+        ctx,
+        "srt",
+        ".bashrc",
+        factory=lambda _name: ShellEngine(),
+        progress=Progress(stream, Clock()),
     )
     frames = [f for f in stream.getvalue().split(ERASE) if f]
     total = len([r for r in report.results if r.engine == "srt" and r.probe.kind != "host-run"])
+    assert total > 12 and {r.probe.kind for r in report.results} >= {"deny-write"}
     assert frames[0] == f"twsrt test: srt 0/{total}"
     assert frames[-1] == f"twsrt test: srt {total}/{total}"
     assert stream.getvalue().endswith(ERASE)
