@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fake_batches import answer_batch
 from support.policies import fs, make_policy
 from support.sandbox import REPO_ROOT
 
@@ -493,6 +494,10 @@ class FakeEngine:
     def run(self, shell: str, timeout: float) -> Run:
         if shell == SMOKE:
             return Run(0, "TWSRT-PROBE allowed\n", 0.0)
+        # a batch: each of its probe commands answered as if it ran alone
+        return answer_batch(shell, self.run_one) or self.run_one(shell)
+
+    def run_one(self, shell: str) -> Run:
         if self.broken:
             return Run(1, "bwrap: Creating new namespace failed\n", 0.0)
         if any(fragment in shell for fragment in self.deny):

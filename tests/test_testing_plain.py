@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -201,3 +202,59 @@ def test_output_cannot_close_another_section_without_the_nonce(tree: Path) -> No
     assert first is not None and first.output.strip() == "@@/0@@ 0\nfirst" and first.status == 0
     assert second is not None and second.status == 3
     assert split_sections(done.output, 2, "other") == [None, None]
+
+
+# ------------------------------------------------------------------ a sandbox that never starts
+
+
+class NeverStarts:
+    """An engine whose sandbox fails before running anything, as bwrap does without user
+    namespaces."""
+
+    name, agent, hint, gaps = "srt", None, "enable unprivileged user namespaces", ()
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def reads(self, ctx: Any) -> list[Path]:
+        return [ctx.config.srt]
+
+    def check_available(self, ctx: Any) -> None:
+        pass
+
+    def prepare(self, ctx: Any, root: Path, upstream: str) -> Path:
+        (root / "input.json").write_text("{}", encoding="utf-8")
+        return root / "input.json"
+
+    def run(self, shell: str, timeout: float) -> Run:
+        self.runs += 1
+        return Run(1, "bwrap: No permissions to creating new namespace\n", 0.0)
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_a_sandbox_that_never_starts_stops_the_run_with_its_hint(
+    sandbox: Any, batched: bool
+) -> None:
+    from twsrt.invocation import open_invocation
+    from twsrt.request import Request
+    from twsrt.testing.engines import EngineUnavailable
+    from twsrt.testing.run import run_tests
+
+    sandbox.use_example()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(sandbox.repo)
+        ctx = open_invocation(Request()).context
+    engines: list[NeverStarts] = []
+
+    def factory(_name: str) -> NeverStarts:
+        engines.append(NeverStarts())
+        return engines[-1]
+
+    with pytest.raises(EngineUnavailable) as refused:
+        run_tests(ctx, "srt", "bashrc", factory=factory, batched=batched)
+    assert refused.value.problem == (
+        "the sandbox does not start here (exit 1): bwrap: No permissions to creating new namespace"
+    )
+    assert refused.value.hint == "enable unprivileged user namespaces"
+    # batched, a lane's first batch is its proof; one by one, a smoke start before any probe
+    assert max(e.runs for e in engines) == 1

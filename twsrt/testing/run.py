@@ -81,8 +81,10 @@ def _lane(
     upstream: str,
     timeout: float,
     tamper: Tamper | None,
+    smoke: bool = True,
 ) -> Iterator[Path]:
-    """One fixture tree with the engine's input in it, proven to start a sandbox."""
+    """One fixture tree with the engine's input in it; ``smoke``: proven to start a sandbox
+    by a run of its own (a lane of batches proves it with its first batch: ``_Started``)."""
     with tempfile.TemporaryDirectory(prefix="twsrt-test-", dir=root_base()) as tmp:
         root = Path(tmp)
         listeners, _ = build_fixtures(fixtures, root)
@@ -90,18 +92,39 @@ def _lane(
             engine_input = engine.prepare(ctx, root, upstream)
             if tamper is not None:
                 tamper(engine.name, engine_input)
-            smoke = engine.run(SMOKE, timeout)
-            if f"{MARK} allowed" not in smoke.output:
-                raise EngineUnavailable(
-                    engine.name,
-                    f"the sandbox does not start here (exit {smoke.exit_code}): "
-                    + (smoke.output.strip().splitlines() or ["no output"])[-1],
-                    engine.hint,
-                )
+            if smoke:
+                started = engine.run(SMOKE, timeout)
+                if f"{MARK} allowed" not in started.output:
+                    raise _not_started(engine, started)
             yield root
         finally:
             for sock in listeners:
                 sock.close()
+
+
+def _not_started(engine: Engine, run: Run) -> EngineUnavailable:
+    last = (run.output.strip().splitlines() or ["no output"])[-1]
+    problem = f"the sandbox does not start here (exit {run.exit_code}): {last}"
+    return EngineUnavailable(engine.name, problem, engine.hint)
+
+
+class _Started:
+    """A lane's sandbox runs. Each is a batch, whose script prints its opening marker first of
+    all, so a first run without it never started: the engine cannot run here (exit 2 with its
+    install hint), found without a start of its own for the proof."""
+
+    def __init__(self, engine: Engine, proven: bool) -> None:
+        self.engine, self.proven = engine, proven
+
+    def run(self, shell: str, timeout: float) -> Run:
+        from twsrt.testing.batches import START
+
+        done = self.engine.run(shell, timeout)
+        if not self.proven:
+            if START not in done.output:
+                raise _not_started(self.engine, done)
+            self.proven = True
+        return done
 
 
 def run_engine(
@@ -143,11 +166,13 @@ def run_engine(
 
     def lane_job(lane: int) -> list[tuple[int, Result]]:
         engine = factory(name)
-        with _lane(engine, ctx, fixtures, upstream, timeout, tamper) as root:
+        # one by one, a probe's run has no marker: a smoke start proves the sandbox first
+        with _lane(engine, ctx, fixtures, upstream, timeout, tamper, not batched) as root:
+            runs = _Started(engine, proven=not batched)
             out = []
             if lane == 0:
-                out = _plain(engine, ctx, probes, root, upstream, timeout, batched, tick)
-            found = _attack(engine, ctx, dealt[lane], root, upstream, timeout, reported, tick)
+                out = _plain(engine, runs, ctx, probes, root, upstream, timeout, batched, tick)
+            found = _attack(engine, runs, ctx, dealt[lane], root, upstream, timeout, reported, tick)
         return out + [(len(probes) + index[id(r.probe)], r) for r in found]
 
     if not units:
@@ -164,6 +189,7 @@ def _python(engine: Engine) -> str:
 
 def _attack(
     engine: Engine,
+    runs: _Started,
     ctx: Context,
     groups: list[list[Attack]],
     root: Path,
@@ -184,7 +210,7 @@ def _attack(
         return control_run(shell, root, upstream, timeout)
 
     def sandboxed(shell: str) -> Run:
-        return engine.run(shell, timeout)
+        return runs.run(shell, timeout)
 
     out = []
     skipped = {i: why for i, a in enumerate(attacks) if (why := _unmodelled(engine, a))}
@@ -210,6 +236,7 @@ def _attack(
 
 def _plain(
     engine: Engine,
+    runs: _Started,
     ctx: Context,
     probes: list[Probe],
     root: Path,
@@ -237,7 +264,7 @@ def _plain(
         return control_run(shell, root, upstream, limit)
 
     def sandboxed(shell: str, limit: float) -> Run:
-        return engine.run(shell, limit)
+        return runs.run(shell, limit)
 
     python = _python(engine)
     if tick is not None and out:
