@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +63,7 @@ def on_disk(path: Path) -> OnDisk:
 def record(directory: Path, renames: list[tuple[Path, Path, Path | None, OnDisk]]) -> Path:
     """Record the planned renames (temp, target, kept-aside old file or None, what the target
     held) durably in ``directory``; returns the journal's path."""
-    name = f".twsrt-journal.{os.getpid()}.{secrets.token_hex(4)}.json"
+    name = f".twsrt-journal.{os.getpid()}.{os.urandom(4).hex()}.json"
     path = directory / name
     data = {
         "version": VERSION,

@@ -8,7 +8,6 @@ import json
 import os
 import re
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,13 @@ _PATTERN_HINTS = {
 def schema_text(name: str) -> str:
     """The text of a shipped schema; from the installed package, else the source tree."""
     filename = SCHEMA_FILES[name]
-    packaged = resources.files("twsrt") / "schemas" / filename
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
-    return (Path(__file__).resolve().parent.parent / "schemas" / filename).read_text(
-        encoding="utf-8"
-    )
+    here = Path(__file__).resolve().parent
+    for path in (here / "schemas" / filename, here.parent / "schemas" / filename):
+        if path.is_file():  # importlib.resources costs ~8 ms to import: only a zip needs it
+            return path.read_text(encoding="utf-8")
+    from importlib import resources
+
+    return (resources.files("twsrt") / "schemas" / filename).read_text(encoding="utf-8")
 
 
 def _registry_state(name: str) -> tuple[tuple[str, str], ...]:

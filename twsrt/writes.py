@@ -13,7 +13,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -335,7 +334,7 @@ def apply(changes: list[Change], journal_dir: Path | None = None) -> list[Change
 
 
 def _temp_path(target: Path, kind: str) -> Path:
-    prefix = f".twsrt.{os.getpid()}.{secrets.token_hex(4)}.{kind}."
+    prefix = f".twsrt.{os.getpid()}.{os.urandom(4).hex()}.{kind}."
     room = _name_max(target.parent) - len(os.fsencode(prefix))
     name = target.name
     while len(os.fsencode(name)) > room:
