@@ -185,11 +185,17 @@ def test_deepcode_engine_on_examples_dotfiles(tmp_path: Path) -> None:
     adversarial ones too) holds; the glob denyWrite entries are open on Linux (DeepCode's
     bubblewrap profile has no denyWrite; only its Seatbelt profile does)."""
     ctx = example_context(tmp_path)
-    engine = deepcode_engine()
-    report = run_tests(ctx, "deepcode", factory=lambda name: engine)
+    made: list[DeepcodeEngine] = []
+
+    def factory(name: str) -> DeepcodeEngine:  # a new engine per lane, as make_engine gives
+        made.append(deepcode_engine())
+        return made[-1]
+
+    report = run_tests(ctx, "deepcode", factory=factory)
     assert report.engines == ["deepcode"]
-    assert set(engine.not_modelled) == {"fetch", "connect"}
-    fs = [r for r in report.results if r.probe.action.value not in engine.not_modelled]
+    lanes = [e for e in made if e.args]  # the ones a lane prepared
+    assert lanes and all(set(e.not_modelled) == {"fetch", "connect"} for e in lanes)
+    fs = [r for r in report.results if r.probe.action.value not in lanes[0].not_modelled]
     reads = [r for r in fs if r.probe.kind == "deny-read"]
     assert reads and {r.verdict for r in reads} == {Verdict.PASS}, explain(report)
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.findings import Finding
 
+# a new engine on every call: each lane prepares its own in its own tree, side by side
 Factory = Callable[[str], Engine]
 # the engines a run asks for: None (every one that can run here), a name, or several
 Requested = str | Sequence[str] | None
