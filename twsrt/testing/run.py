@@ -148,9 +148,9 @@ def run_engine(
     and cut down to these attacks here). Each lane has its own fixture tree and runs one sandbox
     at a time: sandboxes create mount placeholders in the tree while they start (srt for its
     mandatory denies, Codex for missing deny targets), so two sandboxes starting in one tree at
-    once break each other. The plain probes run first in lane 0, in
-    batches (``testing.plain``), before any attack stages anything in its tree; the attack
-    batches are dealt to the lanes in turn, starting with the next one."""
+    once break each other. The plain probes run first in lane 0, in batches (``testing.plain``),
+    before any attack stages anything in its tree; the attack batches are dealt to the lanes in
+    turn, starting with the next one."""
     from twsrt.testing.batches import within_groups
 
     made = within_groups(groups or [], attacks)
