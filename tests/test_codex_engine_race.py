@@ -53,3 +53,14 @@ def test_other_runs_are_not_repeated(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, output: Run
 ) -> None:
     assert started(monkeypatch, tmp_path, [output]) == [output]
+
+
+def test_a_placeholder_gone_before_its_bind_mount_is_a_race() -> None:
+    from twsrt.agents.codex.engine import raced
+
+    gone = (
+        "bwrap: Can't bind mount /oldroot/tmp/p/sub/.zshrc on /newroot/tmp/p/sub/.zshrc: "
+        "Unable to mount source on destination: No such file or directory\n"
+    )
+    assert raced(Run(1, gone, 0.1))
+    assert not raced(Run(1, "bwrap: execvp sh: No such file or directory\n", 0.1))

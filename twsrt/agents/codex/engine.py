@@ -258,6 +258,9 @@ PLACEHOLDER_RACE = (
     "Unable to remount destination",
     "in mount table",  # the placeholder went away between bwrap's mount and its lookup
     "Can't create file at",  # a placeholder directory made read-only by another start
+    # a placeholder removed between bwrap's lookup and its bind mount (seen in CI: Codex's
+    # skills walker and AGENTS.md loader starting two helpers at once in one session)
+    "Unable to mount source on destination",
 )
 RACE_RETRIES = 2
 
