@@ -198,7 +198,7 @@ def test_sarif_marks_suppressed_findings(tmp_path: Path) -> None:
     assert len(results) == len(report.findings) + 1
     assert all("suppressions" not in r for r in results[:-1])
     last = results[-1]
-    assert last["partialFingerprints"] == {"twsrt/v1": hidden.fingerprint}
+    assert last["partialFingerprints"] == {FINGERPRINT_KEY: hidden.fingerprint}
     assert last["suppressions"] == [{"kind": "external", "justification": rule.reason}]
 
 
@@ -356,7 +356,7 @@ def test_junit_failure_text_has_the_diff_and_related_locations(tmp_path: Path) -
     text = drift.find("failure").text
     assert DIFF in text
     assert "related: srt.json:5:9 (/filesystem/denyRead/0)" in text
-    assert drift.get("name").startswith(".claude/settings.json:3:7 TWS302 ")
+    assert drift.get("name").startswith(".claude/settings.json /permissions/deny TWS302 claude ")
 
 
 def test_junit_leaves_out_suppressed_findings(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ them out of a stage that cannot go on."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from twsrt.escaping import one_line
@@ -14,6 +15,9 @@ from twsrt.rules import CATALOG, Level, Rule
 QUOTE_LIMIT = 120
 # The last line of defence: no message, whatever it quotes, is longer than this.
 MESSAGE_LIMIT = 2000
+# A ``Location`` quoted in a message (``path:line:col``, as ``str(Location)`` writes it): the
+# part of a message that moves with the lines, left out of the fingerprint.
+_QUOTED_POSITION = re.compile(r":[0-9]+:[0-9]+\b")
 
 
 def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
@@ -66,11 +70,15 @@ class Finding:
 
     @property
     def fingerprint(self) -> str:
-        """Stable across runs and line moves: rule, file, pointer, agent and message."""
+        """Stable across runs and line moves: rule, file, pointer, agent and the message
+        without the ``path:line:col`` it may quote (TWS204 names the deny it lies in by its
+        place), so a line inserted above changes no fingerprint; the message stays in it to
+        tell apart findings of one rule at one pointer."""
         import hashlib
 
+        message = _QUOTED_POSITION.sub("", self.message)
         text = "\0".join(
-            (self.rule_id, self.location.path, self.location.pointer, self.agent, self.message)
+            (self.rule_id, self.location.path, self.location.pointer, self.agent, message)
         )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 

@@ -163,8 +163,14 @@ def _file_class(checked: CheckedFile) -> str:
 
 
 def _finding_name(item: Finding) -> str:
-    # The fingerprint tells apart findings of one rule at one place (another agent or message).
-    return f"{item.location} {item.rule_id} {item.fingerprint[:8]}"
+    """``FILE[ POINTER] RULE[ AGENT] FINGERPRINT8``: what the finding is about, never its line
+    (a line inserted above would rename every testcase, and a merge request's test diff would
+    show them all as new); the fingerprint tells apart findings of one rule at one place."""
+    where = item.location.path
+    if item.location.pointer:
+        where += " " + quoted(item.location.pointer)
+    agent = f" {item.agent}" if item.agent else ""
+    return f"{where} {item.rule_id}{agent} {item.fingerprint[:8]}"
 
 
 def unique_name(seen: set[tuple[str, str]], scope: str, name: str) -> str:
