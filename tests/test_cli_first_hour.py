@@ -369,6 +369,20 @@ def test_generate_copilot_write_without_a_target_prints_the_flags(box: Sandbox) 
     assert "--deny-tool" in out
     assert "skipped" not in err and "error[" not in err
     assert tree_snapshot(box.repo) == before  # nothing written
+    # a dry run of that write prints the same flags ("stdout if omitted"), and writes nothing
+    code, dry, err = invoke("generate", "copilot", "-n", "-w")
+    assert (code, dry) == (0, preview), err
+    assert tree_snapshot(box.repo) == before
+
+
+def test_generate_copilot_dry_run_with_only_settings_shows_both(box: Sandbox) -> None:
+    add_config(box, HOME_TARGETS)
+    code, out, err = invoke("generate", "copilot", "-n", "-w")
+    assert code == 0, err
+    assert out.startswith("would create home/.copilot/settings.json\n"), out
+    assert not (box.repo / "home/.copilot/settings.json").exists()
+    code, flags, _err = invoke("generate", "copilot", "-w")  # the flags -w prints
+    assert out.endswith(flags) and flags.startswith("--allow-tool") and "--deny-tool" in flags
 
 
 def test_generate_copilot_write_with_only_settings_prints_the_flags(box: Sandbox) -> None:

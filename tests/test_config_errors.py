@@ -205,6 +205,26 @@ CASES = [
         "outside the repository",
         exit_code=1,
     ),
+    Case(
+        "empty-config",  # the seed's user config left empty: say what to do, at 1:1
+        config(""),
+        (),
+        "TWS001",
+        "twsrt.toml",
+        1,
+        1,
+        "the config is empty (no [sources], no [targets]): run `twsrt init`",
+    ),
+    Case(
+        "comments-only-config",
+        config("# to fill in later\n\n"),
+        (),
+        "TWS001",
+        "twsrt.toml",
+        1,
+        1,
+        "or `twsrt init --repo DIR` for a dotfiles repository",
+    ),
 ]
 
 

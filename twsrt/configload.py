@@ -28,6 +28,10 @@ DEFAULT_SOURCES = {
     "srt": "~/.srt-settings.json",
     "bash_rules": "~/.config/twsrt/bash-rules.json",
 }
+EMPTY_CONFIG = (
+    "the config is empty (no [sources], no [targets]): run `twsrt init` for a starter config "
+    "in ~/.config/twsrt, or `twsrt init --repo DIR` for a dotfiles repository"
+)
 
 
 def user_config_path(home: Path) -> Path:
@@ -113,6 +117,8 @@ def _parsed(path: Path, display: str) -> PositionedToml:
     except TomlSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise fail(CONFIG_INVALID, f"invalid TOML: {exc.message}", location) from None
+    if not parsed.value:  # nothing but blanks and comments: every source and target defaulted
+        raise fail(CONFIG_INVALID, EMPTY_CONFIG, Location(display, 1, 1))
     findings = validate("config", parsed.value, display, parsed)
     if findings:
         raise TwsrtError(findings)

@@ -71,6 +71,8 @@ def _write_targets(
     changes = write_plan(results, compiled.companions)
     if options.dry_run:
         out.out(dry_run_report(changes, compiled.views))
+        for result in compiled.results:  # "stdout if omitted": a dry run prints what -w would
+            out.out(result.stdout)
         return
     done = write(changes, compiled.config.path.parent)  # the journal beside the config
     for change in changes:
