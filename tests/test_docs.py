@@ -109,6 +109,31 @@ def test_readme_explains_before_it_commands() -> None:
     assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install . ")
 
 
+def test_readme_setup_command_leaves_the_shell_where_it_started(tmp_path: Path) -> None:
+    """The set-up command runs twsrt in examples/dotfiles and comes back, so the next README
+    command (`bash tests/run.sh`) runs from the checkout (it failed with 127 from the example).
+    The install part is replaced by this environment's twsrt on PATH."""
+    setup = fenced_blocks(section(README, "Set up"), "sh")[0].strip()
+    install = "python3 -m venv .venv && . .venv/bin/activate && pip install . && "
+    assert setup.startswith(install)
+    env = isolated_env(tmp_path)
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    script = f"{setup.removeprefix(install)}\npwd\ntest -f tests/run.sh"
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == str(REPO_ROOT)
+
+
+def test_readme_has_the_local_pre_commit_recipe() -> None:
+    """The README shows the `repo: local` hook, as `twsrt init --repo` writes it."""
+    from twsrt import templates
+
+    blocks = [yaml.safe_load(b) for b in fenced_blocks(README.read_text("utf-8"), "yaml")]
+    assert yaml.safe_load(templates.pre_commit_config()) in blocks
+
+
 def test_readme_names_the_test_command_and_what_it_installs() -> None:
     text = README.read_text(encoding="utf-8")
     assert "\nTest command: `bash tests/run.sh`\n" in text
