@@ -317,7 +317,7 @@ def test_suppressions(dotfiles: Sandbox, tmp_path: Path) -> None:
             "json",
             "--fail-on",
             "warning",
-            "--sarif",
+            "--sarif-suppressed",
             str(tmp_path / "s.sarif"),
         )[1]
     )

@@ -264,7 +264,7 @@ def test_check_synopsis_matches_the_command(path: Path) -> None:
     assert missing == [], "options of `twsrt check --help` missing from the synopsis"
     for p in options:  # choices are spelled as the command spells them
         if isinstance(p.type, click.Choice) and p.opts[0] != "--sandbox":
-            shown = re.search(re.escape(p.opts[0]) + r" ([\w|]+)", synopsis(path))
+            shown = re.search(re.escape(p.opts[0]) + r" ([\w|-]+)", synopsis(path))
             assert shown and shown[1].split("|") == list(p.type.choices), p.opts
 
 

@@ -150,7 +150,7 @@ def test_sarif_lists_every_catalog_rule(tmp_path: Path) -> None:
 
 def test_sarif_results_point_at_their_rules(tmp_path: Path) -> None:
     report = make_report(tmp_path)
-    log = sarif_log(report)
+    log = sarif_log(report, suppressed=True)
     rules = log["runs"][0]["tool"]["driver"]["rules"]
     results = _results(log)
     every = report.findings + [item for item, _ in report.suppressed]  # suppressed ones last
@@ -189,9 +189,18 @@ def test_sarif_every_result_level_is_explicit(tmp_path: Path) -> None:
     assert all("level" in r for r in results)
 
 
-def test_sarif_marks_suppressed_findings(tmp_path: Path) -> None:
+def test_sarif_leaves_out_suppressed_findings(tmp_path: Path) -> None:
+    """Code scanning does not honour an uploaded file's suppressions: by default they are not
+    results at all, so an accepted finding is never an open alert."""
     report = make_report(tmp_path)
-    log = sarif_log(report)
+    text = sarif_text(report)
+    assert "SECRET-SUPPRESSED" not in text
+    assert len(_results(json.loads(text))) == len(report.findings)
+
+
+def test_sarif_suppressed_marks_suppressed_findings(tmp_path: Path) -> None:
+    report = make_report(tmp_path)
+    log = sarif_log(report, suppressed=True)
     validate_sarif(log)
     ((hidden, rule),) = report.suppressed
     results = _results(log)
@@ -240,7 +249,7 @@ def test_sarif_paths_outside_the_repo(tmp_path: Path) -> None:
 def test_sarif_regions_are_one_based(tmp_path: Path) -> None:
     report = make_report(tmp_path)
     every = report.findings + [item for item, _ in report.suppressed]
-    for result, item in zip(_results(sarif_log(report)), every, strict=True):
+    for result, item in zip(_results(sarif_log(report, True)), every, strict=True):
         region = result["locations"][0]["physicalLocation"]["region"]
         if item.location.line:
             assert region == {"startLine": item.location.line, "startColumn": item.location.column}

@@ -82,7 +82,7 @@ def _report_file_options(func: Callable[..., Any]) -> Callable[..., Any]:
         if reporter.file_help:
             option = click.option(
                 f"--{reporter.name}",
-                f"{reporter.name}_file",
+                f"{reporter.name.replace('-', '_')}_file",  # a parameter name is an identifier
                 metavar="FILE",  # opened by reports.files, never through a link
                 help=reporter.file_help,
             )
@@ -231,7 +231,11 @@ def check(
     level = Level(fail_on) if fail_on else None
     config = {name: common.pop(name) for name in ("config", "profile", "project", "managed")}
     # what is left of the keyword arguments: the --<format> FILE options, in registry order
-    files = tuple((name.removesuffix("_file"), path) for name, path in common.items() if path)
+    files = tuple(
+        (name.removesuffix("_file").replace("_", "-"), path)  # the format's name: `-`, not `_`
+        for name, path in common.items()
+        if path
+    )
     asked = {"agent": agent, "yolo": yolo, "sandbox": sandbox, "fail_on": level, "quiet": quiet}
     shown = {"output_format": output_format, "verbose": verbose, "report_files": files}
     request = _request(ctx, config, **asked, **shown)

@@ -51,8 +51,10 @@ def render_rules_markdown() -> str:
         "when this file is stale. `twsrt explain <id>` prints the same help. Rule ids never change",
         "once released. Suppress a finding with `[[check.ignore]]` in the config",
         "(`rule`, optional `path` glob, `pointer` glob and `agent`, and a required `reason` of at",
-        "least 10 characters and two words); a suppressed finding stays in SARIF, marked as",
-        "suppressed with the reason. Loading, parse, config, file-safety and schema errors cannot "
+        "least 10 characters and two words); a suppressed finding is left out of `--sarif`",
+        "(code scanning would show it as an open alert) and kept, marked as suppressed with the",
+        "reason, by `--sarif-suppressed`. Loading, parse, config, file-safety and schema errors "
+        "cannot "
         "be suppressed: "
         + ", ".join(
             rule.id

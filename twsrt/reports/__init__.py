@@ -40,6 +40,7 @@ class Reporter:
     for_programs: bool = False  # on stdout, an aborted run also says why on stderr, for a person
     coloured: bool = False  # follows the terminal (NO_COLOR, FORCE_COLOR)
     encoded: bool = True  # escapes what it holds itself; else printed by escaping.terminal
+    function: str = "render"  # the module's function: one module may render two variants
 
 
 REPORTERS: dict[str, Reporter] = {
@@ -53,7 +54,19 @@ REPORTERS: dict[str, Reporter] = {
             for_programs=True,
         ),
         Reporter("github", "github"),
-        Reporter("sarif", "sarif", file_help="Also write SARIF 2.1.0 here.", for_programs=True),
+        Reporter(
+            "sarif",
+            "sarif",
+            file_help="Also write SARIF 2.1.0 here (suppressed findings left out).",
+            for_programs=True,
+        ),
+        Reporter(
+            "sarif-suppressed",
+            "sarif",
+            file_help="Also write SARIF 2.1.0 with the suppressed findings (as suppressions).",
+            for_programs=True,
+            function="render_with_suppressed",
+        ),
         Reporter("junit", "junit", file_help="Also write a JUnit XML report.", for_programs=True),
     )
 }
@@ -61,8 +74,10 @@ REPORTERS: dict[str, Reporter] = {
 
 def render(name: str, report: CheckReport, options: RenderOptions) -> str:
     """The report in the format ``name`` (a key of ``REPORTERS``)."""
-    module = importlib.import_module(f"{__name__}.{REPORTERS[name].module}")
-    text: str = module.render(report, options)  # exits.start has paused the garbage collector
+    reporter = REPORTERS[name]
+    module = importlib.import_module(f"{__name__}.{reporter.module}")
+    # exits.start has paused the garbage collector
+    text: str = getattr(module, reporter.function)(report, options)
     return text
 
 

@@ -1,7 +1,9 @@
 """SARIF 2.1.0 for ``twsrt check --sarif FILE``: one run, every catalog rule, every finding.
 
-Suppressed findings are results too, with an external suppression carrying the config's reason,
-so code scanning shows them as dismissed instead of losing them.
+Suppressed findings are left out (``--sarif``): GitHub code scanning does not honour the
+``suppressions`` of an uploaded file, so a passing run would show every accepted finding as an
+open alert. ``--sarif-suppressed`` keeps them as results with an external suppression carrying
+the config's reason, for tools that read SARIF suppressions (VS Code's SARIF viewer, DefectDojo).
 
 The log is built from the ``sarif_om`` classes and serialized here. The usual companion
 serializer drops every value equal to its class default, so an explicit ``"level": "warning"``
@@ -37,8 +39,9 @@ SRCROOT_TEXT = "The root of the repository twsrt checked (its git root)."
 HOME = "HOME"  # "~/..." paths: outside the repository, left for the consumer to resolve
 
 
-def sarif_log(report: CheckReport) -> dict[str, Any]:
-    """The SARIF log of ``report`` as JSON-ready data (active results, then suppressed ones)."""
+def sarif_log(report: CheckReport, suppressed: bool = False) -> dict[str, Any]:
+    """The SARIF log of ``report`` as JSON-ready data: the active results, then with
+    ``suppressed`` the suppressed ones (each with its ``suppressions``)."""
     import sarif_om as om
 
     rules = sorted(CATALOG.values(), key=lambda rule: rule.id)
@@ -67,9 +70,12 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
     )
     log = _to_json(_om(om.SarifLog, runs=[run], version=SARIF_VERSION, schema_uri=SARIF_SCHEMA))
     # the results after the run's other members, where sarif_om puts them
-    log["runs"][0]["results"] = [_result(item, index[item.rule_id]) for item in report.findings] + [
-        _result(item, index[item.rule_id], rule.reason) for item, rule in report.suppressed
-    ]
+    results = [_result(item, index[item.rule_id]) for item in report.findings]
+    if suppressed:
+        results += [
+            _result(item, index[item.rule_id], rule.reason) for item, rule in report.suppressed
+        ]
+    log["runs"][0]["results"] = results
     # "$schema" and "version" first, as readers and sniffers expect them.
     return {"$schema": log.pop("$schema"), "version": log.pop("version"), **log}
 
@@ -88,14 +94,19 @@ def _profile(om: Any, report: CheckReport) -> dict[str, Any]:
     }
 
 
-def sarif_text(report: CheckReport) -> str:
+def sarif_text(report: CheckReport, suppressed: bool = False) -> str:
     """The SARIF file's text: same report, same bytes (no timestamps, fixed key order)."""
 
-    return dump(sarif_log(report))
+    return dump(sarif_log(report, suppressed))
 
 
 def render(report: CheckReport, _options: RenderOptions) -> str:
     return sarif_text(report)
+
+
+def render_with_suppressed(report: CheckReport, _options: RenderOptions) -> str:
+    """``--sarif-suppressed``: the suppressed findings too, marked as suppressed."""
+    return sarif_text(report, suppressed=True)
 
 
 def _descriptor(om: Any, rule: Rule) -> Any:
