@@ -1,4 +1,5 @@
-"""Reports of ``twsrt check``: text, JSON, GitHub workflow commands, SARIF 2.1.0 and JUnit XML.
+"""Reports of ``twsrt check``: text, JSON, GitHub workflow commands, SARIF 2.1.0, JUnit XML and
+GitLab Code Quality.
 
 ``REPORTERS`` is the one list of output formats: ``check --format`` offers each of them on
 stdout, and each with ``file_help`` is also a ``check --<name> FILE`` option. A reporter is a
@@ -68,6 +69,12 @@ REPORTERS: dict[str, Reporter] = {
             function="render_with_suppressed",
         ),
         Reporter("junit", "junit", file_help="Also write a JUnit XML report.", for_programs=True),
+        Reporter(
+            "gitlab",
+            "gitlab",
+            file_help="Also write a GitLab Code Quality report (artifacts:reports:codequality).",
+            for_programs=True,
+        ),
     )
 }
 

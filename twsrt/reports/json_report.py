@@ -54,7 +54,7 @@ def header(version: int) -> dict[str, Any]:
     return {"version": version, "tool": {"name": "twsrt", "version": __version__}}
 
 
-def dump(document: dict[str, Any]) -> str:
+def dump(document: dict[str, Any] | list[Any]) -> str:
     """A JSON report's text: indented by two spaces, UTF-8 as it is but for what a terminal
     acts on (``escaping.json_text``), one final newline."""
     from twsrt.escaping import json_text
