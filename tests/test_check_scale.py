@@ -21,6 +21,7 @@ import twsrt.checking as checking
 import twsrt.rules as rules
 from twsrt.agents import REGISTRY
 from twsrt.agents.abspaths import PathIndex, inside
+from twsrt.agents.base import same_json
 from twsrt.api import check
 from twsrt.findings import Finding
 from twsrt.jsonpos import parse_json, walk
@@ -300,3 +301,36 @@ def test_only_findings_of_a_rule_an_ignore_entry_names_are_matched_against_entri
     assert sorted(asked) == sorted(
         item.rule_id for item in every if {item.rule_id, item.rule.name} & named
     )
+
+
+_JSON_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", "a", "b", "1", "true"]),
+)
+_JSON = st.recursive(
+    _JSON_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+        st.dictionaries(st.sampled_from([1, "1", True]), inner, max_size=2),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_JSON, _JSON)
+@example(["a", "b"], ("a", "b"))
+@example({"a": 1, "b": 2}, {"b": 2, "a": 1})
+@example([1, True, 1.0], [1, 1, 1])
+@example([-0.0], [0.0])
+@example({1: "x"}, {"1": "x"})
+def test_same_json_is_the_comparison_of_the_two_renderings(a: object, b: object) -> None:
+    """splice_settings keeps a file whose managed members are already right without rendering
+    them (two json.dumps per member were most of a 50k splice): the answer stays json.dumps'."""
+    assert same_json(a, b) == (json.dumps(a) == json.dumps(b))
+    assert same_json(a, a)

@@ -370,7 +370,6 @@ def splice_settings(
     the managed members are already right, key order included. ``documents``: the run's
     store, so the text read from disk is parsed once for every stage (``merge`` gets the
     shared value and must not change it)."""
-    import json
 
     from twsrt.findings import fail
     from twsrt.jsonedit import render_new, replace_members
@@ -389,10 +388,34 @@ def splice_settings(
         ) from None
     check_json_shape(parsed, display, shapes)
     updates = merge(parsed.value)
-    if all(json.dumps(parsed.value.get(k)) == json.dumps(v) for k, v in updates.items()):
+    if all(same_json(parsed.value.get(k), v) for k, v in updates.items()):
         return base_text
     # spliced members come out with LF; a CRLF file (also one migrated to a new name) stays CRLF
     return keep_line_endings(base_text, replace_members(base_text, updates, documents.json))
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """``json.dumps(a) == json.dumps(b)`` (key order, ``1`` against ``1.0`` or ``true``
+    included) without rendering either: at 50k rules the two renderings of every managed member
+    cost more than the splice. A list of strings is compared at C speed; what this does not
+    take apart is left to ``json.dumps``."""
+    import json
+
+    kind = type(a)
+    if kind in (list, tuple) and type(b) in (list, tuple):
+        if len(a) != len(b):
+            return False
+        if {*map(type, a), *map(type, b)} <= {str}:
+            return list(a) == list(b)
+        return all(map(same_json, a, b))
+    if kind is dict and type(b) is dict:
+        if all(type(key) is str for key in (*a, *b)):  # json.dumps makes 1 and "1" alike
+            if list(a) != list(b):
+                return False
+            return all(same_json(value, b[key]) for key, value in a.items())
+    elif kind is type(b) and kind in (str, int, bool, type(None)):
+        return bool(a == b)
+    return json.dumps(a) == json.dumps(b)
 
 
 def granting(srt: dict[str, Any], table: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:

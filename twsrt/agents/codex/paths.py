@@ -122,7 +122,9 @@ def _anchor(rule: PathRule) -> tuple[str, str]:
         )
     if _relative(path):
         return WORKSPACE, path.removeprefix("./") or "."
-    if rule.glob:
+    # ``rule.glob`` without its cached_property: a lock per new rule, ~17,000 protected names a
+    # 10k policy's roots get
+    if not rule.literal and is_glob(path):
         prefix, rest = _split_glob(path)
     else:
         prefix, rest = path, ""
@@ -314,8 +316,18 @@ def _write_access(
         out.origins.setdefault(root.path, root.origin)
     index = _Roots([root.path for root in roots])
     pinned: set[str] = set()  # a pin is set once, whichever deny and root need it
+    # ``around`` of a path with a slash depends on the path up to its last slash only (the
+    # roots it lies below and the directories between are all before it): the thousands of
+    # denies in one directory and the protected names at the top of each root ask it once
+    asked: set[str] = set()
     for deny in concrete:
-        for _, between in index.around(deny.path.removeprefix("./")):
+        path = deny.path.removeprefix("./")
+        head = path[: path.rfind("/") + 1]
+        if head:
+            if head in asked:
+                continue  # every pin it would give is in ``pinned`` already
+            asked.add(head)
+        for _, between in index.around(path):
             for parent in between:
                 kept = not CODEX_KEEPS_NAMES.isdisjoint(parent.split("/"))  # Codex's own
                 if parent not in pinned and not kept and covered_by_deny(parent) is None:
@@ -341,11 +353,20 @@ def _mixed_spellings(denies: list[PathRule], roots: list[PathRule], home: str) -
     }
     index = {key: _Roots([absolute[root] for root in spelled[key]]) for key in spelled}
     findings = []
+    # ``around`` by the path up to its last slash, all it depends on (see _write_access)
+    known: dict[tuple[bool, str], list[tuple[int, list[str]]]] = {}
     for deny in denies:
         if _relative(deny.path):
             continue
         other = not deny.path.startswith("~")  # same spelling: pinned by translate
-        for position, between in index[other].around(expand(deny.path))[:1]:
+        path = expand(deny.path)
+        head = path[: path.rfind("/") + 1]
+        around = known.get((other, head)) if head else None
+        if around is None:
+            around = index[other].around(path)[:1]
+            if head:
+                known[other, head] = around
+        for position, between in around:
             root = spelled[other][position]
             findings.append(
                 _lossy(
