@@ -334,3 +334,31 @@ def test_same_json_is_the_comparison_of_the_two_renderings(a: object, b: object)
     them (two json.dumps per member were most of a 50k splice): the answer stays json.dumps'."""
     assert same_json(a, b) == (json.dumps(a) == json.dumps(b))
     assert same_json(a, a)
+
+
+def test_what_the_approval_mode_does_not_change_is_compiled_once_per_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check compiles Claude and Copilot in both modes (make_policy configures both yolo
+    files): Copilot's sandbox settings and Claude's deny rules are made once (Context.once),
+    and each mode's file still matches (exit 0, no drift)."""
+    import twsrt.agents.claude.translate as claude
+    import twsrt.agents.copilot.agent as copilot
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = tmp_path / "repo"
+    _make_policy().write_repo(repo, 48)
+    monkeypatch.chdir(repo)
+    made: Counter[str] = Counter()
+    for module, name in ((claude, "_deny_rules"), (copilot, "compile_sandbox")):
+        original = getattr(module, name)
+
+        def counted(*args: object, _name: str = name, _f: object = original) -> object:
+            made[_name] += 1
+            return _f(*args)  # type: ignore[operator]
+
+        monkeypatch.setattr(module, name, counted)
+    report = check(repo / "twsrt.toml")
+    assert report.exit_code == 0, [item.render() for item in report.findings]
+    assert made == {"_deny_rules": 1, "compile_sandbox": 1}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from twsrt.config import DEFAULT_SANDBOX_MODE, SANDBOX_MODES, Config
 from twsrt.diffs import View, opaque
@@ -16,6 +16,8 @@ from twsrt.locations import Location
 from twsrt.policy import Policy
 from twsrt.rules import DANGER_FULL_ACCESS, TARGET_UNUSABLE, Rule
 from twsrt.writes import Change
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,11 @@ class Context:
     # the run's files, each read and parsed once (documents.py): the invocation makes one store
     # per run and every mode's context shares it (``dataclasses.replace`` keeps it)
     documents: Documents = field(default_factory=Documents, compare=False, repr=False)
+    # what a compile derives from the policy alone, shared by every mode's context as
+    # ``documents`` is (``once``)
+    shared: dict[Hashable, tuple[Policy, Any]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.sandbox_mode not in SANDBOX_MODES:
@@ -44,6 +51,18 @@ class Context:
         # root protects (every registered agent's project layers)
         if self.written is None or self.policy.root_names is None:
             raise ValueError("a Context is made by protection.protected_context")
+
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, made once per run for this context's policy: check compiles an agent
+        in both approval modes, and what does not depend on the mode (Copilot's sandbox,
+        Claude's deny rules) was made twice. The value is shared: callers copy before they
+        change it. A context with another policy (``replace``) makes its own."""
+        held = self.shared.get(key)
+        if held is not None and held[0] is self.policy:
+            return held[1]
+        value = make()
+        self.shared[key] = (self.policy, value)
+        return value
 
     @property
     def mode(self) -> str:

@@ -42,7 +42,7 @@ from twsrt.agents.claude.settings import (
     merged_text,
     settings_members,
 )
-from twsrt.agents.claude.translate import mode_findings, translate
+from twsrt.agents.claude.translate import deny_rules, mode_findings, translate
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import mode_files, mode_target, plan_link, target_write
 from twsrt.jsonedit import dump
@@ -87,7 +87,10 @@ class ClaudeAgent(DeclaredAgent):
 
     def compile_user(self, ctx: Context) -> Result:
         overrides = ctx.config.overrides.get(ctx.mode, {})
-        managed, findings = translate(ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode)
+        denies = ctx.once((NAME, "deny"), lambda: deny_rules(ctx.policy))
+        managed, findings = translate(
+            ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode, denies=denies
+        )
         findings += mode_findings(ctx)
         findings += unhandled_key_findings(ctx.policy, NAME, HANDLED_SRT_KEYS, REASONS)
 

@@ -83,20 +83,36 @@ def path_patterns(rule: PathRule, anchor: str = USER_ANCHOR) -> list[str]:
     return [spelled, f"{spelled}/**"]
 
 
+# _deny_rules' list, the origins it noted (in order) and its findings
+Denies = tuple[list[str], dict[str, Location], list[Finding]]
+
+
+def deny_rules(policy: Policy, anchor: str = USER_ANCHOR) -> Denies:
+    """The deny rules, which the approval mode does not change: made once for both modes of a
+    check (``Context.once``)."""
+    findings: list[Finding] = []
+    managed = Managed()
+    deny = _deny_rules(policy, managed, findings, anchor)
+    return deny, managed.origins, findings
+
+
 def translate(
     policy: Policy,
     yolo: bool,
     overrides: dict[str, Any],
     sandbox_mode: str = "workspace-write",
     anchor: str = USER_ANCHOR,
+    denies: Denies | None = None,
 ) -> tuple[Managed, list[Finding]]:
     """Pure translation of the canonical policy into Claude's managed sections. ``anchor``:
     where the file's settings source anchors a relative sandbox path (``USER_ANCHOR``:
     ~/.claude, for the user settings; ``CWD_ANCHOR``: the working directory, as srt does, for
-    managed settings; ``PROJECT_ANCHOR``: the project root, for a project's settings)."""
-    findings: list[Finding] = []
-    managed = Managed()
-    managed.deny = _deny_rules(policy, managed, findings, anchor)
+    managed settings; ``PROJECT_ANCHOR``: the project root, for a project's settings).
+    ``denies``: ``deny_rules`` of the same policy and anchor, already made (never changed)."""
+    deny, origins, found = deny_rules(policy, anchor) if denies is None else denies
+    findings = list(found)
+    # the deny rules come first, so their origins are the first noted
+    managed = Managed(deny=list(deny), origins=dict(origins))
     if not yolo:
         managed.ask = _bash_rules(policy.bash_ask, managed)
     allow = []

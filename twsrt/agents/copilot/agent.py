@@ -24,6 +24,7 @@ The package: ``declaration`` (keys and managed sandbox keys), ``flags`` (launch 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from twsrt.agents.abspaths import unpinned_home
 from twsrt.agents.base import Context, DeclaredAgent, Result
@@ -65,6 +66,7 @@ from twsrt.agents.targetfiles import TargetFiles
 from twsrt.agents.targets import mode_target, strict_allowlist_note
 from twsrt.findings import Finding
 from twsrt.jsonedit import dump
+from twsrt.locations import Location
 from twsrt.policy import Policy
 
 __all__ = [
@@ -94,20 +96,36 @@ __all__ = [
 ]
 
 
+# compile_sandbox's outputs and the origins it noted, in the order it noted them
+SandboxPart = tuple[dict[str, Any], dict[str, list[str]], bool, list[Finding], dict[str, Location]]
+
+
+def sandbox_part(policy: Policy, home: str, sandbox_mode: str) -> SandboxPart:
+    """The settings' ``sandbox`` part, which the approval mode does not change: made once for
+    both modes of a check (``Context.once``)."""
+    origins: dict[str, Location] = {}
+    sandbox, urls, used, findings = compile_sandbox(policy, home, origins, sandbox_mode)
+    return sandbox, urls, used, findings, origins
+
+
 def translate(
     policy: Policy,
     yolo: bool,
     home: str,
     with_settings: bool,
     sandbox_mode: str = "workspace-write",
+    part: SandboxPart | None = None,
 ) -> tuple[Compiled, list[Finding]]:
-    """Pure translation: the flags for the mode and, when wanted, the sandbox settings."""
+    """Pure translation: the flags for the mode and, when wanted, the sandbox settings
+    (``part``: ``sandbox_part`` of the same arguments, already made; never changed here)."""
     out = Compiled()
     out.argv, findings = compile_flags(policy, yolo, out.origins, sandbox_mode)
     if with_settings:
-        out.sandbox, out.urls, out.home_used, more = compile_sandbox(
-            policy, home, out.origins, sandbox_mode
-        )
+        if part is None:
+            part = sandbox_part(policy, home, sandbox_mode)
+        out.sandbox, out.urls, out.home_used, more, origins = part
+        for key, origin in origins.items():  # as compile_sandbox notes them: the flags' first
+            out.origins.setdefault(key, origin)
         findings += more
     return out, findings
 
@@ -136,12 +154,14 @@ class CopilotAgent(DeclaredAgent):
 
     def compile_user(self, ctx: Context) -> Result:
         settings_path = ctx.config.targets.get(SETTINGS_KEY)
+        home, mode = ctx.config.output_home, ctx.sandbox_mode
+        part = None
+        if settings_path is not None:
+            part = ctx.once(
+                (NAME, "sandbox", home, mode), lambda: sandbox_part(ctx.policy, home, mode)
+            )
         compiled, findings = translate(
-            ctx.policy,
-            ctx.yolo,
-            ctx.config.output_home,
-            settings_path is not None,
-            ctx.sandbox_mode,
+            ctx.policy, ctx.yolo, home, settings_path is not None, mode, part
         )
         if ctx.full_access:
             what = "the --deny-tool and --deny-url flags stay in force"
