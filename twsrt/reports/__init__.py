@@ -68,7 +68,19 @@ REPORTERS: dict[str, Reporter] = {
             for_programs=True,
             function="render_with_suppressed",
         ),
-        Reporter("junit", "junit", file_help="Also write a JUnit XML report.", for_programs=True),
+        Reporter(
+            "junit",
+            "junit",
+            file_help="Also write a JUnit XML report (file and line on each testcase).",
+            for_programs=True,
+        ),
+        Reporter(
+            "junit-strict",
+            "junit",
+            file_help="Also write JUnit XML valid against junit-10.xsd (Jenkins xUnit).",
+            for_programs=True,
+            function="render_strict",
+        ),
         Reporter(
             "gitlab",
             "gitlab",

@@ -3,6 +3,14 @@
 A passing testcase per checked file (so a clean run still lists what was checked), and a
 testcase per active finding: failing when the finding is at or above ``--fail-on``, as the exit
 code is, otherwise passing with the finding in its system-out.
+
+Two flavours. ``--junit`` gives each testcase ``file`` and ``line`` attributes, where GitLab's
+test report and the JUnit annotation actions read them (valid against junit-10.xsd plus those
+two attributes). ``--junit-strict`` validates against the Jenkins xUnit plugin's junit-10.xsd
+itself, which has no place for them on a testcase: there the finding's ``file:line:col`` starts
+its failure message and text (and a checked file's testcase is named by its path), as Jenkins
+shows them. Neither writes junit_xml's ``disabled`` counts, which no consumer reads and the
+schema refuses.
 """
 
 from __future__ import annotations
@@ -21,9 +29,10 @@ if TYPE_CHECKING:
 SUITE_NAME = "twsrt check"
 
 
-def junit_xml(report: CheckReport) -> str:
-    """The JUnit report's text: same report, same bytes (no timestamps, no host names)."""
-    return xml_text([report_suite(report)])
+def junit_xml(report: CheckReport, strict: bool = False) -> str:
+    """The JUnit report's text: same report, same bytes (no timestamps, no host names);
+    ``strict``: the junit-10.xsd flavour (no ``file``/``line`` attributes)."""
+    return xml_text([report_suite(report)], strict)
 
 
 def report_suite(report: CheckReport) -> Any:
@@ -62,7 +71,7 @@ def selection_properties(selection: Selection | None) -> dict[str, str] | None:
     }
 
 
-def xml_text(suites: list[Any]) -> str:
+def xml_text(suites: list[Any], strict: bool = False) -> str:
     """The JUnit XML of test suites, as every JUnit report of twsrt writes it.
 
     The text of junit_xml's ``to_xml_report_string(suites, prettyprint=True,
@@ -72,17 +81,24 @@ def xml_text(suites: list[Any]) -> str:
     the data are kept: characters junit_xml strips are dropped (a carriage return survives in
     an attribute, escaped on the way, but not in text), and minidom's escaping and layout; and
     no line starts a workflow command.
-    One difference: a suite's time with more than three decimals (``twsrt test``'s measured
-    probes) is rounded to three, as the JUnit schema's time pattern requires.
+    Differences: a suite's time with more than three decimals (``twsrt test``'s measured
+    probes) is rounded to three, as the JUnit schema's time pattern requires; no ``disabled``
+    counts; ``strict`` leaves out the testcases' ``file`` and ``line`` (junit-10.xsd).
     """
     from xml.etree.ElementTree import Element
 
     elements = [suite.build_xml_doc(encoding="utf-8") for suite in suites]
+    for element in elements:
+        element.attrib.pop("disabled", None)
+        if strict:
+            for case in element.iter("testcase"):
+                case.attrib.pop("file", None)
+                case.attrib.pop("line", None)
     root = Element("testsuites")
     if elements:
         totals = {
             key: str(sum(int(e.get(key, 0)) for e in elements))
-            for key in ("disabled", "errors", "failures", "tests")
+            for key in ("errors", "failures", "tests")
         }
         totals["time"] = str(sum(float(e.get("time", 0)) for e in elements))
         root.attrib.update(totals)
@@ -154,6 +170,11 @@ def _write_element(element: Any, indent: str, out: list[str]) -> None:
 
 def render(report: CheckReport, _options: RenderOptions) -> str:
     return junit_xml(report)
+
+
+def render_strict(report: CheckReport, _options: RenderOptions) -> str:
+    """``--junit-strict``: valid against junit-10.xsd as it is."""
+    return junit_xml(report, strict=True)
 
 
 def _file_class(checked: CheckedFile) -> str:
