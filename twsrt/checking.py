@@ -15,6 +15,7 @@ from twsrt.locations import git_root, home_dir, repo_root
 from twsrt.policy import Policy
 from twsrt.report import CheckedFile, CheckReport
 from twsrt.request import Request
+from twsrt.rules import settled
 from twsrt.safeio import real
 from twsrt.sources import read_sources
 from twsrt.suppressions import by_rule, first_match, ignore_findings, suppressions
@@ -87,17 +88,18 @@ def _run_check(
     # whether an entry may suppress a rule's findings, asked once per rule, not per finding
     # (at 50k rules ~43,000 notes no entry names): first_match's own first test
     may_match: dict[str, bool] = {}
-    for item in _dedupe(findings):
-        maybe = may_match.get(item.rule_id)
-        if maybe is None:
-            found = item.rule
-            named = item.rule_id in ignores or found.name in ignores
-            maybe = may_match[item.rule_id] = found.suppressible and named
-        rule = first_match(ignores, item) if maybe else None
-        if rule is None:
-            report.findings.append(item)
-        else:
-            report.suppressed.append((item, rule))
+    with settled():  # first_match asks each finding's rule: no registry question per finding
+        for item in _dedupe(findings):
+            maybe = may_match.get(item.rule_id)
+            if maybe is None:
+                found = item.rule
+                named = item.rule_id in ignores or found.name in ignores
+                maybe = may_match[item.rule_id] = found.suppressible and named
+            rule = first_match(ignores, item) if maybe else None
+            if rule is None:
+                report.findings.append(item)
+            else:
+                report.suppressed.append((item, rule))
     report.findings.sort(key=_order)
     return report
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from importlib import import_module
 from types import ModuleType
 
@@ -26,7 +27,17 @@ from twsrt.rules.policy import *  # noqa: F403
 from twsrt.rules.schema import *  # noqa: F403
 from twsrt.rules.translation import *  # noqa: F403
 
-__all__ = ["BASIS_LEVEL", "CATALOG", "Basis", "Family", "Level", "Rule", "explain_text", "lookup"]
+__all__ = [
+    "BASIS_LEVEL",
+    "CATALOG",
+    "Basis",
+    "Family",
+    "Level",
+    "Rule",
+    "explain_text",
+    "lookup",
+    "settled",
+]
 
 FAMILY_MODULES = (loading, schema, policy, drift, translation, engine, effective)
 
@@ -82,8 +93,23 @@ class _Catalog(Mapping[str, Rule]):
         self._declared: tuple[object, ...] | None = None
         self._rules: dict[str, Rule] = {}
         self.by_name: dict[str, Rule] = {}
+        self._settled = 0  # inside ``settled``: the registry is not asked again
+
+    @contextmanager
+    def settled(self) -> Iterator[None]:
+        """The catalog as it stands, without asking the registry again on each lookup: for a
+        loop over every finding of a check (at 50k rules ~37,000 lookups, each ~1 us of
+        registry questions), under which no agent is registered or replaced."""
+        self._current()
+        self._settled += 1
+        try:
+            yield
+        finally:
+            self._settled -= 1
 
     def _current(self) -> dict[str, Rule]:
+        if self._settled:
+            return self._rules
         # Every finding's level and suppression asks the catalog (at 50k rules ~80,000 times a
         # check), so an unchanged registry is told by dict lookups, not import_module per agent.
         declared = _declarations()
@@ -110,6 +136,7 @@ class _Catalog(Mapping[str, Rule]):
 
 _catalog = _Catalog()
 CATALOG: Mapping[str, Rule] = _catalog
+settled = _catalog.settled
 
 
 def lookup(key: str) -> Rule | None:
