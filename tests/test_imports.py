@@ -95,3 +95,53 @@ def test_the_config_values_are_frozen() -> None:
     from twsrt.config import Config, Fragment, Selection
 
     assert all(value.__dataclass_params__.frozen for value in (Config, Fragment, Selection))  # type: ignore[attr-defined]
+
+
+# check_report on the shipped example in a fresh interpreter, then list what it imported
+_CHECK_AND_LIST = """
+import json, sys
+from twsrt.checking import check_report
+from twsrt.request import Request
+report = check_report(Request())
+print(json.dumps({"checked": len(report.checked), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_check_starts_without_the_probe_model() -> None:
+    """check runs on every hook: the engines' gaps it reports (testing.gaps) come without the
+    probe model (~5 ms of dataclasses and enums) or anything else of twsrt test."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", _CHECK_AND_LIST],
+        cwd=REPO_ROOT / "examples" / "dotfiles",
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(out.stdout)
+    assert seen["checked"] > 2
+    testing = sorted(m for m in seen["modules"] if m.startswith("twsrt.testing."))
+    assert testing == ["twsrt.testing.gaps"]  # not the model, globs, hostrun or the runner
+
+
+def test_the_gaps_name_the_host_program_keys_hostrun_does() -> None:
+    """static_gaps imports hostrun only for a policy that sets one of its keys."""
+    from twsrt.testing.gaps import HOST_PROGRAM_KEYS
+    from twsrt.testing.hostrun import SRT_HOST_PROGRAMS
+
+    assert tuple(SRT_HOST_PROGRAMS) == HOST_PROGRAM_KEYS
+
+
+def test_srt_gaps_are_made_once_when_first_asked_for() -> None:
+    import twsrt.testing.gaps as gaps
+    from twsrt.testing.globs import srt_skips_write_glob
+
+    assert gaps.SRT_GAPS is gaps.SRT_GAPS and len(gaps.SRT_GAPS) == 3
+    for path in ("a/**", "a/*", "a/**/b", "a/b", "*", "a/[x]/**"):
+        assert gaps.srt_skips_write_glob(path) == srt_skips_write_glob(path)

@@ -4,19 +4,33 @@ Two users: ``check`` reports the gaps a policy runs into without running anythin
 (``static_gaps``), and ``twsrt test`` explains a probe's mismatch by its engine's gap table
 (``GapRule``s on each engine class, looked up by ``verdicts.explain_gap``). srt's own gaps live
 here because both need them. Keep this module's imports cheap: ``check`` loads it on every run,
-and nothing of the runner or the engines may come with it.
+and nothing of the runner, the engines or the probe model may come with it (the model alone
+was ~5 ms of every check's start): srt's gap table, which needs the model's outcomes, is made
+when ``twsrt test`` first asks for it (``SRT_GAPS``, see ``__getattr__``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from twsrt.findings import Finding, finding, quoted
-from twsrt.policy import Policy
+from twsrt.policy import Policy, is_glob
 from twsrt.rules import SRT_LINUX_UNIX_SOCKETS, SRT_LINUX_WRITE_GLOB, Rule
-from twsrt.testing.globs import srt_skips_write_glob
-from twsrt.testing.model import Outcome, Probe
+
+if TYPE_CHECKING:
+    from twsrt.testing.model import Outcome, Probe
+
+# the srt keys that name a program srt starts on the host (``hostrun.SRT_HOST_PROGRAMS``, whose
+# module imports the probe model): ``static_gaps`` loads it only for a policy that sets one
+HOST_PROGRAM_KEYS = ("ripgrep", "bwrapPath", "socatPath")
+
+
+def srt_skips_write_glob(path: str) -> bool:
+    """``globs.srt_skips_write_glob`` (which imports the probe model): only a pattern that is
+    still a glob once a trailing ``/**`` is stripped is skipped in srt's write lists."""
+    return is_glob(path.removesuffix("/**"))
 
 
 @dataclass(frozen=True)
@@ -89,31 +103,45 @@ def _skipped_glob(kind: str) -> Callable[[Probe], bool]:
     return lambda probe: probe.kind == kind and probe.glob and srt_skips_write_glob(probe.rule)
 
 
-SRT_GAPS: tuple[GapRule, ...] = (
-    probe_gap(
-        SRT_LINUX_WRITE_GLOB,
-        "srt on Linux skips glob '{rule}' in denyWrite; matching files stay writable inside "
-        "allowWrite roots",
-        Outcome.ALLOWED,
-        _skipped_glob("deny-write"),
-        linux=True,
-    ),
-    probe_gap(
-        SRT_LINUX_WRITE_GLOB,
-        "srt on Linux skips glob '{rule}' in allowWrite; it grants nothing",
-        Outcome.DENIED,
-        _skipped_glob("allow-write"),
-        linux=True,
-    ),
-    probe_gap(
-        SRT_LINUX_UNIX_SOCKETS,
-        "srt on Linux ignores allowUnixSockets; '{rule}' is blocked with every other Unix socket "
-        "(only allowAllUnixSockets opens them)",
-        Outcome.DENIED,
-        "allow-unix-socket",
-        linux=True,
-    ),
-)
+SRT_GAPS: tuple[GapRule, ...]  # made on first use (``__getattr__``): it needs the probe model
+
+
+def _srt_gaps() -> tuple[GapRule, ...]:
+    from twsrt.testing.model import Outcome
+
+    return (
+        probe_gap(
+            SRT_LINUX_WRITE_GLOB,
+            "srt on Linux skips glob '{rule}' in denyWrite; matching files stay writable inside "
+            "allowWrite roots",
+            Outcome.ALLOWED,
+            _skipped_glob("deny-write"),
+            linux=True,
+        ),
+        probe_gap(
+            SRT_LINUX_WRITE_GLOB,
+            "srt on Linux skips glob '{rule}' in allowWrite; it grants nothing",
+            Outcome.DENIED,
+            _skipped_glob("allow-write"),
+            linux=True,
+        ),
+        probe_gap(
+            SRT_LINUX_UNIX_SOCKETS,
+            "srt on Linux ignores allowUnixSockets; '{rule}' is blocked with every other Unix "
+            "socket (only allowAllUnixSockets opens them)",
+            Outcome.DENIED,
+            "allow-unix-socket",
+            linux=True,
+        ),
+    )
+
+
+def __getattr__(name: str) -> object:
+    """``SRT_GAPS``, made once when first asked for (PEP 562): ``check`` never asks."""
+    if name == "SRT_GAPS":
+        gaps = globals()["SRT_GAPS"] = _srt_gaps()
+        return gaps
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
@@ -125,9 +153,10 @@ def static_gaps(policy: Policy, platform: str = "linux") -> list[Finding]:
         if rule.glob and srt_skips_write_glob(rule.path):
             message = f"srt on Linux skips glob '{quoted(rule.path)}' in write lists"
             found.append(finding(SRT_LINUX_WRITE_GLOB, message, rule.origin, agent="srt"))
-    from twsrt.testing.hostrun import static_findings
+    if any(key in policy.srt for key in HOST_PROGRAM_KEYS):
+        from twsrt.testing.hostrun import static_findings
 
-    found += static_findings(policy)  # programs srt starts on the host: twsrt test does not
+        found += static_findings(policy)  # programs srt starts on the host: twsrt test does not
     network = policy.srt.get("network", {})
     for index, path in enumerate(network.get("allowUnixSockets", [])):
         if not network.get("allowAllUnixSockets"):
