@@ -63,7 +63,7 @@ CASES: list[Case | Usage] = [
         "TWS003",
         f"invalid JSON: {TRAILING_COMMA[1]}",
         3,
-        TRAILING_COMMA[0],  # `    "denyRead": ["~/.aws", "~/.ssh",]`: ',' is col 36, ']' col 37
+        TRAILING_COMMA[0],  # `    "denyRead": ["~/.aws", "~/.ssh",]`: the ',' (col 36)
     ),
     Case("srt-empty-file", write(SRT, ""), GEN_W, SRT, "TWS003", "invalid JSON", 1, 1),
     Case(

@@ -197,7 +197,7 @@ BREAKAGES = [
         "TWS003",
         "invalid JSON",
         2,
-        40,  # `  "filesystem": {"denyRead": ["~/.aws",]}`: the ']' after the comma
+        39,  # `  "filesystem": {"denyRead": ["~/.aws",]}`: the trailing comma
         check_exit=1,
     ),
     Breakage(

@@ -6,6 +6,11 @@ usual valid file is never walked in Python. Positions are found lazily: the firs
 about a pointer indexes the members of each container along its path (the C scanner skips
 each member), so a file of 100,000 values answers one position for the cost of the siblings on
 that path, and the index is kept for the next question.
+
+``parse_jsonc`` reads the canonical sources, which may hold ``//`` and ``/* */`` comments (JSONC,
+as editors and the other PyPI ``twsrt`` read them): a text the plain parse accepts costs nothing
+more; otherwise a hand scanner blanks each comment with spaces (its newlines kept), so every
+offset, line and column of the blanked text is the original's.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class PositionedJson(PositionedDocument):
         self._objects: dict[int, list[tuple[str, Node]]] = {}
         self._by_key: dict[int, dict[str, list[Node]]] = {}
         self._parents: dict[str, list[Node]] = {}  # the values at each parent pointer asked
+        # the (start, end) offsets of each comment that parse_jsonc blanked, in text order
+        self.comments: list[tuple[int, int]] = []
 
     @cached_property
     def root(self) -> Node:
@@ -252,6 +259,108 @@ def parse_json(text: str) -> PositionedJson:
     if watch.not_finite or _may_hold_surrogate(text):
         _refuse_unencodable(result)
     return result
+
+
+def parse_jsonc(text: str) -> PositionedJson:
+    """``parse_json`` of JSON with comments: the value and positions of ``text`` with every
+    ``//`` and ``/* */`` comment read as whitespace (``comments`` says where each was, ``text``
+    is the blanked text: same length, same lines); a trailing comma is an error at the comma,
+    as JSONC has none. A text without a comment is parsed once, as ``parse_json`` parses it."""
+    try:
+        return parse_json(text)
+    except JsonSyntaxError as exc:
+        plain_error = exc
+    blanked, comments = blank_comments(text) if "/" in text else (text, [])
+    if not comments:
+        raise _trailing_comma(text, plain_error)
+    try:
+        parsed = parse_json(blanked)
+    except JsonSyntaxError as exc:
+        raise _trailing_comma(blanked, exc) from None
+    parsed.comments = comments
+    return parsed
+
+
+# what the comment scanner stops at: a string's opening quote, or a slash that may open a comment
+_QUOTE_OR_SLASH = re.compile(r'["/]')
+_STRING_STOP = re.compile(r'["\\\n]')  # a string's close, an escape, or a line it cannot cross
+_NOT_NEWLINE = re.compile(r"[^\n\r]")
+
+
+def blank_comments(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with each comment outside a string replaced by spaces (line breaks kept), and
+    the span of each. A hand scanner: fixed patterns only, each match a single character, so
+    no input can make it backtrack; a string or comment left open ends the scan (the parse then
+    reports it where it starts)."""
+    comments: list[tuple[int, int]] = []
+    pos = 0
+    while (found := _QUOTE_OR_SLASH.search(text, pos)) is not None:
+        start = found.start()
+        if text[start] == '"':
+            pos = _string_end(text, start + 1)
+            if pos < 0:
+                break
+            continue
+        follower = text[start + 1 : start + 2]
+        if follower == "/":
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+        elif follower == "*":
+            end = text.find("*/", start + 2)
+            if end < 0:
+                raise JsonSyntaxError("comment is not closed (no */)", *_line_col(text, start))
+            end += 2
+        else:
+            pos = start + 1  # a lone slash: not JSON, which the parse reports
+            continue
+        comments.append((start, end))
+        pos = end
+    if not comments:
+        return text, comments
+    pieces, last = [], 0
+    for start, end in comments:
+        pieces += [text[last:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces), comments
+
+
+def _string_end(text: str, pos: int) -> int:
+    """The offset after the string whose body starts at ``pos``; -1 when it is not closed."""
+    while (stop := _STRING_STOP.search(text, pos)) is not None:
+        char = stop[0]
+        if char == '"':
+            return stop.end()
+        if char == "\n":
+            return -1
+        pos = stop.end() + 1  # an escape: the next character is the escaped one
+    return -1
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, line_start) + 1, offset - line_start + 1
+
+
+def _trailing_comma(text: str, exc: JsonSyntaxError) -> JsonSyntaxError:
+    """The parse's error, or when it stopped at a closing bracket right after a comma (the
+    parser's "Expecting value" / "Expecting property name"; Python 3.13 names the comma
+    itself), that comma as the error: one message and place on every Python."""
+    if exc.message.startswith("Illegal trailing comma"):  # Python 3.13 finds it itself
+        return JsonSyntaxError(_TRAILING_COMMA, exc.line, exc.column)
+    if exc.message not in ("Expecting value", "Expecting property name enclosed in double quotes"):
+        return exc
+    lines = text.split("\n", exc.line)  # only the lines up to the error's
+    offset = sum(map(len, lines[: exc.line - 1])) + exc.line - 1 + exc.column - 1
+    if text[offset : offset + 1] not in ("]", "}"):
+        return exc
+    comma = len(text[:offset].rstrip(" \t\n\r")) - 1
+    if comma < 0 or text[comma] != ",":
+        return exc
+    return JsonSyntaxError(_TRAILING_COMMA, *_line_col(text, comma))
+
+
+_TRAILING_COMMA = "trailing comma (JSON allows none): remove it"
 
 
 def _may_hold_surrogate(text: str) -> bool:

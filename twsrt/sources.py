@@ -10,7 +10,7 @@ from typing import Any
 
 from twsrt.config import Config
 from twsrt.findings import Finding, Level, TwsrtError, finding, quoted
-from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_json, walk
+from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_jsonc, walk
 from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
 from twsrt.rules import DUPLICATE_JSON_KEY, SCHEMA_VIOLATION, SOURCE_MISSING, SOURCE_UNPARSABLE
@@ -19,10 +19,12 @@ from twsrt.schemas import validate
 
 
 def read_json_source(
-    path: Path, display: str, schema: str, config: Config
+    path: Path, display: str, schema: str, config: Config, *, srt_reads: bool | None = None
 ) -> tuple[PositionedJson, list[Finding]]:
     """Parse and schema-check one JSON source (read within ``config``'s confinement); return
-    it with every finding about it."""
+    it with every finding about it. Comments (JSONC) are fine, except in a file srt itself
+    reads (``srt_reads``; default: the srt source of a config without fragments), as srt
+    refuses anything but plain JSON."""
 
     try:
         text = read_text(path, confine=config.confine_root)
@@ -39,14 +41,17 @@ def read_json_source(
             problem_finding(exc, SOURCE_UNPARSABLE, where, "cannot read source: ")
         ) from None
     try:
-        parsed = parse_json(text)
+        parsed = parse_jsonc(text)
     except JsonSyntaxError as exc:
         location = Location(display, exc.line, exc.column)
         raise TwsrtError(
             finding(SOURCE_UNPARSABLE, f"invalid JSON: {exc.message}", location)
         ) from None
 
-    found = validate(schema, parsed.value, display, parsed)
+    found = []
+    if parsed.comments and (schema == "srt" if srt_reads is None else srt_reads):
+        found.append(_srt_comment(parsed, display))
+    found += validate(schema, parsed.value, display, parsed)
     found += control_characters(parsed, display)
     for pointer in parsed.duplicate_keys:
         line, col = parsed.position(pointer, key=True)
@@ -59,6 +64,20 @@ def read_json_source(
             )
         )
     return parsed, found
+
+
+def _srt_comment(parsed: PositionedJson, display: str) -> Finding:
+    """srt reads the srt source itself (``~/.srt-settings.json``, or the scaffold's link to
+    it) and refuses a comment, falling back to its defaults without ``--settings``: an error at
+    the first comment."""
+    line, col = parsed.index.line_col(parsed.comments[0][0])
+    more = len(parsed.comments) - 1
+    others = f" (and {more} more)" if more else ""
+    message = (
+        f"comment{others} in the srt settings: srt reads this file and accepts plain JSON only; "
+        "remove it (comments are fine in the bash rules and in fragments)"
+    )
+    return finding(SOURCE_UNPARSABLE, message, Location(display, line, col))
 
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a tab is quoted by every agent
@@ -140,7 +159,8 @@ def _read_fragments(config: Config) -> SourcesRead:
             displays.append(display)
             schema = "srt" if kind == "srt" else "bash"
             try:
-                parsed, found = read_json_source(path, display, schema, config)
+                # srt never reads a fragment (it gets the composed settings): JSONC is fine
+                parsed, found = read_json_source(path, display, schema, config, srt_reads=False)
             except TwsrtError as exc:
                 findings += [_at_entry(item, config, fragment.name, kind) for item in exc.findings]
                 continue

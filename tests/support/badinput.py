@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,8 +40,8 @@ FULL = f"{CLAUDE_DIR}/settings.full.json"
 LINK = f"{CLAUDE_DIR}/settings.json"
 YOLO = f"{CLAUDE_DIR}/settings.yolo.json"
 
-# Python 3.13 reports a trailing comma at the comma itself, 3.11/3.12 at the token after it.
-TRAILING_COMMA = (36, "Illegal trailing comma") if sys.version_info >= (3, 13) else (37, "")
+# a trailing comma is reported at the comma itself, on every Python (jsonpos.parse_jsonc)
+TRAILING_COMMA = (36, "trailing comma (JSON allows none)")
 
 Setup = Callable[[Sandbox], None]
 

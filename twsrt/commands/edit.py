@@ -105,7 +105,10 @@ def validate_source(config: Config, name: str) -> list[Finding]:
     path, schema = source_path(config, name)
     where = real(config.path)
     confined = config.confined(git_root(where))
-    return read_json_source(path, display_path(path, repo_root(where)), schema, confined)[1]
+    display = display_path(path, repo_root(where))
+    # srt reads the srt source itself, never a fragment: comments only where srt does not read
+    srt_reads = schema == "srt" and not config.all_fragments
+    return read_json_source(path, display, schema, confined, srt_reads=srt_reads)[1]
 
 
 def editor_command() -> str:
