@@ -184,7 +184,7 @@ def test_init_repo_prints_the_next_steps(sandbox: Sandbox) -> None:
 
 
 def test_init_repo_sources_name_their_schemas(sandbox: Sandbox) -> None:
-    from twsrt.schemas import load_schema, schema_url
+    from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
 
     repo = sandbox.home / "dots"
     assert sandbox.run("init", "--repo", str(repo)).returncode == 0
@@ -194,9 +194,13 @@ def test_init_repo_sources_name_their_schemas(sandbox: Sandbox) -> None:
     ):
         document = json.loads((repo / relative).read_text())
         assert next(iter(document)) == "$schema"
-        assert document["$schema"] == schema_url(name) == load_schema(name)["$id"]
+        # the copy in the repository, by relative path (tests/test_schemas_for_editors.py)
+        assert document["$schema"] == f"../schemas/{SCHEMA_FILES[name]}"
+        assert json.loads((repo / "schemas" / SCHEMA_FILES[name]).read_text())["$id"] == (
+            schema_url(name)
+        )
     first = (repo / "twsrt.toml").read_text().splitlines()[0]
-    assert first == f"#:schema {schema_url('config')}"  # taplo's directive, on the first line
+    assert first == "#:schema ./schemas/config.schema.json"  # taplo's directive, on line 1
     assert load_schema("config")["$id"] == schema_url("config")
 
 
@@ -230,25 +234,6 @@ def test_init_repo_refused_by_a_user_file_writes_nothing(sandbox: Sandbox) -> No
     assert "dots/home/.claude/settings.json: error[TWS004]" in result.stderr
     assert "merge them by hand" in result.stderr
     assert tree_snapshot(sandbox.home) == before
-
-
-def test_schemastore_catalog_names_every_schema_by_its_id() -> None:
-    from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
-
-    catalog = json.loads(
-        (Path(__file__).parent.parent / "schemas" / "schemastore-catalog.json").read_text()
-    )
-    entries = {entry["url"]: entry for entry in catalog["schemas"]}
-    assert set(entries) == {schema_url(name) for name in SCHEMA_FILES}
-    for name in SCHEMA_FILES:
-        assert load_schema(name)["$id"] == schema_url(name)
-        assert schema_url(name).startswith("https://")
-        entry = entries[schema_url(name)]
-        assert entry["name"] and entry["description"]
-        assert entry["fileMatch"] and all(isinstance(p, str) and p for p in entry["fileMatch"])
-    # the names the scaffold and the config discovery use are matched
-    matches = {pattern for entry in catalog["schemas"] for pattern in entry["fileMatch"]}
-    assert {"srt-settings.json", "bash-rules.json", "twsrt.toml", ".twsrt.toml"} <= matches
 
 
 def _ignored(repo: Path, paths: list[str]) -> set[str]:

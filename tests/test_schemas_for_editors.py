@@ -1,5 +1,8 @@
 """The shipped schemas serve editors: an https ``$id``, a description on every property, defaults
-and examples, a SchemaStore catalog entry, and sources carrying ``$schema`` stay valid."""
+and examples, a SchemaStore catalog entry (valid by SchemaStore's own catalog schema), sources
+carrying ``$schema`` stay valid, and a scaffold's references load offline: each source's
+``$schema`` resolves to a file of the repository that check-jsonschema validates it with, and
+``taplo check`` (the real TOML checker, npm @taplo/cli) loads the config's ``#:schema``."""
 
 from __future__ import annotations
 
@@ -10,14 +13,19 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlparse
+from urllib.request import url2pathname
 
 import pytest
 from support.cli import run_cli
-from support.sandbox import ACCEPT_PLANTED_LAYERS, REPO_ROOT
+from support.sandbox import ACCEPT_PLANTED_LAYERS, REPO_ROOT, Sandbox
+from support.tools import locate_tool, require_tool
 
 from twsrt.schemas import SCHEMA_FILES, load_schema, schema_url
 
-CATALOG = REPO_ROOT / "schemas" / "schemastore-catalog.json"
+CATALOG = REPO_ROOT / "schemas" / "schemastore-catalog-entry.json"
+CATALOG_SCHEMA = REPO_ROOT / "tests" / "fixtures" / "schemastore" / "schema-catalog.schema.json"
+TAPLO_DEFAULT = "/opt/twsrt-tools/taplo/bin/taplo"
 
 
 def properties(node: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
@@ -96,18 +104,126 @@ def test_srt_schema_is_what_the_generator_makes() -> None:
     assert made == (REPO_ROOT / "schemas" / "srt-settings.schema.json").read_text("utf-8")
 
 
+# where SchemaStore fetches each schema: the repository's own file, which is served (the $id,
+# https://twsrt.dev/schemas/..., names the schema but serves nothing)
+RAW = "https://raw.githubusercontent.com/twsrt/twsrt/main/schemas/"
+
+
 def test_schemastore_catalog_entry_names_every_schema_with_file_patterns() -> None:
+    from jsonschema import Draft4Validator
+
     catalog = json.loads(CATALOG.read_text(encoding="utf-8"))
+    schema = json.loads(CATALOG_SCHEMA.read_text(encoding="utf-8"))
+    assert [e.message for e in Draft4Validator(schema).iter_errors(catalog)] == []
     entries = {entry["url"]: entry for entry in catalog["schemas"]}
-    assert set(entries) == {schema_url(name) for name in SCHEMA_FILES}
+    assert set(entries) == {RAW + filename for filename in SCHEMA_FILES.values()}
+    assert all((REPO_ROOT / "schemas" / url.removeprefix(RAW)).is_file() for url in entries)
     for entry in catalog["schemas"]:
         assert set(entry) == {"name", "description", "fileMatch", "url"}
         assert entry["fileMatch"] and all(isinstance(p, str) and p for p in entry["fileMatch"])
-    by_file = {p: e["url"] for e in catalog["schemas"] for p in e["fileMatch"]}
+    by_file = {p: e["url"].removeprefix(RAW) for e in catalog["schemas"] for p in e["fileMatch"]}
     # the names config discovery and the scaffold use
-    assert by_file["twsrt.toml"] == by_file[".twsrt.toml"] == schema_url("config")
-    assert by_file["srt-settings.json"] == by_file[".srt-settings.json"] == schema_url("srt")
-    assert by_file["bash-rules.json"] == schema_url("bash")
+    assert by_file["twsrt.toml"] == by_file[".twsrt.toml"] == SCHEMA_FILES["config"]
+    assert by_file["srt-settings.json"] == by_file[".srt-settings.json"] == SCHEMA_FILES["srt"]
+    assert by_file["bash-rules.json"] == SCHEMA_FILES["bash"]
+
+
+def resolved(document: Path, reference: str) -> Path | None:
+    """The file an editor loads for ``reference`` in ``document``: VS Code's JSON language
+    service and taplo resolve it as a URI against the document's own (RFC 3986); None when it
+    is no local file (a URL: offline, "Unable to load schema")."""
+    url = urljoin(document.resolve().as_uri(), reference)
+    parsed = urlparse(url)
+    return Path(url2pathname(parsed.path)) if parsed.scheme == "file" else None
+
+
+def scaffold(sandbox: Sandbox) -> Path:
+    repo = sandbox.home / "dots"
+    result = sandbox.run("init", "--repo", str(repo), "--agents", "claude")
+    assert result.returncode == 0, result.stderr
+    return repo
+
+
+def test_scaffold_sources_name_schemas_that_load_offline(sandbox: Sandbox) -> None:
+    """Today: "$schema" is https://twsrt.dev/..., which serves nothing."""
+    repo = scaffold(sandbox)
+    for relative, name in (("policy/srt-settings.json", "srt"), ("policy/bash-rules.json", "bash")):
+        document = repo / relative
+        reference = json.loads(document.read_text("utf-8"))["$schema"]
+        assert not urlparse(reference).scheme, reference  # relative: no host to reach
+        schema = resolved(document, reference)
+        assert schema is not None and schema.parent == repo / "schemas"
+        assert schema.read_text("utf-8") == sandbox.run("schema", name).stdout
+    first = (repo / "twsrt.toml").read_text("utf-8").splitlines()[0]
+    assert first == "#:schema ./schemas/config.schema.json"
+    config = resolved(repo / "twsrt.toml", first.removeprefix("#:schema "))
+    assert config is not None
+    assert config.read_text("utf-8") == sandbox.run("schema", "config").stdout
+
+
+def check_jsonschema(schema: Path, instance: Path) -> subprocess.CompletedProcess[str]:
+    beside = Path(sys.executable).parent / "check-jsonschema"
+    command = [str(beside)] if beside.exists() else [sys.executable, "-m", "check_jsonschema"]
+    return subprocess.run(
+        [*command, "--schemafile", str(schema), str(instance)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_jsonschema_validates_each_source_by_the_schema_it_names(sandbox: Sandbox) -> None:
+    repo = scaffold(sandbox)
+    for relative in ("policy/srt-settings.json", "policy/bash-rules.json"):
+        document = repo / relative
+        schema = resolved(document, json.loads(document.read_text("utf-8"))["$schema"])
+        assert schema is not None
+        proc = check_jsonschema(schema, document)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        broken = sandbox.home / f"broken-{document.name}"
+        broken.write_text(document.read_text("utf-8").replace('"$schema"', '"bogus": 1, "$schema"'))
+        proc = check_jsonschema(schema, broken)
+        assert proc.returncode == 1 and "bogus" in proc.stdout, proc.stdout + proc.stderr
+
+
+def taplo_check(taplo: str, repo: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "RUST_LOG": "error"}
+    return subprocess.run(
+        [taplo, "check", "twsrt.toml"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+@pytest.mark.tool
+def test_taplo_checks_a_fresh_config_by_its_schema_directive(sandbox: Sandbox) -> None:
+    """Today: taplo fails to fetch https://twsrt.dev/schemas/config.schema.json."""
+    taplo = require_tool("taplo", locate_tool("taplo", "TWSRT_TAPLO_BIN", TAPLO_DEFAULT))
+    repo = scaffold(sandbox)
+    proc = taplo_check(taplo, repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the schema was loaded: a key it does not know is reported at its line
+    config = repo / "twsrt.toml"
+    config.write_text(config.read_text("utf-8") + "\n[sandbox]\nmood = 1\n", "utf-8")
+    proc = taplo_check(taplo, repo)
+    assert proc.returncode == 1
+    assert "'mood' was unexpected" in proc.stdout + proc.stderr
+
+
+def test_schema_write_puts_every_schema_into_a_directory(sandbox: Sandbox) -> None:
+    target = sandbox.home / "here" / "schemas"
+    result = sandbox.run("schema", "--write", str(target))
+    assert result.returncode == 0, result.stderr
+    for name, filename in SCHEMA_FILES.items():
+        assert (target / filename).read_text("utf-8") == sandbox.run("schema", name).stdout
+        assert f"twsrt: wrote {target / filename}" in result.stderr.replace("~", str(sandbox.home))
+    again = sandbox.run("schema", "--write", str(target))
+    assert again.returncode == 0 and again.stderr.count("up to date:") == len(SCHEMA_FILES)
+    refused = sandbox.run("schema", "srt", "--write", str(target))
+    assert refused.returncode == 2 and "give no NAME" in refused.stderr
 
 
 def test_sources_with_schema_keys_check_clean(tmp_path: Path) -> None:

@@ -34,9 +34,13 @@ def parse_agents(value: str) -> list[str]:
         return list(AGENTS)
     unknown = [name for name in names if name not in AGENTS]
     if unknown or not names:
+        import difflib  # only for a wrong name
+
+        close = difflib.get_close_matches(unknown[0], list(AGENTS), n=1) if unknown else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ValueError(
             f"unknown agent {', '.join(map(repr, unknown)) or '(none)'}; choose from "
-            f"{', '.join(AGENTS)} or all"
+            f"{', '.join(AGENTS)} or all{hint}"
         )
     return names
 
@@ -130,11 +134,12 @@ def plan_repo(
     """A dotfiles repository: config, sources under policy/, and a pre-commit config."""
     base = directory.resolve()
     files = {
-        base / "twsrt.toml": templates.repo_config(agents, home_dir(), base),
-        base / "policy" / "srt-settings.json": templates.SRT_SETTINGS,
-        base / "policy" / "bash-rules.json": templates.BASH_RULES,
+        base / "twsrt.toml": local_schemas(templates.repo_config(agents, home_dir(), base), "."),
+        base / "policy" / "srt-settings.json": local_schemas(templates.SRT_SETTINGS, ".."),
+        base / "policy" / "bash-rules.json": local_schemas(templates.BASH_RULES, ".."),
         base / ".pre-commit-config.yaml": templates.pre_commit_config(),
         base / ".gitignore": templates.gitignore(),
+        **schema_files(base / SCHEMA_DIR),
     }
     writes, kept = _plan(files, force)
     link = _srt_link(base)
@@ -143,6 +148,29 @@ def plan_repo(
     else:
         writes.append(link)
     return writes, kept
+
+
+# where init --repo puts the shipped schemas, which its sources and config name relatively
+SCHEMA_DIR = "schemas"
+
+
+def schema_files(directory: Path) -> dict[Path, str]:
+    """Every shipped schema as a file of ``directory``, as ``twsrt schema --write`` writes it."""
+    from twsrt.schemas import SCHEMA_FILES, schema_text
+
+    return {directory / filename: schema_text(name) for name, filename in SCHEMA_FILES.items()}
+
+
+def local_schemas(text: str, up: str) -> str:
+    """A scaffold file's text naming each schema by its path in the repository (``up``: from
+    the file's directory to the repository root) instead of its ``$id`` URL, which serves
+    nothing: VS Code and taplo resolve a relative ``$schema``/``#:schema`` against the file
+    itself, so the editor validates offline."""
+    from twsrt.schemas import SCHEMA_FILES, schema_url
+
+    for name, filename in SCHEMA_FILES.items():
+        text = text.replace(schema_url(name), f"{up}/{SCHEMA_DIR}/{filename}")
+    return text
 
 
 def _srt_link(base: Path) -> SymlinkWrite | None:
