@@ -4,7 +4,7 @@ command of ``twsrt.commands``, print the ``Outcome`` it returns and exit (``exit
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -12,6 +12,13 @@ import click
 
 from twsrt import __version__
 from twsrt.agents import AGENTS  # import-free until an agent is looked up: the choices
+from twsrt.completion import (
+    complete_agent_list,
+    complete_profile_options,
+    complete_rules,
+    complete_sources,
+    did_you_mean,
+)
 from twsrt.exits import Group, config_option, finish, report_errors, start
 from twsrt.reports import REPORTERS
 from twsrt.request import Request
@@ -45,88 +52,6 @@ class AgentChoice(click.Choice):
             if not hint:
                 raise
             self.fail(exc.message.rstrip(".") + hint, param, ctx)
-
-
-def did_you_mean(value: str, names: Sequence[str]) -> str:
-    """``; did you mean 'codex'?`` for the name closest to ``value``, or nothing."""
-    import difflib  # only for a name that is wrong
-
-    close = difflib.get_close_matches(value, names, n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
-# ---------------------------------------------------------------- shell completion
-# `twsrt completion SHELL` prints click's script; these answer its calls (_TWSRT_COMPLETE set).
-# A config that cannot be read completes nothing: completion never prints an error.
-
-
-def _matching(names: Iterable[str], incomplete: str) -> list[Any]:
-    from click.shell_completion import CompletionItem
-
-    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
-
-
-def _given(ctx: click.Context | None, name: str) -> Any:
-    """An option as the command line gave it so far, to the command or before it to the group."""
-    while ctx is not None:
-        if ctx.params.get(name) is not None:
-            return ctx.params[name]
-        ctx = ctx.parent
-    return None
-
-
-def _complete_rules(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    from twsrt.rules import CATALOG
-
-    if incomplete[:1].isupper() or incomplete.upper().startswith("TWS"):
-        return _matching(CATALOG, incomplete.upper())
-    return _matching([rule.name for rule in CATALOG.values()], incomplete)
-
-
-def _complete_sources(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    from twsrt.commands.edit import source_paths
-    from twsrt.invocation import find_config
-
-    try:
-        config = find_config(_given(ctx, "config"), repo_names=True, profile=_given(ctx, "profile"))
-    except Exception:  # noqa: BLE001 - no usable config: nothing to complete
-        return []
-    names = list(source_paths(config))
-    return _matching([*names, "srt", "bash"] if config.fragments else names, incomplete)
-
-
-def _complete_profiles(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    import tomllib
-
-    from twsrt.configload import discover
-    from twsrt.locations import home_dir
-    from twsrt.safeio import read_text
-
-    try:
-        path = discover(_given(ctx, "config"), Path.cwd(), home_dir())
-        profiles = tomllib.loads(read_text(path)).get("profiles") if path else None
-    except Exception:  # noqa: BLE001 - no readable config: nothing to complete
-        return []
-    return _matching(sorted(profiles) if isinstance(profiles, dict) else [], incomplete)
-
-
-def _complete_agent_list(
-    _ctx: click.Context, _param: click.Parameter, incomplete: str
-) -> list[Any]:
-    """``--agents claude,co<TAB>``: the next name of the comma-separated list."""
-    done, comma, last = incomplete.rpartition(",")
-    chosen = done.split(",") if comma else []
-    names = [name for name in (*AGENTS, "all") if name not in chosen]
-    if chosen:
-        names.remove("all")
-    return _matching([done + comma + name for name in names], incomplete)
-
-
-class _ProfileName(click.types.StringParamType):
-    """``--profile NAME``: any text, completed from the config's ``[profiles]``."""
-
-    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
-        return _complete_profiles(ctx, param, incomplete)
 
 
 sandbox_option = click.option(
@@ -359,7 +284,7 @@ def show(ctx: click.Context, output_format: str, **common: Any) -> None:
 
 
 @cli.command()
-@click.argument("rule_id", metavar="RULE", shell_complete=_complete_rules)
+@click.argument("rule_id", metavar="RULE", shell_complete=complete_rules)
 @report_errors
 def explain(rule_id: str) -> None:
     """Print the help of a rule (id such as TWS101, or name such as schema-unknown-key)."""
@@ -469,7 +394,7 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
     "agents",
     metavar="AGENTS",
     callback=_agent_list,
-    shell_complete=_complete_agent_list,
+    shell_complete=complete_agent_list,
     help="With --repo: comma-separated agents to configure, or 'all' "
     f"({', '.join(AGENTS)}). Default: claude,codex plus any agent whose file already exists "
     "under home/.",
@@ -483,7 +408,7 @@ def init(force: bool, directory: Path | None, repo: Path | None, agents: list[st
 
 
 @cli.command()
-@click.argument("source", required=False, shell_complete=_complete_sources)
+@click.argument("source", required=False, shell_complete=complete_sources)
 @config_option
 @click.pass_context
 @report_errors
@@ -530,16 +455,7 @@ def completion(shell: str) -> None:
     click.echo(completer(cli, {}, "twsrt", "_TWSRT_COMPLETE").source())
 
 
-def _complete_profile_options() -> None:
-    """Every ``--profile`` (``exits.config_option``, on the group and on each command) completes
-    the config's profile names."""
-    for command in (cli, *cli.commands.values()):
-        for param in command.params:
-            if param.name == "profile":
-                param.type = _ProfileName()
-
-
-_complete_profile_options()
+complete_profile_options(cli)
 
 
 def main() -> NoReturn:
