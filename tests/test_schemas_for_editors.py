@@ -224,6 +224,9 @@ def test_schema_write_puts_every_schema_into_a_directory(sandbox: Sandbox) -> No
     assert again.returncode == 0 and again.stderr.count("up to date:") == len(SCHEMA_FILES)
     refused = sandbox.run("schema", "srt", "--write", str(target))
     assert refused.returncode == 2 and "give no NAME" in refused.stderr
+    metadata = sandbox.run("schema", "--write", str(sandbox.repo / ".git" / "schemas"))
+    assert metadata.returncode == 2 and "error[TWS019]" in metadata.stderr
+    assert not (sandbox.repo / ".git" / "schemas").exists()
 
 
 def test_sources_with_schema_keys_check_clean(tmp_path: Path) -> None:
