@@ -389,3 +389,50 @@ def test_the_registry_is_asked_as_often_for_five_times_the_findings(
         report = check(repo / "twsrt.toml")
         assert report.exit_code == 0 and report.suppressed
     assert asked[240] == asked[48] < 20
+
+
+_TOML = st.recursive(
+    st.one_of(st.booleans(), st.integers(-1, 1), st.floats(-1, 1), st.sampled_from(["", "a"])),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b"]), inner)
+    ),
+    max_leaves=10,
+)
+
+
+def _depth_by_walk(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth_by_walk, value.values()), default=-1)
+    if isinstance(value, list):
+        return 1 + max(map(_depth_by_walk, value), default=-1)
+    return 0
+
+
+def _same_by_walk(old: object, new: object) -> bool:
+    if type(old) is not type(new):
+        return False
+    if isinstance(new, dict):
+        assert isinstance(old, dict)
+        return old.keys() == new.keys() and all(_same_by_walk(old[k], v) for k, v in new.items())
+    if isinstance(new, list):
+        assert isinstance(old, list)
+        return len(old) == len(new) and all(map(_same_by_walk, old, new))
+    return bool(old == new)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TOML, _TOML)
+@example(["a", "b"], ["a", "b"])
+@example(["a", 1], ["a", True])
+@example([], [[[["a"]] * 2]] * 3)
+@example({}, json.loads("[" * 70 + '"a"' + "]" * 70))
+def test_codex_depth_and_sameness_skip_the_scalars_and_keep_their_answers(
+    old: object, new: object
+) -> None:
+    """Codex's config check stacks only containers and compares lists of strings at C speed:
+    the depth and the sameness (types too) are the walk's."""
+    from twsrt.agents.codex.files import _SAFE_DEPTH, _depth, _same
+
+    assert _depth(new) == min(_depth_by_walk(new), _SAFE_DEPTH + 1)  # no deeper than it looks
+    assert _same(old, new) == _same_by_walk(old, new)
+    assert _same(new, new)

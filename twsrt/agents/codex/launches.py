@@ -85,16 +85,6 @@ def _top_names(named: tuple[str, ...]) -> tuple[dict[str, None], dict[str, tuple
     return names, {top: tuple(dict.fromkeys(paths)) for top, paths in inside.items()}
 
 
-def root_protections(roots: list[PathRule], policy: Policy) -> list[PathRule]:
-    """Every protected name at the top of every write root, as a deny of the root's origin."""
-    names = protected_names(policy)
-    out = []
-    for root in roots:
-        prefix = "" if root.path == "." else root.path.rstrip("/") + "/"
-        out += [PathRule(prefix + name, root.origin, literal=True) for name in names]
-    return out
-
-
 def root_findings(roots: list[PathRule], policy: Policy) -> list[Finding]:
     """TWS465 at each write root (what Codex cannot protect below its top level) and, once at
     the first, TWS468 (the directories read-only whole)."""
