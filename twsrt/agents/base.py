@@ -20,6 +20,13 @@ from twsrt.writes import Change
 T = TypeVar("T")
 
 
+class Once(Protocol):
+    """``Context.once``, handed to a pure translation: ``make()`` once per run for ``key``
+    (the value is shared: copy it before changing it)."""
+
+    def __call__(self, key: Hashable, make: Callable[[], T], /) -> T: ...
+
+
 @dataclass(frozen=True)
 class Context:
     """What one agent compiles: the config, the policy with the protected set write-denied, and
@@ -472,7 +479,7 @@ def merge_sections(
 def _copied(value: Any) -> Any:
     """A deep copy of a JSON value; a list of strings (the usual managed value, thousands of
     entries) in one C call instead of one ``deepcopy`` call per entry."""
-    if isinstance(value, list) and all(type(item) is str for item in value):
+    if isinstance(value, list) and set(map(type, value)) <= {str}:  # a C loop, not a genexpr
         return list(value)
     from copy import deepcopy
 

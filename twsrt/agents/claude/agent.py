@@ -89,7 +89,7 @@ class ClaudeAgent(DeclaredAgent):
         overrides = ctx.config.overrides.get(ctx.mode, {})
         denies = ctx.once((NAME, "deny"), lambda: deny_rules(ctx.policy))
         managed, findings = translate(
-            ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode, denies=denies
+            ctx.policy, ctx.yolo, overrides, ctx.sandbox_mode, denies=denies, once=ctx.once
         )
         findings += mode_findings(ctx)
         findings += unhandled_key_findings(ctx.policy, NAME, HANDLED_SRT_KEYS, REASONS)

@@ -33,10 +33,16 @@ the mitigation, the managed scope, whose ``sandbox.enabled``, ``allowManagedHook
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from twsrt.agents.claude.declaration import Managed
 from twsrt.agents.rootnames import of, under
 from twsrt.agents.targets import unique
 from twsrt.policy import Policy, is_glob
+
+if TYPE_CHECKING:
+    from twsrt.agents.base import Once
 
 # names a launch directory must stay able to create inside the sandbox (see above)
 CREATED_AT_WORK = (".git/", ".github/")
@@ -66,13 +72,32 @@ def root_denies(write_roots: list[str], policy: Policy) -> list[str]:
     return denies
 
 
-def protect(managed: Managed, policy: Policy) -> None:
+def protect(managed: Managed, policy: Policy, once: Once | None = None) -> None:
     """Add the protected names to the translated sections (in place, after the policy's own
-    rules): the ``Edit`` deny rules, and the write-root denies when there are write roots."""
-    managed.deny = unique([*managed.deny, *permission_rules(policy)])
+    rules): the ``Edit`` deny rules, and the write-root denies when there are write roots.
+    ``once``: the run's ``Context.once``, so that both modes of a check, which mostly give the
+    same lists (at 50k rules ~90,000 names under the roots), make them once."""
+    deny = managed.deny
+    managed.deny = _shared(once, ("deny", deny), lambda: unique([*deny, *permission_rules(policy)]))
     filesystem = managed.sandbox.get("filesystem")
     if not isinstance(filesystem, dict):
         return
-    extra = root_denies([root for root in filesystem.get("allowWrite") or [] if root], policy)
-    if extra:
-        filesystem["denyWrite"] = unique([*(filesystem.get("denyWrite") or []), *extra])
+    roots = [root for root in filesystem.get("allowWrite") or [] if root]
+    written = filesystem.get("denyWrite") or []
+
+    def deny_write() -> list[str]:
+        extra = root_denies(roots, policy)
+        return unique([*written, *extra]) if extra else []
+
+    merged = _shared(once, ("denyWrite", roots, written), deny_write)
+    if merged:
+        filesystem["denyWrite"] = merged
+
+
+def _shared(once: Once | None, key: tuple[Any, ...], make: Callable[[], list[str]]) -> list[str]:
+    """``make()``, or a copy of the run's one for the same lists (strings only: a key of
+    other JSON values is not hashable, so those are made again)."""
+    lists = key[1:]
+    if once is None or not all(set(map(type, items)) <= {str} for items in lists):
+        return make()
+    return list(once(("claude", key[0], *map(tuple, lists)), make))

@@ -7,7 +7,7 @@ import json
 from copy import deepcopy
 from typing import Any
 
-from twsrt.agents.base import Context
+from twsrt.agents.base import Context, Once
 from twsrt.agents.claude.declaration import (
     ESCAPE_HATCH,
     FILESYSTEM_KEYS,
@@ -103,12 +103,14 @@ def translate(
     sandbox_mode: str = "workspace-write",
     anchor: str = USER_ANCHOR,
     denies: Denies | None = None,
+    once: Once | None = None,
 ) -> tuple[Managed, list[Finding]]:
     """Pure translation of the canonical policy into Claude's managed sections. ``anchor``:
     where the file's settings source anchors a relative sandbox path (``USER_ANCHOR``:
     ~/.claude, for the user settings; ``CWD_ANCHOR``: the working directory, as srt does, for
     managed settings; ``PROJECT_ANCHOR``: the project root, for a project's settings).
-    ``denies``: ``deny_rules`` of the same policy and anchor, already made (never changed)."""
+    ``denies``: ``deny_rules`` of the same policy and anchor, already made (never changed);
+    ``once``: the run's ``Context.once`` (``layers.protect``)."""
     deny, origins, found = deny_rules(policy, anchor) if denies is None else denies
     findings = list(found)
     # the deny rules come first, so their origins are the first noted
@@ -128,7 +130,7 @@ def translate(
         _close_escape_hatch(managed)
     # the layers and mandatory names Claude's sandbox leaves to a later launch, for the
     # policy's write roots in every mode (read-only drops the roots, never a deny)
-    protect(managed, policy)
+    protect(managed, policy, once)
     _apply_sandbox_mode(managed, sandbox_mode)
     return managed, findings
 
