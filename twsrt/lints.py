@@ -7,6 +7,7 @@ from twsrt.agents.abspaths import unpinned_home
 from twsrt.config import Config
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
+from twsrt.pathlints import path_lints
 from twsrt.policy import Entry, PathRule, Policy
 from twsrt.protection import protection_findings
 from twsrt.regions import Anchors
@@ -36,6 +37,7 @@ def lint_policy(policy: Policy, config: Config | None = None) -> list[Finding]:
     out += _write_roots(policy)
     out += _wildcards(policy)
     out += _relative_patterns(policy, config.scope if config else "user")
+    out += path_lints(policy)
     if not policy.enabled:
         out.append(
             finding(

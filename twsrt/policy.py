@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from twsrt.jsonpos import PositionedJson
 from twsrt.locations import Location
 
-GLOB_CHARS = frozenset("*?[]{}")
+GLOB_CHARS = frozenset("*?[]")  # srt's (containsGlobChars): a brace is literal for every agent
 
 
 def is_glob(path: str) -> bool:

@@ -105,7 +105,30 @@ allowUnsandboxedCommands = true
 enabled = false
 """
 
+# each path lint of pathlints.py once: a covered entry, unexpanded variables, an empty set,
+# an allowRead glob
+PATH_LINTS_SRT = {
+    "filesystem": {
+        "denyRead": ["~/.ssh", "~/.ssh/id_rsa", "${HOME}/.aws", "/x/id_[z-a]*"],
+        "allowRead": ["~/.ssh/*.pub"],
+        "denyWrite": ["~/.bashrc"],
+        "allowWrite": [".", "$HOME/dev"],
+    },
+    "network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+}
+
 CASES = [
+    Case(
+        "path-lints",
+        {
+            "TWS230": ".srt-settings.json:5:7",
+            "TWS231": ".srt-settings.json:6:7",
+            "TWS232": ".srt-settings.json:17:7",
+            "TWS233": ".srt-settings.json:7:7",
+            "TWS234": ".srt-settings.json:10:7",
+        },
+        files={"twsrt.toml": config(CLAUDE), ".srt-settings.json": PATH_LINTS_SRT},
+    ),
     Case(
         "rich-policy-every-agent",
         {

@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-GLOB_CHARS = set("*?[]{}")
+GLOB_CHARS = set("*?[]")  # srt's glob characters: a brace is literal (issue 29, item 13)
 PATH_KEYS = ("denyRead", "denyWrite", "allowWrite", "allowRead")
 
 # ---------------------------------------------------------------- any policy

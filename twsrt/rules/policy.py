@@ -376,3 +376,67 @@ BROAD_WRITE_ROOT = Rule(
     "the directories the work needs (`~/dev`, `/tmp`). Narrow the root, or suppress the "
     "finding with the reason.",
 )
+
+SUBSUMED_ENTRY = Rule(
+    "TWS230",
+    "subsumed-entry",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.INFO,
+    "A deny entry lies inside a broader deny of the same list, which already covers it.",
+    "`~/.ssh/id_ed25519` in denyRead beside `~/.ssh` adds nothing: every agent compiles the "
+    "directory deny as the whole tree, new files included. The narrower entry is noise that "
+    "hides real differences in review; remove it. Only a concrete directory of a deny list "
+    "covers (not a glob, `~` or `/`, which some agent narrows or refuses, nor a grant, whose "
+    "broader root an agent may skip); entries are compared as written (a `~/` path with `~/` "
+    "paths, an absolute one with absolute ones).",
+)
+
+UNEXPANDED_VARIABLE_DENY = Rule(
+    "TWS231",
+    "unexpanded-variable-deny",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "A deny path holds `$HOME` or `${VAR}`, which no agent expands.",
+    "srt and every agent read a path as written: `${HOME}/.ssh` names a directory literally "
+    "called `${HOME}` below the directory the agent starts in, so the directory it means stays "
+    "readable. Write `~/.ssh` (`~/` is the one expansion every agent makes) or the absolute "
+    "path.",
+)
+
+UNEXPANDED_VARIABLE_GRANT = Rule(
+    "TWS232",
+    "unexpanded-variable-grant",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.STRICTER,
+    "A grant (allowWrite, allowRead) holds `$HOME` or `${VAR}`, which no agent expands.",
+    "srt and every agent read a path as written: an allowWrite of `${HOME}/dev` grants a "
+    "directory literally called `${HOME}`, never the one it means, which stays read-only. "
+    "Write `~/dev` or the absolute path.",
+)
+
+GLOB_MATCHES_NOTHING = Rule(
+    "TWS233",
+    "glob-matches-nothing",
+    Family.POLICY,
+    Level.WARNING,
+    Basis.DROPS,
+    "A deny glob can match no path: a `[...]` set admits no character.",
+    "A set of reversed ranges such as `[z-a]` matches no character, so "
+    "`~/.ssh/id_[z-a]*` denies nothing at all. Fix the set (`[a-z]`) or name the path.",
+)
+
+NARROW_ALLOW_GLOB = Rule(
+    "TWS234",
+    "narrow-allow-glob",
+    Family.POLICY,
+    Level.NOTE,
+    Basis.STRICTER,
+    "An allowRead glob is expanded once, when the sandbox starts.",
+    "srt on Linux re-allows the files an allowRead glob matches when the sandbox starts "
+    "(observed: `Expanded allowRead glob pattern`): a matching file created later in the "
+    "session stays unreadable inside the denyRead region. Name the directory to re-allow all "
+    "of it, or accept the stricter effect.",
+)

@@ -23,8 +23,9 @@ LOSSY_LITERAL_GLOB = Rule(
     Level.WARNING,
     Basis.DROPS,
     "A literal path containing glob characters cannot be expressed exactly.",
-    'A `{"path": ..., "literal": true}` deny whose path contains `*?[]{}` is read as a '
-    "pattern by the agent, which may not match the literal path, so the file may stay "
+    'A `{"path": ..., "literal": true}` deny whose path contains `*?[]` (or, for Claude '
+    "Code's Read/Edit rules, `{}`) is read as a pattern by the agent, which may not match the "
+    "literal path, so the file may stay "
     "reachable. Protect a parent directory without glob characters. (Such a grant is left "
     "out instead: TWS443.)",
 )
@@ -195,7 +196,7 @@ LITERAL_GLOB_GRANT_LEFT_OUT = Rule(
     Level.NOTE,
     Basis.STRICTER,
     "A literal grant whose path contains glob characters is left out.",
-    'A `{"path": ..., "literal": true}` grant whose path contains `*?[]{}` would be read as '
+    'A `{"path": ..., "literal": true}` grant whose path contains `*?[]` would be read as '
     "a pattern by the agent and grant more than the literal path, so it is left out: "
     "stricter than the policy, never weaker.",
 )

@@ -11,11 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from twsrt.policy import PathRule, Policy
+from twsrt.policy import GLOB_CHARS, PathRule, Policy  # srt's glob characters: a brace is literal
 from twsrt.testing.globs import Semantics, instantiate, layout_path, within
 from twsrt.testing.model import ORIGINAL, Action, Attack, Outcome, token
-
-GLOB_CHARS = frozenset("*?[]{}")
 
 
 @dataclass(frozen=True)

@@ -313,7 +313,9 @@ def _note_origins(managed: Managed, values: list[str], origin: Location) -> None
 
 
 def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
-    if rule.literal and is_glob(rule.path):
+    # a brace is literal for srt, but Claude's rule matcher may read {a,b} as alternatives: for
+    # its Read/Edit deny rules it stays a pattern character, the cautious reading
+    if rule.literal and (is_glob(rule.path) or "{" in rule.path):
         findings.append(
             finding(
                 LOSSY_LITERAL_GLOB,
