@@ -172,7 +172,14 @@ LOCATION_CASES = [
         3,
         "/enabled",
     ),
-    ("policy/bash-rules.json", '{\n  "deny": [\n    "rm",\n  ]\n}\n', "TWS003", 4, 3, ""),
+    (
+        "policy/bash-rules.json",
+        '{\n  "deny": [\n    "rm",\n  ]\n}\n',
+        "TWS003",
+        3,
+        9,
+        "",
+    ),  # at the trailing comma (JSONC reader)
     (
         "policy/bash-rules.json",
         '{"deny": ["rm", "sudo"],\n "ask": ["git", "rm"]}\n',

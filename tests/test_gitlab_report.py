@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from support.cli import run_here
-from test_reports_sarif_junit import make_report
+from support.sample_report import make_report
 
 from twsrt import rules
 from twsrt.findings import Finding, Level

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_reports_sarif_junit import make_report
+from support.sample_report import make_report
 
 from twsrt.findings import Level
 from twsrt.reports import REPORTERS, RenderOptions, render
