@@ -44,11 +44,11 @@ USER_CONFIG_TEXT = templates.USER_CONFIG.format(
     claude="~/.claude/settings.full.json",
     claude_yolo="~/.claude/settings.yolo.json",
 )
-DIR_CONFIG_TEXT = templates.USER_CONFIG.format(
-    srt=".srt-settings.json",
+DIR_CONFIG_TEXT = templates.USER_CONFIG.format(  # init --dir: only the bash rules move
+    srt="~/.srt-settings.json",
     bash_rules="bash-rules.json",
-    claude=".claude/settings.full.json",
-    claude_yolo=".claude/settings.yolo.json",
+    claude="~/.claude/settings.full.json",
+    claude_yolo="~/.claude/settings.yolo.json",
 )
 
 
@@ -265,42 +265,64 @@ def test_init_force_restores_the_templates(sandbox: Sandbox) -> None:
     assert mode_of(bash) == 0o600  # an overwritten file keeps its mode
 
 
-def test_init_dir_writes_a_repo_style_config(sandbox: Sandbox) -> None:
+def test_init_dir_writes_config_toml_and_bash_rules(sandbox: Sandbox) -> None:
+    """The seed's contract: `init --dir DIR` is `init` with DIR in place of ~/.config/twsrt:
+    config.toml and bash-rules.json there (no twsrt.toml, no srt file in DIR), the srt source at
+    ~/.srt-settings.json, and on stdout how to name a config twsrt does not look for."""
     directory = sandbox.home / "dots"  # does not exist yet
     result = sandbox.run("init", "--dir", str(directory))
     assert result.returncode == 0, result.stderr
-    assert_clean(result)
     assert result.stderr == (
-        "twsrt: wrote ~/dots/twsrt.toml\n"
+        "twsrt: wrote ~/dots/config.toml\n"
         "twsrt: wrote ~/dots/bash-rules.json\n"
-        "twsrt: wrote ~/dots/.srt-settings.json\n"
+        "twsrt: wrote ~/.srt-settings.json\n"
     )
-    config_text = (directory / "twsrt.toml").read_text(encoding="utf-8")
+    config = directory / "config.toml"
+    assert result.stdout == (
+        f"twsrt finds {config} only when named: pass it with -c, e.g.\n"
+        f"  twsrt generate -c {config}\n"
+        "or name it once for every command:\n"
+        f"  export TWSRT_CONFIG={config}\n"
+    )
+    assert sorted(p.name for p in directory.iterdir()) == ["bash-rules.json", "config.toml"]
+    config_text = config.read_text(encoding="utf-8")
     assert config_text == DIR_CONFIG_TEXT
-    config = tomllib.loads(config_text)
-    assert config["sources"] == {"srt": ".srt-settings.json", "bash_rules": "bash-rules.json"}
-    assert config["targets"] == {"claude_settings": ".claude/settings.full.json"}
-    assert (directory / ".srt-settings.json").read_text(encoding="utf-8") == templates.SRT_SETTINGS
+    parsed = tomllib.loads(config_text)
+    assert parsed["sources"] == {"srt": "~/.srt-settings.json", "bash_rules": "bash-rules.json"}
+    assert parsed["targets"] == {"claude_settings": "~/.claude/settings.full.json"}
     assert (directory / "bash-rules.json").read_text(encoding="utf-8") == templates.BASH_RULES
-    # nothing goes to the user locations
-    assert not (sandbox.home / ".config").exists()
-    assert not (sandbox.home / ".srt-settings.json").exists()
+    srt = sandbox.home / ".srt-settings.json"
+    assert srt.read_text(encoding="utf-8") == templates.SRT_SETTINGS
+    assert not (sandbox.home / ".config").exists()  # the default place is left alone
 
-    written = sandbox.run("generate", "claude", "-w", cwd=directory)
+    # the printed lines work from anywhere: -c, and $TWSRT_CONFIG
+    written = sandbox.run("generate", "claude", "-w", "-c", str(config))
     assert written.returncode == 0, written.stderr
     assert written.stderr == (
-        "twsrt: wrote .claude/settings.full.json\n"
-        "twsrt: wrote .claude/settings.json -> settings.full.json\n"
+        "twsrt: wrote ~/.claude/settings.full.json\n"
+        "twsrt: wrote ~/.claude/settings.json -> settings.full.json\n"
     )
-    target = directory / ".claude" / "settings.full.json"
-    link = directory / ".claude" / "settings.json"
-    assert target.is_file() and not target.is_symlink()
-    assert link.is_symlink() and os.readlink(link) == "settings.full.json"
+    target = sandbox.home / ".claude" / "settings.full.json"
     assert "Bash(rm)" in json.loads(target.read_text(encoding="utf-8"))["permissions"]["deny"]
-    # nothing under the repo's or HOME's .claude
-    assert not (sandbox.home / ".claude").exists()
-    drift = sandbox.run("diff", "claude", cwd=directory)
-    assert (drift.returncode, drift.stdout) == (0, "claude: .claude/settings.full.json: no drift\n")
+    drift = sandbox.run("diff", "claude", TWSRT_CONFIG=str(config))
+    assert drift.returncode == 0, drift.stderr
+    assert drift.stdout == "claude: ~/.claude/settings.full.json: no drift\n"
+
+
+def test_init_dir_keeps_an_existing_srt_file(sandbox: Sandbox) -> None:
+    srt = sandbox.home / ".srt-settings.json"
+    srt.write_text('{"network": {}}\n', encoding="utf-8")
+    result = sandbox.run("init", "--dir", str(sandbox.home / "dots"))
+    assert result.returncode == 0, result.stderr
+    assert "twsrt: ~/.srt-settings.json exists, kept (use --force to overwrite)\n" in result.stderr
+    assert srt.read_text(encoding="utf-8") == '{"network": {}}\n'
+
+
+def test_init_dir_at_the_default_place_prints_no_hint(sandbox: Sandbox) -> None:
+    result = sandbox.run("init", "--dir", str(sandbox.home / ".config" / "twsrt"))
+    assert (result.returncode, result.stdout) == (0, "")
+    default = sandbox.home / ".config" / "twsrt" / "config.toml"
+    assert default.read_text(encoding="utf-8") == DIR_CONFIG_TEXT
 
 
 def test_init_dir_relative_to_the_working_directory(sandbox: Sandbox) -> None:
@@ -308,11 +330,12 @@ def test_init_dir_relative_to_the_working_directory(sandbox: Sandbox) -> None:
     assert result.returncode == 0, result.stderr
     directory = sandbox.home / "sub" / "dots"
     assert result.stderr == (
-        "twsrt: wrote sub/dots/twsrt.toml\n"
+        "twsrt: wrote sub/dots/config.toml\n"
         "twsrt: wrote sub/dots/bash-rules.json\n"
-        "twsrt: wrote sub/dots/.srt-settings.json\n"
+        "twsrt: wrote .srt-settings.json\n"  # named from the working directory, ~ itself
     )
-    assert (directory / "twsrt.toml").read_text(encoding="utf-8") == DIR_CONFIG_TEXT
+    assert f"export TWSRT_CONFIG={directory / 'config.toml'}\n" in result.stdout
+    assert (directory / "config.toml").read_text(encoding="utf-8") == DIR_CONFIG_TEXT
     again = sandbox.run("init", "--dir", str(directory))
     assert again.returncode == 0
     assert again.stderr.count("exists, kept") == 3
@@ -334,14 +357,13 @@ def test_init_starter_sources_validate_against_the_printed_schemas(sandbox: Sand
         errors = [error.message for error in validator.iter_errors(instance)]
         assert errors == [], (name, errors)
 
-    for srt in (sandbox.home / ".srt-settings.json", directory / ".srt-settings.json"):
-        check("srt", json.loads(srt.read_text(encoding="utf-8")))
+    check("srt", json.loads((sandbox.home / ".srt-settings.json").read_text(encoding="utf-8")))
     for bash in (
         sandbox.home / ".config" / "twsrt" / "bash-rules.json",
         directory / "bash-rules.json",
     ):
         check("bash", json.loads(bash.read_text(encoding="utf-8")))
-    for config in (sandbox.home / ".config" / "twsrt" / "config.toml", directory / "twsrt.toml"):
+    for config in (sandbox.home / ".config" / "twsrt" / "config.toml", directory / "config.toml"):
         check("config", tomllib.loads(config.read_text(encoding="utf-8")))
     # the commented-out examples in the config template are valid too once uncommented
     uncommented = "\n".join(

@@ -439,13 +439,14 @@ def test_init_force_short_option(box: Sandbox) -> None:
 
 @pytest.mark.parametrize("option", ["--dir", "--repo"])
 def test_quoted_tilde_directory_is_expanded(box: Sandbox, option: str) -> None:
+    config = "twsrt.toml" if option == "--repo" else "config.toml"
     code, _out, err = invoke("init", option, "~/scaffold")
     assert code == 0, err
-    assert (box.home / "scaffold" / "twsrt.toml").is_file()
+    assert (box.home / "scaffold" / config).is_file()
     assert not (box.repo / "~").exists()
     code, _out, err = invoke("init", option, "~")
     assert code == 0, err
-    assert (box.home / "twsrt.toml").is_file()
+    assert (box.home / config).is_file()
     assert not (box.repo / "~").exists()
 
 

@@ -376,7 +376,8 @@ def _expand_home(_ctx: click.Context, _param: click.Parameter, value: Path | Non
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
     callback=_expand_home,
-    help="Create a repo-style twsrt.toml with relative paths in DIR instead of ~/.config/twsrt.",
+    help="Write config.toml and bash-rules.json in DIR instead of ~/.config/twsrt (use the config "
+    "with -c or $TWSRT_CONFIG).",
 )
 @click.option(
     "--repo",

@@ -85,6 +85,8 @@ def run(
             out.err(f"twsrt: wrote {display}")
         if repo is not None:
             out.out(next_steps(repo, agents or []))
+        elif directory is not None:
+            out.out(config_hint(directory))
     return outcome
 
 
@@ -245,23 +247,42 @@ def next_steps(directory: Path, agents: Sequence[str]) -> str:
 
 
 def plan_init(directory: Path | None, force: bool) -> tuple[list[Change], list[str]]:
-    """The starter files: under ~/.config/twsrt (paths under ~), or a repo-style twsrt.toml in
-    ``directory`` (paths relative to it)."""
+    """The starter files: ``config.toml`` and ``bash-rules.json`` in ``directory`` (None:
+    ~/.config/twsrt), and a starter srt file at ~/.srt-settings.json, the file a plain ``srt``
+    reads, where none is. Targets are the agents' files under ~ either way; with ``directory``
+    the config names its bash rules relatively, so the directory can move."""
     home = home_dir()
     if directory is None:
-        base, srt_dir = home / ".config" / "twsrt", home
-        name, at_home, at_config = "config.toml", "~/", "~/.config/twsrt/"
+        base, bash_rules = home / ".config" / "twsrt", "~/.config/twsrt/bash-rules.json"
     else:
-        base = srt_dir = directory.resolve()
-        name, at_home, at_config = "twsrt.toml", "", ""
+        base, bash_rules = directory.resolve(), "bash-rules.json"  # config-relative
     files = {
-        base / name: templates.USER_CONFIG.format(
-            srt=f"{at_home}.srt-settings.json",
-            bash_rules=f"{at_config}bash-rules.json",
-            claude=f"{at_home}.claude/settings.full.json",
-            claude_yolo=f"{at_home}.claude/settings.yolo.json",
+        base / "config.toml": templates.USER_CONFIG.format(
+            srt="~/.srt-settings.json",
+            bash_rules=bash_rules,
+            claude="~/.claude/settings.full.json",
+            claude_yolo="~/.claude/settings.yolo.json",
         ),
         base / "bash-rules.json": templates.BASH_RULES,
-        srt_dir / ".srt-settings.json": templates.SRT_SETTINGS,
+        home / ".srt-settings.json": templates.SRT_SETTINGS,
     }
     return _plan(files, force)
+
+
+def config_hint(directory: Path) -> str:
+    """How to use a config ``init --dir`` put where twsrt does not look by itself; '' for the
+    default place. The path is absolute and shell-quoted, so the lines work from anywhere."""
+    import shlex
+
+    from twsrt.configload import user_config_path
+
+    config = directory.resolve() / "config.toml"
+    if config == user_config_path(home_dir()):
+        return ""
+    quoted = shlex.quote(str(config))
+    return (
+        f"twsrt finds {quoted} only when named: pass it with -c, e.g.\n"
+        f"  twsrt generate -c {quoted}\n"
+        f"or name it once for every command:\n"
+        f"  export TWSRT_CONFIG={quoted}\n"
+    )
