@@ -21,7 +21,7 @@ import twsrt.checking as checking
 import twsrt.rules as rules
 from twsrt.agents import REGISTRY
 from twsrt.agents.abspaths import PathIndex, inside
-from twsrt.agents.base import same_json
+from twsrt.agents.settingsmerge import same_json
 from twsrt.api import check
 from twsrt.findings import Finding
 from twsrt.jsonpos import parse_json, walk

@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.strategies import bash_rules, srt_settings
 
-from twsrt.agents.base import Context, splice_settings
+from twsrt.agents.base import Context
 from twsrt.agents.claude.agent import merged_text, translate
 from twsrt.agents.claude.managed import BINDING, SETTINGS_SHAPES, managed_merge, managed_translation
+from twsrt.agents.settingsmerge import splice_settings
 from twsrt.config import SANDBOX_MODES, Config
 from twsrt.jsonpos import parse_json
 from twsrt.protection import protected_context, with_root_names

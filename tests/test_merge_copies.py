@@ -1,7 +1,7 @@
 """The Claude and DeepCode settings merges copy only the user's members they keep
-(``base.copy_for_merge``), and still return exactly what the old merges that deep-copied the
-whole user object returned (``tests/support/oracle_deepcode.py``), key order included, without
-sharing a list or object with the user's document or the managed content."""
+(``settingsmerge.copy_for_merge``), and still return exactly what the old merges that
+deep-copied the whole user object returned (``tests/support/oracle_deepcode.py``), key order
+included, without sharing a list or object with the user's document or the managed content."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The DeepCode and Claude code as it was before issue 17, kept as the test oracle for what
 replaced it: the pairwise searches (now indexed in ``twsrt.agents.deepcode.overlaps``) and the
-settings merges that deep-copied the whole user object (now ``base.copy_for_merge``)."""
+settings merges that deep-copied the whole user object (now ``settingsmerge.copy_for_merge``)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def merge_sections(
     generated: dict[str, Any],
     sections: tuple[tuple[str, tuple[str, ...]], ...],
 ) -> None:
-    """``twsrt.agents.base.merge_sections`` as the old merges used it (pinned here)."""
+    """``twsrt.agents.settingsmerge.merge_sections`` as the old merges used it (pinned here)."""
     for section, keys in sections:
         part = deepcopy(target.get(section) or {})
         wanted = generated.get(section, {})

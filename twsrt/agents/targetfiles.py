@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twsrt.agents.base import Drift, DriftItem, Result, read_target, splice_settings
+from twsrt.agents.base import Drift, DriftItem, Result, read_target
+from twsrt.agents.settingsmerge import splice_settings
 from twsrt.agents.targets import Members, compare, target_write
 from twsrt.config import Config
 from twsrt.diffs import View, whole

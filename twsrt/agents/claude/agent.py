@@ -34,6 +34,7 @@ from twsrt.agents.claude.declaration import (
     Managed,
 )
 from twsrt.agents.claude.managed import compile_managed
+from twsrt.agents.claude.modes import mode_findings
 from twsrt.agents.claude.project import compile_project
 from twsrt.agents.claude.settings import (
     SETTINGS_FILE,
@@ -42,7 +43,7 @@ from twsrt.agents.claude.settings import (
     merged_text,
     settings_members,
 )
-from twsrt.agents.claude.translate import deny_rules, mode_findings, translate
+from twsrt.agents.claude.translate import deny_rules, translate
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import mode_files, mode_target, plan_link, target_write
 from twsrt.jsonedit import dump

@@ -35,12 +35,13 @@ from twsrt.agents.claude.declaration import (
     REASONS,
     Managed,
 )
+from twsrt.agents.claude.modes import mode_findings
 from twsrt.agents.claude.rules import (
     CLAUDE_MANAGED_SANDBOX_LEFT_TO_USERS,
     CLAUDE_MANAGED_WRITE_ROOTS_OPEN,
 )
 from twsrt.agents.claude.settings import SETTINGS_SHAPES, managed_spec, merge
-from twsrt.agents.claude.translate import CWD_ANCHOR, mode_findings, translate
+from twsrt.agents.claude.translate import CWD_ANCHOR, translate
 from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import MANAGED_FILE_MODE, Members, compare, target_write
@@ -157,7 +158,7 @@ def write_roots_note(ctx: Context) -> Finding:
 
 def compile_managed(ctx: Context) -> Result:
     """One managed run: the same file at each OS's place in the managed output tree."""
-    from twsrt.agents.base import splice_settings
+    from twsrt.agents.settingsmerge import splice_settings
 
     managed, findings = managed_translation(ctx)
     findings += mode_findings(ctx)

@@ -16,13 +16,14 @@ from typing import Any
 
 from twsrt.agents.base import Context, Result, value_at
 from twsrt.agents.claude.declaration import HANDLED_SRT_KEYS, NAME, PROJECT_KEY, REASONS, Managed
+from twsrt.agents.claude.modes import mode_findings
 from twsrt.agents.claude.rules import (
     CLAUDE_PROJECT_GRANT_IGNORED,
     CLAUDE_PROJECT_KEY_IGNORED,
     CLAUDE_PROJECT_LAUNCH_ROOT,
 )
 from twsrt.agents.claude.settings import SETTINGS_FILE, settings_members
-from twsrt.agents.claude.translate import PROJECT_ANCHOR, mode_findings, translate
+from twsrt.agents.claude.translate import PROJECT_ANCHOR, translate
 from twsrt.agents.srtkeys import dotted, is_set, unhandled_key_findings
 from twsrt.agents.targetfiles import TargetFiles
 from twsrt.findings import Finding, finding

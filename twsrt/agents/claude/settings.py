@@ -6,7 +6,6 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from twsrt.agents.base import copy_for_merge, merge_sections
 from twsrt.agents.claude.declaration import (
     FILESYSTEM_KEYS,
     NETWORK_KEYS,
@@ -14,6 +13,7 @@ from twsrt.agents.claude.declaration import (
     WEBFETCH_PREFIX,
     Managed,
 )
+from twsrt.agents.settingsmerge import copy_for_merge, merge_sections
 from twsrt.agents.targetfiles import JsonSettings, settings_shapes
 from twsrt.agents.targets import Members
 from twsrt.diffs import Spec

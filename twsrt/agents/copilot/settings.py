@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
-from twsrt.agents.base import copy_for_merge
 from twsrt.agents.copilot.declaration import (
     FS_KEYS,
     NAME,
@@ -22,6 +21,7 @@ from twsrt.agents.copilot.flags import _domain
 from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.rootnames import under
+from twsrt.agents.settingsmerge import copy_for_merge
 from twsrt.agents.targetfiles import JsonSettings
 from twsrt.agents.targets import Members, disabled_sandbox, unique
 from twsrt.findings import Finding, quoted

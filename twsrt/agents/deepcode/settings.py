@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from twsrt.agents.base import copy_for_merge, merge_sections
 from twsrt.agents.deepcode.declaration import (
     FS_KEYS,
     LEGACY_KEYS,
@@ -13,6 +12,7 @@ from twsrt.agents.deepcode.declaration import (
     PERMISSION_KEYS,
     Managed,
 )
+from twsrt.agents.settingsmerge import copy_for_merge, merge_sections
 from twsrt.agents.targetfiles import JsonSettings, settings_shapes
 from twsrt.agents.targets import Members
 
