@@ -1537,3 +1537,14 @@ def test_the_token_follows_no_redirect(monkeypatch: pytest.MonkeyPatch) -> None:
             f"the code scanning API answers HTTP 301: {SCANNING_OFF}",
         )
     assert len(api.requests) == 1
+
+
+def test_docs_tell_every_input_default_and_the_private_notice() -> None:
+    """docs/ci.md's input table gives each input of action.yml with its default, and the notice
+    it quotes for a private repository is the one the action prints."""
+    doc = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z-]+)` \| (?:`([^`]*)`)? *\|", doc, re.M))
+    inputs = action_doc()["inputs"]
+    assert rows == {name: str(spec.get("default", "")) for name, spec in inputs.items()}
+    notice = re.search(r"```text\n(Notice: SARIF upload skipped: .*?)```", doc, re.S)
+    assert notice and " ".join(notice[1].split()) == f"Notice: SARIF upload skipped: {PRIVATE_SKIP}"
