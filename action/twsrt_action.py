@@ -6,8 +6,12 @@ here evaluates it.
     validate      check the enumerated inputs before anything runs (exit 2 with ::error::)
     split-args    $ARGS -> NUL-separated words on stdout (shlex: quotes, no expansion)
     count FILE    number of active findings in a twsrt JSON report
-    can-upload    may this token upload SARIF? writes upload=true|false (and skipped=REASON)
-    summary       Markdown job summary from the JSON report -> $GITHUB_STEP_SUMMARY
+    can-upload    upload SARIF? writes upload=true|false (and skipped=REASON), from $SARIF
+                  (auto|true), the actor and the event payload
+    upload-failed after a failed upload: was it code scanning being off (tolerated with
+                  sarif: auto) or anything else (exit 1)? writes tolerated=true|false, reason=
+    summary       Markdown job summary from the JSON report -> $GITHUB_STEP_SUMMARY; writes
+                  sarif-upload=uploaded|skipped|failed|'' and sarif-upload-reason=
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import posixpath
 import re
 import shlex
 import sys
+import urllib.error
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -27,9 +33,25 @@ LEVELS = ("error", "warning", "note")
 # The catalog's drift family (twsrt.rules.Family.DRIFT), kept equal to it by tests/test_rules.py:
 # the action runs whatever twsrt release its `version` input names, so it does not import twsrt.
 DRIFT_RULES = {"TWS301", "TWS302", "TWS303", "TWS304", "TWS305"}
-# Options whose files the action itself names; a second value would silently win (click keeps
-# the last one) and starve the annotations, the upload or the summary.
-RESERVED = ("--format", "--sarif", "--json", "--junit")
+# `--format` and every report file option of `twsrt check` (tests/test_action.py compares them
+# with twsrt.reports.REPORTERS): the action writes each report into a directory of its own below
+# $RUNNER_TEMP, never where a pull request's links could point, and a second --sarif, --json or
+# --junit would silently win (click keeps the last) and starve the upload or the summary.
+RESERVED = (
+    "--format",
+    "--json",
+    "--sarif",
+    "--sarif-suppressed",
+    "--junit",
+    "--junit-strict",
+    "--gitlab",
+)
+SARIF_MODES = ("auto", "true", "false")
+# What GitHub answers where code scanning is off for a repository (the wording has changed with
+# the product's name: Advanced Security, then Code Security).
+_SCANNING_OFF = re.compile(
+    r"(advanced security|code security)\b.*\bmust be enabled|code scanning is not enabled", re.I
+)
 EXIT_MEANING = {
     0: "nothing at or above the fail-on level",
     1: "findings at or above the fail-on level",
@@ -38,23 +60,32 @@ EXIT_MEANING = {
 }
 
 
-def error(message: str) -> None:
+def annotate(kind: str, message: str) -> None:
+    """A workflow command (error, warning, notice) titled twsrt."""
     # escaped as the runner unescapes command data: a newline in an input starts no command
     data = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    print(f"::error title=twsrt::{data}", flush=True)
+    print(f"::{kind} title=twsrt::{data}", flush=True)
+
+
+def error(message: str) -> None:
+    annotate("error", message)
 
 
 def write_output(**values: str) -> None:
     with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
         for name, value in values.items():
-            handle.write(f"{name}={value}\n")
+            # one line each: a line break in a value (an API message) would start an output
+            handle.write(f"{name}={' '.join(value.splitlines())}\n")
 
 
 def validate() -> int:
     problems = []
-    for name, var in (("annotations", "ANNOTATIONS"), ("sarif", "SARIF")):
-        if os.environ.get(var, "") not in ("true", "false"):
-            problems.append(f"input {name} must be true or false, not {os.environ.get(var)!r}")
+    if os.environ.get("ANNOTATIONS", "") not in ("true", "false"):
+        problems.append(
+            f"input annotations must be true or false, not {os.environ.get('ANNOTATIONS')!r}"
+        )
+    if os.environ.get("SARIF", "") not in SARIF_MODES:
+        problems.append(f"input sarif must be auto, true or false, not {os.environ.get('SARIF')!r}")
     if os.environ.get("FAIL_ON", "") not in ("", *LEVELS):
         problems.append(
             f"input fail-on must be error, warning or note, not {os.environ['FAIL_ON']!r}"
@@ -82,7 +113,10 @@ def split_args() -> list[str]:
         raise ValueError(f"input args cannot be split: {exc}") from None
     for word in words:
         if word.split("=", 1)[0] in RESERVED:
-            raise ValueError(f"input args must not contain {word}: the action sets it")
+            raise ValueError(
+                f"input args must not contain {word}: the action sets the format and writes "
+                "every report file itself (below $RUNNER_TEMP; see its outputs)"
+            )
     return words
 
 
@@ -90,10 +124,16 @@ def count(path: str) -> int:
     return len(json.loads(Path(path).read_text(encoding="utf-8"))["findings"])
 
 
-def upload_blocker() -> str:
-    """Why this run's token cannot upload SARIF, or '' when it can."""
-    if os.environ.get("GITHUB_ACTOR") == "dependabot[bot]":
-        return "Dependabot's token is read-only"
+def event_payload() -> dict[str, Any]:
+    """The webhook payload of the run ($GITHUB_EVENT_PATH), or {} when there is none."""
+    try:
+        event = json.loads(Path(os.environ.get("GITHUB_EVENT_PATH", "")).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def _fork_blocker(event: dict[str, Any]) -> str:
     # pull_request_target runs with the base repository's token, so only these are limited.
     if os.environ.get("GITHUB_EVENT_NAME") not in (
         "pull_request",
@@ -101,10 +141,7 @@ def upload_blocker() -> str:
         "pull_request_review_comment",
     ):
         return ""
-    event_path = os.environ.get("GITHUB_EVENT_PATH", "")
-    try:
-        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    if not event:
         return ""  # no payload to judge by: try, and let upload-sarif report a real failure
     pull = event.get("pull_request") or {}
     head = ((pull.get("head") or {}).get("repo") or {}).get("full_name")
@@ -116,14 +153,108 @@ def upload_blocker() -> str:
     return ""
 
 
+def _private_blocker(event: dict[str, Any]) -> str:
+    """Code scanning (GitHub Code Security) is sold to organizations only: a private repository
+    of a personal account has none. An organization's private repository may have it."""
+    repository = event.get("repository") or {}
+    owner = repository.get("owner") or {}
+    if repository.get("private") is not True or owner.get("type") != "User":
+        return ""
+    name = repository.get("full_name") or os.environ.get("GITHUB_REPOSITORY", "")
+    return (
+        f"{name} is a private repository of a personal account, where GitHub offers no code "
+        'scanning (set the input sarif to "true" to upload anyway, or to "false" to skip the '
+        "upload without this notice)"
+    )
+
+
+def upload_blocker(mode: str = "true") -> str:
+    """Why this run does not upload SARIF, or '' when it does. Every mode skips where the token
+    cannot upload; "auto" also skips where the repository has no code scanning."""
+    if os.environ.get("GITHUB_ACTOR") == "dependabot[bot]":
+        return "Dependabot's token is read-only"
+    event = event_payload()
+    blocker = _fork_blocker(event)
+    if not blocker and mode == "auto":
+        blocker = _private_blocker(event)
+    return blocker
+
+
 def can_upload() -> int:
-    blocker = upload_blocker()
+    blocker = upload_blocker(os.environ.get("SARIF", "auto"))
     if blocker:
-        print(f"::notice title=twsrt::SARIF upload skipped: {blocker}", flush=True)
+        annotate("notice", f"SARIF upload skipped: {blocker}")
         write_output(upload="false", skipped=blocker)
     else:
         write_output(upload="true")
     return 0
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """The token goes to $GITHUB_API_URL only: a redirect is an answer, not followed."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def scanning_answer() -> tuple[bool, str]:
+    """Ask the code scanning API of this repository what it makes of this token.
+
+    (True, GitHub's message) when it says code scanning is off here; (False, what it said or
+    why it could not be asked) for anything else: a missing permission, a rate limit, an outage.
+    """
+    api = os.environ.get("GITHUB_API_URL", "") or "https://api.github.com"
+    repo = quote(os.environ.get("GITHUB_REPOSITORY", ""), safe="/")
+    request = urllib.request.Request(
+        f"{api.rstrip('/')}/repos/{repo}/code-scanning/analyses?per_page=1",
+        headers={
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {os.environ.get('GITHUB_TOKEN', '')}",
+            "User-Agent": "twsrt-action",
+            "X-GitHub-Api-Version": "2022-11-28",
+        },
+    )
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=30) as response:
+            return False, f"the code scanning API answers HTTP {response.status} to this token"
+    except urllib.error.HTTPError as exc:
+        try:
+            message = str(json.loads(exc.read(65536)).get("message", ""))
+        except (ValueError, AttributeError, OSError):
+            message = ""
+        said = f"the code scanning API answers HTTP {exc.code}" + (
+            f": {message}" if message else ""
+        )
+        return exc.code in (403, 404) and bool(_SCANNING_OFF.search(message)), said
+    except (OSError, ValueError) as exc:  # URLError, a timeout, a malformed URL
+        return False, f"the code scanning API could not be asked ({exc})"
+
+
+def upload_failed() -> int:
+    """After upload-sarif failed (its step continues on error): exit 0 only where code scanning
+    is off for the repository and the sarif input is "auto"; every other failure fails the job."""
+    mode = os.environ.get("SARIF", "auto")
+    repo = os.environ.get("GITHUB_REPOSITORY", "") or "this repository"
+    off, said = scanning_answer()
+    if off and mode == "auto":
+        reason = (
+            f"code scanning is not enabled for {repo} ({said}); the job goes on without it "
+            '(enable GitHub Code Security, or set the input sarif to "false" to skip the upload)'
+        )
+        annotate("warning", f"SARIF upload failed: {reason}")
+        write_output(tolerated="true", reason=reason)
+        return 0
+    if off:
+        reason = (
+            f'code scanning is not enabled for {repo} ({said}), and the input sarif is "true" '
+            '(enable GitHub Code Security, or set sarif to "auto" or "false")'
+        )
+    else:
+        reason = f"see the log of the upload step; {said}"
+    error(f"SARIF upload failed: {reason}")
+    write_output(tolerated="false", reason=reason)
+    return 1
 
 
 # --- summary ---------------------------------------------------------------------------------
@@ -272,15 +403,32 @@ def _profile_words(profile: dict[str, Any] | None) -> str:
     )
 
 
+def upload_state() -> tuple[str, str]:
+    """(uploaded | skipped | failed | '', why) from the gate, the upload and its explanation."""
+    if os.environ.get("UPLOAD", "") != "true":
+        skipped = os.environ.get("UPLOAD_SKIPPED", "")
+        return ("skipped", skipped) if skipped else ("", "")
+    if os.environ.get("UPLOAD_OUTCOME", "") == "failure":
+        reason = os.environ.get("UPLOAD_FAILURE", "") or "see the log of the upload step"
+        return "failed", reason
+    return "uploaded", ""
+
+
 def _upload_lines(report: dict[str, Any]) -> list[str]:
-    upload, skipped = os.environ.get("UPLOAD", ""), os.environ.get("UPLOAD_SKIPPED", "")
-    if upload == "true":
+    state, reason = upload_state()
+    if state == "uploaded":
         category = os.environ.get("CATEGORY", "")
         if report.get("profile"):  # the SARIF run names its own category (automationDetails)
             category = f"twsrt/profile/{quote(str(report['profile']['name']), safe='')}/"
         return [f"SARIF sent to code scanning (category {code(category)}).", ""]
-    if skipped:
-        return [f"SARIF not uploaded: {cell(skipped)}.", ""]
+    if state == "skipped":
+        return [f"SARIF not uploaded: {cell(reason)}.", ""]
+    if state == "failed":
+        fails = os.environ.get("UPLOAD_TOLERATED", "") != "true"
+        return [
+            f"SARIF upload failed{' (this fails the job)' if fails else ''}: {cell(reason)}.",
+            "",
+        ]
     return []
 
 
@@ -377,6 +525,9 @@ def summary() -> int:
             "without a report; see the log of the twsrt check step"
         )
     text = render_summary(report, exit_code)
+    if os.environ.get("GITHUB_OUTPUT"):
+        state, reason = upload_state()
+        write_output(**{"sarif-upload": state, "sarif-upload-reason": reason})
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:
         with open(target, "a", encoding="utf-8") as handle:
@@ -403,6 +554,8 @@ def main(argv: list[str]) -> int:
         return 0
     if command == "can-upload":
         return can_upload()
+    if command == "upload-failed":
+        return upload_failed()
     if command == "summary":
         return summary()
     print(__doc__, file=sys.stderr)

@@ -19,10 +19,13 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
 import tomllib
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +118,15 @@ def test_interface_of_the_action() -> None:
         "python-version",
         "version",
     } <= set(doc["inputs"])
-    assert {"exit-code", "sarif-file", "junit-file", "findings"} <= set(doc["outputs"])
+    assert {
+        "exit-code",
+        "sarif-file",
+        "junit-file",
+        "findings",
+        "sarif-upload",
+        "sarif-upload-reason",
+    } <= set(doc["outputs"])
+    assert doc["inputs"]["sarif"]["default"] == "auto"
 
 
 def test_inputs_reach_scripts_only_through_env() -> None:
@@ -395,6 +406,30 @@ class StepRun:
     returncode: int | None = None
     stdout: str = ""
     stderr: str = ""
+    outcome: str = ""  # success, failure or skipped (steps.<id>.outcome)
+    inputs: dict[str, str] = field(default_factory=dict)  # a `uses:` step's evaluated `with:`
+
+
+# A stand-in for a `uses:` action: its evaluated `with:` -> (succeeded, log line)
+UsesStub = Callable[[dict[str, str]], tuple[bool, str]]
+TOKEN = "ghs_simulated-job-token"  # github.token in the simulated runner
+
+
+@dataclass
+class UploadStub:
+    """github/codeql-action/upload-sarif: records every call, succeeds or fails as told (with
+    the line upload-sarif logs where code scanning is off)."""
+
+    succeed: bool = True
+    calls: list[dict[str, str]] = field(default_factory=list)
+
+    def __call__(self, inputs: dict[str, str]) -> tuple[bool, str]:
+        self.calls.append(inputs)
+        if self.succeed:
+            return True, "Successfully uploaded results"
+        return False, (
+            "::error::Code Security must be enabled for this repository to use code scanning."
+        )
 
 
 @dataclass
@@ -451,6 +486,10 @@ class Runner:
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_SHA": SHA,
             "GITHUB_STEP_SUMMARY": str(self.root / "step-summary.md"),
+            # nothing leaves the machine: a test that wants an API answer starts one (api_stub)
+            "GITHUB_API_URL": "http://127.0.0.1:9",
+            "NO_PROXY": "127.0.0.1",
+            "no_proxy": "127.0.0.1",
             "RUNNER_TEMP": str(self.runner_temp),
             "RUNNER_OS": "Linux",
         }
@@ -465,83 +504,129 @@ class Runner:
         extra_env: dict[str, str] | None = None,
         seed: dict[str, dict[str, str]] | None = None,
         stop_after: str = "",
+        uses: dict[str, UsesStub] | None = None,
     ) -> ActionRun:
-        """Run action.yml. `seed` gives steps that already ran (id -> outputs) and are skipped."""
+        """Run action.yml. `seed` gives steps that already ran (id -> outputs) and are skipped;
+        `uses` runs a stub for an action (by name, without @ref) where it would run, and a
+        `uses:` step without one would run and succeed."""
         doc = action_doc()
         unknown = set(inputs) - set(doc["inputs"])
         assert not unknown, f"not inputs of the action: {unknown}"
-        values = {k: str(v.get("default", "")) for k, v in doc["inputs"].items()} | inputs
-        outputs: dict[str, dict[str, str]] = {k: dict(v) for k, v in (seed or {}).items()}
-        status = {"failed": False}
+        job = Job({k: str(v.get("default", "")) for k, v in doc["inputs"].items()} | inputs)
+        for step_id, values in (seed or {}).items():
+            job.outputs[step_id], job.outcomes[step_id] = dict(values), "success"
         summary_file = self.root / "step-summary.md"
         summary_file.write_text("", encoding="utf-8")
         base_env = self.env(event_name, payload or {}, actor) | (extra_env or {})
-
-        def lookup(path: str) -> Any:
-            parts = path.split(".")
-            if parts[0] == "inputs":
-                return values[parts[1]]
-            if parts[0] == "steps" and parts[2] == "outputs":
-                return outputs.get(parts[1], {}).get(parts[3], "")
-            if parts[:2] == ["github", "action_path"]:
-                return str(ACTION_DIR)
-            raise AssertionError(f"the test evaluator does not know {path}")
-
         runs: list[StepRun] = []
         for index, step in enumerate(doc["runs"]["steps"]):
             name, step_id = step["name"], step.get("id", f"step{index}")
             if step_id in (seed or {}):
                 continue
-            condition = step.get("if")
-            wanted = (
-                bool(
-                    evaluate(
-                        condition.strip().removeprefix("${{").removesuffix("}}"), lookup, status
-                    )
+            if step.get("continue-on-error") is True:
+                job.tolerant.add(step_id)
+            if not job.wanted(step.get("if")):
+                job.outcomes[step_id] = "skipped"
+                runs.append(
+                    StepRun(name, step_id, False, step.get("uses", "run"), outcome="skipped")
                 )
-                if condition
-                else not status["failed"]
-            )
+                continue
             if "uses" in step:
-                # not executed here; a skipped or would-run step leaves no outputs
-                runs.append(StepRun(name, step_id, wanted, step["uses"]))
-                continue
-            if not wanted:
-                runs.append(StepRun(name, step_id, False, "run"))
-                continue
-            env = base_env | {
-                k: substitute(str(v), lookup, status) for k, v in step.get("env", {}).items()
-            }
-            output_file = self.root / f"output-{index}.txt"
-            output_file.write_text("", encoding="utf-8")
-            env["GITHUB_OUTPUT"] = str(output_file)
-            script = self.root / f"step-{index}.sh"
-            script.write_text(step["run"], encoding="utf-8")
-            proc = subprocess.run(
-                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-                cwd=self.workspace,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-            outputs[step_id] = parse_github_output(output_file.read_text(encoding="utf-8"))
-            runs.append(
-                StepRun(name, step_id, True, "run", proc.returncode, proc.stdout, proc.stderr)
-            )
-            if proc.returncode != 0:
-                status["failed"] = True
+                done = job.uses_step(step, step_id, (uses or {}).get(step["uses"].split("@")[0]))
+            else:
+                done = self.run_step(step, index, step_id, job, base_env)
+            runs.append(done)
+            if done.outcome == "failure" and step_id not in job.tolerant:
+                job.status["failed"] = True
             if step_id == stop_after:
                 break
         action_outputs = {
-            k: substitute(v["value"], lookup, status) for k, v in doc["outputs"].items()
+            k: substitute(v["value"], job.lookup, job.status) for k, v in doc["outputs"].items()
         }
         return ActionRun(
             runs,
             action_outputs,
             summary_file.read_text(encoding="utf-8"),
-            status["failed"],
-            outputs,
+            job.status["failed"],
+            job.outputs,
+        )
+
+    def run_step(
+        self, step: dict[str, Any], index: int, step_id: str, job: Job, base_env: dict[str, str]
+    ) -> StepRun:
+        """A `run:` script, as the runner runs it: bash, its env evaluated, a GITHUB_OUTPUT."""
+        env = base_env | {k: job.substitute(v) for k, v in step.get("env", {}).items()}
+        output_file = self.root / f"output-{index}.txt"
+        output_file.write_text("", encoding="utf-8")
+        env["GITHUB_OUTPUT"] = str(output_file)
+        script = self.root / f"step-{index}.sh"
+        script.write_text(step["run"], encoding="utf-8")
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=self.workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        job.outputs[step_id] = parse_github_output(output_file.read_text(encoding="utf-8"))
+        job.outcomes[step_id] = "success" if proc.returncode == 0 else "failure"
+        return StepRun(
+            step["name"],
+            step_id,
+            True,
+            "run",
+            proc.returncode,
+            proc.stdout,
+            proc.stderr,
+            job.outcomes[step_id],
+        )
+
+
+@dataclass
+class Job:
+    """What the steps of one run of the action see: inputs, outputs, outcomes, the status."""
+
+    values: dict[str, str]
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    tolerant: set[str] = field(default_factory=set)  # continue-on-error steps
+    status: dict[str, bool] = field(default_factory=lambda: {"failed": False})
+
+    def lookup(self, path: str) -> Any:
+        parts = path.split(".")
+        if parts[0] == "inputs":
+            return self.values[parts[1]]
+        if parts[0] == "steps" and parts[2] == "outputs":
+            return self.outputs.get(parts[1], {}).get(parts[3], "")
+        if parts[0] == "steps" and parts[2] in ("outcome", "conclusion"):
+            # continue-on-error: the outcome failed, the conclusion did not
+            outcome = self.outcomes.get(parts[1], "")
+            tolerated = parts[2] == "conclusion" and parts[1] in self.tolerant
+            return "success" if tolerated and outcome == "failure" else outcome
+        if parts[:2] == ["github", "action_path"]:
+            return str(ACTION_DIR)
+        if parts[:2] == ["github", "token"]:
+            return TOKEN
+        raise AssertionError(f"the test evaluator does not know {path}")
+
+    def substitute(self, value: Any) -> str:
+        return substitute(str(value), self.lookup, self.status)
+
+    def wanted(self, condition: str | None) -> bool:
+        """A step's `if:` (a bare expression or one in ${{ }}); without one, success()."""
+        if not condition:
+            return not self.status["failed"]
+        expression = condition.strip().removeprefix("${{").removesuffix("}}")
+        return bool(evaluate(expression, self.lookup, self.status))
+
+    def uses_step(self, step: dict[str, Any], step_id: str, stub: UsesStub | None) -> StepRun:
+        """A stub where the test gave one, else the action would run and succeed; no outputs."""
+        given = {k: self.substitute(v) for k, v in step.get("with", {}).items()}
+        ok, log = stub(given) if stub else (True, "")
+        self.outcomes[step_id] = "success" if ok else "failure"
+        return StepRun(
+            step["name"], step_id, True, step["uses"], None, log, "", self.outcomes[step_id], given
         )
 
 
@@ -753,6 +838,265 @@ def test_deleted_fork_and_dependabot_skip_the_upload(
         assert run.outputs["exit-code"] == "0" and run.returncode == 0
 
 
+# --- where code scanning is not available (issue 29 item 6) ---------------------------------
+
+UPLOAD_SARIF = "github/codeql-action/upload-sarif"
+PRIVATE_SKIP = (
+    f"{REPOSITORY} is a private repository of a personal account, where GitHub offers no code "
+    'scanning (set the input sarif to "true" to upload anyway, or to "false" to skip the upload '
+    "without this notice)"
+)
+SCANNING_OFF = "Code Security must be enabled for this repository to use code scanning."
+
+
+def repository_payload(private: bool, owner_type: str) -> dict[str, Any]:
+    """A push event's payload: the repository with its visibility and owner."""
+    owner = REPOSITORY.split("/")[0]
+    return {
+        "ref": "refs/heads/main",
+        "repository": {
+            "full_name": REPOSITORY,
+            "private": private,
+            "visibility": "private" if private else "public",
+            "owner": {"login": owner, "type": owner_type},
+        },
+    }
+
+
+@dataclass
+class ApiStub:
+    """GitHub's REST API on loopback: one answer to every GET, each request recorded."""
+
+    status: int
+    message: str
+    location: str = ""
+    url: str = ""
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (path, Authorization)
+
+
+@contextmanager
+def code_scanning_api(status: int, message: str, location: str = "") -> Iterator[ApiStub]:
+    stub = ApiStub(status, message, location)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            stub.requests.append((self.path, self.headers.get("Authorization", "")))
+            body = json.dumps({"message": stub.message, "documentation_url": "x"}).encode()
+            self.send_response(stub.status)
+            if stub.location:
+                self.send_header("Location", stub.url + stub.location)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    stub.url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield stub
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def failing_steps(run: ActionRun) -> list[str]:
+    return [s.name for s in run.steps if s.ran and s.kind == "run" and s.returncode]
+
+
+@pytest.mark.parametrize(
+    ("example", "exit_code"), [("examples/dotfiles", 0), ("examples/broken/drift", 1)]
+)
+@pytest.mark.tool
+def test_private_personal_repository_skips_the_upload(
+    runner: Runner, seed: dict[str, dict[str, str]], example: str, exit_code: int
+) -> None:
+    """Code scanning does not exist on a private repository of a personal account, so the
+    default sarif "auto" does not try: upload-sarif would fail the job. Annotations, the
+    summary and the reports stay; the job's conclusion is twsrt's exit code alone."""
+    upload = UploadStub(succeed=False)  # what GitHub answers there
+    run = runner.run(
+        {"working-directory": example},
+        payload=repository_payload(True, "User"),
+        uses={UPLOAD_SARIF: upload},
+        seed=seed,
+    )
+    assert upload.calls == [] and not run.step("upload").ran
+    gate = run.step("upload-gate")
+    assert gate.stdout == f"::notice title=twsrt::SARIF upload skipped: {PRIVATE_SKIP}\n"
+    assert run.step_outputs["upload-gate"] == {"upload": "false", "skipped": PRIVATE_SKIP}
+    assert not run.step("upload-failure").ran
+    assert (run.outputs["sarif-upload"], run.outputs["sarif-upload-reason"]) == (
+        "skipped",
+        PRIVATE_SKIP,
+    )
+    assert (
+        "SARIF not uploaded: alice\\/dotfiles is a private repository of a personal account\\, "
+        'where GitHub offers no code scanning \\(set the input sarif to \\"true\\" to upload '
+        'anyway\\, or to \\"false\\" to skip the upload without this notice\\).' in run.summary
+    )
+    # the annotations are still there
+    assert re.search(f"^::(notice|error) file={example}/", run.step("check").stdout, re.M)
+    assert Path(run.outputs["sarif-file"]).is_file()
+    assert run.outputs["exit-code"] == str(exit_code)
+    if exit_code:
+        drift_checks(run)
+    assert failing_steps(run) == (["Fail on twsrt's exit code"] if exit_code else [])
+    assert run.failed == bool(exit_code) and run.returncode == exit_code
+
+
+@pytest.mark.tool
+def test_public_repository_uploads(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
+    upload = UploadStub()
+    run = runner.run(
+        {"working-directory": "examples/dotfiles", "category": "dots"},
+        payload=repository_payload(False, "User"),
+        uses={UPLOAD_SARIF: upload},
+        seed=seed,
+    )
+    assert upload.calls == [{"sarif_file": run.outputs["sarif-file"], "category": "dots"}]
+    assert run.step_outputs["upload-gate"] == {"upload": "true"}
+    assert run.step("upload-gate").stdout == ""
+    assert not run.step("upload-failure").ran
+    assert (run.outputs["sarif-upload"], run.outputs["sarif-upload-reason"]) == ("uploaded", "")
+    assert "SARIF sent to code scanning (category `dots`)." in run.summary
+    assert not run.failed and run.returncode == 0
+
+
+@pytest.mark.tool
+def test_sarif_true_forces_the_upload_on_a_private_repository(
+    runner: Runner, seed: dict[str, dict[str, str]]
+) -> None:
+    """sarif "true": the upload is tried (GitHub Code Security may have been bought); where it
+    fails, the job fails, with GitHub's own reason in the annotation and the summary."""
+    payload = repository_payload(True, "User")
+    upload = UploadStub()
+    run = runner.run(
+        {"working-directory": "examples/dotfiles", "sarif": "true"},
+        payload=payload,
+        uses={UPLOAD_SARIF: upload},
+        seed=seed,
+    )
+    assert len(upload.calls) == 1 and run.outputs["sarif-upload"] == "uploaded"
+    assert run.step("upload-gate").stdout == "" and not run.failed
+
+    upload = UploadStub(succeed=False)
+    with code_scanning_api(403, SCANNING_OFF) as api:
+        run = runner.run(
+            {"working-directory": "examples/dotfiles", "sarif": "true"},
+            payload=payload,
+            uses={UPLOAD_SARIF: upload},
+            extra_env={"GITHUB_API_URL": api.url},
+            seed=seed,
+        )
+    assert len(upload.calls) == 1 and run.step("upload").outcome == "failure"
+    assert api.requests == [
+        (f"/repos/{REPOSITORY}/code-scanning/analyses?per_page=1", f"Bearer {TOKEN}")
+    ]
+    reason = (
+        f"code scanning is not enabled for {REPOSITORY} (the code scanning API answers HTTP 403: "
+        f'{SCANNING_OFF}), and the input sarif is "true" (enable GitHub Code Security, or set '
+        'sarif to "auto" or "false")'
+    )
+    explain = run.step("upload-failure")
+    assert (explain.returncode, explain.stdout) == (
+        1,
+        f"::error title=twsrt::SARIF upload failed: {reason}\n",
+    )
+    assert run.step_outputs["upload-failure"] == {"tolerated": "false", "reason": reason}
+    assert (run.outputs["sarif-upload"], run.outputs["sarif-upload-reason"]) == ("failed", reason)
+    assert "SARIF upload failed (this fails the job): code scanning is not enabled" in run.summary
+    assert run.outputs["exit-code"] == "0"  # the policy is fine: the upload failed the job
+    assert failing_steps(run) == ["Explain a failed SARIF upload"]
+    assert run.failed
+
+
+@pytest.mark.tool
+def test_organization_private_repository_without_code_scanning_warns(
+    runner: Runner, seed: dict[str, dict[str, str]]
+) -> None:
+    """An organization's private repository may have GitHub Code Security, so "auto" uploads;
+    where the upload fails and the API says code scanning is off, that is a warning."""
+    upload = UploadStub(succeed=False)
+    with code_scanning_api(403, SCANNING_OFF) as api:
+        run = runner.run(
+            {"working-directory": "examples/broken/drift"},
+            payload=repository_payload(True, "Organization"),
+            uses={UPLOAD_SARIF: upload},
+            extra_env={"GITHUB_API_URL": api.url},
+            seed=seed,
+        )
+    assert len(upload.calls) == 1 and run.step_outputs["upload-gate"] == {"upload": "true"}
+    assert [path for path, _ in api.requests] == [
+        f"/repos/{REPOSITORY}/code-scanning/analyses?per_page=1"
+    ]
+    reason = (
+        f"code scanning is not enabled for {REPOSITORY} (the code scanning API answers HTTP 403: "
+        f"{SCANNING_OFF}); the job goes on without it (enable GitHub Code Security, or set the "
+        'input sarif to "false" to skip the upload)'
+    )
+    explain = run.step("upload-failure")
+    assert (explain.returncode, explain.stdout) == (
+        0,
+        f"::warning title=twsrt::SARIF upload failed: {reason}\n",
+    )
+    assert (run.outputs["sarif-upload"], run.outputs["sarif-upload-reason"]) == ("failed", reason)
+    assert "SARIF upload failed: code scanning is not enabled for alice\\/dotfiles" in run.summary
+    assert "this fails the job" not in run.summary
+    drift_checks(run)  # annotations, summary, and the job fails on twsrt's exit code alone
+    assert failing_steps(run) == ["Fail on twsrt's exit code"]
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "said"),
+    [
+        (403, "Resource not accessible by integration", "HTTP 403: Resource not accessible"),
+        (403, "API rate limit exceeded for installation ID 1.", "HTTP 403: API rate limit"),
+        (None, "", "the code scanning API could not be asked ("),
+    ],
+    ids=["permission", "rate-limit", "unreachable"],
+)
+@pytest.mark.tool
+def test_other_upload_failures_still_fail_the_job(
+    runner: Runner,
+    seed: dict[str, dict[str, str]],
+    status: int | None,
+    message: str,
+    said: str,
+) -> None:
+    upload = UploadStub(succeed=False)
+    inputs = {"working-directory": "examples/dotfiles"}
+    payload = repository_payload(True, "Organization")
+    if status is None:  # GITHUB_API_URL is a closed port on loopback
+        run = runner.run(inputs, payload=payload, uses={UPLOAD_SARIF: upload}, seed=seed)
+    else:
+        with code_scanning_api(status, message) as api:
+            run = runner.run(
+                inputs,
+                payload=payload,
+                uses={UPLOAD_SARIF: upload},
+                extra_env={"GITHUB_API_URL": api.url},
+                seed=seed,
+            )
+    explain = run.step("upload-failure")
+    assert explain.returncode == 1
+    assert explain.stdout.startswith(
+        "::error title=twsrt::SARIF upload failed: see the log of the upload step; "
+    )
+    assert said in explain.stdout
+    assert run.outputs["sarif-upload"] == "failed"
+    assert "SARIF upload failed (this fails the job): see the log of the upload step" in (
+        run.summary
+    )
+    assert run.outputs["exit-code"] == "0" and run.failed
+    assert failing_steps(run) == ["Explain a failed SARIF upload"]
+
+
 @pytest.mark.tool
 def test_no_sarif_no_annotations_and_args(runner: Runner, seed: dict[str, dict[str, str]]) -> None:
     run = runner.run(
@@ -898,7 +1242,10 @@ def test_the_profile_input(runner: Runner, seed: dict[str, dict[str, str]]) -> N
         ({"args": "--sarif elsewhere.sarif"}, "input args must not contain --sarif"),
         ({"args": "--format=json"}, "input args must not contain --format=json"),
         ({"args": "--agent 'claude"}, "input args cannot be split: No closing quotation"),
+        ({"args": "--gitlab gl.json"}, "input args must not contain --gitlab"),
+        ({"args": "--sarif-suppressed=x.sarif"}, "input args must not contain --sarif-suppressed"),
         ({"annotations": "yes"}, "input annotations must be true or false"),
+        ({"sarif": "yes"}, "input sarif must be auto, true or false, not 'yes'"),
         ({"fail-on": "fatal"}, "input fail-on must be error, warning or note"),
         ({"junit-file": "/tmp/twsrt.xml"}, "input junit-file must be a relative file name"),
         ({"junit-file": "../twsrt.xml"}, "input junit-file must be a relative file name"),
@@ -1024,6 +1371,7 @@ def test_step_order_and_what_would_run_by_default(
         ("twsrt check", "run", True),
         ("Decide on the SARIF upload", "run", True),
         ("Upload SARIF to code scanning", "github/codeql-action/upload-sarif", True),
+        ("Explain a failed SARIF upload", "run", False),  # the upload did not fail
         ("Job summary", "run", True),
         ("Fail on twsrt's exit code", "run", True),
     ]
@@ -1091,3 +1439,112 @@ def test_summary_escapes_markdown_and_lists_missing_targets(
     # errors first; every punctuation character escaped (pipes, HTML, backticks)
     assert "run \\`twsrt generate \\-w\\` \\| \\<b\\> |" in text
     assert "| codex | 1 | 0 | 1 |" in text
+
+
+def test_reserved_are_the_format_and_every_report_file_option(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The action writes every report below $RUNNER_TEMP itself: each `--<format> FILE` option
+    of `twsrt check` (REPORTERS, so a new report format joins the list) is refused in args."""
+    from twsrt.reports import REPORTERS
+
+    helper = load_helper()
+    options = {f"--{r.name}" for r in REPORTERS.values() if r.file_help}
+    assert {"--sarif-suppressed", "--gitlab", "--junit-strict"} <= options
+    assert set(helper.RESERVED) == {"--format", *options}
+    for option in helper.RESERVED:
+        for args in (f"{option} x", f"-v {option}=x"):
+            monkeypatch.setenv("ARGS", args)
+            with pytest.raises(ValueError, match=f"^input args must not contain {option}"):
+                helper.split_args()
+    monkeypatch.setenv("ARGS", "--gitlab-ish x --sarifx")  # only the exact option names
+    assert helper.split_args() == ["--gitlab-ish", "x", "--sarifx"]
+
+
+@pytest.mark.parametrize(
+    ("event", "mode", "blocked"),
+    [
+        (repository_payload(True, "User"), "auto", True),
+        (repository_payload(True, "User"), "true", False),  # forced
+        (repository_payload(True, "Organization"), "auto", False),  # may have Code Security
+        (repository_payload(False, "User"), "auto", False),
+        ({"repository": {"full_name": REPOSITORY, "private": "yes"}}, "auto", False),
+        ({"schedule": "0 4 * * *"}, "auto", False),  # nothing to judge by: try
+        (None, "auto", False),  # no payload file
+    ],
+)
+def test_which_repositories_auto_skips(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    event: dict[str, Any] | None,
+    mode: str,
+    blocked: bool,
+) -> None:
+    path = tmp_path / "event.json"
+    if event is not None:
+        path.write_text(json.dumps(event), encoding="utf-8")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    monkeypatch.setenv("GITHUB_ACTOR", "alice")
+    assert load_helper().upload_blocker(mode) == (PRIVATE_SKIP if blocked else "")
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "off"),
+    [
+        (403, SCANNING_OFF, True),
+        (403, "Advanced Security must be enabled for this repository to use code scanning.", True),
+        (
+            403,
+            "GitHub Code Security or GitHub Advanced Security must be enabled for this "
+            "repository to use code scanning.",
+            True,
+        ),
+        (403, "Code scanning is not enabled for this repository.", True),
+        (403, "Resource not accessible by integration", False),
+        (403, "API rate limit exceeded for installation ID 1.", False),
+        (404, "no analysis found", False),
+        (500, "Advanced Security must be enabled (a proxy's page)", False),
+        (200, "", False),
+    ],
+)
+def test_what_the_code_scanning_api_answers(
+    monkeypatch: pytest.MonkeyPatch, status: int, message: str, off: bool
+) -> None:
+    helper = load_helper()
+    monkeypatch.setenv("GITHUB_REPOSITORY", REPOSITORY)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with code_scanning_api(status, message) as api:
+        monkeypatch.setenv("GITHUB_API_URL", api.url + "/")
+        found, said = helper.scanning_answer()
+    assert found is off
+    assert said.startswith(f"the code scanning API answers HTTP {status}")
+    assert api.requests == [
+        (f"/repos/{REPOSITORY}/code-scanning/analyses?per_page=1", f"Bearer {TOKEN}")
+    ]
+
+
+def test_the_token_follows_no_redirect(monkeypatch: pytest.MonkeyPatch) -> None:
+    helper = load_helper()
+    monkeypatch.setenv("GITHUB_REPOSITORY", REPOSITORY)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with code_scanning_api(301, SCANNING_OFF, location="/elsewhere") as api:
+        monkeypatch.setenv("GITHUB_API_URL", api.url)
+        assert helper.scanning_answer() == (
+            False,
+            f"the code scanning API answers HTTP 301: {SCANNING_OFF}",
+        )
+    assert len(api.requests) == 1
+
+
+def test_docs_tell_every_input_default_and_the_private_notice() -> None:
+    """docs/ci.md's input table gives each input of action.yml with its default, and the notice
+    it quotes for a private repository is the one the action prints."""
+    doc = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z-]+)` \| (?:`([^`]*)`)? *\|", doc, re.M))
+    inputs = action_doc()["inputs"]
+    assert rows == {name: str(spec.get("default", "")) for name, spec in inputs.items()}
+    notice = re.search(r"```text\n(Notice: SARIF upload skipped: .*?)```", doc, re.S)
+    assert notice and " ".join(notice[1].split()) == f"Notice: SARIF upload skipped: {PRIVATE_SKIP}"

@@ -39,7 +39,7 @@ class Elements(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.texts: dict[str, list[str]] = {"code": [], "td": [], "li": []}
+        self.texts: dict[str, list[str]] = {"code": [], "td": [], "li": [], "p": []}
         self.open: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -159,3 +159,45 @@ def test_an_input_error_starts_no_command(
     assert helper().validate() == 2
     commands = runner_commands(capsys.readouterr().out)
     assert [name for name, _, _ in commands] == ["error"] and "PWN" in commands[0][1]
+
+
+@pytest.mark.parametrize(
+    ("env", "prefix"),
+    [
+        ({"UPLOAD": "false", "UPLOAD_SKIPPED": MESSAGE}, "SARIF not uploaded: "),
+        (
+            {"UPLOAD": "true", "UPLOAD_OUTCOME": "failure", "UPLOAD_FAILURE": MESSAGE},
+            "SARIF upload failed (this fails the job): ",
+        ),
+        (
+            {
+                "UPLOAD": "true",
+                "UPLOAD_OUTCOME": "failure",
+                "UPLOAD_FAILURE": MESSAGE,
+                "UPLOAD_TOLERATED": "true",
+            },
+            "SARIF upload failed: ",
+        ),
+    ],
+    ids=["skipped", "failed", "tolerated"],
+)
+def test_upload_reasons_stay_text(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], prefix: str
+) -> None:
+    """A reason quotes GitHub's API message and a repository name: text, never markup."""
+    for key in ("UPLOAD_SKIPPED", "UPLOAD_OUTCOME", "UPLOAD_FAILURE", "UPLOAD_TOLERATED"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    report = {
+        "tool": {"version": "0.1.0"},
+        "summary": {"error": 0, "warning": 0, "note": 0, "suppressed": 0, "files": 1}
+        | {"fail_on": "error", "exit_code": 0},
+        "findings": [],
+    }
+    text = helper().render_summary(report, 0)
+    line = next(line for line in text.splitlines() if line.startswith(prefix))
+    page = render(line)
+    assert [tag for tag, _ in page.tags] == ["p"]  # no link, image, code, emphasis or HTML
+    texts = [text.replace("\u2060", "") for text in page.texts["p"]]  # after every @
+    assert texts == [prefix + one_line(MESSAGE) + "."]
