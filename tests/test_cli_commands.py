@@ -25,6 +25,7 @@ from support.sandbox import DEFAULT_BASH, DEFAULT_SRT, REPO_ROOT, Run, Sandbox, 
 import twsrt
 from twsrt import templates
 from twsrt.cli import cli
+from twsrt.schemas import schema_url
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_FILES = {
@@ -38,18 +39,40 @@ COMMANDS = ("generate", "diff", "init", "edit", "schema")
 TARGET_REL = "home/.claude/settings.full.json"
 LINK_REL = "home/.claude/settings.json"
 
-USER_CONFIG_TEXT = templates.USER_CONFIG.format(
-    srt="~/.srt-settings.json",
-    bash_rules="~/.config/twsrt/bash-rules.json",
-    claude="~/.claude/settings.full.json",
-    claude_yolo="~/.claude/settings.yolo.json",
+
+def local(text: str, up: str = ".") -> str:
+    """A starter file as init writes it: each schema URL replaced by its copy in schemas/."""
+    for name, filename in SCHEMA_FILES.items():
+        text = text.replace(schema_url(name), f"{up}/schemas/{filename}")
+    return text
+
+
+USER_CONFIG_TEXT = local(
+    templates.USER_CONFIG.format(
+        srt="~/.srt-settings.json",
+        bash_rules="~/.config/twsrt/bash-rules.json",
+        claude="~/.claude/settings.full.json",
+        claude_yolo="~/.claude/settings.yolo.json",
+    )
 )
-DIR_CONFIG_TEXT = templates.USER_CONFIG.format(  # init --dir: only the bash rules move
-    srt="~/.srt-settings.json",
-    bash_rules="bash-rules.json",
-    claude="~/.claude/settings.full.json",
-    claude_yolo="~/.claude/settings.yolo.json",
+DIR_CONFIG_TEXT = local(  # init --dir: only the bash rules move
+    templates.USER_CONFIG.format(
+        srt="~/.srt-settings.json",
+        bash_rules="bash-rules.json",
+        claude="~/.claude/settings.full.json",
+        claude_yolo="~/.claude/settings.yolo.json",
+    )
 )
+BASH_RULES_TEXT = local(templates.BASH_RULES)
+SRT_TEXT = local(templates.SRT_SETTINGS, ".config/twsrt")  # ~/.srt-settings.json
+
+
+def schema_lines(directory: str, verb: str = "wrote") -> str:
+    """init's stderr lines for the schemas it puts in ``directory``/schemas."""
+    files = [f"{directory}/schemas/{filename}" for filename in SCHEMA_FILES.values()]
+    if verb == "wrote":
+        return "".join(f"twsrt: wrote {path}\n" for path in files)
+    return "".join(f"twsrt: {path} exists, kept (use --force to overwrite)\n" for path in files)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -175,14 +198,16 @@ def test_init_creates_user_files_in_home(sandbox: Sandbox) -> None:
         "twsrt: wrote ~/.config/twsrt/config.toml\n"
         "twsrt: wrote ~/.config/twsrt/bash-rules.json\n"
         "twsrt: wrote ~/.srt-settings.json\n"
-    )
+    ) + schema_lines("~/.config/twsrt")
     config = home / ".config" / "twsrt" / "config.toml"
     bash = home / ".config" / "twsrt" / "bash-rules.json"
     srt = home / ".srt-settings.json"
     assert config.read_text(encoding="utf-8") == USER_CONFIG_TEXT
-    assert bash.read_text(encoding="utf-8") == templates.BASH_RULES
-    assert srt.read_text(encoding="utf-8") == templates.SRT_SETTINGS
-    for path in (config, bash, srt):
+    assert bash.read_text(encoding="utf-8") == BASH_RULES_TEXT
+    assert srt.read_text(encoding="utf-8") == SRT_TEXT
+    schemas = home / ".config" / "twsrt" / "schemas"
+    assert sorted(p.name for p in schemas.iterdir()) == sorted(SCHEMA_FILES.values())
+    for path in (config, bash, srt, *schemas.iterdir()):
         assert path.is_file() and not path.is_symlink()
         assert mode_of(path) == new_file_mode(), path
     assert not list((home / ".config" / "twsrt").glob(".*.tmp"))
@@ -224,7 +249,7 @@ def test_init_twice_keeps_every_file(sandbox: Sandbox) -> None:
         "twsrt: ~/.config/twsrt/config.toml exists, kept (use --force to overwrite)\n"
         "twsrt: ~/.config/twsrt/bash-rules.json exists, kept (use --force to overwrite)\n"
         "twsrt: ~/.srt-settings.json exists, kept (use --force to overwrite)\n"
-    )
+    ) + schema_lines("~/.config/twsrt", "kept")
 
 
 def test_init_creates_only_the_missing_files(sandbox: Sandbox) -> None:
@@ -235,12 +260,16 @@ def test_init_creates_only_the_missing_files(sandbox: Sandbox) -> None:
     bash.unlink()
     result = sandbox.run("init")
     assert result.returncode == 0, result.stderr
-    assert result.stderr == (
-        "twsrt: ~/.config/twsrt/config.toml exists, kept (use --force to overwrite)\n"
-        "twsrt: ~/.srt-settings.json exists, kept (use --force to overwrite)\n"
-        "twsrt: wrote ~/.config/twsrt/bash-rules.json\n"
+    assert (
+        result.stderr
+        == (
+            "twsrt: ~/.config/twsrt/config.toml exists, kept (use --force to overwrite)\n"
+            "twsrt: ~/.srt-settings.json exists, kept (use --force to overwrite)\n"
+        )
+        + schema_lines("~/.config/twsrt", "kept")
+        + "twsrt: wrote ~/.config/twsrt/bash-rules.json\n"
     )
-    assert bash.read_text(encoding="utf-8") == templates.BASH_RULES
+    assert bash.read_text(encoding="utf-8") == BASH_RULES_TEXT
     assert srt.read_text(encoding="utf-8") == '{"network": {}}\n'
 
 
@@ -259,8 +288,8 @@ def test_init_force_restores_the_templates(sandbox: Sandbox) -> None:
         "twsrt: wrote ~/.config/twsrt/config.toml\n"
         "twsrt: wrote ~/.config/twsrt/bash-rules.json\n"
         "twsrt: wrote ~/.srt-settings.json\n"
-    )
-    assert bash.read_text(encoding="utf-8") == templates.BASH_RULES
+    ) + schema_lines("~/.config/twsrt")
+    assert bash.read_text(encoding="utf-8") == BASH_RULES_TEXT
     assert config.read_text(encoding="utf-8") == USER_CONFIG_TEXT
     assert mode_of(bash) == 0o600  # an overwritten file keeps its mode
 
@@ -276,7 +305,7 @@ def test_init_dir_writes_config_toml_and_bash_rules(sandbox: Sandbox) -> None:
         "twsrt: wrote ~/dots/config.toml\n"
         "twsrt: wrote ~/dots/bash-rules.json\n"
         "twsrt: wrote ~/.srt-settings.json\n"
-    )
+    ) + schema_lines("~/dots")
     config = directory / "config.toml"
     assert result.stdout == (
         f"twsrt finds {config} only when named: pass it with -c, e.g.\n"
@@ -284,15 +313,19 @@ def test_init_dir_writes_config_toml_and_bash_rules(sandbox: Sandbox) -> None:
         "or name it once for every command:\n"
         f"  export TWSRT_CONFIG={config}\n"
     )
-    assert sorted(p.name for p in directory.iterdir()) == ["bash-rules.json", "config.toml"]
+    assert sorted(p.name for p in directory.iterdir()) == [
+        "bash-rules.json",
+        "config.toml",
+        "schemas",
+    ]
     config_text = config.read_text(encoding="utf-8")
     assert config_text == DIR_CONFIG_TEXT
     parsed = tomllib.loads(config_text)
     assert parsed["sources"] == {"srt": "~/.srt-settings.json", "bash_rules": "bash-rules.json"}
     assert parsed["targets"] == {"claude_settings": "~/.claude/settings.full.json"}
-    assert (directory / "bash-rules.json").read_text(encoding="utf-8") == templates.BASH_RULES
+    assert (directory / "bash-rules.json").read_text(encoding="utf-8") == BASH_RULES_TEXT
     srt = sandbox.home / ".srt-settings.json"
-    assert srt.read_text(encoding="utf-8") == templates.SRT_SETTINGS
+    assert srt.read_text(encoding="utf-8") == local(templates.SRT_SETTINGS, "dots")
     assert not (sandbox.home / ".config").exists()  # the default place is left alone
 
     # the printed lines work from anywhere: -c, and $TWSRT_CONFIG
@@ -333,12 +366,12 @@ def test_init_dir_relative_to_the_working_directory(sandbox: Sandbox) -> None:
         "twsrt: wrote sub/dots/config.toml\n"
         "twsrt: wrote sub/dots/bash-rules.json\n"
         "twsrt: wrote .srt-settings.json\n"  # named from the working directory, ~ itself
-    )
+    ) + schema_lines("sub/dots")
     assert f"export TWSRT_CONFIG={directory / 'config.toml'}\n" in result.stdout
     assert (directory / "config.toml").read_text(encoding="utf-8") == DIR_CONFIG_TEXT
     again = sandbox.run("init", "--dir", str(directory))
     assert again.returncode == 0
-    assert again.stderr.count("exists, kept") == 3
+    assert again.stderr.count("exists, kept") == 3 + len(SCHEMA_FILES)
 
 
 def test_init_starter_sources_validate_against_the_printed_schemas(sandbox: Sandbox) -> None:

@@ -161,6 +161,41 @@ def test_scaffold_sources_name_schemas_that_load_offline(sandbox: Sandbox) -> No
     assert config.read_text("utf-8") == sandbox.run("schema", "config").stdout
 
 
+@pytest.mark.parametrize("where", ["default", "dir", "outside-home"])
+def test_init_starter_files_name_schemas_that_load_offline(
+    sandbox: Sandbox, tmp_path: Path, where: str
+) -> None:
+    """Plain `init` and `init --dir` too: each starter file names its schema by a relative
+    path to the copy init puts in schemas/ beside the config, even the srt file in ~ (today:
+    https://twsrt.dev/..., "Unable to load schema")."""
+    base = {
+        "default": sandbox.home / ".config" / "twsrt",
+        "dir": sandbox.home / "dots",
+        "outside-home": tmp_path / "elsewhere",
+    }[where]
+    args = ("init",) if where == "default" else ("init", "--dir", str(base))
+    result = sandbox.run(*args)
+    assert result.returncode == 0, result.stderr
+    documents = {
+        base / "bash-rules.json": "bash",
+        sandbox.home / ".srt-settings.json": "srt",
+    }
+    for document, name in documents.items():
+        reference = json.loads(document.read_text("utf-8"))["$schema"]
+        assert not urlparse(reference).scheme, reference
+        schema = resolved(document, reference)
+        assert schema is not None and schema.parent == base / "schemas", reference
+        assert schema.read_text("utf-8") == sandbox.run("schema", name).stdout
+        proc = check_jsonschema(schema, document)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = (base / "config.toml").read_text("utf-8").splitlines()[0]
+    assert first == "#:schema ./schemas/config.schema.json"
+    config = resolved(base / "config.toml", first.removeprefix("#:schema "))
+    assert (
+        config is not None and config.read_text("utf-8") == sandbox.run("schema", "config").stdout
+    )
+
+
 def check_jsonschema(schema: Path, instance: Path) -> subprocess.CompletedProcess[str]:
     beside = Path(sys.executable).parent / "check-jsonschema"
     command = [str(beside)] if beside.exists() else [sys.executable, "-m", "check_jsonschema"]
@@ -186,10 +221,12 @@ def test_check_jsonschema_validates_each_source_by_the_schema_it_names(sandbox: 
         assert proc.returncode == 1 and "bogus" in proc.stdout, proc.stdout + proc.stderr
 
 
-def taplo_check(taplo: str, repo: Path) -> subprocess.CompletedProcess[str]:
+def taplo_check(
+    taplo: str, repo: Path, name: str = "twsrt.toml"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "RUST_LOG": "error"}
     return subprocess.run(
-        [taplo, "check", "twsrt.toml"],
+        [taplo, "check", name],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -209,6 +246,20 @@ def test_taplo_checks_a_fresh_config_by_its_schema_directive(sandbox: Sandbox) -
     config = repo / "twsrt.toml"
     config.write_text(config.read_text("utf-8") + "\n[sandbox]\nmood = 1\n", "utf-8")
     proc = taplo_check(taplo, repo)
+    assert proc.returncode == 1
+    assert "'mood' was unexpected" in proc.stdout + proc.stderr
+
+
+@pytest.mark.tool
+def test_taplo_checks_the_config_plain_init_writes(sandbox: Sandbox) -> None:
+    taplo = require_tool("taplo", locate_tool("taplo", "TWSRT_TAPLO_BIN", TAPLO_DEFAULT))
+    assert sandbox.run("init").returncode == 0
+    base = sandbox.home / ".config" / "twsrt"
+    proc = taplo_check(taplo, base, "config.toml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    config = base / "config.toml"
+    config.write_text(config.read_text("utf-8") + "\n[sandbox]\nmood = 1\n", "utf-8")
+    proc = taplo_check(taplo, base, "config.toml")
     assert proc.returncode == 1
     assert "'mood' was unexpected" in proc.stdout + proc.stderr
 

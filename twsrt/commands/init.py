@@ -248,23 +248,28 @@ def next_steps(directory: Path, agents: Sequence[str]) -> str:
 
 def plan_init(directory: Path | None, force: bool) -> tuple[list[Change], list[str]]:
     """The starter files: ``config.toml`` and ``bash-rules.json`` in ``directory`` (None:
-    ~/.config/twsrt), and a starter srt file at ~/.srt-settings.json, the file a plain ``srt``
-    reads, where none is. Targets are the agents' files under ~ either way; with ``directory``
-    the config names its bash rules relatively, so the directory can move."""
+    ~/.config/twsrt) with the shipped schemas beside them in ``schemas/``, and a starter srt
+    file at ~/.srt-settings.json, the file a plain ``srt`` reads, where none is. Each file
+    names its schema by a relative path, so an editor validates offline. Targets are the
+    agents' files under ~ either way; with ``directory`` the config names its bash rules
+    relatively, so the directory can move."""
     home = home_dir()
     if directory is None:
         base, bash_rules = home / ".config" / "twsrt", "~/.config/twsrt/bash-rules.json"
     else:
         base, bash_rules = directory.resolve(), "bash-rules.json"  # config-relative
+    config = templates.USER_CONFIG.format(
+        srt="~/.srt-settings.json",
+        bash_rules=bash_rules,
+        claude="~/.claude/settings.full.json",
+        claude_yolo="~/.claude/settings.yolo.json",
+    )
+    from_home = Path(os.path.relpath(base, home)).as_posix()  # the srt file's way to schemas/
     files = {
-        base / "config.toml": templates.USER_CONFIG.format(
-            srt="~/.srt-settings.json",
-            bash_rules=bash_rules,
-            claude="~/.claude/settings.full.json",
-            claude_yolo="~/.claude/settings.yolo.json",
-        ),
-        base / "bash-rules.json": templates.BASH_RULES,
-        home / ".srt-settings.json": templates.SRT_SETTINGS,
+        base / "config.toml": local_schemas(config, "."),
+        base / "bash-rules.json": local_schemas(templates.BASH_RULES, "."),
+        home / ".srt-settings.json": local_schemas(templates.SRT_SETTINGS, from_home),
+        **schema_files(base / SCHEMA_DIR),
     }
     return _plan(files, force)
 
