@@ -398,26 +398,32 @@ def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
 
     repo = config.confine_root
     findings: list[Finding] = []
+    inside: dict[Path, bool] = {}  # many state files share a directory: resolve each once
     for root in mirror_roots(config):
         for name in agents:
             spec = AGENTS[name].spec
             for state in spec.state_files:
-                for path in _present(root, state.path[2:], str(repo)):
+                for path in _present(root, state.path[2:], str(repo), inside):
                     findings.append(_state_finding(config, path, state, spec.label, name))
     return findings
 
 
-def _present(root: Path, relative: str, repo: str) -> list[Path]:
+def _present(root: Path, relative: str, repo: str, inside: dict[Path, bool]) -> list[Path]:
     """``root/relative`` if it exists (a ``*`` in the last part: the names it matches), never
-    looking through a link that leaves the repository."""
+    looking through a link that leaves the repository; ``inside`` memoizes, per directory,
+    whether it resolves into the repository."""
 
     path = root / relative
     parent = path.parent
+    glob = any(char in path.name for char in "*?[")
     try:
-        if not _inside(os.path.realpath(parent), repo):
+        if not glob:
+            os.lstat(path)  # most state files are absent: no need to resolve their directory
+        if parent not in inside:
+            inside[parent] = _inside(os.path.realpath(parent), repo)
+        if not inside[parent]:
             return []
-        if not any(char in path.name for char in "*?["):
-            os.lstat(path)
+        if not glob:
             return [path]
         with os.scandir(parent) as entries:
             names = sorted(e.name for e in entries if wildcard.fnmatch(e.name, path.name))
