@@ -83,11 +83,21 @@ class PositionedJson(PositionedDocument):
         if not nodes or self.text[nodes[-1][_START]] != "[":
             return []
         spans = self._array(nodes[-1])
-        if not spans or self.text.find("\n", *nodes[-1][:2]) >= 0:
-            return [self.span_extent(start, end) for start, end in spans]
-        line, column = self.index.line_col(spans[0][0])  # one line: columns by subtraction
-        base = spans[0][0] - column
-        return [(line, start - base, line, end - base) for start, end in spans]
+        text, line_col = self.text, self.index.line_col
+        if not spans:
+            return []
+        if text.find("\n", *nodes[-1][:2]) < 0:  # one line: columns by subtraction
+            line, column = line_col(spans[0][0])
+            base = spans[0][0] - column
+            return [(line, start - base, line, end - base) for start, end in spans]
+        out: list[Extent] = []
+        for start, end in spans:  # only an array or object item can hold a line break
+            line, column = line_col(start)
+            if text[start] in "[{" and text.find("\n", start, end) >= 0:
+                out.append((line, column, *line_col(end)))
+            else:
+                out.append((line, column, line, column + end - start))
+        return out
 
     def span(self, pointer: str) -> tuple[int, int] | None:
         """The (start, end) character offsets of the value at ``pointer``, for splicing."""

@@ -160,10 +160,10 @@ def help_markdown(rule: Rule) -> str:
             "```",
         ]
     else:
+        why = " (the policy was not checked as written)" if not rule.family.suppressible else ""
         suppress = [
-            "A finding of this rule cannot be suppressed: it means the policy was not checked "
-            f"as written. A `[[check.ignore]]` entry naming {rule.id} is itself an error "
-            "(TWS008)."
+            f"A finding of this rule cannot be suppressed{why}: a `[[check.ignore]]` entry "
+            f"naming {rule.id} is itself an error (TWS008)."
         ]
     return "\n".join(
         [
