@@ -145,6 +145,8 @@ location = st.builds(
     st.integers(-1, 40),
     st.integers(-1, 9),
     st.one_of(st.just(""), st.sampled_from(["/filesystem/denyRead/0", "/a~1b"]), st.text()),
+    st.integers(0, 40),  # the end, known (a line) or not (0)
+    st.integers(0, 12),
 )
 finding_value = st.builds(
     lambda rule, message, where, level, agent, related, diff: Finding(

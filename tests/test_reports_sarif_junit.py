@@ -171,8 +171,16 @@ def test_sarif_regions_are_one_based(tmp_path: Path) -> None:
     every = report.findings + [item for item, _ in report.suppressed]
     for result, item in zip(_results(sarif_log(report, True)), every, strict=True):
         region = result["locations"][0]["physicalLocation"]["region"]
-        if item.location.line:
-            assert region == {"startLine": item.location.line, "startColumn": item.location.column}
+        where = item.location
+        if where.line and where.column:  # only the start known: its one character
+            assert region == {
+                "startLine": where.line,
+                "startColumn": where.column,
+                "endLine": where.line,
+                "endColumn": where.column + 1,
+            }
+        elif where.line:  # a line without a column: the whole line
+            assert region == {"startLine": where.line}
         else:  # unknown line: the start of the file, no column
             assert region == {"startLine": 1}
 
@@ -184,7 +192,12 @@ def test_sarif_related_locations_and_properties(tmp_path: Path) -> None:
     related = drift["relatedLocations"]
     assert [r["id"] for r in related] == [1, 2]
     assert related[0]["message"]["text"] == "/filesystem/denyRead/0"
-    assert related[0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 9}
+    assert related[0]["physicalLocation"]["region"] == {
+        "startLine": 5,
+        "startColumn": 9,
+        "endLine": 5,
+        "endColumn": 10,
+    }
     assert related[1]["physicalLocation"]["region"] == {"startLine": 1}
     assert "message" not in related[1]
     assert drift["properties"] == {"agent": "claude", "pointer": "/permissions/deny", "diff": DIFF}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.findings import Finding
-from twsrt.locations import Location, display_path
+from twsrt.locations import Location, display_path, located
 from twsrt.tomlpos import PositionedToml
 
 MODES = ("full", "yolo")  # approval modes
@@ -98,8 +98,9 @@ class Config:
 
     def location(self, pointer: str) -> Location:
         pointer = self.aliases.get(pointer, pointer)
-        line, col = self.positions.position(self._placed(pointer)) if self.positions else (0, 0)
-        return Location(self.display, line, col, pointer)
+        if self.positions is None:
+            return Location(self.display, pointer=pointer)
+        return located(self.display, self.positions, pointer, at=self._placed(pointer))
 
     def _placed(self, pointer: str) -> str:
         """Where a pointer stands in the config text: a scoped target taken from its default

@@ -24,7 +24,7 @@ from twsrt.agents.base import Context
 from twsrt.config import Config
 from twsrt.documents import Documents
 from twsrt.findings import Finding, finding
-from twsrt.locations import Location, pointer_join
+from twsrt.locations import Location, located, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.positions import PositionedDocument
 from twsrt.rules import EFFECTIVE_LAYER_UNREADABLE, Rule
@@ -43,8 +43,7 @@ class Layer:
     positions: PositionedDocument
 
     def at(self, pointer: str, *, key: bool = True) -> Location:
-        line, column = self.positions.position(pointer, key=key)
-        return Location(self.display, line, column, pointer)
+        return located(self.display, self.positions, pointer, key=key)
 
 
 def load_layer(

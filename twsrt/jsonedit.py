@@ -71,6 +71,8 @@ def _write(value: Any, indent: str, newline: str, out: list[str]) -> None:
 
 def _scalar(value: Any) -> str:
     """A number, boolean or null as json writes it (a type json refuses raises its error)."""
+    if type(value) is int:  # json writes an int (not a bool, no subclass) as int.__repr__
+        return int.__repr__(value)
     if value is None or isinstance(value, bool | int | float):
         return json.dumps(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

@@ -24,7 +24,7 @@ from json.scanner import make_scanner
 from typing import Any, TypeVar
 
 from twsrt.locations import pointer_join
-from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
+from twsrt.positions import Extent, PositionedDocument, SourceSyntaxError, load_text
 
 T = TypeVar("T")
 
@@ -67,6 +67,37 @@ class PositionedJson(PositionedDocument):
     def key_position(self, pointer: str) -> tuple[int, int] | None:
         keyed = [node for node in self._nodes(pointer) if node[_KEY] >= 0]
         return self.index.line_col(keyed[-1][_KEY]) if keyed else None
+
+    def value_extent(self, pointer: str) -> Extent | None:
+        nodes = self._nodes(pointer)
+        return self.span_extent(nodes[-1][_START], nodes[-1][_END]) if nodes else None
+
+    def key_extent(self, pointer: str) -> Extent | None:
+        """The member at ``pointer``: from its key's opening quote to the end of its value."""
+        keyed = [node for node in self._nodes(pointer) if node[_KEY] >= 0]
+        return self.span_extent(keyed[-1][_KEY], keyed[-1][_END]) if keyed else None
+
+    def item_extents(self, pointer: str) -> list[Extent]:
+        """``item_positions`` with the end of each item (``extent`` of each, in one pass)."""
+        nodes = self._nodes(pointer)
+        if not nodes or self.text[nodes[-1][_START]] != "[":
+            return []
+        spans = self._array(nodes[-1])
+        text, line_col = self.text, self.index.line_col
+        if not spans:
+            return []
+        if text.find("\n", *nodes[-1][:2]) < 0:  # one line: columns by subtraction
+            line, column = line_col(spans[0][0])
+            base = spans[0][0] - column
+            return [(line, start - base, line, end - base) for start, end in spans]
+        out: list[Extent] = []
+        for start, end in spans:  # only an array or object item can hold a line break
+            line, column = line_col(start)
+            if text[start] in "[{" and text.find("\n", start, end) >= 0:
+                out.append((line, column, *line_col(end)))
+            else:
+                out.append((line, column, line, column + end - start))
+        return out
 
     def span(self, pointer: str) -> tuple[int, int] | None:
         """The (start, end) character offsets of the value at ``pointer``, for splicing."""

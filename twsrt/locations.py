@@ -4,19 +4,25 @@ file (``display_path``) and where the repository around it stands (``git_root``)
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 
 @dataclass(frozen=True, order=True)
 class Location:
-    """A 1-based line/column position in a file, plus the JSON pointer or TOML key path."""
+    """A 1-based line/column position in a file, plus the JSON pointer or TOML key path, and
+    where the value there ends when the location was found in a parsed document (``located``):
+    ``end_column`` is one past its last character, 0 (with ``end_line``) when not known. The
+    end takes no part in equality, order or hash: one place is one place, however much of it
+    a finding marks."""
 
     path: str
     line: int = 0
     column: int = 0
     pointer: str = ""
+    end_line: int = field(default=0, compare=False)
+    end_column: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
         if self.line:
@@ -25,15 +31,19 @@ class Location:
 
 
 class Positioned(Protocol):
-    """A parsed document that knows where each pointer stands (``positions.PositionedDocument``)."""
+    """A parsed document that knows where each pointer's value starts and ends
+    (``positions.PositionedDocument``)."""
 
-    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]: ...
+    def extent(self, pointer: str, *, key: bool = False) -> tuple[int, int, int, int]: ...
 
 
-def located(path: str, document: Positioned, pointer: str, *, key: bool = False) -> Location:
-    """Where ``pointer`` (its key with ``key``) stands in ``document``, named ``path``."""
-    line, column = document.position(pointer, key=key)
-    return Location(path, line, column, pointer)
+def located(
+    path: str, document: Positioned, pointer: str, *, key: bool = False, at: str | None = None
+) -> Location:
+    """Where ``pointer`` (its member, from the key, with ``key``) stands in ``document``, named
+    ``path``, start and end; ``at`` is the pointer to look up when it is not ``pointer``."""
+    line, column, end_line, end_column = document.extent(pointer if at is None else at, key=key)
+    return Location(path, line, column, pointer, end_line, end_column)
 
 
 def pointer_join(pointer: str, token: str | int) -> str:

@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from twsrt.jsonpos import PositionedJson
-from twsrt.locations import Location
+from twsrt.locations import Location, located
 
 GLOB_CHARS = frozenset("*?[]")  # srt's (containsGlobChars): a brace is literal for every agent
 
@@ -132,8 +132,7 @@ class Policy:
         """The file, line and column that wrote ``pointer`` of the (composed) srt settings."""
         if self.srt_locator is not None:
             return self.srt_locator.location(pointer, key=key)
-        line, col = self.srt_positions.position(pointer, key=key)
-        return Location(self.srt_display, line, col, pointer)
+        return located(self.srt_display, self.srt_positions, pointer, key=key)
 
     def bash_location(self, pointer: str, *, key: bool = False) -> Location:
         """The file, line and column that wrote ``pointer`` of the (composed) bash rules."""
@@ -141,8 +140,7 @@ class Policy:
             return self.bash_locator.location(pointer, key=key)
         if self.bash_positions is None:
             return Location(self.bash_display, pointer=pointer)
-        line, col = self.bash_positions.position(pointer, key=key)
-        return Location(self.bash_display, line, col, pointer)
+        return located(self.bash_display, self.bash_positions, pointer, key=key)
 
     def list_origin(self, pointer: str) -> Location:
         """Where a whole srt list is named (a probe about no single entry): the srt file, or in

@@ -22,6 +22,9 @@ from typing import Any, ClassVar, TypeVar
 _MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 _DIGITS = re.compile(rf"\d{{{_MAX_DIGITS + 1},}}")
 
+# (line, column, end line, end column): 1-based, the end column one past the last character
+Extent = tuple[int, int, int, int]
+
 
 class SourceSyntaxError(ValueError):
     """Text the format's parser refused, at a 1-based line and column."""
@@ -81,6 +84,37 @@ class PositionedDocument:
 
     def key_position(self, pointer: str) -> tuple[int, int] | None:
         raise NotImplementedError
+
+    def value_extent(self, pointer: str) -> Extent | None:
+        raise NotImplementedError
+
+    def key_extent(self, pointer: str) -> Extent | None:
+        raise NotImplementedError
+
+    def extent(self, pointer: str, *, key: bool = False) -> Extent:
+        """Where the value at ``pointer`` starts and ends, as ``position`` finds it: (line,
+        column, end line, end column), the end column one past the value's last character.
+        With ``key`` it is the member, from its key to the end of its value. A pointer not in
+        the text takes its nearest parent's extent, as ``position`` does; the empty pointer
+        not in the text either (no text) is the first character."""
+        want_key = key
+        while True:
+            if want_key and (found := self.key_extent(pointer)) is not None:
+                return found
+            if (found := self.value_extent(pointer)) is not None:
+                return found
+            if not pointer:
+                return (1, 1, 1, 2)
+            pointer = pointer.rpartition("/")[0]
+            want_key = key and self.parent_keys
+
+    def span_extent(self, start: int, end: int) -> Extent:
+        """The extent of the characters ``start`` up to (not including) ``end``: on one line
+        (the usual value) the end column is counted from the start, at C speed."""
+        line, column = self.index.line_col(start)
+        if self.text.find("\n", start, end) < 0:
+            return line, column, line, column + max(end - start, 1)
+        return (line, column, *self.index.line_col(end))
 
     def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
         """Position of the value (or its key) at ``pointer``, else of the nearest parent."""

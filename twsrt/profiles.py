@@ -83,13 +83,13 @@ def item_locations(config: Config, pointer: str, items: list[str]) -> list[Locat
     out = []
     for number, item in enumerate(items):
         spellings = (json.dumps(item, ensure_ascii=False), f"'{item}'")
-        found = [at for at in (positions.text.find(q, offset) for q in spellings) if at >= 0]
+        found = [(at, len(q)) for q in spellings if (at := positions.text.find(q, offset)) >= 0]
         if not found:
             out.append(array)
             continue
-        offset = min(found)
-        line, col = index.line_col(offset)
-        out.append(Location(array.path, line, col, f"{pointer}/{number}"))
+        offset, length = min(found)
+        line, col = index.line_col(offset)  # a quoted string found on one line: no newline
+        out.append(Location(array.path, line, col, f"{pointer}/{number}", line, col + length))
         offset += 1
     return out
 

@@ -11,7 +11,7 @@ from typing import Any
 from twsrt.config import Config
 from twsrt.findings import Finding, Level, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_jsonc, walk
-from twsrt.locations import Location, pointer_join
+from twsrt.locations import Location, located, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
 from twsrt.rules import DUPLICATE_JSON_KEY, SCHEMA_VIOLATION, SOURCE_MISSING, SOURCE_UNPARSABLE
 from twsrt.safeio import FileProblem, problem_finding, read_text
@@ -54,13 +54,12 @@ def read_json_source(
     found += validate(schema, parsed.value, display, parsed)
     found += control_characters(parsed, display)
     for pointer in parsed.duplicate_keys:
-        line, col = parsed.position(pointer, key=True)
         key = quoted(pointer.rsplit("/", 1)[1])
         found.append(
             finding(
                 DUPLICATE_JSON_KEY,
                 f"key '{key}' appears more than once; only the last counts",
-                Location(display, line, col, pointer),
+                located(display, parsed, pointer, key=True),
             )
         )
     return parsed, found
@@ -96,10 +95,10 @@ def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
     for pointer, is_key, node in walk(parsed.value):
         match = _CONTROL.search(node) if isinstance(node, str) else None
         if match:
-            line, col = parsed.position(pointer, key=is_key)
             code = f"U+{ord(match[0]):04X}"
             message = f"contains the control character {code}; remove it"
-            found.append(finding(SCHEMA_VIOLATION, message, Location(display, line, col, pointer)))
+            where = located(display, parsed, pointer, key=is_key)
+            found.append(finding(SCHEMA_VIOLATION, message, where))
     return found
 
 
@@ -199,8 +198,11 @@ def _items(parsed: PositionedJson, display: str) -> Items:
     """The location of each item of an array of one file, by its pointer."""
 
     def locations(pointer: str) -> list[Location]:
-        positions = parsed.item_positions(pointer)
-        return [Location(display, *at, f"{pointer}/{index}") for index, at in enumerate(positions)]
+        extents = parsed.item_extents(pointer)
+        return [
+            Location(display, line, column, f"{pointer}/{index}", end_line, end_column)
+            for index, (line, column, end_line, end_column) in enumerate(extents)
+        ]
 
     return locations
 

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from twsrt.locations import pointer_join
-from twsrt.positions import PositionedDocument, SourceSyntaxError, load_text
+from twsrt.positions import Extent, PositionedDocument, SourceSyntaxError, load_text
 
 _ERROR_AT = re.compile(r"^(.*?)\s*\(at line (\d+), column (\d+)\)$")
 # a bare key part, or a quoted one (a basic string's escapes unrolled: no alternation per char)
@@ -41,6 +41,34 @@ class PositionedToml(PositionedDocument):
 
     def key_position(self, pointer: str) -> Position | None:
         return self.keys.get(pointer)
+
+    def value_extent(self, pointer: str) -> Extent | None:
+        """A pair's value (an array or inline table to its closing bracket, a multi-line
+        string to its closing quotes), or a table header's name; found in the text from the
+        value's start, only when asked."""
+        start = self.values.get(pointer)
+        if start is None:
+            return None
+        offset = self._offset(start)
+        if self.keys.get(pointer) == start:  # a [table] or [[array]] header
+            line_start = offset - start[1] + 1
+            line_end = self.text.find("\n", offset)
+            header = _HEADER.match(self.text[line_start : line_end if line_end >= 0 else None])
+            end = line_start + header.end(2) if header else offset + 1
+        else:
+            end = value_end(self.text, offset)
+        return self.span_extent(offset, end)
+
+    def key_extent(self, pointer: str) -> Extent | None:
+        """A ``key = value`` pair from its key to the end of its value; a header's name."""
+        start = self.keys.get(pointer)
+        value = self.value_extent(pointer)
+        if start is None or value is None or start == (value[0], value[1]):
+            return value
+        return (*start, value[2], value[3])
+
+    def _offset(self, at: Position) -> int:
+        return self.index.starts[at[0] - 1] + at[1] - 1
 
     @property
     def values(self) -> dict[str, Position]:
@@ -158,6 +186,33 @@ def _scan(text: str) -> tuple[dict[str, Position], dict[str, Position]]:
             values[pointer] = (number, key.end() + 1)
             depth = max(_bracket_balance(line, key.end()), 0)
     return keys, values
+
+
+# a TOML string of each kind (valid text: tomllib read it), a comment, a bracket
+_ML_BASIC = r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*""""{0,2}'
+_ML_LITERAL = r"'''[\s\S]*?''''{0,2}"
+_STRINGS = rf"{_ML_BASIC}|{_ML_LITERAL}|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'"
+_TOKEN = re.compile(rf"{_STRINGS}|#[^\n]*|[\[\]{{}}]")
+# a string, else a bare value: a number, boolean or date (a date-time may hold one space)
+_SCALAR = re.compile(rf"{_STRINGS}|[^\s#,\[\]{{}}]+(?: [0-9][^\s#,\]}}]*)?")
+
+
+def value_end(text: str, offset: int) -> int:
+    """The offset after the TOML value that starts at ``offset``: an array or inline table
+    ends at its closing bracket (strings and comments skipped), anything else is one token."""
+    if text[offset] not in "[{":
+        scalar = _SCALAR.match(text, offset)
+        return scalar.end() if scalar else offset + 1
+    depth = 0
+    for token in _TOKEN.finditer(text, offset):
+        char = token[0]
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if not depth:
+                return token.end()
+    return len(text)
 
 
 def _header_pointer(header: re.Match[str], arrays: dict[str, int]) -> str:

@@ -135,10 +135,15 @@ def _plain(text: str) -> str:
 
 def _location(om: Any, where: Location, id: int | None = None, message: str = "") -> Any:
     uri, base = _uri(where.path)
+    placed = where.line > 0 and where.column > 0
+    # issue 29: a placed region ends where the location says, else after its first character
+    known = placed and where.end_line > 0
     region = _om(
         om.Region,
         start_line=where.line if where.line > 0 else 1,
-        start_column=where.column if where.line > 0 and where.column > 0 else None,
+        start_column=where.column if placed else None,
+        end_line=(where.end_line if known else where.line) if placed else None,
+        end_column=(where.end_column if known else where.column + 1) if placed else None,
     )
     physical = _om(
         om.PhysicalLocation,

@@ -10,6 +10,21 @@ serializer drops every value equal to its class default, so an explicit ``"level
 would vanish and read as the rule's default level. Here the rule is simpler: every value that is
 not None is written, and :func:`_om` sets every class default to None, so what appears in the
 file is exactly what this module passed.
+
+Regions. A location found in a parsed file (``locations.located``: the JSON value's span, the
+TOML value's extent, a member from its key to the end of its value) carries its end, so a
+region runs from ``startLine``/``startColumn`` to ``endLine``/``endColumn``, the end column one
+past the last character (SARIF's exclusive end; columns count code points, the run's
+``columnKind``); a value over several lines ends on its last line. Where only the start is
+known (a parser's syntax error, a line of a diff, a location made without its document) the
+region is the one character there: ``endLine`` = ``startLine``, ``endColumn`` = ``startColumn``
++ 1. No file is read again here for a better end (that cost 40% more render time per 10k
+results). A location with a line but no column is a whole-line region, one without a line
+(a whole file) the file's first line: ``startLine`` only, which SARIF reads as the whole line.
+
+Markdown. ``help.markdown`` is the rule's help as code scanning shows it (``help_markdown``),
+catalog text only. Messages carry ``text`` only, SARIF's plain text (``plain_message``); no
+``markdown`` member anywhere quotes a value of the checkout.
 """
 
 from __future__ import annotations
@@ -117,8 +132,7 @@ def _descriptor(om: Any, rule: Rule) -> Any:
         name=rule.name,
         short_description=_om(om.MultiformatMessageString, text=rule.short),
         full_description=_om(om.MultiformatMessageString, text=help_text),
-        # The help text uses backticks, so it is also the markdown that GitHub renders.
-        help=_om(om.MultiformatMessageString, text=help_text, markdown=help_text),
+        help=_om(om.MultiformatMessageString, text=help_text, markdown=help_markdown(rule)),
         help_uri=f"{RULES_DOC}#{rule.anchor}",
         default_configuration=_om(om.ReportingConfiguration, level=rule.level.value),
         properties=_bag(
@@ -126,6 +140,44 @@ def _descriptor(om: Any, rule: Rule) -> Any:
             {"security-severity": rule.security_severity},
             tags=["security", rule.family.tag],  # the family tag filters in code scanning UIs
         ),
+    )
+
+
+def help_markdown(rule: Rule) -> str:
+    """The rule's help as code scanning shows it beside an alert: a heading with its id, name
+    and level, the summary, the help as docs/rules.md prints it (its example and fix kept),
+    how to suppress a finding of it (or that none can be), and the link to docs/rules.md.
+    Catalog text only: no value of a checkout reaches it."""
+    if rule.suppressible:
+        suppress = [
+            "To accept a finding of this rule, give the reason in the twsrt config:",
+            "",
+            "```toml",
+            "[[check.ignore]]",
+            f'rule = "{rule.id}"  # or its name, "{rule.name}"',
+            'path = "policy/*.json"  # optional: a glob of the file; also pointer, agent',
+            'reason = "why the finding is accepted (10 characters, two words at least)"',
+            "```",
+        ]
+    else:
+        why = " (the policy was not checked as written)" if not rule.family.suppressible else ""
+        suppress = [
+            f"A finding of this rule cannot be suppressed{why}: a `[[check.ignore]]` entry "
+            f"naming {rule.id} is itself an error (TWS008)."
+        ]
+    return "\n".join(
+        [
+            f"## {rule.id} {rule.name} ({rule.level.value})",
+            "",
+            rule.short,
+            "",
+            *([rule.help, ""] if rule.help else []),
+            "### Suppress",
+            "",
+            *suppress,
+            "",
+            f"See [{rule.id} {rule.name}]({RULES_DOC}#{rule.anchor}) in docs/rules.md.",
+        ]
     )
 
 
@@ -170,6 +222,12 @@ def _location(where: Location, id: int | None = None, message: str = "") -> dict
         artifact["uriBaseId"] = base
     region: dict[str, Any] = {}
     if where.line > 0 and where.column > 0:
+        if where.end_line > 0:  # found in the parsed file: the value's own end
+            region["endColumn"] = where.end_column
+            region["endLine"] = where.end_line
+        else:  # only the start is known (a syntax error, a line of a diff): its character
+            region["endColumn"] = where.column + 1
+            region["endLine"] = where.line
         region["startColumn"] = where.column
     region["startLine"] = where.line if where.line > 0 else 1  # unknown line: the file's start
     out: dict[str, Any] = {}

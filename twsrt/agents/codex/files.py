@@ -21,7 +21,7 @@ from twsrt.agents.targets import Members, project
 from twsrt.diffs import toml_key
 from twsrt.documents import Documents
 from twsrt.findings import Finding, fail, finding, quoted
-from twsrt.locations import Location
+from twsrt.locations import Location, located
 from twsrt.rules import TARGET_UNUSABLE
 
 # top-level keys of config.toml that twsrt reads or merges into as tables
@@ -41,8 +41,7 @@ def parsed_config(text: str, display: str, documents: Documents | None = None) -
         raise fail(TARGET_UNUSABLE, f"invalid TOML: {exc.message}", location) from None
     for key in TABLE_KEYS:  # twsrt merges into these: any other type cannot be merged
         if key in parsed.value and not isinstance(parsed.value[key], dict):
-            line, col = parsed.position(f"/{key}")
-            where = Location(display, line, col, f"/{key}")
+            where = located(display, parsed, f"/{key}")
             raise fail(TARGET_UNUSABLE, f"'{quoted(key)}' must be a table", where)
     return parsed
 
@@ -58,13 +57,12 @@ def _legacy_locations(parsed: Any, display: str) -> list[Finding]:
         for key in LEGACY_KEYS:
             if key in table:
                 pointer = f"{prefix}/{key}"
-                line, col = parsed.position(pointer, key=True)
                 found.append(
                     finding(
                         CODEX_LEGACY_SANDBOX,
                         f"legacy '{quoted(key)}' makes Codex ignore default_permissions and the "
                         "twsrt profile; remove it",
-                        Location(display, line, col, pointer),
+                        located(display, parsed, pointer, key=True),
                         agent=NAME,
                     )
                 )
