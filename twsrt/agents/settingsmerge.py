@@ -11,7 +11,7 @@ from typing import Any
 from twsrt.agents.base import value_at
 from twsrt.documents import Documents
 from twsrt.findings import quoted
-from twsrt.locations import Location
+from twsrt.locations import Location, located
 from twsrt.rules import TARGET_UNUSABLE
 
 
@@ -21,8 +21,7 @@ def check_json_shape(parsed: Any, display: str, shapes: dict[str, type]) -> None
     from twsrt.findings import fail
 
     def where(pointer: str, key: bool = False) -> Location:
-        line, col = parsed.position(pointer, key=key)
-        return Location(display, line, col, pointer)
+        return located(display, parsed, pointer, key=key)  # start and end, for SARIF
 
     document = parsed.value
     if not isinstance(document, dict):
