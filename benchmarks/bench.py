@@ -14,8 +14,9 @@ this one run: rows are the example and one policy per --sizes entry (default
 1000,10000,org13k,50000: a number spreads that many rules evenly, org13k is the issue's 13k-rule
 shape; see make_policy.py), columns `check`, `generate -n -w`, `diff`, the floor (floor.py: start
 Python, read and parse the same files with json and tomllib) and check-jsonschema on the same srt
-file against twsrt's schema, for comparison. Last the two acceptance ratios of issue 17, each
-PASS or FAIL by the median wall times, followed by the same ratio of the median CPU times (user +
+file against twsrt's schema, for comparison. Last the acceptance ratios (issue 17's two, and
+issue 28's check against check-jsonschema on the example), each PASS or FAIL by the median
+wall times, followed by the same ratio of the median CPU times (user +
 sys of the process and its children), which a shared machine's load moves less;
 --check-ratios exits 1 when one fails or was not measured. --markdown prints only
 the README's block on stdout (header, scaling table, ratios; the rest goes to stderr). No timing
@@ -50,8 +51,13 @@ EXAMPLE = REPO_ROOT / "examples" / "dotfiles"
 SRT_SCHEMA = REPO_ROOT / "schemas" / "srt-settings.schema.json"
 COLUMNS = ("check", "generate -n -w", "diff", "floor", "check-jsonschema")
 DEFAULT_SIZES = "1000,10000,org13k,50000"
-# issue 17's acceptance: (numerator row, denominator row, largest ratio of their `check` times)
-RATIOS = (("org13k", "example", 5.0), ("50000", "10000", 4.0))
+# the acceptance ratios: ((row, column) over (row, column), largest ratio of their times);
+# issue 17's two of `check` between policies, issue 28's of `check` against check-jsonschema
+RATIOS = (
+    (("org13k", "check"), ("example", "check"), 5.0),
+    (("50000", "check"), ("10000", "check"), 4.0),
+    (("example", "check"), ("example", "check-jsonschema"), 0.5),
+)
 
 
 @dataclass
@@ -212,14 +218,14 @@ def parse_sizes(text: str) -> list[str]:
 
 
 def ratio_verdicts(rows: Sequence[Row]) -> list[tuple[str, bool]]:
-    """Issue 17's two acceptance ratios as (line, passed), by median wall time; a ratio not
-    measured does not pass. The same ratio of median CPU time follows, for a loaded machine."""
-    checks = {row.key: row.cells["check"] for row in rows if "check" in row.cells}
+    """The acceptance ratios as (line, passed), by median wall time; a ratio not measured
+    does not pass. The same ratio of median CPU time follows, for a loaded machine."""
+    cells = {(row.key, column): timing for row in rows for column, timing in row.cells.items()}
     verdicts = []
     for top, bottom, limit in RATIOS:
-        name = f"check({row_label(top)}) / check({row_label(bottom)}) <= {limit:g}"
-        if top in checks and bottom in checks:
-            high, low = checks[top], checks[bottom]
+        name = f"{_cell_name(top)} / {_cell_name(bottom)} <= {limit:g}"
+        if top in cells and bottom in cells:
+            high, low = cells[top], cells[bottom]
             ratio = high.median_ms / low.median_ms
             passed = ratio <= limit
             line = f"{name}: {ratio:.2f} {'PASS' if passed else 'FAIL'}"
@@ -229,6 +235,11 @@ def ratio_verdicts(rows: Sequence[Row]) -> list[tuple[str, bool]]:
         else:
             verdicts.append((f"{name}: FAIL (not measured; --sizes needs both)", False))
     return verdicts
+
+
+def _cell_name(cell: tuple[str, str]) -> str:
+    row, column = cell
+    return f"{column}({row_label(row)})"
 
 
 def cell_text(timing: Timing | None) -> str:

@@ -91,9 +91,13 @@ def test_bench_prints_the_startup_and_scaling_tables(tmp_path: Path) -> None:
     # the example's 30 rules, then the generated 40; every column a number, check-jsonschema too
     for label, rules in (("example", 30), ("40", 40)):
         assert re.fullmatch(rf"\s+{rules}(\s+{NUMBER}){{5}}", row(label)), row(label)
-    # neither ratio's rows were measured: printed as failing, exit 0 without --check-ratios
+    # neither scaling ratio's rows were measured: printed as failing, exit 0 without
+    # --check-ratios; the example's check against check-jsonschema always is
     ratios = [line for line in lines if line.startswith("check(")]
-    assert len(ratios) == 2 and all(line.endswith("--sizes needs both)") for line in ratios)
+    assert len(ratios) == 3 and all(line.endswith("--sizes needs both)") for line in ratios[:2])
+    assert re.search(
+        r"^check\(example\) / check-jsonschema\(example\) <= 0.5: \d+\.\d\d ", ratios[2]
+    )
 
 
 def timing(ms: float) -> object:
@@ -119,12 +123,15 @@ def test_the_acceptance_ratios_pass_and_fail_by_their_limits() -> None:
         return [bench.Row(key, 1, {"check": timing(ms)}) for key, ms in checks.items()]
 
     verdicts = bench.ratio_verdicts(rows(100.0, 500.0, 1000.0, 4000.0))
-    assert [passed for _, passed in verdicts] == [True, True]
+    assert [passed for _, passed in verdicts] == [True, True, False]
+    assert verdicts[2][0] == (  # no check-jsonschema cell in these rows
+        "check(example) / check-jsonschema(example) <= 0.5: FAIL (not measured; --sizes needs both)"
+    )
     assert verdicts[0][0] == "check(13k (org13k)) / check(example) <= 5: 5.00 PASS"
     assert verdicts[1][0] == "check(50k) / check(10k) <= 4: 4.00 PASS"
     verdicts = bench.ratio_verdicts(rows(100.0, 501.0, 1000.0, 4010.0))
-    assert [passed for _, passed in verdicts] == [False, False]
-    assert all(line.endswith("FAIL") for line, _ in verdicts)
+    assert [passed for _, passed in verdicts] == [False, False, False]
+    assert all(line.endswith("FAIL") for line, _ in verdicts[:2])
     # the CPU times' ratio is shown beside the wall times' verdict, which it does not change
     cpu = [
         bench.Row("10000", 1, {"check": bench.Timing(1000.0, 1000.0, 1, 0, "", 800.0)}),
@@ -132,6 +139,12 @@ def test_the_acceptance_ratios_pass_and_fail_by_their_limits() -> None:
     ]
     assert bench.ratio_verdicts(cpu)[1] == (
         "check(50k) / check(10k) <= 4: 3.90 PASS (CPU time: 4.50)",
+        True,
+    )
+    # issue 28's: check against check-jsonschema on the same row
+    example = [bench.Row("example", 1, {"check": timing(120.0), "check-jsonschema": timing(250.0)})]
+    assert bench.ratio_verdicts(example)[2] == (
+        "check(example) / check-jsonschema(example) <= 0.5: 0.48 PASS",
         True,
     )
 
@@ -150,7 +163,7 @@ def test_the_markdown_table_has_a_row_per_policy() -> None:
 
 def test_the_readmes_speed_table_is_the_scripts_output() -> None:
     """The README's Speed section holds a --markdown block as bench.py prints it: the header with
-    date, CPU and commit, the scaling table's columns, both acceptance ratios with a verdict."""
+    date, CPU and commit, the scaling table's columns, the acceptance ratios with a verdict."""
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.partition("<!-- bench.py --markdown: from here -->\n")[2]
     block = block.partition("<!-- bench.py --markdown: to here -->")[0]
@@ -170,9 +183,10 @@ def test_the_readmes_speed_table_is_the_scripts_output() -> None:
         "| 50k",
     ]
     ratios = [line for line in lines if line.startswith("- check(")]
-    assert len(ratios) == 2, block
+    assert len(ratios) == 3, block
     assert ratios[0].startswith("- check(13k (org13k)) / check(example) <= 5: ")
     assert ratios[1].startswith("- check(50k) / check(10k) <= 4: ")
+    assert ratios[2].startswith("- check(example) / check-jsonschema(example) <= 0.5: ")
     verdict = r": \d+\.\d\d (PASS|FAIL)( \(CPU time: \d+\.\d\d\))?$"
     assert all(re.search(verdict, line) for line in ratios), ratios
 

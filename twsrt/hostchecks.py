@@ -285,7 +285,6 @@ def _inside(path: str, root: str) -> bool:
 
 def _user_targets(config: Config) -> Iterator[tuple[str, str, Path]]:
     """(key, default under ~ without the ``~/``, configured path) of each user-scope target."""
-
     if config.scope != "user":
         return
     for spec in target_specs():
@@ -317,7 +316,6 @@ def _agent_dirs(agents: Iterable[str]) -> dict[str, str]:
     (``.claude``, ``.claude/commands``, ``.config/twsrt``, ...): the directories on the way to
     its user layers, targets and state files, and its tree layers themselves; outermost first,
     with the first agent that has it."""
-
     dirs: dict[str, str] = {}
     for name in agents:
         spec = AGENTS[name].spec
@@ -395,7 +393,6 @@ def _spelled_dir(path: Path) -> str:
 def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
     """TWS241 for every declared credential or state file of ``agents`` found in a directory
     of the repository that mirrors ``~`` (names only; nothing is read)."""
-
     repo = config.confine_root
     findings: list[Finding] = []
     inside: dict[Path, bool] = {}  # many state files share a directory: resolve each once
@@ -412,10 +409,8 @@ def _present(root: Path, relative: str, repo: str, inside: dict[Path, bool]) -> 
     """``root/relative`` if it exists (a ``*`` in the last part: the names it matches), never
     looking through a link that leaves the repository; ``inside`` memoizes, per directory,
     whether it resolves into the repository."""
-
     path = root / relative
-    parent = path.parent
-    glob = any(char in path.name for char in "*?[")
+    parent, glob = path.parent, any(char in path.name for char in "*?[")
     try:
         if not glob:
             os.lstat(path)  # most state files are absent: no need to resolve their directory
@@ -452,7 +447,6 @@ def repository_findings(config: Config, agent: str | None) -> list[Finding]:
     inside it (TWS241), and whether a plain ``srt`` reads the policy (TWS242, not with
     ``--agent``: srt is no agent). Every registered agent counts, configured or not: an
     unconfigured agent's login in the tree is as leaked."""
-
     if config.confine_root is None or config.scope != "user":
         return []
     agents = [agent] if agent else list(AGENTS)
@@ -468,7 +462,6 @@ SRT_DEFAULT = ".srt-settings.json"  # what `srt CMD` reads without --settings, u
 def srt_settings_findings(config: Config) -> list[Finding]:
     """TWS242 when this host loads the repository's agent files but ``~/.srt-settings.json`` is
     not the policy's srt source (missing, or another file)."""
-
     if config.fragments:
         return []  # a composed policy has no one file srt could read
     linked = next(
