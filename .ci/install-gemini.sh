@@ -59,7 +59,9 @@ exec $(printf '%q' "$NODE_BIN") $(printf '%q' "$GEMINI_DIR/bundle/gemini.js") "\
 EOF
 chmod 755 "$WRAPPER"
 
-got="$(HOME="$(mktemp -d)" "$WRAPPER" --version 2>&1 | tail -n1 || true)"
+check_home="$(mktemp -d)" # --version writes ~/.gemini/projects.json: not into the real HOME
+got="$(HOME="$check_home" GEMINI_CLI_NO_RELAUNCH=1 "$WRAPPER" --version 2>&1 | tail -n1 || true)"
+rm -rf "$check_home"
 case "$got" in
 "$GEMINI_VERSION") log "ok: $got" ;;
 *) log "wrapper check failed: $got"; exit 1 ;;
