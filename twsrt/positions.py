@@ -22,6 +22,7 @@ from typing import Any, ClassVar, TypeVar
 _MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 _DIGITS = re.compile(rf"\d{{{_MAX_DIGITS + 1},}}")
 
+T = TypeVar("T")
 # (line, column, end line, end column): 1-based, the end column one past the last character
 Extent = tuple[int, int, int, int]
 
@@ -97,16 +98,7 @@ class PositionedDocument:
         With ``key`` it is the member, from its key to the end of its value. A pointer not in
         the text takes its nearest parent's extent, as ``position`` does; the empty pointer
         not in the text either (no text) is the first character."""
-        want_key = key
-        while True:
-            if want_key and (found := self.key_extent(pointer)) is not None:
-                return found
-            if (found := self.value_extent(pointer)) is not None:
-                return found
-            if not pointer:
-                return (1, 1, 1, 2)
-            pointer = pointer.rpartition("/")[0]
-            want_key = key and self.parent_keys
+        return self._nearest(pointer, key, self.key_extent, self.value_extent, (1, 1, 1, 2))
 
     def span_extent(self, start: int, end: int) -> Extent:
         """The extent of the characters ``start`` up to (not including) ``end``: on one line
@@ -118,14 +110,27 @@ class PositionedDocument:
 
     def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
         """Position of the value (or its key) at ``pointer``, else of the nearest parent."""
+        return self._nearest(pointer, key, self.key_position, self.value_position, (1, 1))
+
+    def _nearest(
+        self,
+        pointer: str,
+        key: bool,
+        by_key: Callable[[str], T | None],
+        by_value: Callable[[str], T | None],
+        root: T,
+    ) -> T:
+        """What ``by_key`` (with ``key``) or else ``by_value`` finds for ``pointer``, else for
+        its nearest parent that is in the text (its key too where ``parent_keys``); ``root``
+        when not even the empty pointer is."""
         want_key = key
         while True:
-            if want_key and (found := self.key_position(pointer)) is not None:
+            if want_key and (found := by_key(pointer)) is not None:
                 return found
-            if (found := self.value_position(pointer)) is not None:
+            if (found := by_value(pointer)) is not None:
                 return found
             if not pointer:
-                return (1, 1)
+                return root
             # "" when no "/" is left: a pointer that does not start with one ends at the root
             pointer = pointer.rpartition("/")[0]
             want_key = key and self.parent_keys
