@@ -6,6 +6,7 @@ shell stands in for the sandbox; tests/real/test_plain_batches.py compares the r
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ class Shell:
         self.root, self.upstream, self.crash_after = root, upstream, crash_after
         self.runs: list[str] = []
         self.fail_first_start = False
+        self.dead_proxy_runs = 0  # this many runs first get a proxy that refuses connections
 
     def __call__(self, shell: str, timeout: float) -> Run:
         self.runs.append(shell)
@@ -58,12 +60,22 @@ class Shell:
             return Run(1, "bwrap: setting up uid map: Permission denied", 0.1)
         env = base_env(self.root)
         env["HTTP_PROXY"] = env["http_proxy"] = self.upstream
+        if self.dead_proxy_runs:
+            self.dead_proxy_runs -= 1
+            env["HTTP_PROXY"] = env["http_proxy"] = f"http://127.0.0.1:{closed_port()}"
         done = run_process(["sh", "-c", shell], env, self.root / "work", timeout)
         if self.crash_after is not None and "TWSRT-BATCH-START" in done.output:
             cut = done.output.split("@@/")[: self.crash_after + 1]
             kept = "@@/".join(cut)
             return Run(139, kept.rsplit("\n", 1)[0] + "\nSegmentation fault", done.seconds)
         return done
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def items_of(probes: list[Probe]) -> list[Planned]:
@@ -161,6 +173,38 @@ def test_a_sandbox_that_does_not_start_is_tried_once_more(tree: Path) -> None:
         found = observe_plain(control, inside, items_of(probes), str(tree), sys.executable, 10)
     assert len(inside.runs) == 2
     assert found[0][1] is not None and found[0][1].ran
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_an_allowed_fetch_without_an_answer_gets_a_second_run(tree: Path, batched: bool) -> None:
+    # under load a connection can fail for the machine's sake: the second run decides
+    probes = [probe("allow-domain", Action.FETCH, "http://example.com/", Outcome.ALLOWED)]
+    with upstream_stub() as upstream:
+        control, inside = Shell(tree, upstream), Shell(tree, upstream)
+        inside.dead_proxy_runs = 1
+        found = observe_plain(
+            control, inside, items_of(probes), str(tree), sys.executable, 10, batched=batched
+        )
+    assert len(inside.runs) == 2
+    assert found[0][1] is not None and found[0][1].outcome is Outcome.ALLOWED
+
+
+def test_no_second_run_for_a_refusal_or_a_fetch_the_policy_denies(tree: Path) -> None:
+    probes = [probe("deny-domain", Action.FETCH, "http://denied.example/")]
+    with upstream_stub() as upstream:
+        control, inside = Shell(tree, upstream), Shell(tree, upstream)
+        inside.dead_proxy_runs = 5
+        found = observe_plain(control, inside, items_of(probes), str(tree), sys.executable, 10)
+    assert len(inside.runs) == 1  # no answer is what a deny expects: nothing to check again
+    assert found[0][1] is not None and found[0][1].outcome is Outcome.DENIED
+    # twice without an answer: the second run's DENIED stands (a FAIL for an allowed host)
+    allowed = [probe("allow-domain", Action.FETCH, "http://example.com/", Outcome.ALLOWED)]
+    with upstream_stub() as upstream:
+        control, inside = Shell(tree, upstream), Shell(tree, upstream)
+        inside.dead_proxy_runs = 5
+        found = observe_plain(control, inside, items_of(allowed), str(tree), sys.executable, 10)
+    assert len(inside.runs) == 3  # the batch, its probe alone, once more alone
+    assert found[0][1] is not None and found[0][1].outcome is Outcome.DENIED
 
 
 # ------------------------------------------------------------------ grouping and sections

@@ -143,6 +143,18 @@ def observe(probe: Probe, exit_code: int | None, output: str, seconds: float = 0
     return Observation(ran, outcome, exit_code, _tail(output), seconds)
 
 
+def unanswered_fetch(probe: Probe, seen: Observation) -> bool:
+    """A fetch the policy allows that got no answer at all (a connection error or a timeout,
+    not a refusal by the lists): under load that can be the machine rather than the sandbox,
+    so it earns a second run before it counts as a FAIL."""
+    if probe.action is not Action.FETCH or probe.expect is not Outcome.ALLOWED:
+        return False
+    if seen.outcome is not Outcome.DENIED:
+        return False
+    lines = [line for line in seen.output.splitlines() if line.startswith(NET_MARK + " ")]
+    return bool(lines) and '"status"' not in lines[-1]
+
+
 def _tail(output: str, limit: int = 2000) -> str:
     text = output.strip()
     return text if len(text) <= limit else "..." + text[-limit:]

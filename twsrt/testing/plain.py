@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from twsrt.testing.batches import framed, new_nonce, section_line, split_sections
-from twsrt.testing.commands import HELPERS_PRELUDE, command, fetches, observe
+from twsrt.testing.commands import HELPERS_PRELUDE, command, fetches, observe, unanswered_fetch
 from twsrt.testing.engines import Run
 from twsrt.testing.globs import within
 from twsrt.testing.model import Action, Observation, Outcome, Probe
@@ -95,7 +95,10 @@ def observe_batch(
             single = shells.alone[item.index]
             out[item.index] = alone(run, item.probe, single, timeout, retry)
         else:
-            out[item.index] = observe(item.probe, part.status, part.output, done.seconds)
+            seen = observe(item.probe, part.status, part.output, done.seconds)
+            if retry and unanswered_fetch(item.probe, seen):
+                seen = alone(run, item.probe, shells.alone[item.index], timeout, retry)
+            out[item.index] = seen
     return out
 
 
@@ -118,8 +121,9 @@ def alone(run: Runner, probe: Probe, shell: str, timeout: float, retry: bool) ->
     """One probe in a run of its own."""
     ran = run(shell, timeout)
     seen = observe(probe, ran.exit_code, ran.output, ran.seconds)
-    if retry and not seen.ran and ran.exit_code is not None:
-        # no result line: the sandbox failed to start; once more before calling it ERROR
+    if retry and (not seen.ran and ran.exit_code is not None or unanswered_fetch(probe, seen)):
+        # no result line (the sandbox failed to start) or an allowed fetch without an answer:
+        # once more before calling it ERROR or FAIL
         ran = run(shell, timeout)
         seen = observe(probe, ran.exit_code, ran.output, ran.seconds)
     return seen
