@@ -418,7 +418,7 @@ CASES: list[Case | Usage] = [
         GEN_W,
         CONFIG,
         "TWS001",
-        "unknown agent 'nosuch' (known: claude, codex, copilot, deepcode)",
+        "unknown agent 'nosuch' (known: claude, codex, copilot, deepcode, gemini)",
         7,
         10,
     ),

@@ -28,6 +28,7 @@ REGISTRY: dict[str, str] = {
     "codex": "twsrt.agents.codex",
     "copilot": "twsrt.agents.copilot",
     "deepcode": "twsrt.agents.deepcode",
+    "gemini": "twsrt.agents.gemini",
 }
 
 

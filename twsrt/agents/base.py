@@ -149,7 +149,7 @@ class Result:
 
 # What a target file is, as twsrt edits it: a JSON settings file it merges into, a TOML config
 # it merges into, a rules file or a flags snippet it owns whole.
-TargetKind = Literal["json-settings", "toml-config", "exec-rules", "flags-text"]
+TargetKind = Literal["json-settings", "toml-config", "exec-rules", "flags-text", "policy-toml"]
 
 # Where a target file takes effect: the user's own files (``default`` under ``~``), a project's
 # files (``default`` relative to the project root), or the files an administrator deploys
