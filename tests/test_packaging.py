@@ -42,7 +42,8 @@ def test_cli_agent_names_match_registry() -> None:
 
     for command in ("generate", "diff", "check"):
         (agent,) = [p for p in cli.commands[command].params if p.name == "agent"]
-        assert agent.type.choices == tuple(AGENTS) == ("claude", "codex", "copilot", "deepcode")
+        names = ("claude", "codex", "copilot", "deepcode", "gemini")
+        assert agent.type.choices == tuple(AGENTS) == names
 
 
 @pytest.fixture(scope="session")

@@ -94,10 +94,12 @@ def test_derived_lists() -> None:
         "deepcode_settings",
         "deepcode_settings_yolo",
         "deepcode_project",
+        "gemini_policy",
     )
     assert agents.agent_of("codex_rules") == "codex"
     assert agents.agent_of("nothing") is None
-    assert [agents.label(name) for name in AGENTS] == ["Claude", "Codex", "Copilot", "DeepCode"]
+    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini"]
+    assert [agents.label(name) for name in AGENTS] == labels
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

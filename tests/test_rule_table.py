@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from support import (
     rule_cases_engines,
+    rule_cases_gemini,
     rule_cases_hosts,
     rule_cases_layers,
     rule_cases_loading,
@@ -28,6 +29,7 @@ CASES: list[Case] = [
     *rule_cases_layers.CASES,
     *rule_cases_scopes.CASES,
     *rule_cases_engines.CASES,
+    *rule_cases_gemini.CASES,
 ]
 
 # Rules no command of the package can emit today (the evidence is in the lead's report); the

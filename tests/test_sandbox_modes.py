@@ -44,6 +44,8 @@ TARGETS = {
     "copilot_output": ROOT / "copilot-flags.txt",
     "copilot_settings": ROOT / ".copilot" / "settings.json",
     "deepcode_settings": ROOT / ".deepcode" / "settings.json",
+    "gemini_settings": ROOT / ".gemini" / "settings.json",
+    "gemini_policy": ROOT / ".gemini" / "policies" / "twsrt.toml",
 }
 
 
@@ -98,6 +100,16 @@ def _codex(result: Result) -> tuple[dict[str, Any], str]:
     return tomllib.loads(files["config.toml"]), files["twsrt.rules"]
 
 
+def _gemini(result: Result) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    files = outputs(result)
+    return tomllib.loads(files["twsrt.toml"])["rule"], json.loads(files["settings.json"])
+
+
+def _tools(rule: dict[str, Any]) -> list[str]:
+    names = rule["toolName"]
+    return [names] if isinstance(names, str) else names
+
+
 def _walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
     if isinstance(value, dict):
         return [pair for k, v in value.items() for pair in _walk(v, f"{path}.{k}")]
@@ -108,6 +120,38 @@ def _protection(key: str, names: tuple[str, ...]) -> bool:
     """Whether a walked key (``.filesystem.~/p/.bashrc``, ``.filesystem.:workspace_roots..idea``)
     names a protection at a write root's top."""
     return any(key.endswith(("/" + name, "." + name)) for name in names)
+
+
+def _copilot_write_grants(result: Result) -> list[str]:
+    grants: list[str] = []
+    grants += [v for f, v in _flags(result) if f == "--allow-tool" and v in ("write", "edit")]
+    if ("--deny-tool", "write") not in _flags(result):
+        grants.append("write tool not denied")
+    sandbox = _copilot_settings(result)["sandbox"]
+    grants += sandbox["userPolicy"]["filesystem"]["readwritePaths"]
+    if sandbox["addCurrentWorkingDirectory"] or not sandbox["enabled"]:
+        grants.append("working directory writable or sandbox off")
+    return grants
+
+
+def _gemini_write_grants(result: Result) -> list[str]:
+    """The directory Gemini starts in stays writable to shell commands in every mode: that is
+    no output of twsrt's but the agent's own, and TWS479 reports it."""
+    rules, settings = _gemini(result)
+    write_tools = {"write_file", "replace"}
+    grants = [
+        f"allow {r.get('toolName')}"
+        for r in rules
+        if r["decision"] == "allow" and write_tools & set(_tools(r))
+    ]
+    if not any(
+        r["decision"] == "deny" and "argsPattern" not in r and write_tools <= set(_tools(r))
+        for r in rules
+    ):
+        grants.append("write tools not denied")
+    if settings["security"]["toolSandboxing"] is not True:
+        grants.append("tool sandbox off")
+    return grants + settings["tools"]["sandboxAllowedPaths"]
 
 
 def write_grants(name: str, result: Result) -> list[str]:
@@ -138,18 +182,14 @@ def write_grants(name: str, result: Result) -> list[str]:
         grants += [f"workspace_root {r}" for r in profile.get("workspace_roots", {})]
         grants += [k for k, v in _walk(profile.get("filesystem", {})) if v == "write"]
     elif name == "copilot":
-        grants += [v for f, v in _flags(result) if f == "--allow-tool" and v in ("write", "edit")]
-        if ("--deny-tool", "write") not in _flags(result):
-            grants.append("write tool not denied")
-        sandbox = _copilot_settings(result)["sandbox"]
-        grants += sandbox["userPolicy"]["filesystem"]["readwritePaths"]
-        if sandbox["addCurrentWorkingDirectory"] or not sandbox["enabled"]:
-            grants.append("working directory writable or sandbox off")
+        grants += _copilot_write_grants(result)
     elif name == "deepcode":
         sandbox = _json(result)["sandbox"]
         grants += [f"allowWrite {p}" for p in sandbox.get("filesystem", {}).get("allowWrite", [])]
         if sandbox.get("mode") != "read-only" or "enabled" in sandbox:
             grants.append(f"mode {sandbox.get('mode')} / enabled {sandbox.get('enabled')}")
+    elif name == "gemini":
+        grants += _gemini_write_grants(result)
     else:  # a new agent must say here what a write grant looks like in its output
         raise AssertionError(f"no write-grant reader for agent {name}")
     return grants
@@ -165,6 +205,9 @@ def denies(name: str, result: Result) -> dict[str, set[str]]:
     if name == "copilot":
         flags = _flags(result)
         return {"flags": {f"{f} {v}" for f, v in flags if f in ("--deny-tool", "--deny-url")}}
+    if name == "gemini":
+        rules, _settings = _gemini(result)
+        return {"rules": {json.dumps(r, sort_keys=True) for r in rules if r["decision"] == "deny"}}
     raise AssertionError(f"no deny reader for agent {name}")
 
 
@@ -198,6 +241,9 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
             "deniedPaths": set(policy["filesystem"]["deniedPaths"]),
             "blockedHosts": set(policy["network"]["blockedHosts"]),
         }
+    if name == "gemini":  # its sandbox takes no deny list, only the network switch
+        tools = _gemini(result)[1]["tools"]
+        return {"network": {json.dumps(tools["sandboxNetworkAccess"])}}
     raise AssertionError(f"no sandbox deny reader for agent {name}")
 
 

@@ -61,6 +61,7 @@ claude_settings = "home/.claude/settings.json"
 codex_config = "home/.codex/config.toml"
 copilot_settings = "home/.copilot/settings.json"
 deepcode_settings = "home/.deepcode/settings.json"
+gemini_settings = "home/.gemini/settings.json"
 """
 
 
@@ -257,6 +258,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
     from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
     from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
     from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+    from twsrt.agents.gemini.rules import GEMINI_MANDATORY_NAMES_OPEN
     from twsrt.testing.launches import layer_rules
 
     monkeypatch.setitem(REGISTRY, "toy", "support.toyagent")
@@ -265,6 +267,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
         "codex": (CODEX_NESTED_UNPROTECTED,),
         "copilot": (COPILOT_MANDATORY_NAMES_OPEN,),
         "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
+        "gemini": (GEMINI_MANDATORY_NAMES_OPEN,),
         "toy": (),
     }
 
