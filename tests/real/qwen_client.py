@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,6 +197,15 @@ class Setup:
     def user_settings(self) -> Path:
         return self.home / ".qwen" / "settings.json"
 
+    def resolve(self, call: Call) -> Call:
+        """``call`` with the placeholders HOME/ and WS/ of a file tool's path filled in."""
+        path = str(call.args.get("file_path", ""))
+        for prefix, where in (("HOME/", self.home), ("WS/", self.workspace)):
+            if path.startswith(prefix):
+                args = {**call.args, "file_path": str(where / path.removeprefix(prefix))}
+                return Call(call.command, call.tool, args)
+        return call
+
     def write(self) -> None:
         self.user_settings.parent.mkdir(parents=True, exist_ok=True)
         self.workspace.mkdir(parents=True, exist_ok=True)
@@ -249,3 +262,49 @@ def run_qwen(
     seconds = time.monotonic() - start
     results, finished = parse_stream(proc.stdout, len(calls))
     return Run(proc.returncode, proc.stdout, proc.stderr, results, seconds, finished)
+
+
+@dataclass
+class Observed:
+    """One finished run: its files, the calls the fake model made, what Qwen did."""
+
+    setup: Setup
+    calls: list[Call]
+    run: Run
+
+    def result(self, key: str) -> Result:
+        """The result of the first call whose key starts with ``key``."""
+        starts = [call.key.startswith(key) for call in self.calls]
+        assert any(starts), f"no call {key!r}"
+        return self.run.results[starts.index(True)]
+
+    def exists(self, relative: str) -> bool:
+        return (self.setup.root / relative).exists()
+
+
+@contextmanager
+def scratch_dir(prefix: str, files: Mapping[str, str] | None = None) -> Iterator[Path]:
+    """A fresh directory under /var/tmp (not /tmp: the sandbox makes /tmp read-only), holding
+    ``files`` (name: text), removed afterwards."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir="/var/tmp"))
+    try:
+        for name, text in (files or {}).items():
+            (path / name).write_text(text)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+Plans = Mapping[str, tuple[Setup, Sequence[Call], Mapping[str, Any]]]
+
+
+def run_all(binary: str, fake: FakeChat, plans: Plans) -> dict[str, Observed]:
+    """Start every run of ``plans`` (name: files, calls, run_qwen options) at once."""
+
+    def one(name: str) -> tuple[str, Observed]:
+        setup, calls, options = plans[name]
+        run = run_qwen(binary, fake, name, setup, calls, **options)
+        return name, Observed(setup, list(calls), run)
+
+    with ThreadPoolExecutor(max(1, len(plans))) as pool:
+        return dict(pool.map(one, plans))
