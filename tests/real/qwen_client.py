@@ -14,8 +14,9 @@ The run uses a fresh HOME holding ~/.qwen/settings.json (the provider, auto-upda
 statistics off, plus the keys under test), optionally a project `.qwen/settings.json` in the
 workspace, an environment built from scratch (no QWEN_*/OPENAI_* variable leaks in) and a TMPDIR
 inside the run's directory. `QWEN_CODE_SUPPRESS_YOLO_WARNING=1` silences the one stderr line
-that `--yolo` without a sandbox prints. One run costs about 2.5 s wall alone on the 2-core test
-machine (2-3 s of CPU: the entry script starts a second Node process with `--expose-gc`).
+that `--yolo` without a sandbox prints. One run with one tool call costs about 2.5 s wall alone
+on the 2-core test machine (3 s of CPU; the entry script starts a second Node process with
+`--expose-gc`), 5-6 s with four calls while other suites load the machine.
 Verified with Qwen Code 0.24.4 on Node 22.
 """
 
