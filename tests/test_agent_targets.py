@@ -267,9 +267,11 @@ def test_new_files_are_private_and_existing_modes_are_kept(tmp_path: Path, name:
         assert stat.S_IMODE(change.path.stat().st_mode) == NEW_FILE_MODE, change.display
         change.path.chmod(0o640)
     updated = _generate(tmp_path, name, extra_deny=True)
-    assert {c.path for c in updated} == {c.path for c in created}  # every file changed
+    # the extra deny changes a file of each agent (Gemini's settings do not hold denies)
+    assert updated and {c.path for c in updated} <= {c.path for c in created}
     for change in updated:
         assert change.old is not None
+    for change in created:  # rewritten or left alone, each keeps the mode it was given
         assert stat.S_IMODE(change.path.stat().st_mode) == 0o640, change.display
 
 

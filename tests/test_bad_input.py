@@ -1337,8 +1337,8 @@ CASES: list[Case | Usage] = [
     ),
     Usage(
         "usage-init-unknown-agent",
-        ("init", "--repo", "dots", "--agents", "claude,gemini"),
-        ("Error: Invalid value for '--agents'", "'gemini'"),
+        ("init", "--repo", "dots", "--agents", "claude,nosuch"),
+        ("Error: Invalid value for '--agents'", "'nosuch'"),
     ),
     Usage("usage-init-agents-without-repo", ("init", "--agents", "claude"), ("needs --repo",)),
     Usage(

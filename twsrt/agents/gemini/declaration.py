@@ -140,12 +140,13 @@ HANDLED_SRT_KEYS = (
     "/network/deniedDomains",
     "/network/strictAllowlist",
     "/filesystem/denyRead",
-    "/filesystem/allowRead",
     "/filesystem/allowWrite",
     "/filesystem/denyWrite",
 )
 
 REASONS = {
+    "/filesystem/allowRead": "Gemini's shell reads everywhere, and its file-tool denies cover "
+    "the whole denied path, a path re-allowed below it included",
     "/network/allowLocalBinding": "Gemini's sandbox network is only on or off",
     "/network/allowUnixSockets": "Gemini's sandbox has no per-socket grant",
     "/network/allowAllUnixSockets": "Gemini's sandbox has no Unix socket switch",

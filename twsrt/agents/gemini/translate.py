@@ -34,7 +34,7 @@ from twsrt.agents.gemini.rules import (
     GEMINI_WORKSPACE_WRITE_OPEN,
 )
 from twsrt.agents.lossy import write_roots_location
-from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
@@ -136,6 +136,13 @@ def translate(policy: Policy, home: str, sandbox_mode: str) -> tuple[Compiled, l
     return out, findings
 
 
+def unenforced_keys(policy: Policy) -> str:
+    """The sandbox keys a run without Gemini's sandbox does not enforce, as a message names
+    them (danger-full-access)."""
+    keys = [p for p in set_keys(policy.srt) if p not in IGNORED and p != "/enabled"]
+    return ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
+
+
 def _shell_rules(policy: Policy, out: Compiled, findings: list[Finding]) -> None:
     seen: set[str] = set()  # a command of a stronger tier is not repeated below it
     tiers: tuple[tuple[list[Entry], str, int], ...] = (
@@ -220,7 +227,8 @@ def _sandbox_findings(policy: Policy, sandbox_mode: str) -> list[Finding]:
                 findings.append(
                     _lossy(
                         LOSSY_WRITE_ROOT,
-                        f"allowWrite '{quoted(rule.path)}' is not writable for Gemini: its "
+                        f"filesystem.allowWrite '{quoted(rule.path)}' is not writable for "
+                        "Gemini: its "
                         "sandbox writes only the directory it starts in (/tmp is a private "
                         "tmpfs there)",
                         rule.origin,
@@ -247,11 +255,13 @@ def _sandbox_findings(policy: Policy, sandbox_mode: str) -> list[Finding]:
         )
     network = "network" in policy.srt
     where = policy.srt_location("/network" if network else "", key=network)
+    keys = [f"'{dotted(p)}'" for p in set_keys(policy.srt) if p.startswith("/network/")]
+    held = f"; {', '.join(keys)} hold only while it stays off" if keys else ""
     findings.append(
         _lossy(
             GEMINI_NETWORK_OPEN,
             "Gemini's sandbox has no domain filter: twsrt switches its network off, but under "
-            "--yolo it is on for every command, and a tool call may ask for it and get it",
+            f"--yolo it is on for every command, and a tool call may ask for it and get it{held}",
             where,
         )
     )
