@@ -114,7 +114,7 @@ def translate(policy: Policy, home: str, sandbox_mode: str) -> tuple[Compiled, l
     full_access = sandbox_mode == "danger-full-access"
     if not policy.enabled and not full_access:
         raise disabled_sandbox(policy, NAME, "write a Gemini sandbox")
-    out, findings = Compiled(), []
+    out, findings = Compiled(), list[Finding]()
     _shell_rules(policy, out, findings)
     out.rules.append(PolicyRule(WEB_TOOLS, "deny", DENY_PRIORITY))
     paths = HomePaths(home)
