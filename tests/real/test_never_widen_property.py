@@ -9,8 +9,10 @@ tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever 
     every sandbox mode, full and yolo. A policy it refuses must be refused with a located error;
     otherwise every Codex config loads (``--strict-config``) and starts ``codex sandbox -- true``,
     every Claude file passes ``claude doctor``, every Copilot flag snippet and settings file
-    passes Copilot's own check. Identical files are checked once; Copilot checks every flag
-    value of one example in a single run (it validates each value on its own).
+    passes Copilot's own check, and Gemini loads every policy file with no rule dropped (all of
+    an example's side by side, one headless run per settings file). Identical files are checked
+    once; Copilot checks every flag value of one example in a single run (it validates each
+    value on its own).
 (b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
     run in srt on the canonical policy and in Codex on the generated profile (workspace-write
     and read-only). An action srt denies cleanly and Codex lets through is a failure.
@@ -49,6 +51,7 @@ from .claude_doctor import DEFAULT_BIN as CLAUDE_DEFAULT
 from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
+from .gemini_client import gemini_bin
 
 pytestmark = pytest.mark.real
 
@@ -73,6 +76,8 @@ codex_rules = "out/codex/twsrt.rules"
 copilot_output = "out/copilot/flags.txt"
 copilot_settings = "out/copilot/settings.json"
 deepcode_settings = "out/deepcode/settings.json"
+gemini_settings = "out/gemini/settings.json"
+gemini_policy = "out/gemini/policies/twsrt.toml"
 """
 
 
@@ -93,6 +98,7 @@ class Tools:
     claude: str
     copilot: Copilot
     srt: str
+    gemini: str
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +107,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
     copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
     copilot.api_schema()  # unpack the package once, outside the timed examples
-    yield Tools(codex_bin(), claude, copilot, srt)
+    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin())
     print(
         f"\nnever-widen property: examples {dict(STATS.examples)}, "
         f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
@@ -172,6 +178,8 @@ def _role(rel: str) -> str:
         "codex/config.toml": "codex",
         "codex/twsrt.rules": "codex-rules",
         "copilot/settings.json": "copilot-settings",
+        "gemini/settings.json": "gemini-settings",
+        "gemini/policies/twsrt.toml": "gemini-policy",
     }.get(rel, rel)
 
 
@@ -216,6 +224,18 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
     if flags:
         everything = [value for argv in flags.values() for value in argv]
         jobs["copilot flags"] = _copilot_flags(tools, everything)
+    policies = sorted(
+        {item.files["gemini-policy"] for item in compiled.values() if "gemini-policy" in item.files}
+    )
+    settings_files = sorted(
+        {
+            item.files["gemini-settings"]
+            for item in compiled.values()
+            if "gemini-settings" in item.files
+        }
+    )
+    if policies:
+        jobs["gemini"] = _gemini(tools, policies, settings_files)
     return jobs
 
 
@@ -256,6 +276,30 @@ def _copilot_settings(tools: Tools, text: str) -> Check:
     return run
 
 
+def _gemini(tools: Tools, policies: list[str], settings_files: list[str]) -> Check:
+    """Every distinct policy file of the example side by side in one policy directory (Gemini
+    loads each *.toml there and names the file of any rule it drops), under each distinct
+    settings file: one headless run each, whose one shell call must run."""
+
+    def run() -> tuple[bool, str]:
+        from .gemini_client import Call, Setup, run_gemini
+
+        for settings_text in settings_files:
+            with tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp:
+                setup = Setup(Path(tmp), settings=json.loads(settings_text), policy=policies[0])
+                setup.write()
+                for index, text in enumerate(policies[1:], 1):
+                    (setup.home / ".gemini" / "policies" / f"p{index}.toml").write_text(text)
+                STATS.starts["gemini"] += 1
+                ran = run_gemini(tools.gemini, setup, [Call("true")])
+                # the CLI reached the call (any verdict: the policy may deny it) and dropped no rule
+                if "Policy file error" in ran.stderr or ran.results[0].status is None:
+                    return False, f"gemini:\n{ran.stderr[-3000:]}\n{settings_text}\n{policies}"
+        return True, ""
+
+    return run
+
+
 def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
     def run() -> tuple[bool, str]:
         STATS.starts["copilot"] += 1
@@ -268,7 +312,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini"])
 @settings(
     derandomize=True,
     max_examples=LOADS,
