@@ -21,11 +21,6 @@ STATE_FILES = (
     *state_names("~/.gemini", "installation_id user_id projects.json tmp history antigravity"),
 )
 
-_NO_ENGINE = (
-    "Gemini CLI builds its bwrap sandbox in its own process for each tool call, so it cannot "
-    "be started without the agent; tests/real drive the real agent headless instead"
-)
-
 _NETWORK_OPEN_COMMENT = """\
 # @LABEL@'s sandbox network is on under --yolo, and a tool call can switch it on for itself
 # (@ID@): it has no domain filter. Accepted here until @LABEL@ is started under srt, whose
@@ -89,9 +84,9 @@ AGENT_SPEC = AgentSpec(
     ),
     state_files=STATE_FILES,
     effective="twsrt.agents.gemini.effective",
+    engine="twsrt.agents.gemini.engine",
     rules="twsrt.agents.gemini.rules",
     planted_layer_rules=(GEMINI_MANDATORY_NAMES_OPEN,),
-    no_engine=_NO_ENGINE,
     config_template='# gemini_policy = "~/.gemini/policies/twsrt.toml"\n'
     '# gemini_settings = "~/.gemini/settings.json"\n',
     accepted=(
