@@ -195,13 +195,14 @@ def _sandbox(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> dict
                 write_roots_location(policy),
             )
         )
-    if policy.allowed_domains:
+    keys = [f"'{dotted(p)}'" for p in set_keys(policy.srt) if p.startswith("/network/")]
+    if keys:
         findings.append(
             _lossy(
                 QWEN_NETWORK_OFF,
-                "Qwen reaches none of the allowed domains: its sandbox network is closed (it "
-                "has no domain filter)",
-                policy.srt_location("/network/allowedDomains", key=True),
+                "Qwen reaches no host: its sandbox network is closed, as it has no domain "
+                f"filter, which is stricter than {', '.join(keys)}",
+                policy.srt_location("/network", key=True),
             )
         )
     filesystem = "workspace-write" if writable else "read-only"
