@@ -100,6 +100,8 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
         write_file(ws / "open.txt"),
         Call(f"echo x > {setup.root / 'outside' / 'o'}"),
         Call(f"curl -s -m 5 -o net {fake.url('probe-' + name)}"),
+        Call("echo x > .bashrc"),
+        write_file(ws / ".qwen" / "settings.json", "{}\n"),
         Call("mkdir asked-dir"),
         Call("git init -q g"),
         Call(TAR),
@@ -184,6 +186,18 @@ def test_a_write_outside_the_launch_directory_is_not_made(runs: dict[str, Any]) 
 def test_the_network_is_closed(runs: dict[str, Any]) -> None:
     assert "/probe-twsrt_yolo" not in runs["hits"] and not runs["twsrt_yolo"].exists("ws/net")
     assert "/probe-control" in runs["hits"] and runs["control"].exists("ws/net")
+
+
+def test_the_protected_names_are_refused_to_the_tools_and_redirects(runs: dict[str, Any]) -> None:
+    """twsrt's Edit(/NAME) rules for srt's mandatory names and every agent's project layer at
+    the top of the workspace: a redirect and the write tool are refused there (an interpreter
+    is not, test_a_planted_project_allow_runs_headless_next_launch)."""
+    twsrt, control = runs["twsrt_yolo"], runs["control"]
+    assert twsrt.result("echo x > .bashrc").denied and not twsrt.exists("ws/.bashrc")
+    assert control.exists("ws/.bashrc")
+    layer = twsrt.setup.workspace / ".qwen" / "settings.json"
+    assert twsrt.result(f"write_file {layer}").denied and not layer.exists()
+    assert control.exists("ws/.qwen/settings.json")
 
 
 def test_headless_an_ask_is_refused_and_an_allow_runs(runs: dict[str, Any]) -> None:

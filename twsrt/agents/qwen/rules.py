@@ -89,8 +89,10 @@ QWEN_PROJECT_LAYER_OPEN = Rule(
     "project allow spelled `Shell(cmd *)` switches the shell on for a headless run without "
     "`--yolo` (row 9), and a real run of a command under twsrt's settings planted one that the "
     "next launch obeyed (tests/real/test_qwen_generated.py). A user deny still wins over it, "
-    "and the project file cannot switch the sandbox off (row 19); shell rc files, `.git/hooks` "
-    "and other agents' project layers in that directory are as writable.\n\n"
+    "and the project file cannot switch the sandbox off (row 19). twsrt's `Edit(/NAME)` rules "
+    "refuse Qwen's write tools and redirects the protected names at the top of that directory "
+    "(srt's mandatory set and every agent's project layer), but an interpreter such as "
+    "`python3` writes past them (row 6), and `.git/hooks` is left writable.\n\n"
     "Mitigation: run Qwen under srt (`srt -c qwen`), which keeps those names read-only in its "
     "working directory, and suppress this finding with that reason.",
 )

@@ -29,6 +29,7 @@ from twsrt.agents.qwen.rules import (
     QWEN_WRITE_DENY_LEAKS,
     QWEN_YOLO_APPROVES_ASK,
 )
+from twsrt.agents.rootnames import of
 from twsrt.agents.rulepaths import PROJECT_ANCHOR, path_patterns
 from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, unique
@@ -68,6 +69,7 @@ def translate(policy: Policy, sandbox_mode: str, yolo: bool) -> tuple[Compiled, 
     out, findings = Compiled(), list[Finding]()
     _bash(policy, out, findings, yolo)
     _paths(policy, out, findings)
+    out.deny = unique([*out.deny, *protected_rules(policy)])
     if not full_access:
         out.sandbox = _sandbox(policy, sandbox_mode, findings)
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
@@ -154,6 +156,26 @@ def _paths(policy: Policy, out: Compiled, findings: list[Finding]) -> None:
     out.deny = unique(out.deny)
 
 
+# names the workspace must stay able to create (``git init``, a first workflow): Qwen's Edit
+# rules also match the shell's writes, so a deny there could refuse them (not run)
+CREATED_AT_WORK = (".git/", ".github/")
+
+
+def protected_rules(policy: Policy) -> list[str]:
+    """``Edit(/NAME)`` (and ``/NAME/**`` for a tree) for each protected name at the top of the
+    directory Qwen starts in (``agents/rootnames.py``: srt's mandatory set, every agent's
+    project layer). Qwen's file tools, redirects and ``cp`` are refused them there; an
+    interpreter still writes them (TWS487)."""
+    rules: list[str] = []
+    for name, tree in of(policy):
+        if name.startswith(CREATED_AT_WORK):
+            continue
+        rules.append(f"Edit(/{name})")
+        if tree:
+            rules.append(f"Edit(/{name}/**)")
+    return rules
+
+
 def _check_literal(rule: PathRule, findings: list[Finding]) -> None:
     if rule.literal and (is_glob(rule.path) or "{" in rule.path):
         findings.append(
@@ -190,8 +212,9 @@ def _sandbox(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> dict
             _lossy(
                 QWEN_PROJECT_LAYER_OPEN,
                 "Qwen's sandbox lets a command write .qwen/settings.json in the directory it "
-                "starts in, whose allow rules the next headless launch runs (shell rc files, "
-                ".git/hooks and other agents' config layers there are as writable)",
+                "starts in, whose allow rules the next headless launch runs: twsrt's Edit "
+                "rules refuse its file tools and redirects there, but an interpreter writes "
+                "it, shell rc files, .git/hooks and other agents' config layers",
                 write_roots_location(policy),
             )
         )
