@@ -135,6 +135,9 @@ def test_only_yolo_reports_the_approved_asks(sandbox: Sandbox) -> None:
     assert "error[TWS485]" in yolo.stderr
     assert "TWS485" not in full.stderr
     assert yolo.stdout == full.stdout  # one file for both approval modes
+    # the preview is the managed members as the written file holds them
+    written = _generate(sandbox)
+    assert json.loads(full.stdout) == {key: written[key] for key in json.loads(full.stdout)}
 
 
 def test_check_reports_a_user_approval_mode_of_yolo(sandbox: Sandbox) -> None:

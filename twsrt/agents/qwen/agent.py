@@ -80,9 +80,8 @@ class QwenAgent(DeclaredAgent):
             findings.append(ctx.full_access_finding(NAME, what))
         path = ctx.config.targets.get(SETTINGS_KEY)
 
-        def preview() -> str:
-            where = "settings.json" if path is None else ctx.config.display_path(path)
-            return f"// {where} (managed keys only)\n{dump(compiled.settings(), '  ')}"
+        def preview() -> str:  # the managed members alone, as JSON (as Claude's preview)
+            return dump(compiled.settings(), "  ")
 
         if path is None:
             return Result(NAME, preview, findings=findings, target_configured=False)
