@@ -418,7 +418,7 @@ CASES: list[Case | Usage] = [
         GEN_W,
         CONFIG,
         "TWS001",
-        "unknown agent 'nosuch' (known: claude, codex, copilot, deepcode, gemini)",
+        "unknown agent 'nosuch' (known: claude, codex, copilot, deepcode, gemini, qwen)",
         7,
         10,
     ),

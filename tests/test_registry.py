@@ -98,7 +98,7 @@ def test_derived_lists() -> None:
     )
     assert agents.agent_of("codex_rules") == "codex"
     assert agents.agent_of("nothing") is None
-    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini"]
+    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini", "Qwen Code"]
     assert [agents.label(name) for name in AGENTS] == labels
 
 

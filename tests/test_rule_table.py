@@ -15,6 +15,7 @@ from support import (
     rule_cases_layers,
     rule_cases_loading,
     rule_cases_policy,
+    rule_cases_qwen,
     rule_cases_scopes,
 )
 from support.rule_cases import Case, findings_of, write_all
@@ -30,6 +31,7 @@ CASES: list[Case] = [
     *rule_cases_scopes.CASES,
     *rule_cases_engines.CASES,
     *rule_cases_gemini.CASES,
+    *rule_cases_qwen.CASES,
 ]
 
 # Rules no command of the package can emit today (the evidence is in the lead's report); the

@@ -46,6 +46,7 @@ TARGETS = {
     "deepcode_settings": ROOT / ".deepcode" / "settings.json",
     "gemini_settings": ROOT / ".gemini" / "settings.json",
     "gemini_policy": ROOT / ".gemini" / "policies" / "twsrt.toml",
+    "qwen_settings": ROOT / ".qwen" / "settings.json",
 }
 
 
@@ -108,6 +109,22 @@ def _gemini(result: Result) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 def _tools(rule: dict[str, Any]) -> list[str]:
     names = rule["toolName"]
     return [names] if isinstance(names, str) else names
+
+
+def _qwen_write_grants(result: Result) -> list[str]:
+    """Qwen's settings: a write-tool allow, no execution sandbox, or a writable workspace."""
+    document = _json(result)
+    grants = [
+        rule
+        for rule in document["permissions"]["allow"]
+        if rule.split("(")[0] in ("Edit", "Write", "WriteFile", "write_file", "edit")
+    ]
+    sandbox = document["tools"].get("executionSandbox")
+    if sandbox is None:
+        grants.append("execution sandbox off")
+    elif sandbox["filesystem"] != "read-only":
+        grants.append(f"filesystem {sandbox['filesystem']}")
+    return grants
 
 
 def _walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
@@ -190,6 +207,8 @@ def write_grants(name: str, result: Result) -> list[str]:
             grants.append(f"mode {sandbox.get('mode')} / enabled {sandbox.get('enabled')}")
     elif name == "gemini":
         grants += _gemini_write_grants(result)
+    elif name == "qwen":
+        grants += _qwen_write_grants(result)
     else:  # a new agent must say here what a write grant looks like in its output
         raise AssertionError(f"no write-grant reader for agent {name}")
     return grants
@@ -197,7 +216,7 @@ def write_grants(name: str, result: Result) -> list[str]:
 
 def denies(name: str, result: Result) -> dict[str, set[str]]:
     """The deny rules an agent enforces itself, in a comparable form, by kind."""
-    if name in ("claude", "deepcode"):  # the same permissions grammar
+    if name in ("claude", "deepcode", "qwen"):  # the same permissions grammar
         return {"permissions.deny": set(_json(result)["permissions"]["deny"])}
     if name == "codex":
         _config_doc, rules = _codex(result)
@@ -244,6 +263,9 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
     if name == "gemini":  # its sandbox takes no deny list, only the network switch
         tools = _gemini(result)[1]["tools"]
         return {"network": {json.dumps(tools["sandboxNetworkAccess"])}}
+    if name == "qwen":  # its sandbox takes no deny list, only the network switch
+        sandbox = _json(result)["tools"]["executionSandbox"]
+        return {"network": {sandbox["network"]}}
     raise AssertionError(f"no sandbox deny reader for agent {name}")
 
 

@@ -62,6 +62,7 @@ codex_config = "home/.codex/config.toml"
 copilot_settings = "home/.copilot/settings.json"
 deepcode_settings = "home/.deepcode/settings.json"
 gemini_settings = "home/.gemini/settings.json"
+qwen_settings = "home/.qwen/settings.json"
 """
 
 
@@ -259,6 +260,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
     from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
     from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
     from twsrt.agents.gemini.rules import GEMINI_MANDATORY_NAMES_OPEN
+    from twsrt.agents.qwen.rules import QWEN_PROJECT_LAYER_OPEN
     from twsrt.testing.launches import layer_rules
 
     monkeypatch.setitem(REGISTRY, "toy", "support.toyagent")
@@ -268,6 +270,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
         "copilot": (COPILOT_MANDATORY_NAMES_OPEN,),
         "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
         "gemini": (GEMINI_MANDATORY_NAMES_OPEN,),
+        "qwen": (QWEN_PROJECT_LAYER_OPEN,),
         "toy": (),
     }
 

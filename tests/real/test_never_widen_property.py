@@ -9,10 +9,11 @@ tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever 
     every sandbox mode, full and yolo. A policy it refuses must be refused with a located error;
     otherwise every Codex config loads (``--strict-config``) and starts ``codex sandbox -- true``,
     every Claude file passes ``claude doctor``, every Copilot flag snippet and settings file
-    passes Copilot's own check, and Gemini loads every policy file with no rule dropped (all of
-    an example's side by side, one headless run per settings file). Identical files are checked
-    once; Copilot checks every flag value of one example in a single run (it validates each
-    value on its own).
+    passes Copilot's own check, Gemini loads every policy file with no rule dropped (all of
+    an example's side by side, one headless run per settings file), and Qwen Code loads every
+    settings file with nothing on stderr and without rewriting it (one headless run each).
+    Identical files are checked once; Copilot checks every flag value of one example in a
+    single run (it validates each value on its own).
 (b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
     run in srt on the canonical policy and in Codex on the generated profile (workspace-write
     and read-only). An action srt denies cleanly and Codex lets through is a failure.
@@ -52,6 +53,7 @@ from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
 from .gemini_client import gemini_bin
+from .qwen_client import qwen_bin
 
 pytestmark = pytest.mark.real
 
@@ -78,6 +80,7 @@ copilot_settings = "out/copilot/settings.json"
 deepcode_settings = "out/deepcode/settings.json"
 gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
+qwen_settings = "out/qwen/settings.json"
 """
 
 
@@ -99,6 +102,7 @@ class Tools:
     copilot: Copilot
     srt: str
     gemini: str
+    qwen: str
 
 
 @pytest.fixture(scope="session")
@@ -107,7 +111,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
     copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
     copilot.api_schema()  # unpack the package once, outside the timed examples
-    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin())
+    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin())
     print(
         f"\nnever-widen property: examples {dict(STATS.examples)}, "
         f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
@@ -180,6 +184,7 @@ def _role(rel: str) -> str:
         "copilot/settings.json": "copilot-settings",
         "gemini/settings.json": "gemini-settings",
         "gemini/policies/twsrt.toml": "gemini-policy",
+        "qwen/settings.json": "qwen",
     }.get(rel, rel)
 
 
@@ -219,6 +224,8 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
         if "copilot-settings" in files:
             text = files["copilot-settings"]
             once("copilot settings", (text, None), where, _copilot_settings(tools, text))
+        if "qwen" in files:
+            once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -300,6 +307,32 @@ def _gemini(tools: Tools, policies: list[str], settings_files: list[str]) -> Che
     return run
 
 
+def _qwen(tools: Tools, text: str) -> Check:
+    """One headless run on the settings file as ~/.qwen/settings.json (beside the login keys):
+    its one shell call reaches a verdict, stderr stays empty, and Qwen leaves the file as it
+    is (it rewrites one whose "$version" it does not take)."""
+
+    def run() -> tuple[bool, str]:
+        from support.fake_chat import FakeChat
+
+        from .qwen_client import Call, Setup, run_qwen
+
+        with (
+            tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
+            FakeChat().serving() as fake,
+        ):
+            setup = Setup(Path(tmp), settings=json.loads(text))
+            setup.write()
+            before = setup.user_settings.read_bytes()
+            STATS.starts["qwen"] += 1
+            ran = run_qwen(tools.qwen, fake, "prop", setup, [Call("true")])
+            ok = ran.results[0].status is not None and not ran.stderr.strip()
+            ok = ok and setup.user_settings.read_bytes() == before
+            return ok, f"qwen:\n{ran.stderr[-3000:]}\n{text}"
+
+    return run
+
+
 def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
     def run() -> tuple[bool, str]:
         STATS.starts["copilot"] += 1
@@ -312,7 +345,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen"])
 @settings(
     derandomize=True,
     max_examples=LOADS,

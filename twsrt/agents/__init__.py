@@ -29,6 +29,7 @@ REGISTRY: dict[str, str] = {
     "copilot": "twsrt.agents.copilot",
     "deepcode": "twsrt.agents.deepcode",
     "gemini": "twsrt.agents.gemini",
+    "qwen": "twsrt.agents.qwen",
 }
 
 

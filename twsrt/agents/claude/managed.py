@@ -41,8 +41,9 @@ from twsrt.agents.claude.rules import (
     CLAUDE_MANAGED_WRITE_ROOTS_OPEN,
 )
 from twsrt.agents.claude.settings import SETTINGS_SHAPES, managed_spec, merge
-from twsrt.agents.claude.translate import CWD_ANCHOR, translate
+from twsrt.agents.claude.translate import translate
 from twsrt.agents.lossy import write_roots_location
+from twsrt.agents.rulepaths import CWD_ANCHOR
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import MANAGED_FILE_MODE, Members, compare, target_write
 from twsrt.diffs import Spec

@@ -1,5 +1,6 @@
 """Pure translation of the canonical policy into Claude Code's permission rules and sandbox
-section, with the sandbox mode applied and the lossy findings."""
+section, with the sandbox mode applied and the lossy findings. The ``Read(...)``/``Edit(...)``
+path spellings live in ``agents.rulepaths`` (Qwen Code reads the same grammar)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ from twsrt.agents.claude.rules import (
     RELATIVE_SANDBOX_PATH_NOTE,
 )
 from twsrt.agents.lossy import without_port
+from twsrt.agents.rulepaths import (
+    PROJECT_ANCHOR,
+    USER_ANCHOR,
+    is_relative,
+    path_patterns,
+)
 from twsrt.agents.targets import unique
 from twsrt.bashrules import bash_rules
 from twsrt.domains import split_port
@@ -41,42 +48,6 @@ from twsrt.rules import (
     LOSSY_LITERAL_GLOB,
     LOSSY_PORT_DOMAIN,
 )
-
-# Where a settings file anchors a relative sandbox path: the user settings at ~/.claude, managed
-# settings at the working directory (Claude Code 2.1.332, observed), which is srt's own anchor.
-USER_ANCHOR, CWD_ANCHOR = "claude-home", "cwd"
-# A project's settings anchor both its sandbox paths and its Read(/P)/Edit(/P) rules at the
-# project root (agents/claude/project.py).
-PROJECT_ANCHOR = "project-root"
-
-
-def rule_path(path: str) -> str:
-    """A path as Claude permission rules spell it: ``/abs`` would anchor at ``~/.claude``."""
-    if path.startswith("/") and not path.startswith("//"):
-        return "/" + path
-    return path
-
-
-def is_relative(path: str) -> bool:
-    return not (path.startswith("/") or path == "~" or path.startswith("~/"))
-
-
-def path_patterns(rule: PathRule, anchor: str = USER_ANCHOR) -> list[str]:
-    """``P`` and ``P/**`` for a concrete path (file or directory alike); a glob stays bare.
-    In a project file a relative path is anchored at the project root (``/P``: relative to the
-    settings source), as the project's sandbox.filesystem paths are."""
-    if anchor == PROJECT_ANCHOR and is_relative(rule.path):
-        anchored = "/" + rule.path.removeprefix("./").lstrip("/")
-        if rule.glob:
-            return [anchored]
-        return ["/", "/**"] if anchored in ("/", "/.") else [anchored, f"{anchored}/**"]
-    if rule.glob:
-        return [rule.path]
-    spelled = rule_path(rule.path)
-    if spelled == "//":
-        return ["//", "//**"]
-    return [spelled, f"{spelled}/**"]
-
 
 # _deny_rules' list, the origins it noted (in order) and its findings
 Denies = tuple[list[str], dict[str, Location], list[Finding]]

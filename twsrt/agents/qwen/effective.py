@@ -1,0 +1,30 @@
+"""Qwen Code: the user's keys beside twsrt's in ``~/.qwen/settings.json`` that grant more than
+the policy. ``tools.approvalMode: "yolo"`` makes every launch a ``--yolo`` one, which approves
+what twsrt's ask rules name (observed with 0.24.4, tests/real/test_qwen_generated.py)."""
+
+from __future__ import annotations
+
+from twsrt.agents.base import Context
+from twsrt.agents.qwen.declaration import NAME, SETTINGS_KEY
+from twsrt.agents.qwen.rules import QWEN_APPROVAL_MODE_YOLO
+from twsrt.effective import child, load_layer, report
+from twsrt.findings import Finding
+
+
+def findings(ctx: Context) -> list[Finding]:
+    settings = ctx.config.targets.get(SETTINGS_KEY)
+    if settings is None:
+        return []
+    layer, out = load_layer(settings, "json", NAME, ctx.config, ctx.documents)
+    if layer is not None and child(layer.value, "tools", "approvalMode") == "yolo":
+        out.append(
+            report(
+                QWEN_APPROVAL_MODE_YOLO,
+                'tools.approvalMode "yolo" starts every Qwen session as --yolo does: the '
+                "commands the policy asks about run without a prompt, also headless",
+                layer,
+                "/tools/approvalMode",
+                NAME,
+            )
+        )
+    return out

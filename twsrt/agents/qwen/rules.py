@@ -1,0 +1,111 @@
+"""Qwen Code's own rules, taken into the catalog through its declaration (``rules``). Each rests
+on a headless run of the pinned version, 0.24.4 (docs/agents/qwen-observed.md names the row and
+the test; docs/agents/qwen.md the target)."""
+
+from __future__ import annotations
+
+from twsrt.rules.model import Basis, Family, Level, Rule
+
+QWEN_BASH_DENY_BYPASS = Rule(
+    "TWS482",
+    "qwen-bash-deny-bypass",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "Qwen's Bash deny rules are passed by wrappers, absolute paths, `sh -c` and `$(...)`.",
+    "Qwen Code matches a `Bash(cmd *)` deny against each part of a compound or a pipe, and "
+    "strips leading assignments, but a real run of 0.24.4 ran `env cmd`, `command cmd`, "
+    "`/usr/bin/cmd`, `sh -c 'cmd'`, `bash -c 'cmd'` and `$(echo cmd)` past it "
+    "(docs/agents/qwen-observed.md, row 3). The execution sandbox still bounds what such a "
+    "command can write; the deny itself is best-effort. Run Qwen under srt for a deny the "
+    "kernel keeps.",
+)
+
+QWEN_READ_DENY_LEAKS = Rule(
+    "TWS483",
+    "qwen-read-deny-leaks",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "Qwen's Read(...) denies are read past by `/bin/cat`, interpreters and variables.",
+    "Qwen Code refuses `read_file` of a path its `Read(...)` rules deny, and matches the "
+    "shell's known readers (`cat`, `cp`, a `<` redirect, also inside `env` and `sh -c`) as "
+    "reads of it, but a real run of 0.24.4 read the file with `/bin/cat`, `python3 -c` and "
+    "`cat $VAR/...` (row 5), and its execution sandbox reads every path (row 15). Only srt "
+    "makes a denyRead hold for every command.",
+)
+
+QWEN_WRITE_DENY_LEAKS = Rule(
+    "TWS484",
+    "qwen-write-deny-leaks",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "Qwen's Edit(...) denies are written past by interpreters inside the workspace.",
+    "Qwen Code refuses `write_file` and `edit` on a path its `Edit(...)` rules deny, and the "
+    "shell's redirects and `cp` into it, but a real run of 0.24.4 wrote it with `python3 -c` "
+    "(row 6). Outside the workspace its execution sandbox refuses the write anyway (row 13); "
+    "a denyWrite path inside the directory Qwen starts in holds only for the tools and the "
+    "commands Qwen knows. Run Qwen under srt to deny the write to every command.",
+)
+
+QWEN_YOLO_APPROVES_ASK = Rule(
+    "TWS485",
+    "qwen-yolo-approves-ask",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Under --yolo Qwen runs the commands the policy asks about without asking.",
+    "Qwen Code has one settings file for both approval modes. Its `permissions.ask` rules "
+    "prompt in an interactive session, but under `--yolo` a real run of 0.24.4 ran a command an "
+    "ask rule named with no prompt at all (row 4): the agent gets more than the policy grants. "
+    "Without `--yolo`, headless, such a command is refused (rows 8-9). Turn the ask rule into "
+    "a deny, or do not start Qwen with `--yolo`.",
+)
+
+QWEN_NETWORK_OFF = Rule(
+    "TWS486",
+    "qwen-network-off",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "Qwen reaches none of the policy's allowed domains.",
+    "Qwen Code's execution sandbox has a network switch and no domain filter "
+    '(`"network": "open"` or `"closed"`; row 17). twsrt writes `closed`: sandboxed commands '
+    "reach no host, stricter than the policy's allowedDomains. Run Qwen under srt, whose proxy "
+    "filters hosts, for the allow-list itself.",
+)
+
+QWEN_PROJECT_LAYER_OPEN = Rule(
+    "TWS487",
+    "qwen-project-layer-open",
+    Family.TRANSLATION,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A command can plant a .qwen/settings.json whose allow rules the next headless launch runs.",
+    "Qwen Code's execution sandbox in `workspace-write` lets a command write the whole "
+    "directory it starts in (row 13), and Qwen loads that directory's `.qwen/settings.json` "
+    "with folder trust off by default, its allow rules unioned with the user's (rows 7, 9). A "
+    "project allow spelled `Shell(cmd *)` switches the shell on for a headless run without "
+    "`--yolo` (row 9), and a real run of a command under twsrt's settings planted one that the "
+    "next launch obeyed (tests/real/test_qwen_generated.py). A user deny still wins over it, "
+    "and the project file cannot switch the sandbox off (row 19). twsrt's `Edit(/NAME)` rules "
+    "refuse Qwen's write tools and redirects the protected names at the top of that directory "
+    "(srt's mandatory set and every agent's project layer), but an interpreter such as "
+    "`python3` writes past them (row 6), and `.git/hooks` is left writable.\n\n"
+    "Mitigation: run Qwen under srt (`srt -c qwen`), which keeps those names read-only in its "
+    "working directory, and suppress this finding with that reason.",
+)
+
+QWEN_APPROVAL_MODE_YOLO = Rule(
+    "TWS632",
+    "qwen-approval-mode-yolo",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    'A Qwen settings file sets tools.approvalMode to "yolo": every launch approves every call.',
+    'With `tools.approvalMode: "yolo"` in `~/.qwen/settings.json` (a key twsrt leaves to the '
+    "user), Qwen Code 0.24.4 starts every session as `--yolo` does: a headless run without the "
+    "flag ran a command that twsrt's ask rule names, with no prompt (observed, "
+    "tests/real/test_qwen_generated.py). Remove the key, or set it to `default`.",
+)
