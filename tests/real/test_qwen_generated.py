@@ -3,9 +3,10 @@ warning on stderr, and the agent's own shell and file tools are refused each for
 (a denied command, a denied path read by ``read_file``, a denied path written by
 ``write_file``, a write outside the directory it starts in, a request to a local server) while
 the same calls succeed in a control run without twsrt's file. Three more runs pin what twsrt
-reports as errors rather than claims to enforce: ``--yolo`` approves an ask (TWS485), a user's
-``tools.approvalMode: "yolo"`` does the same without the flag (TWS632), and a sandboxed command
-plants a ``.qwen/settings.json`` whose allow rule the next headless launch obeys (TWS487).
+reports rather than claims to enforce: ``--yolo`` approves an ask (the note TWS485: what yolo
+means for every agent), a user's ``tools.approvalMode: "yolo"`` does the same without the flag
+(the error TWS632), and a sandboxed command plants a ``.qwen/settings.json`` whose allow rule
+the next headless launch obeys (the error TWS487).
 
 Six headless runs against the fake model of ``qwen_client``, started together, then the planted
 file's second launch. The files live under /var/tmp: the sandbox makes /tmp read-only.

@@ -53,14 +53,16 @@ QWEN_YOLO_APPROVES_ASK = Rule(
     "TWS485",
     "qwen-yolo-approves-ask",
     Family.TRANSLATION,
-    Level.ERROR,
-    Basis.WIDENS,
+    Level.NOTE,
+    Basis.INFO,
     "Under --yolo Qwen runs the commands the policy asks about without asking.",
     "Qwen Code has one settings file for both approval modes. Its `permissions.ask` rules "
     "prompt in an interactive session, but under `--yolo` a real run of 0.24.4 ran a command an "
-    "ask rule named with no prompt at all (row 4): the agent gets more than the policy grants. "
-    "Without `--yolo`, headless, such a command is refused (rows 8-9). Turn the ask rule into "
-    "a deny, or do not start Qwen with `--yolo`.",
+    "ask rule named with no prompt at all (row 4). That is what yolo mode means for every agent "
+    "twsrt compiles (Claude Code's yolo file drops its ask rules, Copilot's yolo flags skip "
+    "them), so it is worth knowing, not a widening: the deny rules and the sandbox still hold. "
+    "Without `--yolo`, headless, such a command is refused (rows 8-9). Turn the ask rule into a "
+    "deny to keep it from running under `--yolo` too.",
 )
 
 QWEN_NETWORK_OFF = Rule(
