@@ -231,3 +231,11 @@ def unhandled_key_findings(
         why = next((text for key, text in reasons.items() if covered(pointer, (key,))), None)
         out.append(key_finding(policy, agent, pointer, why))
     return out
+
+
+def unenforced_suffix(policy: Policy) -> str:
+    """What a danger-full-access finding adds for an agent that runs commands with no sandbox
+    at all: every sandbox key the policy sets (``; not enforced: 'a', 'b'``), or ""."""
+    keys = [p for p in set_keys(policy.srt) if p not in IGNORED and p != "/enabled"]
+    named = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
+    return f"; not enforced: {named}" if named else ""

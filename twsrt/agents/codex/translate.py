@@ -35,7 +35,7 @@ from twsrt.agents.codex.paths import (
 )
 from twsrt.agents.codex.rules import LOSSY_BASH_RULE
 from twsrt.agents.lossy import without_port
-from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
+from twsrt.agents.srtkeys import unenforced_suffix, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.policy import Entry, PathRule, Policy, has_dots, is_glob, normalize_path
@@ -262,11 +262,7 @@ def command_tokens(entry: Entry) -> tuple[str, ...]:
 def full_access_lost(ctx: Context, what_stays: str) -> Finding:
     """The danger-full-access warning of a Codex run: ``what_stays`` and every sandbox key
     the policy sets that no Codex profile enforces."""
-    keys = [p for p in set_keys(ctx.policy.srt) if p not in IGNORED and p != "/enabled"]
-    unenforced = ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
-    return ctx.full_access_finding(
-        NAME, what_stays + (f"; not enforced: {unenforced}" if unenforced else "")
-    )
+    return ctx.full_access_finding(NAME, what_stays + unenforced_suffix(ctx.policy))
 
 
 def render_rules(policy: Policy) -> str:

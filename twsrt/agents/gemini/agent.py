@@ -18,8 +18,9 @@ from twsrt.agents.abspaths import unpinned_home
 from twsrt.agents.base import Context, DeclaredAgent, DriftItem, Result
 from twsrt.agents.gemini.declaration import AGENT_SPEC, NAME, POLICY_KEY, SETTINGS_KEY
 from twsrt.agents.gemini.rules import GEMINI_POLICY_NOT_WRITTEN, GEMINI_SANDBOX_NOT_WRITTEN
-from twsrt.agents.gemini.translate import Compiled, translate, unenforced_keys
+from twsrt.agents.gemini.translate import Compiled, translate
 from twsrt.agents.settingsmerge import copy_for_merge
+from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import JsonSettings, TargetFiles
 from twsrt.agents.targets import Members
 from twsrt.findings import Finding, finding
@@ -76,9 +77,7 @@ class GeminiAgent(DeclaredAgent):
         findings = list(findings)
         if ctx.full_access:
             what = "security.toolSandboxing is false and the policy file's deny rules stay"
-            unenforced = unenforced_keys(ctx.policy)
-            what += f"; not enforced: {unenforced}" if unenforced else ""
-            findings.append(ctx.full_access_finding(NAME, what))
+            findings.append(ctx.full_access_finding(NAME, what + unenforced_suffix(ctx.policy)))
         policy_path = ctx.config.targets.get(POLICY_KEY)
         settings_path = ctx.config.targets.get(SETTINGS_KEY)
         if compiled.home_used and ctx.config.pinned_home is None and policy_path is not None:

@@ -34,7 +34,7 @@ from twsrt.agents.gemini.rules import (
     GEMINI_WORKSPACE_WRITE_OPEN,
 )
 from twsrt.agents.lossy import write_roots_location
-from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
+from twsrt.agents.srtkeys import dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
@@ -134,13 +134,6 @@ def translate(policy: Policy, home: str, sandbox_mode: str) -> tuple[Compiled, l
         findings += _sandbox_findings(policy, sandbox_mode)
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return out, findings
-
-
-def unenforced_keys(policy: Policy) -> str:
-    """The sandbox keys a run without Gemini's sandbox does not enforce, as a message names
-    them (danger-full-access)."""
-    keys = [p for p in set_keys(policy.srt) if p not in IGNORED and p != "/enabled"]
-    return ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
 
 
 def _shell_rules(policy: Policy, out: Compiled, findings: list[Finding]) -> None:

@@ -23,8 +23,9 @@ from twsrt.agents.qwen.declaration import (
     SETTINGS_VERSION,
     VERSION_KEY,
 )
-from twsrt.agents.qwen.translate import Compiled, translate, unenforced_keys
+from twsrt.agents.qwen.translate import Compiled, translate
 from twsrt.agents.settingsmerge import copy_for_merge
+from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import JsonSettings, TargetFiles
 from twsrt.agents.targets import Members
 from twsrt.jsonedit import dump
@@ -75,9 +76,7 @@ class QwenAgent(DeclaredAgent):
         findings = list(found)
         if ctx.full_access:
             what = "tools.executionSandbox is removed and the permission rules stay"
-            unenforced = unenforced_keys(ctx.policy)
-            what += f"; not enforced: {unenforced}" if unenforced else ""
-            findings.append(ctx.full_access_finding(NAME, what))
+            findings.append(ctx.full_access_finding(NAME, what + unenforced_suffix(ctx.policy)))
         path = ctx.config.targets.get(SETTINGS_KEY)
 
         def preview() -> str:  # the managed members alone, as JSON (as Claude's preview)

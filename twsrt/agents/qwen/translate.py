@@ -31,7 +31,7 @@ from twsrt.agents.qwen.rules import (
 )
 from twsrt.agents.rootnames import of
 from twsrt.agents.rulepaths import PROJECT_ANCHOR, path_patterns
-from twsrt.agents.srtkeys import IGNORED, dotted, set_keys, unhandled_key_findings
+from twsrt.agents.srtkeys import dotted, set_keys, unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, unique
 from twsrt.bashrules import bash_rules
 from twsrt.findings import Finding, quoted
@@ -74,12 +74,6 @@ def translate(policy: Policy, sandbox_mode: str, yolo: bool) -> tuple[Compiled, 
         out.sandbox = _sandbox(policy, sandbox_mode, findings)
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return out, findings
-
-
-def unenforced_keys(policy: Policy) -> str:
-    """The sandbox keys a run without Qwen's sandbox does not enforce (danger-full-access)."""
-    keys = [p for p in set_keys(policy.srt) if p not in IGNORED and p != "/enabled"]
-    return ", ".join(f"'{quoted(dotted(p))}'" for p in keys)
 
 
 def _rules(entries: list[Entry], tool: str, out: Compiled) -> list[str]:
