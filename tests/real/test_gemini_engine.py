@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support.hitserver import hit_server
 from support.tools import locate_tool, require_tool
 
 from twsrt.agents.gemini.engine import BWRAP_DEFAULT, gemini_bwrap_args
@@ -32,20 +31,6 @@ SETTINGS = {
     "tools": {"sandboxNetworkAccess": False, "sandboxAllowedPaths": []},
 }
 ALLOW_SHELL = '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 500\n'
-
-
-class _Hits(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (the http.server hook name)
-        self.hits.append(self.path)
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
 
 
 def _commands(root: Path, port: int, tag: str) -> list[tuple[str, str]]:
@@ -81,48 +66,44 @@ def _mark(root: Path, mark: str, tag: str, hits: list[str]) -> bool:
 @pytest.fixture(scope="module")
 def observed() -> Iterator[dict[str, dict[str, bool]]]:
     """Each command in a run of its own (a refused write ends a sandboxed run, observed), in
-    the real agent and in the model, with and without --yolo."""
+    the real agent and in the model, with and without --yolo: run -> mark -> left or not."""
     binary = gemini_bin()
     bwrap = require_tool("bwrap", locate_tool("bwrap", "TWSRT_BWRAP_BIN", BWRAP_DEFAULT))
     base = Path(tempfile.mkdtemp(prefix="twsrt-gemini-engine-", dir="/var/tmp"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hits)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
-    jobs: list[tuple[str, str, Path, str, Any]] = []  # (run, mark, root, tag, job)
-    for yolo in (True, False):
-        mode = "yolo" if yolo else "default"
-        for index in range(len(MARKS)):
-            for who in ("real", "model"):
-                tag = f"{who}-{mode}-{index}"
-                root = base / tag
-                command, mark = _commands(root, port, tag)[index]
-                setup = _setup(root)
-                if who == "real":
-                    job = (run_gemini, binary, setup, [Call(command)])
-                else:
-                    args = gemini_bwrap_args(SETTINGS, setup.workspace, yolo)
-                    argv = [bwrap, *args, "--remount-ro", "/tmp", "--", "sh", "-c", command]
-                    job = (run_process, argv, base_env(root), setup.workspace, 30.0)
-                jobs.append((f"{who}-{mode}", mark, root, tag, (job, yolo)))
-    try:
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            futures = []
-            for _run, _mark_name, _root, _tag, (job, yolo) in jobs:
-                func, *args = job
-                kwargs = {"yolo": yolo} if func is run_gemini else {}
-                futures.append(pool.submit(func, *args, **kwargs))
-            for future in futures:
-                future.result()
-        out: dict[str, dict[str, bool]] = {}
-        for run, mark, root, tag, _job in jobs:
-            out.setdefault(run, {})[mark.replace(tag, "tmp")] = _mark(root, mark, tag, _Hits.hits)
-        yield out
-    finally:
-        server.shutdown()
-        shutil.rmtree(base, ignore_errors=True)
-        for _run, mark, _root, _tag, _job in jobs:
-            if mark.startswith("/tmp/"):
-                Path(mark).unlink(missing_ok=True)
+    tmp_marks: list[Path] = []
+    with hit_server() as server:
+        # (run, mark, root, tag, the job that runs the command)
+        jobs: list[tuple[str, str, Path, str, Callable[[], object]]] = []
+        for yolo in (True, False):
+            mode = "yolo" if yolo else "default"
+            for index in range(len(MARKS)):
+                for who in ("real", "model"):
+                    tag = f"{who}-{mode}-{index}"
+                    root = base / tag
+                    command, mark = _commands(root, server.port, tag)[index]
+                    setup = _setup(root)
+                    if who == "real":
+                        job = partial(run_gemini, binary, setup, [Call(command)], yolo=yolo)
+                    else:
+                        args = gemini_bwrap_args(SETTINGS, setup.workspace, yolo)
+                        argv = [bwrap, *args, "--remount-ro", "/tmp", "--", "sh", "-c", command]
+                        job = partial(run_process, argv, base_env(root), setup.workspace, 30.0)
+                    jobs.append((f"{who}-{mode}", mark, root, tag, job))
+                    if mark.startswith("/tmp/"):
+                        tmp_marks.append(Path(mark))
+        try:
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                for future in [pool.submit(job) for *_, job in jobs]:
+                    future.result()
+            out: dict[str, dict[str, bool]] = {}
+            for run, mark, root, tag, _job in jobs:
+                left = _mark(root, mark, tag, server.hits)
+                out.setdefault(run, {})[mark.replace(tag, "tmp")] = left
+            yield out
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+            for path in tmp_marks:
+                path.unlink(missing_ok=True)
 
 
 MARKS = ("read-home", "inside", ".git", ".gemini", "tmp", "net", "outside")

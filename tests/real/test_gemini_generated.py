@@ -17,16 +17,15 @@ import json
 import shlex
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.cli import run_cli
+from support.hitserver import hit_server
 
 from .gemini_client import Call, Result, Run, Setup, gemini_bin, run_gemini
 
@@ -76,20 +75,6 @@ def generate(root: Path) -> tuple[dict[str, Any], str, str]:
     return settings, (gemini / "policies" / "twsrt.toml").read_text(), checked.stdout
 
 
-class _Hits(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (the http.server hook name)
-        self.hits.append(self.path)
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-
 @dataclass
 class Observed:
     setup: Setup
@@ -133,46 +118,43 @@ def _prepare(setup: Setup) -> None:
 def runs() -> Iterator[dict[str, Any]]:
     binary = gemini_bin()
     base = Path(tempfile.mkdtemp(prefix="twsrt-gemini-gen-", dir="/var/tmp"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hits)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
-    try:
-        made: dict[str, tuple[Setup, list[Call], bool]] = {}
-        out: dict[str, Any] = {}
-        for name, twsrt, yolo in (
-            ("twsrt_yolo", True, True),
-            ("twsrt_default", True, False),
-            ("control", False, True),
-            ("plant", True, True),
-        ):
-            root = base / name
-            setup = Setup(root)
-            if twsrt:
-                setup.settings, setup.policy, out[f"{name}_check"] = generate(root)
-            _prepare(setup)
-            calls = _calls(root, port, name)
-            if name == "plant":
-                calls = [Call(PLANT_COMMAND)]
-            made[name] = (setup, calls, yolo)
-        with ThreadPoolExecutor(max_workers=len(made)) as pool:
-            futures = {
-                name: pool.submit(run_gemini, binary, setup, calls, yolo=yolo)
-                for name, (setup, calls, yolo) in made.items()
-            }
-            for name, future in futures.items():
-                setup, calls, _yolo = made[name]
-                out[name] = Observed(setup, calls, future.result())
-        # the next launch in the directory the planted file now lies in
-        setup = made["plant"][0]
-        out["next"] = Observed(
-            setup, [], run_gemini(binary, setup, [Call(f"cp /etc/hostname {base}/next")])
-        )
-        out["base"] = base
-        out["hits"] = _Hits.hits
-        yield out
-    finally:
-        server.shutdown()
-        shutil.rmtree(base, ignore_errors=True)
+    with hit_server() as server:
+        try:
+            made: dict[str, tuple[Setup, list[Call], bool]] = {}
+            out: dict[str, Any] = {}
+            for name, twsrt, yolo in (
+                ("twsrt_yolo", True, True),
+                ("twsrt_default", True, False),
+                ("control", False, True),
+                ("plant", True, True),
+            ):
+                root = base / name
+                setup = Setup(root)
+                if twsrt:
+                    setup.settings, setup.policy, out[f"{name}_check"] = generate(root)
+                _prepare(setup)
+                calls = _calls(root, server.port, name)
+                if name == "plant":
+                    calls = [Call(PLANT_COMMAND)]
+                made[name] = (setup, calls, yolo)
+            with ThreadPoolExecutor(max_workers=len(made)) as pool:
+                futures = {
+                    name: pool.submit(run_gemini, binary, setup, calls, yolo=yolo)
+                    for name, (setup, calls, yolo) in made.items()
+                }
+                for name, future in futures.items():
+                    setup, calls, _yolo = made[name]
+                    out[name] = Observed(setup, calls, future.result())
+            # the next launch in the directory the planted file now lies in
+            setup = made["plant"][0]
+            out["next"] = Observed(
+                setup, [], run_gemini(binary, setup, [Call(f"cp /etc/hostname {base}/next")])
+            )
+            out["base"] = base
+            out["hits"] = server.hits
+            yield out
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def test_the_generated_files_load_without_a_complaint(runs: dict[str, Any]) -> None:

@@ -21,15 +21,14 @@ import json
 import re
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hitserver import HitServer, hit_server
 
 from .gemini_client import (
     VERSION,
@@ -88,20 +87,6 @@ class Observed:
 
     def exists(self, relative: str) -> bool:
         return (self.setup.root / relative).exists()
-
-
-class _Hits(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (the http.server hook name)
-        self.hits.append(self.path)
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
 
 
 def _scripts(setup: Setup) -> None:
@@ -188,8 +173,14 @@ def _path() -> str:
 
 
 @pytest.fixture(scope="module")
-def hits() -> list[str]:
-    return _Hits.hits
+def server() -> Iterator[HitServer]:
+    with hit_server() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def hits(server: HitServer) -> list[str]:
+    return server.hits
 
 
 @pytest.fixture(scope="module")
@@ -202,15 +193,13 @@ def outside() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def runs(outside: Path) -> Iterator[dict[str, Observed]]:
+def runs(outside: Path, server: HitServer) -> Iterator[dict[str, Observed]]:
     binary = gemini_bin()
     if shutil.which("bwrap") is None:
         pytest.fail("bwrap is not on PATH (.ci/install-srt.sh installs it)")
     root = Path(tempfile.mkdtemp(prefix="twsrt-gemini-", dir="/var/tmp"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hits)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        plans = _plans(root, outside, server.server_address[1])
+        plans = _plans(root, outside, server.port)
 
         def one(name: str) -> tuple[str, Observed]:
             setup, calls, options = plans[name]
@@ -219,8 +208,6 @@ def runs(outside: Path) -> Iterator[dict[str, Observed]]:
         with ThreadPoolExecutor(len(plans)) as pool:
             yield dict(pool.map(one, plans))
     finally:
-        server.shutdown()
-        server.server_close()
         shutil.rmtree(root, ignore_errors=True)
 
 
