@@ -59,6 +59,7 @@ AGENT_SPEC = AgentSpec(
             ~/.qwen/extensions/      user extensions (their MCP servers)
             ~/.qwen/skills/          user skills
             ~/.qwen/trustedFolders.json  the folders it trusts
+            ~/.env                   variables it loads at start (QWEN_CODE_SAFE_MODE drops rules)
             """,
         ),
         *discovered(
@@ -67,6 +68,8 @@ AGENT_SPEC = AgentSpec(
             .qwen/settings.json   workspace settings (permissions, MCP servers)
             .qwen/commands/       workspace custom commands
             .qwen/skills/         workspace skills
+            .qwen/.env            variables it loads at start (QWEN_CODE_SAFE_MODE drops every rule)
+            .env                  variables it loads at start, the nearest walking up (the same)
             """,
         ),
         *discovered(
