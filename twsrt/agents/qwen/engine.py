@@ -236,27 +236,45 @@ class QwenEngine:
         return self.plan
 
     def run(self, shell: str, timeout: float) -> Run:
-        from twsrt.testing.engines import base_env, run_process
+        from twsrt.testing.engines import base_env
 
         env = base_env(self.root)
         env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
-        work = self.root / "work"
         # read back for each call: a test may weaken the input after prepare (Tamper)
         sandbox = json.loads(self.plan.read_text(encoding="utf-8"))["executionSandbox"]
-        if sandbox is None:
-            return run_process(["sh", "-c", shell], env, work, timeout)
-        problem = mask_problem(sandbox, work)
-        if problem:  # Qwen refuses the call before bwrap starts
-            return Run(1, problem, 0.0)
-        scratch = Path(tempfile.mkdtemp(prefix="qwen-sandbox-", dir=self.scratch_root))
-        try:
-            env.update(TMPDIR=str(scratch), TMP=str(scratch), TEMP=str(scratch), QWEN_CODE="1")
-            args = qwen_bwrap_args(sandbox, work, scratch)
-            # sh, as every engine runs a probe (Qwen's payload is /bin/bash -c: the same mounts)
-            argv = [str(self.bwrap), *args, "--", "sh", "-c", shell]
-            return run_process(argv, env, work, timeout)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+        work = self.root / "work"
+        return run_as_qwen(self.bwrap, sandbox, work, self.scratch_root, shell, env, timeout)
+
+
+def run_as_qwen(
+    bwrap: str | None,
+    sandbox: dict[str, str] | None,
+    workspace: Path,
+    scratch_root: Path,
+    shell: str,
+    env: dict[str, str],
+    timeout: float,
+) -> Run:
+    """``sh -c shell`` in ``workspace`` as Qwen runs a shell call: unsandboxed without a
+    sandbox, else in bubblewrap with a scratch directory of its own under ``scratch_root``
+    (Qwen's ``$TMPDIR``). ``sh``, as every engine runs a probe: Qwen's payload is
+    ``/bin/bash -c``, under the same mounts."""
+    from twsrt.testing.engines import run_process
+
+    if sandbox is None:
+        return run_process(["sh", "-c", shell], env, workspace, timeout)
+    problem = mask_problem(sandbox, workspace)
+    if problem:  # Qwen refuses the call before bwrap starts
+        return Run(1, problem, 0.0)
+    scratch = Path(tempfile.mkdtemp(prefix="qwen-sandbox-", dir=scratch_root))
+    try:
+        inside = {**env, "TMPDIR": str(scratch), "TMP": str(scratch), "TEMP": str(scratch)}
+        inside["QWEN_CODE"] = "1"
+        args = qwen_bwrap_args(sandbox, workspace, scratch)
+        argv = [str(bwrap), *args, "--", "sh", "-c", shell]
+        return run_process(argv, inside, workspace, timeout)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 ENGINE = QwenEngine
