@@ -14,6 +14,7 @@ network opened by hand) makes the probes FAIL, never PASS."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -141,6 +142,32 @@ def test_the_marks_tell_a_sandbox_from_none(observed: dict[str, dict[str, bool]]
     assert not none["leases"] and not none["scratch"]
     assert write == {m: m in ("read-home", "inside", ".git", "leases", "scratch") for m in MARKS}
     assert readonly == {**dict.fromkeys(MARKS, False), "net": True}, readonly
+
+
+def test_backend_auto_without_bwrap_refuses_to_start(
+    observed: dict[str, dict[str, bool]], tmp_path: Path
+) -> None:
+    """``auto`` has no fallback: with ``/usr/bin/bwrap`` hidden (an outer bubblewrap binds
+    /dev/null over it), Qwen's capability probe at start fails and no command runs, so there is
+    nothing unsandboxed for the engine to model. The control is the ``write-closed`` run, whose
+    same settings run ``touch inside``."""
+    binary = qwen_bin()
+    outer = require_tool("bwrap", locate_tool("bwrap", "TWSRT_BWRAP_BIN", BWRAP_DEFAULT))
+    hide = [outer, "--dev-bind", "/", "/", "--ro-bind", "/dev/null", "/usr/bin/bwrap", binary]
+    wrapper = tmp_path / "qwen"
+    wrapper.write_text(f'#!/bin/sh\nexec {shlex.join(hide)} "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o700)
+    setup = _setup(Path(tempfile.mkdtemp(prefix="twsrt-qwen-nobwrap-", dir="/var/tmp")), None)
+    try:
+        setup.settings = {"tools": {"executionSandbox": SANDBOXES["write-closed"]}}
+        setup.write()
+        with FakeChat().serving() as fake:
+            ran = run_qwen(str(wrapper), fake, "nobwrap", setup, [Call("touch inside")])
+        assert ran.returncode != 0 and "Sandbox capability probe failed" in ran.stderr, ran
+        assert not (setup.workspace / "inside").exists()
+    finally:
+        shutil.rmtree(setup.root, ignore_errors=True)
+    assert observed["real-write-closed"]["inside"]
 
 
 # ------------------------------------------------------------------ whole runs of the engine
