@@ -14,6 +14,7 @@ network opened by hand) makes the probes FAIL, never PASS."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import tempfile
@@ -231,6 +232,14 @@ def _explain(report: ProbeReport) -> str:
     return "\n".join(f"{r.probe.name}: {r.verdict.value} {r.detail}" for r in report.results)
 
 
+def _cli(repo: Path, bwrap: str) -> Any:
+    """``twsrt test --engine qwen`` on the config in ``repo``, in process."""
+    from support.cli import run_cli
+
+    env = {**os.environ, "TWSRT_BWRAP_BIN": bwrap}
+    return run_cli(["test", "-c", str(repo / "twsrt.toml"), "--engine", "qwen"], cwd=repo, env=env)
+
+
 @pytest.fixture(scope="module")
 def bwrap() -> str:
     return require_tool("bwrap", locate_tool("bwrap", "TWSRT_BWRAP_BIN", BWRAP_DEFAULT))
@@ -261,6 +270,11 @@ def test_the_generated_file_passes_or_gaps_with_its_rules(tmp_path: Path, bwrap:
     assert {v for v, _ in _verdicts(report, "write-outside")} == {"PASS"}
     assert ("GAP", "TWS487") in _verdicts(report, "mandatory"), _explain(report)
     assert report.exit_code == 0
+    ran = _cli(tmp_path / "repo", bwrap)
+    assert ran.returncode == 0, ran
+    assert "qwen  GAP" in ran.stdout and "(engine gap TWS484)" in ran.stdout, ran.stdout
+    assert "twsrt test: qwen:" in ran.stdout and " pass, " in ran.stdout
+    assert "FAIL" not in ran.stdout
 
 
 def test_the_file_without_its_sandbox_fails(tmp_path: Path, bwrap: str) -> None:
@@ -273,6 +287,8 @@ def test_the_file_without_its_sandbox_fails(tmp_path: Path, bwrap: str) -> None:
     assert denies and {r.verdict for r in denies} == {Verdict.FAIL}, _explain(report)
     assert {r.verdict for r in report.results if r.probe.kind == "write-outside"} == {Verdict.FAIL}
     assert report.exit_code != 0
+    ran = _cli(tmp_path / "repo", bwrap)
+    assert ran.returncode == 1 and "qwen  FAIL    deny-read ~/secret.txt" in ran.stdout, ran
 
 
 def test_a_filesystem_or_network_opened_by_hand_fails(tmp_path: Path, bwrap: str) -> None:
