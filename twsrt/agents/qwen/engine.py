@@ -10,7 +10,8 @@ runs the same actions in both):
   ``workspace-write``, ``network`` ``open`` or ``closed``, ``backend`` ``auto`` or ``bwrap``,
   no other member); without one Qwen runs every command unsandboxed (with an invalid one it does
   not start), so the engine runs the probes unsandboxed (every deny probe fails: never a PASS).
-  ``auto`` always means bwrap on Linux: there is no fallback to another backend.
+  ``auto`` always means bwrap on Linux, with no fallback: without ``/usr/bin/bwrap`` Qwen
+  stops at start and runs nothing (docs/agents/qwen-observed.md, row 22).
 - ``--ro-bind / / --unshare-pid --proc /proc --dev /dev --die-with-parent``, then a fresh
   scratch directory bound read-write (``$TMPDIR/qwen-sandbox-XXXXXX``, which ``TMPDIR``, ``TMP``
   and ``TEMP`` name inside; removed after the command), the directory Qwen starts in bound
