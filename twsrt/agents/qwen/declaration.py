@@ -24,11 +24,6 @@ STATE_FILES = (
     ),
 )
 
-_NO_ENGINE = (
-    "Qwen Code builds its bwrap sandbox in its own process for each tool call, so it cannot "
-    "be started without the agent; tests/real drive the real agent headless instead"
-)
-
 _PROJECT_LAYER_COMMENT = """\
 # @LABEL@'s execution sandbox lets a command write the directory it starts in, so it can plant
 # a .qwen/settings.json whose allow rules the next headless launch runs (@ID@). Accepted here
@@ -84,7 +79,7 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.qwen.effective",
     rules="twsrt.agents.qwen.rules",
     planted_layer_rules=(QWEN_PROJECT_LAYER_OPEN,),
-    no_engine=_NO_ENGINE,
+    engine="twsrt.agents.qwen.engine",
     config_template='# qwen_settings = "~/.qwen/settings.json"\n',
     accepted=(
         Accepted(
