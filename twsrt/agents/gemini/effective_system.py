@@ -21,6 +21,7 @@ user's sandbox keys; ``--yolo``'s network is the translation's TWS474.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,7 @@ def system_findings(ctx: Context) -> list[Finding]:
                     )
                 )
     if ctx.config.scope == "managed":
-        out += _policies_dir(host_path(_paths("policies")))
+        out += _policies_dir(host_path(_paths("policies")), ctx.config.display_path)
     return out
 
 
@@ -96,7 +97,7 @@ def _paths(name: str) -> dict[str, str]:
     return {system: install_path(system, name) for system in SYSTEM_DIRS}
 
 
-def _policies_dir(directory: Path) -> list[Finding]:
+def _policies_dir(directory: Path, display: Callable[[Path], str]) -> list[Finding]:
     """TWS633 when this machine's admin policy directory exists and Gemini would skip it (its
     POSIX check; Windows checks ACLs, which twsrt does not read)."""
     if host_system() == "windows":
@@ -116,7 +117,7 @@ def _policies_dir(directory: Path) -> list[Finding]:
         finding(
             GEMINI_ADMIN_POLICIES_SKIPPED,
             f"{'; '.join(problems)}: Gemini skips every admin policy file in it",
-            Location(str(directory)),
+            Location(display(directory)),
             agent=NAME,
         )
     ]

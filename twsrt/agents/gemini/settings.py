@@ -21,21 +21,28 @@ OWNED: Owned = {
     "security": ("toolSandboxing", "disableAlwaysAllow", "enablePermanentToolApproval"),
     "tools": ("sandboxNetworkAccess", "sandboxAllowedPaths"),
 }
-# a workspace file has no policy file beside it: it excludes the tools the policy file denies
+# a workspace file has no policy file beside it: it excludes the tools the policy file denies;
+# the project's own exclusions stay beside twsrt's (a list merged, not replaced)
 PROJECT_OWNED: Owned = {**OWNED, "tools": (*OWNED["tools"], "exclude")}
+MERGED_LISTS = ("exclude",)
 
 
 def settings_file(owned: Owned) -> JsonSettings:
-    """The JSON-settings kit of a file whose ``owned`` members twsrt replaces."""
+    """The JSON-settings kit of a file whose ``owned`` members twsrt replaces (a list of
+    ``MERGED_LISTS``: keeps the file's own entries and adds twsrt's)."""
 
     def merge(existing: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
         """New values of the objects twsrt owns members of; their other keys are kept."""
         updates: dict[str, Any] = {}
         for section, keys in owned.items():
             current = existing.get(section)
-            part = copy_for_merge(current if isinstance(current, dict) else {}, replaced=keys)
+            current = current if isinstance(current, dict) else {}
+            part = copy_for_merge(current, replaced=keys)
             for key in keys:
                 value = settings[section][key]
+                own = current.get(key) if key in MERGED_LISTS else None
+                if isinstance(own, list):
+                    value = [*own, *(item for item in value if item not in own)]
                 part[key] = list(value) if isinstance(value, list) else value
             updates[section] = part
         return updates
