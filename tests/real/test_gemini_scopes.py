@@ -229,6 +229,8 @@ def test_the_system_sandbox_holds_against_a_user_false(runs: dict[str, Observed]
     assert system.status(0) == "success" and system.exists("ws/inside")
     assert not system.exists("outside/o")
     assert control.status(1) == "success" and control.exists("outside/o")
+    # bwrap's mount points for the files it binds read-only, left in the launch directory
+    assert system.exists("ws/.geminiignore") and not control.exists("ws/.geminiignore")
 
 
 def test_the_system_settings_variable_replaces_the_system_file(
