@@ -8,6 +8,8 @@ the tests run as root, so its files are root-owned as a deployment makes them):
 - an admin deny refuses a command, and an admin ask one, that the strongest user allow
   (priority 998) runs in the control; and ``security.disableAlwaysAllow`` (in every settings
   file twsrt writes) drops the user's ``auto-saved.toml`` rules (priority 950) altogether;
+- an admin ``argsPattern`` is matched as written: a ``~/`` path does not match the user's home
+  (TWS488), where the absolute spelling denies the read;
 - a group-writable admin policy directory is skipped with a warning (TWS633);
 - the system settings' ``security.toolSandboxing: true`` holds against a user ``false`` (a write
   outside the launch directory is not made; the control writes it), and
@@ -17,7 +19,7 @@ Project scope (``twsrt generate -w --project``): the workspace ``.gemini/setting
 its sandbox against a user ``false`` and takes the web tools out of the run, with folder trust
 off and in a trusted folder; started in a subdirectory, Gemini does not read it (TWS491).
 
-Twelve headless runs of the fake model (``gemini_client``), started together; files under
+Fourteen headless runs of the fake model (``gemini_client``), started together; files under
 /var/tmp, as the tool sandbox mounts a private tmpfs over /tmp.
 """
 
@@ -35,6 +37,8 @@ from pathlib import Path
 
 import pytest
 from support.cli import run_cli
+
+from twsrt.agents.gemini.translate import path_pattern, toml_value
 
 from .gemini_client import Call, Run, Setup, deny_rule, gemini_bin, run_gemini
 from .private_etc import private_etc
@@ -101,6 +105,14 @@ class Observed:
         return (self.case.setup.root / relative).exists()
 
 
+class HomeInWorkspace(Setup):
+    """A run whose HOME lies inside the workspace, so the file tools may reach it at all."""
+
+    @property
+    def home(self) -> Path:
+        return self.root / "ws" / "home"
+
+
 class SubdirSetup(Setup):
     """A run that starts in ``ws/sub``, below the workspace that holds the project file."""
 
@@ -138,6 +150,19 @@ def _cases(base: Path) -> dict[str, Case]:
         (setup.home / ".gemini" / "policies").mkdir(exist_ok=True)
         (setup.home / ".gemini" / "policies" / "auto-saved.toml").write_text(AUTO_SAVED)
         cases[name] = Case(setup, [Call("ln -s in l")], yolo=False)
+    for name, spelled in (("tilde", "~/secret"), ("tilde_control", None)):
+        setup = HomeInWorkspace(base / name)
+        setup.write()
+        (setup.home / "secret").write_text("HOME-SECRET\n")
+        etc = base / name / "etc"
+        (etc / "policies").mkdir(parents=True)
+        path = spelled or str(setup.home / "secret")
+        pattern = toml_value(path_pattern("file_path", path))
+        rule = f'[[rule]]\ntoolName = "read_file"\nargsPattern = {pattern}\n'
+        rule += 'decision = "deny"\npriority = 999\n'
+        (etc / "policies" / "twsrt.toml").write_text(rule)
+        read = Call(tool="read_file", args={"file_path": str(setup.home / "secret")})
+        cases[name] = Case(setup, [read], etc)
     moved = base / "moved-settings.json"
     moved.write_text("{}")
     for name, etc, env in (
@@ -205,6 +230,15 @@ def test_an_admin_deny_and_ask_outrank_the_strongest_user_allow(
     assert admin.status(1) == "error" and not admin.exists("ws/d")  # asked: refused headless
     assert control.status(0) == "success" and (control.case.setup.workspace / "l").is_symlink()
     assert control.status(1) == "success" and control.exists("ws/d")
+
+
+def test_an_admin_args_pattern_expands_no_tilde(runs: dict[str, Observed]) -> None:
+    """TWS488: the pattern of ``~/secret`` does not match the user's own ``$HOME/secret``;
+    the same rule with the absolute path denies the read."""
+    tilde, control = runs["tilde"], runs["tilde_control"]
+    assert "Policy file error" not in tilde.run.stderr, tilde.run.stderr
+    assert tilde.status(0) == "success"
+    assert control.error(0) == "policy_violation"
 
 
 def test_a_group_writable_admin_directory_is_skipped(runs: dict[str, Observed]) -> None:
