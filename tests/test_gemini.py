@@ -20,7 +20,8 @@ from twsrt.agents.gemini.declaration import ALLOW_PRIORITY, ASK_PRIORITY, DENY_P
 from twsrt.agents.gemini.translate import path_pattern, toml_value
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "gemini"
-POLICY_FILES = sorted(GOLDEN.glob("*/*expected.twsrt.toml"))
+# the user files and the managed admin files alike
+POLICY_FILES = sorted(GOLDEN.parent.glob("gemini*/*/*expected.twsrt.toml"))
 # what Gemini 0.61.0 puts at the user tier on its own (observed, docs/agents/gemini.md):
 # an "allow for all future sessions" rule at 950, and tools.allowed, which scores like 300
 AUTO_SAVED, TOOLS_ALLOWED = 950, 300

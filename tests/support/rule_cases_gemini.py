@@ -4,6 +4,7 @@ as written) and its effective check (a policy file beside twsrt's, policyPaths).
 from __future__ import annotations
 
 from support.rule_cases import Case, config
+from support.sandbox import Sandbox
 
 BOTH = (
     'gemini_settings = "home/.gemini/settings.json"\n'
@@ -78,5 +79,66 @@ CASES = [
             "home/.gemini/settings.json": SETTINGS,
             "home/.gemini/policies/auto-saved.toml": PEER,
         },
+    ),
+]
+
+
+def scoped(table: str) -> str:
+    """A twsrt.toml of one scope for Gemini alone (the managed tree under ``out``)."""
+    root = 'root = "out"\n' if table == "managed" else ""
+    return (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f'[{table}]\n{root}agents = ["gemini"]\n'
+    )
+
+
+SCOPED_SRT = """\
+{
+  "enabled": true,
+  "filesystem": {"denyRead": ["~/.ssh", "/srv/keys"], "allowWrite": ["."]}
+}
+"""
+
+
+def insecure_policies(box: Sandbox) -> None:
+    """This host's admin policy directory, writable by its group (Gemini skips it)."""
+    path = box.home.parent / "host-root" / "etc" / "gemini-cli" / "policies"
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o775)
+
+
+def system_settings(box: Sandbox) -> None:
+    """This host's system settings, switching the tool sandbox off for every user."""
+    path = box.home.parent / "host-root" / "etc" / "gemini-cli" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{\n  "security": {"toolSandboxing": false}\n}\n', encoding="utf-8")
+
+
+CASES += [
+    Case(
+        "gemini-managed",
+        {
+            "TWS488": ".srt-settings.json:3:31",
+            "TWS490": ".srt-settings.json:2:3",
+            "TWS633": "host-root/etc/gemini-cli/policies",
+            "TWS634": ".srt-settings.json:2:3",
+        },
+        files={"twsrt.toml": scoped("managed"), ".srt-settings.json": SCOPED_SRT},
+        setup=insecure_policies,
+        env={"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "{home}/elsewhere.json"},
+    ),
+    Case(
+        "gemini-project",
+        {
+            "TWS489": ".srt-settings.json:3:17",
+            "TWS491": "twsrt.toml:5:2",
+        },
+        files={"twsrt.toml": scoped("project"), ".srt-settings.json": SCOPED_SRT},
+    ),
+    Case(
+        "gemini-system-settings",
+        {"TWS635": "host-root/etc/gemini-cli/settings.json:2:16"},
+        files={"twsrt.toml": config(BOTH)},
+        setup=system_settings,
     ),
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from support.cli import Run, run_cli
+from twsrt.agents.gemini.declaration import SYSTEM_SETTINGS_VARIABLE as SYSTEM_SETTINGS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,8 +79,9 @@ class Sandbox:
         env = {
             k: v
             for k, v in os.environ.items()
-            # CODEX_HOME: the user's Codex config that project-scope checks read (TWS616)
-            if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR", "CODEX_HOME")
+            # CODEX_HOME: the user's Codex config that project-scope checks read (TWS616);
+            # GEMINI_CLI_SYSTEM_SETTINGS_PATH: where Gemini's system settings are (TWS634/635)
+            if k not in ("TWSRT_CONFIG", "VISUAL", "EDITOR", "CODEX_HOME", SYSTEM_SETTINGS)
             and not k.startswith("TWSRT_")
         }
         env.update({"HOME": str(self.home), "NO_COLOR": "1", "LC_ALL": "C.UTF-8"})

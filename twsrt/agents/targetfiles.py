@@ -11,7 +11,7 @@ from typing import Any
 
 from twsrt.agents.base import Drift, DriftItem, Result, read_target
 from twsrt.agents.settingsmerge import splice_settings
-from twsrt.agents.targets import Members, compare, target_write
+from twsrt.agents.targets import NEW_FILE_MODE, Members, compare, target_write
 from twsrt.config import Config
 from twsrt.diffs import View, whole
 from twsrt.documents import Documents
@@ -76,6 +76,7 @@ class TargetFiles:
 
     config: Config
     documents: Documents  # the run's (the context's): each file read and parsed once
+    mode: int = NEW_FILE_MODE  # a new file's (a managed tree's: MANAGED_FILE_MODE, readable)
     changes: list[Change] = field(default_factory=list)
     drift: list[Drift] = field(default_factory=list)
 
@@ -93,7 +94,7 @@ class TargetFiles:
         display = self.config.display_path(path)
         disk = read_target(path, display, self.config, self.documents)
         new = text if isinstance(text, str) else text(disk, display)
-        self.changes.append(target_write(path, display, new, disk))
+        self.changes.append(target_write(path, display, new, disk, mode=self.mode))
         self.drift.append(compare(display, key, disk, new, items, view, form))
 
     def settings(

@@ -5,71 +5,32 @@ byte kept.
 One pair of files serves every launch, with or without ``--yolo``: Gemini reads no per-mode
 file, so both approval modes compile the same bytes (as Codex's do) and the yolo-only losses
 are findings. The package: ``declaration`` (keys, layers, priorities), ``rules``, ``translate``
-(the pure translation), ``effective`` (the files beside twsrt's that Gemini also loads); this
-module compiles one run (shared machinery: ``agents.targets``, ``agents.targetfiles``).
+(the pure translation), ``settings`` (the owned members and their merge), ``managed`` and
+``project`` (the other two scopes), ``effective`` (the files beside twsrt's that Gemini also
+loads); this module compiles a user-scope run (shared machinery: ``agents.targets``,
+``agents.targetfiles``).
 """
 
 from __future__ import annotations
 
-import tomllib
-from typing import Any
-
 from twsrt.agents.abspaths import unpinned_home
-from twsrt.agents.base import Context, DeclaredAgent, DriftItem, Result
+from twsrt.agents.base import Context, DeclaredAgent, Result
 from twsrt.agents.gemini.declaration import AGENT_SPEC, NAME, POLICY_KEY, SETTINGS_KEY
+from twsrt.agents.gemini.managed import compile_managed
+from twsrt.agents.gemini.project import compile_project
 from twsrt.agents.gemini.rules import GEMINI_POLICY_NOT_WRITTEN, GEMINI_SANDBOX_NOT_WRITTEN
-from twsrt.agents.gemini.translate import Compiled, translate
-from twsrt.agents.settingsmerge import copy_for_merge
+from twsrt.agents.gemini.settings import SETTINGS_FILE, policy_items
+from twsrt.agents.gemini.translate import translate
 from twsrt.agents.srtkeys import unenforced_suffix
-from twsrt.agents.targetfiles import JsonSettings, TargetFiles
-from twsrt.agents.targets import Members
+from twsrt.agents.targetfiles import TargetFiles
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
-
-# the settings members twsrt owns, by object; every other key of the file is the user's
-OWNED = {
-    "security": ("toolSandboxing", "disableAlwaysAllow", "enablePermanentToolApproval"),
-    "tools": ("sandboxNetworkAccess", "sandboxAllowedPaths"),
-}
-
-SETTINGS = Members({section: dict.fromkeys(keys, True) for section, keys in OWNED.items()})
-
-
-def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
-    """New values of the objects twsrt owns members of (pure); their other keys are kept."""
-    updates: dict[str, Any] = {}
-    for section, keys in OWNED.items():
-        current = existing.get(section)
-        part = copy_for_merge(current if isinstance(current, dict) else {}, replaced=keys)
-        for key in keys:
-            value = compiled.settings[section][key]
-            part[key] = list(value) if isinstance(value, list) else value
-        updates[section] = part
-    return updates
-
-
-SETTINGS_FILE = JsonSettings(merge, {"/security": dict, "/tools": dict}, SETTINGS)
-
-
-def policy_items(text: str) -> list[DriftItem]:
-    """Each rule of a policy file as ``decision@priority -> what it matches``, so drift names
-    the rule that changed; a file that does not parse is its lines."""
-    try:
-        rules = tomllib.loads(text).get("rule", [])
-    except tomllib.TOMLDecodeError:
-        return [DriftItem("line", line) for line in text.splitlines() if line.strip()]
-    items = []
-    for rule in rules if isinstance(rules, list) else []:
-        if not isinstance(rule, dict):
-            continue
-        subject = rule.get("commandPrefix", rule.get("argsPattern", rule.get("toolName")))
-        key = f"{rule.get('decision')}@{rule.get('priority')}"
-        items.append(DriftItem(key, subject if isinstance(subject, str) else str(subject)))
-    return items
 
 
 class GeminiAgent(DeclaredAgent):
     spec = AGENT_SPEC
+    # the admin policy and system settings per OS; the workspace's .gemini/settings.json
+    scoped = {"managed": compile_managed, "project": compile_project}
 
     def compile_user(self, ctx: Context) -> Result:
         home, mode = ctx.config.output_home, ctx.sandbox_mode
@@ -99,7 +60,7 @@ class GeminiAgent(DeclaredAgent):
         if policy_path is not None:
             files.add(POLICY_KEY, policy_path, text, policy_items, form=True)
         if settings_path is not None:
-            files.settings(SETTINGS_KEY, settings_path, SETTINGS_FILE, compiled)
+            files.settings(SETTINGS_KEY, settings_path, SETTINGS_FILE, compiled.settings)
         return files.result(NAME, preview, findings, origins=compiled.origins)
 
 

@@ -11,6 +11,64 @@ from twsrt.agents.targets import agent_finding
 NAME = "gemini"
 LABEL = "Gemini"
 POLICY_KEY, SETTINGS_KEY = "gemini_policy", "gemini_settings"
+PROJECT_KEY = "gemini_project_settings"
+
+# Where Gemini CLI 0.61.0 reads its system layer on each OS (bundle: Storage.getSystemConfigDir;
+# the settings path alone moves with $GEMINI_CLI_SYSTEM_SETTINGS_PATH), and where each file lies
+# in the managed output tree: DIR/<os>/<that path from the filesystem root>.
+SYSTEM_DIRS = {
+    "linux": "/etc/gemini-cli",
+    "macos": "/Library/Application Support/GeminiCli",
+    "windows": "C:\\ProgramData\\gemini-cli",
+}
+SYSTEM_SETTINGS_VARIABLE = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
+ADMIN_POLICY_NAME = "policies/twsrt.toml"
+TREE_DIRS = {
+    "linux": "linux/etc/gemini-cli",
+    "macos": "macos/Library/Application Support/GeminiCli",
+    "windows": "windows/ProgramData/gemini-cli",
+}
+
+
+def install_path(system: str, name: str) -> str:
+    """Where a file of the system layer is deployed on ``system`` (``name`` below its dir)."""
+    base = SYSTEM_DIRS[system]
+    return base + ("\\" + name.replace("/", "\\") if system == "windows" else "/" + name)
+
+
+# the managed targets per OS: (policy key, settings key)
+MANAGED_KEYS = {
+    system: (f"gemini_managed_policy_{system}", f"gemini_managed_settings_{system}")
+    for system in SYSTEM_DIRS
+}
+MANAGED_TARGETS = tuple(
+    target
+    for system, tree in TREE_DIRS.items()
+    for target in (
+        TargetSpec(
+            MANAGED_KEYS[system][0],
+            "policy-toml",
+            f"Gemini CLI admin policy file for {system}, in the managed output tree (deployed as "
+            f"{install_path(system, ADMIN_POLICY_NAME)}; its directory root-owned, not group- "
+            "or world-writable).",
+            f"{tree}/{ADMIN_POLICY_NAME}",
+            r"(?:gemini-cli|GeminiCli)/policies/[^/]*\.toml",
+            scaffold=False,
+            scope="managed",
+        ),
+        TargetSpec(
+            MANAGED_KEYS[system][1],
+            "json-settings",
+            f"Gemini CLI system settings for {system}, in the managed output tree (deployed as "
+            f"{install_path(system, 'settings.json')}): the sandbox keys, which override the "
+            "user's and the workspace's.",
+            f"{tree}/settings.json",
+            r"(?:gemini-cli|GeminiCli)/settings\.json",
+            scaffold=False,
+            scope="managed",
+        ),
+    )
+)
 
 # What Gemini CLI 0.61.0 writes for itself in ~/.gemini (names read from its bundle).
 STATE_FILES = (
@@ -49,6 +107,19 @@ AGENT_SPEC = AgentSpec(
             r"\.gemini/policies/[^/]*\.toml",
             home_dependent=True,
         ),
+        # project scope (agents/gemini/project.py): the workspace settings' sandbox keys
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "Gemini CLI workspace settings (project scope; default .gemini/settings.json under "
+            "the project root): the sandbox keys and the web tools excluded.",
+            ".gemini/settings.json",
+            r"\.gemini/settings\.json",
+            scaffold=False,
+            scope="project",
+        ),
+        # managed scope (agents/gemini/managed.py): admin policy and system settings per OS
+        *MANAGED_TARGETS,
     ),
     # what Gemini CLI 0.61.0 loads (its bundle's Storage paths; workspace policy files are
     # switched off in that version, observed, but it is still a layer a later version reads)

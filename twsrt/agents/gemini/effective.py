@@ -8,15 +8,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from twsrt.agents.base import Context
-from twsrt.agents.gemini.declaration import ASK_PRIORITY, NAME, POLICY_KEY, SETTINGS_KEY
+from twsrt.agents.gemini.declaration import (
+    ASK_PRIORITY,
+    NAME,
+    POLICY_KEY,
+    PROJECT_KEY,
+    SETTINGS_KEY,
+)
 from twsrt.agents.gemini.rules import GEMINI_PEER_POLICY_RULE, GEMINI_POLICY_PATHS
 from twsrt.effective import Layer, child, load_layer, report
 from twsrt.findings import Finding, quoted
 
 
 def findings(ctx: Context) -> list[Finding]:
-    out: list[Finding] = []
-    settings = ctx.config.targets.get(SETTINGS_KEY)
+    from twsrt.agents.gemini.effective_system import system_findings
+
+    out: list[Finding] = system_findings(ctx) if ctx.config.scope != "project" else []
+    if ctx.config.scope == "managed":
+        return out  # the tree's own files are generated whole or owned key by key
+    key = PROJECT_KEY if ctx.config.scope == "project" else SETTINGS_KEY
+    settings = ctx.config.targets.get(key)
     if settings is not None:
         layer, problems = load_layer(settings, "json", NAME, ctx.config, ctx.documents)
         out += problems

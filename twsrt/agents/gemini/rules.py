@@ -163,3 +163,105 @@ GEMINI_PEER_POLICY_RULE = Rule(
     'future sessions" writes at 950) that allows or asks at 990 or above can win over '
     "them. Lower its priority below 990 or delete it.",
 )
+
+
+GEMINI_MANAGED_HOME_PATH = Rule(
+    "TWS488",
+    "gemini-managed-home-path",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "A `~` deny path has no place in Gemini's admin policy file.",
+    "Gemini CLI matches a file-tool rule's `argsPattern` against the call's arguments as "
+    "they are: it expands no `~` or variable in it, and one admin file serves every user of "
+    "the machine, so no home can be pinned. twsrt leaves a `~/...` denyRead or denyWrite out "
+    "of the admin policy file (absolute paths are compiled exactly; relative ones are TWS421 as "
+    "in every scope). Keep the user-scope `gemini_policy` target for those paths, or write them "
+    "absolute.",
+)
+
+GEMINI_PROJECT_RULES_LOST = Rule(
+    "TWS489",
+    "gemini-project-rules-lost",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "A Gemini project file cannot carry the bash rules or the file-tool denies.",
+    "Gemini CLI 0.61.0 ignores workspace policy files (`.gemini/policies/`, observed: it "
+    "hard-codes them off), and a workspace `settings.json` has no deny rule for a command or a "
+    "path. The project file twsrt writes carries the sandbox keys and excludes the web tools; "
+    "the policy's bash rules and its denyRead/denyWrite file-tool rules need the user-scope "
+    "`gemini_policy` target or the managed admin policy.",
+)
+
+GEMINI_SYSTEM_SETTINGS_MOVABLE = Rule(
+    "TWS490",
+    "gemini-system-settings-movable",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "A user can point Gemini at other system settings with GEMINI_CLI_SYSTEM_SETTINGS_PATH.",
+    "Gemini CLI reads its system settings from the path in `$GEMINI_CLI_SYSTEM_SETTINGS_PATH` "
+    "when that variable is set, instead of the system file (observed with 0.61.0): a user who "
+    "sets it in their shell escapes the managed `security.toolSandboxing: true`. The admin "
+    "policy directory has no such variable and stays bound. Clear or pin the variable in the "
+    "environment your users' shells start with (`/etc/environment`, a login profile), or run "
+    "Gemini under srt.",
+)
+
+GEMINI_ADMIN_POLICIES_SKIPPED = Rule(
+    "TWS633",
+    "gemini-admin-policies-skipped",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Gemini skips this machine's admin policy directory: it is not root-owned or is writable by "
+    "group or others.",
+    "Gemini CLI 0.61.0 loads the admin policy directory (`/etc/gemini-cli/policies` on Linux) "
+    "only when it is owned by root and neither group- nor world-writable; otherwise it prints "
+    '"Security Warning: Skipping system policies" and loads none of its files (observed). Fix '
+    "it with `chown root:root` and `chmod 755` on the directory.",
+)
+
+GEMINI_SYSTEM_SETTINGS_MOVED = Rule(
+    "TWS634",
+    "gemini-system-settings-moved",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH is set: Gemini reads another file as its system settings.",
+    "With `$GEMINI_CLI_SYSTEM_SETTINGS_PATH` set, Gemini CLI reads that file instead of the "
+    "system settings the managed tree deploys (observed with 0.61.0), so their "
+    "`security.toolSandboxing: true` no longer binds. Unset the variable.",
+)
+
+GEMINI_SYSTEM_SETTINGS_WIDER = Rule(
+    "TWS635",
+    "gemini-system-settings-wider",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "This machine's Gemini system settings set a sandbox key wider than the policy.",
+    "Gemini CLI applies its system settings over the user's and the workspace's (observed with "
+    "0.61.0), so a system `security.toolSandboxing: false`, `tools.sandboxNetworkAccess: true`, "
+    "a non-empty `tools.sandboxAllowedPaths` or a `security.disableAlwaysAllow: false` wins "
+    "over what twsrt writes into the user file. Regenerate the system file in managed scope "
+    "(`twsrt generate --managed DIR`) and deploy it, or remove the key.",
+)
+
+GEMINI_PROJECT_LAUNCH_ROOT = Rule(
+    "TWS491",
+    "gemini-project-launch-root",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Gemini loads a project's .gemini/settings.json only from the directory it starts in, and "
+    "only in a trusted folder.",
+    "Observed with Gemini CLI 0.61.0 (tests/real/test_gemini_scopes.py): the workspace "
+    "settings are `.gemini/settings.json` of the directory Gemini starts in, merged over the "
+    "user's settings once the folder is trusted (`~/.gemini/trustedFolders.json`, "
+    "`GEMINI_CLI_TRUST_WORKSPACE=true`, or folder trust off); started in a subdirectory, "
+    "nothing of the project file applies and only the user's and system settings bind. A "
+    "headless run in an untrusted folder does not start at all. Start Gemini in the project "
+    "root, or keep the sandbox keys in the user settings as well.",
+)

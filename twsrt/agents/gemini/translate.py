@@ -25,6 +25,7 @@ from twsrt.agents.gemini.declaration import (
     _lossy,
 )
 from twsrt.agents.gemini.rules import (
+    GEMINI_MANAGED_HOME_PATH,
     GEMINI_MANDATORY_NAMES_OPEN,
     GEMINI_NETWORK_OFF,
     GEMINI_NETWORK_OPEN,
@@ -80,8 +81,8 @@ class Compiled:
     # a rule's command prefix or argsPattern -> the policy entry it came from (drift)
     origins: dict[str, Location] = field(default_factory=dict)
 
-    def policy_text(self) -> str:
-        return HEADER + "".join("\n" + rule.text() for rule in self.rules)
+    def policy_text(self, header: str = HEADER) -> str:
+        return header + "".join("\n" + rule.text() for rule in self.rules)
 
 
 def toml_value(value: str | list[str]) -> str:
@@ -109,29 +110,36 @@ def path_pattern(argument: str, path: str) -> str:
     return f'"{argument}":"{regex_literal(encoded.rstrip("/"))}(?:/|")'
 
 
-def translate(policy: Policy, home: str, sandbox_mode: str) -> tuple[Compiled, list[Finding]]:
-    """The policy file's rules and the settings keys for one sandbox mode, with findings."""
+class NoHome(HomePaths):
+    """No home to expand ``~`` with (an admin file serves every user): ``~`` paths stay as
+    written, and ``_file_rules`` leaves them out with TWS488."""
+
+    def __init__(self) -> None:
+        super().__init__("/")
+
+    def expand(self, path: str) -> str:
+        return path
+
+
+def translate(
+    policy: Policy, home: str | None, sandbox_mode: str
+) -> tuple[Compiled, list[Finding]]:
+    """The policy file's rules and the settings keys for one sandbox mode, with findings;
+    ``home`` None for the admin policy file, which cannot hold a ``~`` path."""
     full_access = sandbox_mode == "danger-full-access"
     if not policy.enabled and not full_access:
         raise disabled_sandbox(policy, NAME, "write a Gemini sandbox")
     out, findings = Compiled(), list[Finding]()
     _shell_rules(policy, out, findings)
     out.rules.append(PolicyRule(WEB_TOOLS, "deny", DENY_PRIORITY))
-    paths = HomePaths(home)
+    paths = NoHome() if home is None else HomePaths(home)
     _file_rules(policy, paths, out, findings, sandboxed=not full_access)
     if sandbox_mode == "read-only":
         out.rules.append(PolicyRule(WRITE_FILE_TOOLS, "deny", DENY_PRIORITY))
     out.home_used = paths.used
-    out.settings = {
-        "security": {
-            "toolSandboxing": not full_access,
-            "disableAlwaysAllow": True,
-            "enablePermanentToolApproval": False,
-        },
-        "tools": {"sandboxNetworkAccess": False, "sandboxAllowedPaths": []},
-    }
+    out.settings = settings_of(sandbox_mode)
     if not full_access:
-        findings += _sandbox_findings(policy, sandbox_mode)
+        findings += sandbox_findings(policy, sandbox_mode)
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return out, findings
 
@@ -168,6 +176,8 @@ def _file_rules(
 ) -> None:
     """Deny rules on the file tools for every absolute denyRead and denyWrite path."""
     written: set[tuple[str, str]] = set()
+    # the ``~`` paths an admin file cannot hold, by origin (the protected set shares one)
+    unpinned: dict[Location, list[str]] = {}
     for key, rules, tools in (
         ("denyRead", policy.deny_read, READ_FILE_TOOLS + WRITE_FILE_TOOLS),
         ("denyWrite", policy.deny_write, WRITE_FILE_TOOLS),
@@ -177,6 +187,9 @@ def _file_rules(
                 continue  # a denyRead entry restated: its rules above cover the write tools
             path = deny_path(rule, key, paths, findings, PATHS)
             if path is None:
+                continue
+            if path == "~" or path.startswith("~/"):
+                unpinned.setdefault(rule.origin, []).append(f"{key} '{quoted(rule.path)}'")
                 continue
             for argument, named in (("file_path", tools), ("dir_path", DIRECTORY_TOOLS)):
                 if key == "denyWrite" and argument == "dir_path":
@@ -197,9 +210,30 @@ def _file_rules(
                         rule.origin,
                     )
                 )
+    for origin, lost in unpinned.items():
+        findings.append(
+            _lossy(
+                GEMINI_MANAGED_HOME_PATH,
+                f"{', '.join(lost)}: under ~, which Gemini does not expand in an argsPattern "
+                "and one admin file cannot pin for every user; not in the admin policy file",
+                origin,
+            )
+        )
 
 
-def _sandbox_findings(policy: Policy, sandbox_mode: str) -> list[Finding]:
+def settings_of(sandbox_mode: str) -> dict[str, Any]:
+    """The settings members twsrt owns, for one sandbox mode (every scope's settings file)."""
+    return {
+        "security": {
+            "toolSandboxing": sandbox_mode != "danger-full-access",
+            "disableAlwaysAllow": True,
+            "enablePermanentToolApproval": False,
+        },
+        "tools": {"sandboxNetworkAccess": False, "sandboxAllowedPaths": []},
+    }
+
+
+def sandbox_findings(policy: Policy, sandbox_mode: str) -> list[Finding]:
     """What Gemini's tool sandbox enforces differently from srt, by the key behind it."""
     findings: list[Finding] = []
     roots = write_roots_location(policy)
