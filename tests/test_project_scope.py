@@ -36,6 +36,7 @@ TARGET = ".claude/settings.json"
 PROJECT_FILES = {
     "claude-project": ("claude", TARGET, ""),
     "deepcode-project": ("deepcode", ".deepcode/settings.json", 'home = "/home/user"\n'),
+    "qwen-project": ("qwen", ".qwen/settings.json", ""),
 }
 CASES = [(kind, name) for kind in PROJECT_FILES for name in case_names(kind)]
 

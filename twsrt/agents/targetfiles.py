@@ -11,7 +11,7 @@ from typing import Any
 
 from twsrt.agents.base import Drift, DriftItem, Result, read_target
 from twsrt.agents.settingsmerge import splice_settings
-from twsrt.agents.targets import Members, compare, target_write
+from twsrt.agents.targets import NEW_FILE_MODE, Members, compare, target_write
 from twsrt.config import Config
 from twsrt.diffs import View, whole
 from twsrt.documents import Documents
@@ -87,13 +87,15 @@ class TargetFiles:
         items: Callable[[str], list[DriftItem]],
         view: View = whole,
         form: bool = False,
+        mode: int = NEW_FILE_MODE,
     ) -> None:
         """The file ``key`` names at ``path``: ``text`` (or ``text(disk_text, display)``) written
-        and compared with what is on disk (``compare``'s ``items``, ``view`` and ``form``)."""
+        (a new file with ``mode``) and compared with what is on disk (``compare``'s ``items``,
+        ``view`` and ``form``)."""
         display = self.config.display_path(path)
         disk = read_target(path, display, self.config, self.documents)
         new = text if isinstance(text, str) else text(disk, display)
-        self.changes.append(target_write(path, display, new, disk))
+        self.changes.append(target_write(path, display, new, disk, mode=mode))
         self.drift.append(compare(display, key, disk, new, items, view, form))
 
     def settings(
@@ -103,16 +105,18 @@ class TargetFiles:
         settings: JsonSettings,
         managed: Any,
         members: Members | None = None,
+        mode: int = NEW_FILE_MODE,
     ) -> None:
         """A JSON settings file: ``managed`` spliced into the user's file, drift in its members
-        (``members``: this run's, where they vary with the managed content)."""
+        (``members``: this run's, where they vary with the managed content); a new file gets
+        ``mode`` (a managed file is for every user: ``MANAGED_FILE_MODE``)."""
         documents = self.documents
         owned = (members or settings.members).using(documents)
 
         def text(disk: str | None, display: str) -> str:
             return settings.merged_text(disk, display, managed, documents)
 
-        self.add(key, path, text, owned.text_items, owned.view)
+        self.add(key, path, text, owned.text_items, owned.view, mode=mode)
 
     def result(
         self, agent: str, preview: Callable[[], str], findings: list[Finding], **more: Any

@@ -60,10 +60,13 @@ class Compiled:
         return {VERSION_KEY: SETTINGS_VERSION, "permissions": self.lists(), "tools": tools}
 
 
-def translate(policy: Policy, sandbox_mode: str, yolo: bool) -> tuple[Compiled, list[Finding]]:
+def translate(
+    policy: Policy, sandbox_mode: str, yolo: bool, *, sandbox: bool = True
+) -> tuple[Compiled, list[Finding]]:
     """The settings members for one sandbox and approval mode, with findings. The bytes do not
-    depend on ``yolo`` (Qwen reads one file in both modes); only the findings do."""
-    full_access = sandbox_mode == "danger-full-access"
+    depend on ``yolo`` (Qwen reads one file in both modes); only the findings do. Without
+    ``sandbox`` (a project file, where Qwen ignores it) only the rules are compiled."""
+    full_access = sandbox_mode == "danger-full-access" or not sandbox
     if not policy.enabled and not full_access:
         raise disabled_sandbox(policy, NAME, "write a Qwen execution sandbox")
     out, findings = Compiled(), list[Finding]()
