@@ -27,9 +27,9 @@ from .qwen_client import (
     Setup,
     permissions,
     qwen_bin,
+    read_file,
     run_all,
     scratch_dir,
-    read_file,
     write_file,
 )
 

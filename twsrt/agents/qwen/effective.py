@@ -1,6 +1,7 @@
 """Qwen Code: the user's keys beside twsrt's in ``~/.qwen/settings.json`` that grant more than
 the policy. ``tools.approvalMode: "yolo"`` makes every launch a ``--yolo`` one, which approves
-what twsrt's ask rules name (observed with 0.24.4, tests/real/test_qwen_generated.py)."""
+what twsrt's ask rules name (observed with 0.24.4, tests/real/test_qwen_generated.py). In
+managed scope, ``effective_managed`` checks the user's file under the system settings."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from twsrt.findings import Finding
 
 
 def findings(ctx: Context) -> list[Finding]:
+    if ctx.config.scope == "managed":  # the user's file under the system settings
+        from twsrt.agents.qwen import effective_managed
+
+        return effective_managed.findings(ctx)
     settings = ctx.config.targets.get(SETTINGS_KEY)
     if settings is None:
         return []
