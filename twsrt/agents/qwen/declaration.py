@@ -135,6 +135,10 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.qwen.effective",
     rules="twsrt.agents.qwen.rules",
     planted_layer_rules=(QWEN_PROJECT_LAYER_OPEN,),
+    # a project's rules are unioned with the user's, a deny before an ask before an allow (rows
+    # 7, 21), and the sandbox stays the user's (row 19): the user's lists and rules stay
+    project_lists_merge=True,
+    project_rules_merge=True,
     no_engine=_NO_ENGINE,
     config_template='# qwen_settings = "~/.qwen/settings.json"\n',
     accepted=(
