@@ -147,3 +147,45 @@ def test_managed_check_without_a_user_file_is_quiet(sandbox: Sandbox) -> None:
 )
 def test_shell_command_of_an_allow_rule(rule: str, command: str | None) -> None:
     assert shell_command(rule) == command
+
+
+def _system(sandbox: Sandbox, settings: dict[str, Any]) -> None:
+    """This machine's system settings, under the sandbox's $TWSRT_MANAGED_ROOT."""
+    path = sandbox.home.parent / "host-root" / "etc" / "qwen-code" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+USER_CONFIG = SOURCES + '\n[targets]\nqwen_settings = "home/.qwen/settings.json"\n'
+
+
+@pytest.mark.parametrize(
+    ("system", "expected"),
+    [
+        (
+            {
+                "tools": {"executionSandbox": {"filesystem": "workspace-write", "network": "open"}},
+                "permissions": {"allow": ["Shell(npm test)", "Shell(git status *)"]},
+            },
+            [
+                "the system settings' tools.executionSandbox opens the network",
+                "the system settings' allow rule 'Shell(npm test)'",
+            ],
+        ),
+        # control: the policy's own sandbox and no allow rule grant nothing more
+        ({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}}, []),
+    ],
+    ids=["wider", "control"],
+)
+def test_a_user_check_reads_this_machines_system_settings(
+    sandbox: Sandbox, system: dict[str, Any], expected: list[str]
+) -> None:
+    _setup(sandbox, USER_CONFIG)
+    assert sandbox.run("generate", "qwen", "-w").returncode == 0
+    _system(sandbox, system)
+    check = sandbox.run("check", "--agent", "qwen", "-v")
+    lines = [line for line in check.stdout.splitlines() if "TWS637" in line]
+    assert len(lines) == len(expected), lines
+    for line, text in zip(lines, expected, strict=True):
+        assert "etc/qwen-code/settings.json:" in line and "error[TWS637]" in line
+        assert text in line

@@ -177,3 +177,20 @@ QWEN_MANAGED_USER_ALLOW = Rule(
     "`~/.qwen/settings.json` on this machine. Remove the rule, or add the command to the "
     "policy's allow list.",
 )
+
+QWEN_SYSTEM_LAYER_GRANT = Rule(
+    "TWS637",
+    "qwen-system-layer-grant",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "This machine's Qwen system settings grant more than the policy.",
+    "Qwen Code 0.24.4 reads the system settings (`/etc/qwen-code/settings.json` on Linux, "
+    "`$TWSRT_MANAGED_ROOT` in twsrt's check) above the user's: their `tools.executionSandbox` "
+    "replaces the one twsrt writes into `~/.qwen/settings.json` (observed, "
+    "tests/real/test_qwen_managed_observed.py, row 25), and their allow rules are unioned with "
+    "the user's (row 26). A system sandbox that opens the network or writes the workspace where "
+    "the policy does not, or a system shell allow rule for a command the policy does not allow, "
+    "widens every user's Qwen on this machine. Generate the system file from the policy "
+    "(managed scope) and deploy it.",
+)
