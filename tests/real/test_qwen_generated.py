@@ -1,7 +1,8 @@
 """The real Qwen Code 0.24.4 on what twsrt generates for it: the settings file loads with no
 warning on stderr, and the agent's own shell and file tools are refused each forbidden action
 (a denied command, a denied path read by ``read_file``, a denied path written by
-``write_file``, a write outside the directory it starts in, a request to a local server) while
+``write_file``, a write outside the directory it starts in, a request to a local server by a
+command and by ``web_fetch``) while
 the same calls succeed in a control run without twsrt's file. Three more runs pin what twsrt
 reports rather than claims to enforce: ``--yolo`` approves an ask (the note TWS485: what yolo
 means for every agent), a user's ``tools.approvalMode: "yolo"`` does the same without the flag
@@ -61,7 +62,7 @@ def _srt(ws: Path) -> dict[str, Any]:
     }
 
 
-def generate(setup: Setup, extra: dict[str, Any] | None = None) -> str:
+def generate(setup: Setup, extra: dict[str, Any] | None = None, *options: str) -> str:
     """twsrt's Qwen settings for ``setup``, merged into a file that holds the login keys (and
     ``extra``), installed as its ~/.qwen/settings.json; check's JSON report."""
     repo = setup.root / "repo"
@@ -75,7 +76,7 @@ def generate(setup: Setup, extra: dict[str, Any] | None = None) -> str:
         'bash_rules = "bash.json"\n\n[targets]\nqwen_settings = "home/.qwen/settings.json"\n'
     )
     env = {"PATH": "/usr/bin:/bin", "HOME": str(setup.home), "TWSRT_NO_CACHE": "1"}
-    wrote = run_cli(["generate", "qwen", "-w"], cwd=repo, env=env)
+    wrote = run_cli(["generate", "qwen", "-w", *options], cwd=repo, env=env)
     assert wrote.returncode == 0, wrote.stderr
     checked = run_cli(["check", "--agent", "qwen", "--yolo", "--format", "json"], cwd=repo, env=env)
     setup.write()  # the workspace and TMPDIR; then the generated file, byte for byte
@@ -91,6 +92,17 @@ def _prepare(setup: Setup) -> None:
     (setup.root / "outside").mkdir()
 
 
+def _fetch_command(url: str) -> str:
+    """A fetch by python3 (no command Qwen knows) that writes ``net`` only with an answer."""
+    fetch = f"d = urllib.request.urlopen({url!r}, timeout=5).read()"
+    code = f"import urllib.request; {fetch}; open('net', 'wb').write(d)"
+    return "python3 -c " + shlex.quote(code)
+
+
+def _web_fetch(fake: FakeChat, name: str) -> Call:
+    return Call(tool="web_fetch", args={"url": fake.url("web-" + name), "prompt": "summarise"})
+
+
 def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
     """The forbidden actions through the agent's own tools, an ask, an allowed command."""
     ws = setup.workspace
@@ -100,7 +112,10 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
         write_file(ws / "guarded" / "new"),
         write_file(ws / "open.txt"),
         Call(f"echo x > {setup.root / 'outside' / 'o'}"),
-        Call(f"curl -s -m 5 -o net {fake.url('probe-' + name)}"),
+        # not curl: Qwen reads curl as a web fetch, which the WebFetch deny refuses before the
+        # sandbox is reached; python3 is no command Qwen knows, so this probes the sandbox
+        Call(_fetch_command(fake.url("probe-" + name))),
+        _web_fetch(fake, name),
         Call("echo x > .bashrc"),
         write_file(ws / ".qwen" / "settings.json", "{}\n"),
         Call("mkdir asked-dir"),
@@ -127,15 +142,19 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             ("control", False, {}, None),
             ("approval", True, {"yolo": False}, {"tools": {"approvalMode": "yolo"}}),
             ("plant", True, {}, None),
+            ("full_access", True, {}, None),
         ):
             setup = Setup(root / name)
             if twsrt:
-                out[f"{name}_check"] = generate(setup, extra)
+                mode = ("--sandbox", "danger-full-access") if name == "full_access" else ()
+                out[f"{name}_check"] = generate(setup, extra, *mode)
                 out[f"{name}_bytes"] = setup.user_settings.read_bytes()
             else:
                 setup.write()
             _prepare(setup)
-            calls = [Call(PLANT)] if name == "plant" else _calls(setup, fake, name)
+            calls = {"plant": [Call(PLANT)], "full_access": [_web_fetch(fake, name)]}.get(
+                name, _calls(setup, fake, name)
+            )
             plans[name] = (setup, calls, options)
         out.update(run_all(binary, fake, plans))
         # the next launch in the directory the planted file now lies in, headless
@@ -187,6 +206,22 @@ def test_a_write_outside_the_launch_directory_is_not_made(runs: dict[str, Any]) 
 def test_the_network_is_closed(runs: dict[str, Any]) -> None:
     assert "/probe-twsrt_yolo" not in runs["hits"] and not runs["twsrt_yolo"].exists("ws/net")
     assert "/probe-control" in runs["hits"] and runs["control"].exists("ws/net")
+
+
+def test_the_web_tools_are_refused(runs: dict[str, Any]) -> None:
+    """web_fetch runs in Qwen's own process, outside the sandbox, and --yolo approves its ask:
+    the control fetched the host. With the execution sandbox on, Qwen offers no web tool at all
+    (its sandboxed core tool list); without it (danger-full-access) twsrt's WebFetch deny
+    refuses the fetch (TWS498)."""
+    assert runs["twsrt_yolo"].result("web_fetch").denied
+    assert "/web-twsrt_yolo" not in runs["hits"]
+    full = runs["full_access"]
+    assert "executionSandbox" not in json.loads(runs["full_access_bytes"]).get("tools", {})
+    assert full.result("web_fetch").denied
+    assert 'deny rule: "WebFetch"' in full.result("web_fetch").output
+    assert "/web-full_access" not in runs["hits"]
+    assert runs["control"].result("web_fetch").status == "success"
+    assert "/web-control" in runs["hits"]
 
 
 def test_the_protected_names_are_refused_to_the_tools_and_redirects(runs: dict[str, Any]) -> None:

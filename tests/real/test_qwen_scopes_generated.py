@@ -13,6 +13,7 @@ Three headless --yolo runs against the fake model of ``qwen_client``, started to
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -84,13 +85,21 @@ def _prepare(setup: Setup) -> None:
     (setup.workspace / "guarded").mkdir()
 
 
+def _fetch_command(url: str) -> str:
+    """A fetch by python3, which Qwen does not read as a web fetch (a ``curl`` would meet the
+    ``WebFetch`` deny before the sandbox, row 21): ``net`` is written only with an answer."""
+    fetch = f"d = urllib.request.urlopen({url!r}, timeout=5).read()"
+    code = f"import urllib.request; {fetch}; open('net', 'wb').write(d)"
+    return "python3 -c " + shlex.quote(code)
+
+
 def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
     return [
         Call("touch t"),
         read_file(setup.home / "hsecret"),
         read_file(setup.workspace / "private" / "key"),
         write_file(setup.workspace / "guarded" / "new"),
-        Call(f"curl -s -m 5 -o net {fake.url(name)}"),
+        Call(_fetch_command(fake.url(name))),
         Call("git init -q g"),
     ]
 

@@ -155,6 +155,9 @@ AGENT_SPEC = AgentSpec(
 # the headless switch that lets a shell call run without --yolo compares an allow rule's name
 # with run_shell_command and Shell only (row 11), so allow rules are spelled Shell(...).
 DENY_TOOL, ALLOW_TOOL = "Bash", "Shell"
+# The in-process tools that reach hosts (web_fetch asks by default, which --yolo approves):
+# denied whole, as a host allow rule cannot outrank a deny of the rest (TWS498).
+WEB_TOOLS = ("WebFetch", "WebSearch")
 
 # The settings members twsrt owns. "$version": Qwen rewrites a file without it at start (row
 # 12), so the generated file carries the version the pinned Qwen writes and check sees no drift

@@ -99,6 +99,27 @@ QWEN_PROJECT_LAYER_OPEN = Rule(
     "working directory, and suppress this finding with that reason.",
 )
 
+QWEN_WEB_TOOLS_DENIED = Rule(
+    "TWS498",
+    "qwen-web-tools-denied",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "Qwen's web_fetch and web_search are denied: its rules cannot keep them to the policy's hosts.",
+    "Qwen Code's `web_fetch` and `web_search` run in the agent's own process, outside its "
+    "execution sandbox, and `web_fetch` asks by default, which `--yolo` approves: a real run "
+    "of 0.24.4 without twsrt's file fetched a host no rule named (tests/real/"
+    "test_qwen_generated.py). With the execution sandbox on, Qwen offers a fixed list of core "
+    "tools with no web tool in it (docs/agents/qwen-observed.md, row 21); without it "
+    "(`--sandbox danger-full-access`, or a user who removes the sandbox) only a rule stops "
+    "them. A deny wins over every allow, so `WebFetch(host)` allow rules could not keep the "
+    "other hosts out under `--yolo`: twsrt denies both tools whole (`WebFetch`, `WebSearch`), "
+    "stricter than the policy's allowedDomains. Qwen also reads `curl` and `wget` in a shell "
+    "command as a web fetch, so the deny refuses those commands too (the sandbox network is "
+    "closed anyway, TWS486). Run Qwen under srt, whose proxy filters hosts, for the "
+    "allow-list itself.",
+)
+
 QWEN_APPROVAL_MODE_YOLO = Rule(
     "TWS632",
     "qwen-approval-mode-yolo",

@@ -19,6 +19,7 @@ from twsrt.agents.qwen.declaration import (
     SANDBOX_KEY,
     SETTINGS_VERSION,
     VERSION_KEY,
+    WEB_TOOLS,
     _lossy,
 )
 from twsrt.agents.qwen.rules import (
@@ -26,6 +27,7 @@ from twsrt.agents.qwen.rules import (
     QWEN_NETWORK_OFF,
     QWEN_PROJECT_LAYER_OPEN,
     QWEN_READ_DENY_LEAKS,
+    QWEN_WEB_TOOLS_DENIED,
     QWEN_WRITE_DENY_LEAKS,
     QWEN_YOLO_APPROVES_ASK,
 )
@@ -72,11 +74,28 @@ def translate(
     out, findings = Compiled(), list[Finding]()
     _bash(policy, out, findings, yolo)
     _paths(policy, out, findings)
-    out.deny = unique([*out.deny, *protected_rules(policy)])
+    out.deny = unique([*out.deny, *WEB_TOOLS, *protected_rules(policy)])
+    findings += _web_findings(policy)
     if not full_access:
         out.sandbox = _sandbox(policy, sandbox_mode, findings)
     findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
     return out, findings
+
+
+def _web_findings(policy: Policy) -> list[Finding]:
+    """The note for the policy's hosts that Qwen's web tools do not get (TWS498)."""
+    allowed = policy.srt.get("network") or {}
+    if not (isinstance(allowed, dict) and allowed.get("allowedDomains")):
+        return []
+    return [
+        _lossy(
+            QWEN_WEB_TOOLS_DENIED,
+            "Qwen's web_fetch and web_search reach no host (its sandbox offers neither, and "
+            "twsrt denies both, also `curl` and `wget` in the shell): its rules cannot keep "
+            "them to these hosts under --yolo, which is stricter than the policy",
+            policy.srt_location("/network/allowedDomains", key=True),
+        )
+    ]
 
 
 def _rules(entries: list[Entry], tool: str, out: Compiled) -> list[str]:
