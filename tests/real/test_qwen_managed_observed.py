@@ -6,7 +6,7 @@ Two runs start at once, with the same user settings (an execution sandbox that w
 workspace and opens the network, and an allow rule on ``touch``): ``system``, under a system
 file with a read-only, closed sandbox and deny rules (``touch``, ``Read(~/hsecret)``,
 ``Edit(/prot/**)``), and ``control``, the same run without the system file. Both use --yolo.
-docs/agents/qwen-observed.md rows 26-29 name the tests.
+docs/agents/qwen-observed.md rows 29-32 name the tests.
 """
 
 from __future__ import annotations

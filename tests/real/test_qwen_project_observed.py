@@ -2,7 +2,7 @@
 scope of the Qwen target, agents/qwen/project.py): which rule wins between scopes, where the
 file's relative rules anchor, whether a start below the project root reads it, and folder
 trust. Headless runs against the fake model of ``qwen_client``, each refusal beside a control
-that succeeds; docs/agents/qwen-observed.md rows 22-25 name the tests.
+that succeeds; docs/agents/qwen-observed.md rows 25-28 name the tests.
 
 Five runs start at once: ``ask_allow`` (no --yolo: a user ask rule and a project allow on
 ``uname``), ``allow_only`` (its control: the project allow alone), ``root`` (--yolo, started in

@@ -2,9 +2,9 @@
 widens under the system settings twsrt generates.
 
 Observed with Qwen Code 0.24.4 (tests/real/test_qwen_managed_observed.py): the system file's
-``tools.executionSandbox`` replaces the user's (row 26), and the permission rules of every
+``tools.executionSandbox`` replaces the user's (row 29), and the permission rules of every
 scope are unioned, a deny before an ask before an allow, so a system deny holds against a user
-allow (row 27). What the system file cannot bind: a user's shell allow rule for a command the
+allow (row 30). What the system file cannot bind: a user's shell allow rule for a command the
 policy neither allows, asks about nor denies runs it unattended (TWS636), and a user's
 ``tools.approvalMode: "yolo"`` approves the system's ask rules (TWS632).
 

@@ -5,12 +5,12 @@ one file per OS in the managed output tree, same bytes; ``INSTALL_PATHS`` in the
 The file carries what the user settings carry: the permission rules and the execution sandbox,
 with the same members, merge and ``"$version"``. Observed with Qwen Code 0.24.4 in a private
 mount namespace (tests/real/test_qwen_managed_observed.py): the system file's
-``tools.executionSandbox`` replaces the user's (row 26) and its deny rules hold against a user's
-allow (row 27), as rules are unioned with a deny before an ask before an allow. No binding
+``tools.executionSandbox`` replaces the user's (row 29) and its deny rules hold against a user's
+allow (row 30), as rules are unioned with a deny before an ask before an allow. No binding
 switch exists, so a user's or project's allow rule still widens (TWS494, and TWS636 in check).
 
-Paths: a ``~/`` rule is matched against the home of the user who runs Qwen (row 28), and a
-``/p`` rule anchors at the directory Qwen starts in (row 29), as in the user file: the file
+Paths: a ``~/`` rule is matched against the home of the user who runs Qwen (row 31), and a
+``/p`` rule anchors at the directory Qwen starts in (row 32), as in the user file: the file
 holds the policy's paths as the user file does, one file for every user and OS. The file
 applies in every approval mode, so ``--yolo`` still approves what its ask rules name (TWS485).
 """

@@ -5,9 +5,9 @@ The user translation's permission rules without its execution sandbox, which Qwe
 project's settings (row 19): the sandbox is reported at the policy's write roots (TWS492) and an
 ``executionSandbox`` found in the file is removed (Qwen would print a warning for it). Qwen
 unions the project's rules with the user's and the system's, a deny before an ask before an
-allow (rows 7, 22). It reads the file only when it starts in the project root, of a folder the
-user trusts when folder trust is on (rows 24, 25; TWS493); a relative path then anchors at the
-root (``PROJECT_ANCHOR``, row 23). The file applies in every approval mode: no yolo twin.
+allow (rows 7, 25). It reads the file only when it starts in the project root, of a folder the
+user trusts when folder trust is on (rows 27, 28; TWS493); a relative path then anchors at the
+root (``PROJECT_ANCHOR``, row 26). The file applies in every approval mode: no yolo twin.
 """
 
 from __future__ import annotations

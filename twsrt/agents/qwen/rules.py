@@ -159,11 +159,11 @@ QWEN_PROJECT_LAUNCH_ROOT = Rule(
     "root.",
     "Observed with Qwen Code 0.24.4 (tests/real/test_qwen_project_observed.py): Qwen reads "
     "`.qwen/settings.json` of the directory it starts in, not of a directory above it, so "
-    "started in a subdirectory only the user's (and system) settings bind (row 24). Started in "
+    "started in a subdirectory only the user's (and system) settings bind (row 27). Started in "
     "the root, the project's rules are unioned with the user's: a deny or an ask of either "
-    "file wins over an allow of the other (rows 7, 22), and a relative path anchors at the "
-    "root (row 23). With `security.folderTrust.enabled` in the user's settings, a folder the "
-    "user has not trusted loads no project file at all (row 25). Start Qwen in the project "
+    "file wins over an allow of the other (rows 7, 25), and a relative path anchors at the "
+    "root (row 26). With `security.folderTrust.enabled` in the user's settings, a folder the "
+    "user has not trusted loads no project file at all (row 28). Start Qwen in the project "
     "root, or keep the policy in the user settings as well.",
 )
 
@@ -176,8 +176,8 @@ QWEN_MANAGED_ALLOW_OPEN = Rule(
     "Qwen's system settings cannot stop users and projects from adding allow rules.",
     "Qwen Code 0.24.4 unions the permission rules of the system, user and project settings, "
     "a deny before an ask before an allow: a system deny holds against a user allow (observed, "
-    "tests/real/test_qwen_managed_observed.py, row 27), and the system's execution sandbox "
-    "wins over the user's (row 26). But Qwen has no managed-only rules switch, so an allow "
+    "tests/real/test_qwen_managed_observed.py, row 30), and the system's execution sandbox "
+    "wins over the user's (row 29). But Qwen has no managed-only rules switch, so an allow "
     "rule in a user's or a project's file still switches the shell on, unattended, for a "
     "command the policy neither allows nor names (row 9). `twsrt check` in managed scope "
     "reports such rules in the user's settings on this machine (TWS636); turn a command the "
@@ -209,8 +209,8 @@ QWEN_SYSTEM_LAYER_GRANT = Rule(
     "Qwen Code 0.24.4 reads the system settings (`/etc/qwen-code/settings.json` on Linux, "
     "`$TWSRT_MANAGED_ROOT` in twsrt's check) above the user's: their `tools.executionSandbox` "
     "replaces the one twsrt writes into `~/.qwen/settings.json` (observed, "
-    "tests/real/test_qwen_managed_observed.py, row 26), and their allow rules are unioned with "
-    "the user's (row 27). A system sandbox that opens the network or writes the workspace where "
+    "tests/real/test_qwen_managed_observed.py, row 29), and their allow rules are unioned with "
+    "the user's (row 30). A system sandbox that opens the network or writes the workspace where "
     "the policy does not, or a system shell allow rule for a command the policy does not allow, "
     "widens every user's Qwen on this machine. Generate the system file from the policy "
     "(managed scope) and deploy it.",
