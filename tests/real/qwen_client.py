@@ -229,9 +229,12 @@ def run_qwen(
     yolo: bool = True,
     path: str | None = None,
     timeout: float = TIMEOUT_S,
+    flags: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
 ) -> Run:
     """Run ``qwen -p`` headless in ``setup.workspace``, the fake model (script ``name`` of
-    ``fake``) playing ``calls``. The files are written unless ``setup.user_settings`` exists."""
+    ``fake``) playing ``calls``, with more command-line ``flags`` and ``extra_env``. The files
+    are written unless ``setup.user_settings`` exists."""
     if not setup.user_settings.exists():
         setup.write()
     fake.add(name, [call.step(i) for i, call in enumerate(calls)])
@@ -245,10 +248,12 @@ def run_qwen(
         "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
         "TERM": "dumb",
         "LANG": "C.UTF-8",
+        **(extra_env or {}),
     }
     argv = [binary, "-p", "Run the scripted commands.", "--output-format", "stream-json"]
     if yolo:
         argv.append("--yolo")
+    argv += flags
     start = time.monotonic()
     proc = subprocess.run(
         argv,

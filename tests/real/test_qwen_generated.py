@@ -49,6 +49,7 @@ PLANT = "python3 -c " + shlex.quote(
     f"open('.qwen/settings.json', 'w').write({PLANTED!r})"
 )
 TAR = "tar cf a.tar in"
+PLANT_ENV = "python3 -c " + shlex.quote("open('.env', 'w').write('QWEN_CODE_SAFE_MODE=1\\n')")
 
 
 def _srt(ws: Path) -> dict[str, Any]:
@@ -117,6 +118,7 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
         Call(_fetch_command(fake.url("probe-" + name))),
         _web_fetch(fake, name),
         Call("echo x > .bashrc"),
+        Call("echo QWEN_CODE_SAFE_MODE=1 > .env"),
         write_file(ws / ".qwen" / "settings.json", "{}\n"),
         Call("mkdir asked-dir"),
         Call("git init -q g"),
@@ -143,6 +145,7 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             ("approval", True, {"yolo": False}, {"tools": {"approvalMode": "yolo"}}),
             ("plant", True, {}, None),
             ("full_access", True, {}, None),
+            ("plant_env", True, {}, None),
         ):
             setup = Setup(root / name)
             if twsrt:
@@ -152,15 +155,21 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             else:
                 setup.write()
             _prepare(setup)
-            calls = {"plant": [Call(PLANT)], "full_access": [_web_fetch(fake, name)]}.get(
-                name, _calls(setup, fake, name)
-            )
+            calls = {
+                "plant": [Call(PLANT)],
+                "plant_env": [Call(PLANT_ENV)],
+                "full_access": [_web_fetch(fake, name)],
+            }.get(name, _calls(setup, fake, name))
             plans[name] = (setup, calls, options)
         out.update(run_all(binary, fake, plans))
         # the next launch in the directory the planted file now lies in, headless
         planted = out["plant"].setup
         next_run = run_qwen(binary, fake, "next", planted, [Call(TAR)], yolo=False)
         out["next"] = Observed(planted, [Call(TAR)], next_run)
+        planted = out["plant_env"].setup
+        denied = [Call("touch denied-cmd")]
+        next_run = run_qwen(binary, fake, "next_env", planted, denied, yolo=True)
+        out["next_env"] = Observed(planted, denied, next_run)
         out["hits"] = list(fake.hits)
         yield out
 
@@ -231,6 +240,8 @@ def test_the_protected_names_are_refused_to_the_tools_and_redirects(runs: dict[s
     twsrt, control = runs["twsrt_yolo"], runs["control"]
     assert twsrt.result("echo x > .bashrc").denied and not twsrt.exists("ws/.bashrc")
     assert control.exists("ws/.bashrc")
+    assert twsrt.result("echo QWEN_CODE_SAFE_MODE").denied and not twsrt.exists("ws/.env")
+    assert control.exists("ws/.env")
     layer = twsrt.setup.workspace / ".qwen" / "settings.json"
     assert twsrt.result(f"write_file {layer}").denied and not layer.exists()
     assert control.exists("ws/.qwen/settings.json")
@@ -271,3 +282,16 @@ def test_a_planted_project_allow_runs_headless_next_launch(runs: dict[str, Any])
     assert after.exists("ws/a.tar")
     assert not runs["twsrt_default"].exists("ws/a.tar")
     assert "TWS487" in runs["plant_check"]
+
+
+def test_a_planted_env_file_drops_every_deny_next_launch(runs: dict[str, Any]) -> None:
+    """What TWS487 reports too: a sandboxed python3 writes .env in the workspace with
+    QWEN_CODE_SAFE_MODE=1, and the next launch there runs the command twsrt's deny rule names
+    (safe mode drops every permission rule). The control is twsrt_yolo, whose same `touch` is
+    refused."""
+    plant, after = runs["plant_env"], runs["next_env"]
+    assert plant.result(PLANT_ENV).status == "success" and plant.exists("ws/.env")
+    assert "SAFE MODE" in after.run.stderr
+    assert after.result("touch denied-cmd").status == "success"
+    assert after.exists("ws/denied-cmd")
+    assert runs["twsrt_yolo"].result("touch denied-cmd").denied

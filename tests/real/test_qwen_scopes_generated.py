@@ -87,7 +87,7 @@ def _prepare(setup: Setup) -> None:
 
 def _fetch_command(url: str) -> str:
     """A fetch by python3, which Qwen does not read as a web fetch (a ``curl`` would meet the
-    ``WebFetch`` deny before the sandbox, row 21): ``net`` is written only with an answer."""
+    ``WebFetch`` deny before the sandbox, row 23): ``net`` is written only with an answer."""
     fetch = f"d = urllib.request.urlopen({url!r}, timeout=5).read()"
     code = f"import urllib.request; {fetch}; open('net', 'wb').write(d)"
     return "python3 -c " + shlex.quote(code)

@@ -33,6 +33,7 @@ CASES = [
             "TWS484": ".srt-settings.json:4:5",
             "TWS485": "bash-rules.json:1:20",
             "TWS486": ".srt-settings.json:7:3",
+            "TWS498": ".srt-settings.json:7:15",
             "TWS487": ".srt-settings.json:5:5",
         },
         # the ask rules hold in full mode; --yolo approves them (TWS485)

@@ -63,6 +63,8 @@ AGENT_SPEC = AgentSpec(
             ~/.gemini/commands/         user custom commands
             ~/.gemini/extensions/       user extensions (their own policies and MCP servers)
             ~/.gemini/system.md         a system prompt override
+            ~/.gemini/.env              variables it loads at start (a trusted folder)
+            ~/.env                      variables it loads at start when no nearer .env is found
             """,
         ),
         *discovered(
@@ -72,6 +74,8 @@ AGENT_SPEC = AgentSpec(
             .gemini/policies/       workspace policy files
             .gemini/commands/       workspace custom commands
             .gemini/extensions/     workspace extensions
+            .gemini/.env            variables it loads at start (the nearest .env, walking up)
+            .env                    variables it loads at start (the nearest .env, walking up)
             """,
         ),
         *discovered(

@@ -30,43 +30,40 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twsrt.testing.engines import EngineUnavailable, Run, locate
-from twsrt.testing.gaps import GapRule, Mismatch, probe_gap
+from twsrt.testing.bwrapmodel import BWRAP_DEFAULT as BWRAP_DEFAULT  # tests/real name it here
+from twsrt.testing.bwrapmodel import (
+    bwrap_hint,
+    child,
+    kind_gap,
+    locate_bwrap,
+    require_bwrap,
+)
+from twsrt.testing.engines import Run
+from twsrt.testing.gaps import GapRule, Mismatch
 from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS
 from twsrt.testing.model import Outcome
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
     from twsrt.findings import Finding
-    from twsrt.rules.model import Rule
 
-BWRAP_ENV, BWRAP_DEFAULT = "TWSRT_BWRAP_BIN", "/usr/bin/bwrap"
-GEMINI_HINT = (
-    "the gemini engine runs bubblewrap with the arguments Gemini CLI builds: install it "
-    f"(apt-get install -y bubblewrap), or point ${BWRAP_ENV} at bwrap"
-)
-
-
-def _child(data: Any, *keys: str) -> Any:
-    for key in keys:
-        data = data.get(key) if isinstance(data, dict) else None
-    return data
+GEMINI_HINT = bwrap_hint("gemini", "Gemini CLI")
 
 
 def gemini_bwrap_args(settings: dict[str, Any], workspace: Path, yolo: bool) -> list[str]:
     """The bubblewrap arguments of one shell call, as Gemini CLI 0.61.0 builds them for the
     settings; [] when its tool sandbox is off (the command runs unsandboxed)."""
-    if _child(settings, "security", "toolSandboxing") is not True:
+    if child(settings, "security", "toolSandboxing") is not True:
         return []
     args = ["--unshare-all", "--new-session", "--die-with-parent"]
-    if yolo or _child(settings, "tools", "sandboxNetworkAccess") is True:
+    if yolo or child(settings, "tools", "sandboxNetworkAccess") is True:
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     original, resolved = str(workspace), os.path.realpath(workspace)
     args += ["--bind-try", original, original]
     if resolved != original:
         args += ["--bind-try", resolved, resolved]
-    allowed = _child(settings, "tools", "sandboxAllowedPaths")
+    allowed = child(settings, "tools", "sandboxAllowedPaths")
     for path in allowed if isinstance(allowed, list) else []:
         if isinstance(path, str) and path.startswith("/"):
             args += ["--bind-try", path, path]
@@ -74,10 +71,6 @@ def gemini_bwrap_args(settings: dict[str, Any], workspace: Path, yolo: bool) -> 
     if git.exists():
         args += ["--ro-bind", str(git), str(git)]
     return args
-
-
-def _plain_gap(rule: Rule, observed: Outcome, kinds: tuple[str, ...], message: str) -> GapRule:
-    return probe_gap(rule, message, observed, lambda probe: probe.kind in kinds)
 
 
 def _launch_gap(m: Mismatch) -> Finding | None:
@@ -102,32 +95,32 @@ def _gaps() -> tuple[GapRule, ...]:
 
     allowed, denied = Outcome.ALLOWED, Outcome.DENIED
     return (
-        _plain_gap(
+        kind_gap(
             GEMINI_SHELL_READ_OPEN,
             allowed,
             ("deny-read",),
             "Gemini's sandbox mounts / readable: {rule} is open to shell commands",
         ),
-        _plain_gap(
+        kind_gap(
             GEMINI_WORKSPACE_WRITE_OPEN,
             allowed,
             ("deny-write",),
             "Gemini's sandbox binds the directory it starts in read-write whole: {rule} is "
             "writable there",
         ),
-        _plain_gap(
+        kind_gap(
             LOSSY_WRITE_ROOT,
             denied,
             ("allow-write",),
             "Gemini's sandbox writes only the directory it starts in: {rule} is not writable",
         ),
-        _plain_gap(
+        kind_gap(
             GEMINI_NETWORK_OFF,
             denied,
             ("allow-domain",),
             "Gemini's sandbox network is off: {rule} is not reachable",
         ),
-        _plain_gap(
+        kind_gap(
             GEMINI_NETWORK_OPEN,
             allowed,
             ("deny-domain", "canary-domain", "allow-domain"),
@@ -146,7 +139,7 @@ class GeminiEngine:
     gaps = _gaps()
 
     def __init__(self, bwrap: str | None = None) -> None:
-        self.bwrap = bwrap or locate("bwrap", BWRAP_ENV, BWRAP_DEFAULT)
+        self.bwrap = bwrap or locate_bwrap()
         self.args: list[str] = []
 
     @property
@@ -161,11 +154,7 @@ class GeminiEngine:
         return [] if path is None else [path]
 
     def check_available(self, ctx: Context) -> None:
-        from twsrt.testing.engines import executable
-
-        if not executable(self.bwrap):
-            problem = f"missing bwrap ({self.bwrap or 'not on PATH'})"
-            raise EngineUnavailable(self.name, problem, GEMINI_HINT)
+        require_bwrap(self.name, self.bwrap, GEMINI_HINT)
 
     def prepare(self, ctx: Context, root: Path, upstream: str) -> Path:
         from twsrt.testing.engines import read_settings

@@ -61,11 +61,6 @@ STATE_FILES = (
     ),
 )
 
-_NO_ENGINE = (
-    "Qwen Code builds its bwrap sandbox in its own process for each tool call, so it cannot "
-    "be started without the agent; tests/real drive the real agent headless instead"
-)
-
 _PROJECT_LAYER_COMMENT = """\
 # @LABEL@'s execution sandbox lets a command write the directory it starts in, so it can plant
 # a .qwen/settings.json whose allow rules the next headless launch runs (@ID@). Accepted here
@@ -110,6 +105,7 @@ AGENT_SPEC = AgentSpec(
             ~/.qwen/extensions/      user extensions (their MCP servers)
             ~/.qwen/skills/          user skills
             ~/.qwen/trustedFolders.json  the folders it trusts
+            ~/.env                   variables it loads at start (QWEN_CODE_SAFE_MODE drops rules)
             """,
         ),
         *discovered(
@@ -118,6 +114,8 @@ AGENT_SPEC = AgentSpec(
             .qwen/settings.json   workspace settings (permissions, MCP servers)
             .qwen/commands/       workspace custom commands
             .qwen/skills/         workspace skills
+            .qwen/.env            variables it loads at start (QWEN_CODE_SAFE_MODE drops every rule)
+            .env                  variables it loads at start, the nearest walking up (the same)
             """,
         ),
         *(
@@ -136,10 +134,10 @@ AGENT_SPEC = AgentSpec(
     rules="twsrt.agents.qwen.rules",
     planted_layer_rules=(QWEN_PROJECT_LAYER_OPEN,),
     # a project's rules are unioned with the user's, a deny before an ask before an allow (rows
-    # 7, 21), and the sandbox stays the user's (row 19): the user's lists and rules stay
+    # 7, 25), and the sandbox stays the user's (row 19): the user's lists and rules stay
     project_lists_merge=True,
     project_rules_merge=True,
-    no_engine=_NO_ENGINE,
+    engine="twsrt.agents.qwen.engine",
     config_template='# qwen_settings = "~/.qwen/settings.json"\n',
     accepted=(
         Accepted(

@@ -84,14 +84,17 @@ QWEN_PROJECT_LAYER_OPEN = Rule(
     Family.TRANSLATION,
     Level.ERROR,
     Basis.WIDENS,
-    "A command can plant a .qwen/settings.json whose allow rules the next headless launch runs.",
+    "A command can plant a .qwen/settings.json or a .env that the next launch obeys.",
     "Qwen Code's execution sandbox in `workspace-write` lets a command write the whole "
     "directory it starts in (row 13), and Qwen loads that directory's `.qwen/settings.json` "
     "with folder trust off by default, its allow rules unioned with the user's (rows 7, 9). A "
     "project allow spelled `Shell(cmd *)` switches the shell on for a headless run without "
     "`--yolo` (row 9), and a real run of a command under twsrt's settings planted one that the "
     "next launch obeyed (tests/real/test_qwen_generated.py). A user deny still wins over it, "
-    "and the project file cannot switch the sandbox off (row 19). twsrt's `Edit(/NAME)` rules "
+    "and the project file cannot switch the sandbox off (row 19). Worse, Qwen loads the "
+    "nearest `.env` (or `.qwen/.env`) walking up from that directory, and a planted "
+    "`QWEN_CODE_SAFE_MODE=1` there made the next launch drop every permission rule, the deny "
+    "rules included (row 24, the same test file). twsrt's `Edit(/NAME)` rules "
     "refuse Qwen's write tools and redirects the protected names at the top of that directory "
     "(srt's mandatory set and every agent's project layer), but an interpreter such as "
     "`python3` writes past them (row 6), and `.git/hooks` is left writable.\n\n"
@@ -110,7 +113,7 @@ QWEN_WEB_TOOLS_DENIED = Rule(
     "execution sandbox, and `web_fetch` asks by default, which `--yolo` approves: a real run "
     "of 0.24.4 without twsrt's file fetched a host no rule named (tests/real/"
     "test_qwen_generated.py). With the execution sandbox on, Qwen offers a fixed list of core "
-    "tools with no web tool in it (docs/agents/qwen-observed.md, row 21); without it "
+    "tools with no web tool in it (docs/agents/qwen-observed.md, row 23); without it "
     "(`--sandbox danger-full-access`, or a user who removes the sandbox) only a rule stops "
     "them. A deny wins over every allow, so `WebFetch(host)` allow rules could not keep the "
     "other hosts out under `--yolo`: twsrt denies both tools whole (`WebFetch`, `WebSearch`), "

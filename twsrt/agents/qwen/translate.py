@@ -228,9 +228,10 @@ def _sandbox(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> dict
             _lossy(
                 QWEN_PROJECT_LAYER_OPEN,
                 "Qwen's sandbox lets a command write .qwen/settings.json in the directory it "
-                "starts in, whose allow rules the next headless launch runs: twsrt's Edit "
+                "starts in, whose allow rules the next headless launch runs, and a .env whose "
+                "QWEN_CODE_SAFE_MODE=1 drops every deny rule of the next launch: twsrt's Edit "
                 "rules refuse its file tools and redirects there, but an interpreter writes "
-                "it, shell rc files, .git/hooks and other agents' config layers",
+                "them, shell rc files, .git/hooks and other agents' config layers",
                 write_roots_location(policy),
             )
         )
