@@ -50,7 +50,7 @@ MARKS = ("read-home", "inside", ".git", "leases", "tmp", "home", "outside", "scr
 
 def _commands(root: Path, port: int, tag: str) -> list[tuple[str, str, str]]:
     """(mark name, shell command, the path it leaves only if it was allowed; "net": a hit)."""
-    fetch = f"import urllib.request as u; u.urlopen('http://127.0.0.1:{port}/{tag}', timeout=5)"
+    fetch = f"import urllib.request as u; u.urlopen('http://127.0.0.1:{port}/{tag}', timeout=20)"
     return [
         ("read-home", f"cp {root / 'home' / 'secret'} read-home", "ws/read-home"),
         ("inside", "touch inside", "ws/inside"),
