@@ -37,6 +37,7 @@ PROJECT_FILES = {
     "claude-project": ("claude", TARGET, ""),
     "deepcode-project": ("deepcode", ".deepcode/settings.json", 'home = "/home/user"\n'),
     "gemini-project": ("gemini", ".gemini/settings.json", ""),
+    "qwen-project": ("qwen", ".qwen/settings.json", ""),
 }
 CASES = [(kind, name) for kind in PROJECT_FILES for name in case_names(kind)]
 

@@ -90,7 +90,8 @@ class TargetFiles:
         form: bool = False,
     ) -> None:
         """The file ``key`` names at ``path``: ``text`` (or ``text(disk_text, display)``) written
-        and compared with what is on disk (``compare``'s ``items``, ``view`` and ``form``)."""
+        (a new file with the ``mode`` of these files) and compared with what is on disk
+        (``compare``'s ``items``, ``view`` and ``form``)."""
         display = self.config.display_path(path)
         disk = read_target(path, display, self.config, self.documents)
         new = text if isinstance(text, str) else text(disk, display)

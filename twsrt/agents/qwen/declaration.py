@@ -5,13 +5,50 @@ Qwen Code 0.24.4 (docs/agents/qwen-observed.md)."""
 from __future__ import annotations
 
 from twsrt.agents.abspaths import PathTarget
-from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
+from twsrt.agents.base import (
+    Accepted,
+    AgentSpec,
+    Layer,
+    StateFile,
+    TargetSpec,
+    discovered,
+    state_names,
+)
 from twsrt.agents.qwen.rules import QWEN_PROJECT_LAYER_OPEN
 from twsrt.agents.targets import agent_finding
 
 NAME = "qwen"
 LABEL = "Qwen Code"
 SETTINGS_KEY = "qwen_settings"
+PROJECT_KEY = "qwen_project"
+
+# Where Qwen Code 0.24.4 reads its system settings on each OS (its bundle's
+# getSystemSettingsPath; $QWEN_CODE_SYSTEM_SETTINGS_PATH replaces it, and a project's .env cannot
+# set that variable), and where the file lies in the managed output tree:
+# DIR/<os>/<that path from the filesystem root>.
+INSTALL_PATHS = {
+    "linux": "/etc/qwen-code/settings.json",
+    "macos": "/Library/Application Support/QwenCode/settings.json",
+    "windows": "C:\\ProgramData\\qwen-code\\settings.json",
+}
+TREE_PATHS = {
+    "linux": "linux/etc/qwen-code/settings.json",
+    "macos": "macos/Library/Application Support/QwenCode/settings.json",
+    "windows": "windows/ProgramData/qwen-code/settings.json",
+}
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"qwen_managed_{system}",
+        "json-settings",
+        f"Qwen Code system settings for {system}, in the managed output tree (deployed as "
+        f"{INSTALL_PATHS[system]}).",
+        tree_path,
+        r"(qwen-code|QwenCode)/settings\.json",
+        scaffold=False,
+        scope="managed",
+    )
+    for system, tree_path in TREE_PATHS.items()
+)
 
 # What Qwen Code 0.24.4 writes for itself in ~/.qwen (names read from its bundle: Storage's
 # getGlobalQwenDir() joins and the *_FILENAME constants).
@@ -42,6 +79,20 @@ AGENT_SPEC = AgentSpec(
             "~/.qwen/settings.json",
             r"\.qwen/settings\.json",
         ),
+        # project scope (agents/qwen/project.py): the project's own settings file
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "Qwen Code project settings (project scope; default .qwen/settings.json under the "
+            "project root).",
+            ".qwen/settings.json",
+            r"\.qwen/settings\.json",
+            scaffold=False,
+            examples=(".qwen/settings.json",),
+            scope="project",
+        ),
+        # managed scope (agents/qwen/managed.py): the system settings, one copy per OS
+        *MANAGED_TARGETS,
     ),
     # what Qwen Code 0.24.4 loads (its bundle's Storage paths; the system paths from its docs)
     (
@@ -67,10 +118,13 @@ AGENT_SPEC = AgentSpec(
             .env                  variables it loads at start, the nearest walking up (the same)
             """,
         ),
+        *(
+            Layer(path, "managed", False, "system settings")
+            for path in dict.fromkeys(INSTALL_PATHS.values())
+        ),
         *discovered(
             "managed",
             """
-            /etc/qwen-code/settings.json          system settings
             /etc/qwen-code/system-defaults.json   system defaults
             """,
         ),
@@ -79,6 +133,10 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.qwen.effective",
     rules="twsrt.agents.qwen.rules",
     planted_layer_rules=(QWEN_PROJECT_LAYER_OPEN,),
+    # a project's rules are unioned with the user's, a deny before an ask before an allow (rows
+    # 7, 25), and the sandbox stays the user's (row 19): the user's lists and rules stay
+    project_lists_merge=True,
+    project_rules_merge=True,
     engine="twsrt.agents.qwen.engine",
     config_template='# qwen_settings = "~/.qwen/settings.json"\n',
     accepted=(

@@ -135,3 +135,86 @@ QWEN_APPROVAL_MODE_YOLO = Rule(
     "flag ran a command that twsrt's ask rule names, with no prompt (observed, "
     "tests/real/test_qwen_generated.py). Remove the key, or set it to `default`.",
 )
+
+QWEN_PROJECT_SANDBOX_IGNORED = Rule(
+    "TWS492",
+    "qwen-project-sandbox-ignored",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "Qwen ignores tools.executionSandbox in a project's settings: the project file has none.",
+    "Qwen Code 0.24.4 honours `tools.executionSandbox` only from the user, system and "
+    "system-defaults settings: in a project's `.qwen/settings.json` it confines nothing and "
+    "prints a warning (docs/agents/qwen-observed.md, row 19). So the project file twsrt writes "
+    "carries the permission rules only (and removes an `executionSandbox` found there), and "
+    "the policy's write roots and closed network are not enforced by it. Generate the user "
+    "settings (`qwen_settings`) or the system settings (managed scope) from the same policy, "
+    "which carry the sandbox.",
+)
+
+QWEN_PROJECT_LAUNCH_ROOT = Rule(
+    "TWS493",
+    "qwen-project-launch-root",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.INFO,
+    "Qwen Code loads a project's .qwen/settings.json only when it starts in a trusted project "
+    "root.",
+    "Observed with Qwen Code 0.24.4 (tests/real/test_qwen_project_observed.py): Qwen reads "
+    "`.qwen/settings.json` of the directory it starts in, not of a directory above it, so "
+    "started in a subdirectory only the user's (and system) settings bind (row 27). Started in "
+    "the root, the project's rules are unioned with the user's: a deny or an ask of either "
+    "file wins over an allow of the other (rows 7, 25), and a relative path anchors at the "
+    "root (row 26). With `security.folderTrust.enabled` in the user's settings, a folder the "
+    "user has not trusted loads no project file at all (row 28). Start Qwen in the project "
+    "root, or keep the policy in the user settings as well.",
+)
+
+QWEN_MANAGED_ALLOW_OPEN = Rule(
+    "TWS494",
+    "qwen-managed-allow-open",
+    Family.TRANSLATION,
+    Level.WARNING,
+    Basis.DROPS,
+    "Qwen's system settings cannot stop users and projects from adding allow rules.",
+    "Qwen Code 0.24.4 unions the permission rules of the system, user and project settings, "
+    "a deny before an ask before an allow: a system deny holds against a user allow (observed, "
+    "tests/real/test_qwen_managed_observed.py, row 30), and the system's execution sandbox "
+    "wins over the user's (row 29). But Qwen has no managed-only rules switch, so an allow "
+    "rule in a user's or a project's file still switches the shell on, unattended, for a "
+    "command the policy neither allows nor names (row 9). `twsrt check` in managed scope "
+    "reports such rules in the user's settings on this machine (TWS636); turn a command the "
+    "policy must never run unasked into an ask or deny rule.",
+)
+
+QWEN_MANAGED_USER_ALLOW = Rule(
+    "TWS636",
+    "qwen-managed-user-allow",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A Qwen user settings file allows a shell command the managed policy does not allow.",
+    "Qwen Code unions the user's `permissions.allow` with the system settings' rules (row "
+    "26): a system deny or ask still wins, but an allow for a command the system file neither "
+    "allows, asks about nor denies switches the shell on for it, so a headless run executes it "
+    "with no prompt (row 9). Checked in managed scope against the user's "
+    "`~/.qwen/settings.json` on this machine. Remove the rule, or add the command to the "
+    "policy's allow list.",
+)
+
+QWEN_SYSTEM_LAYER_GRANT = Rule(
+    "TWS637",
+    "qwen-system-layer-grant",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "This machine's Qwen system settings grant more than the policy.",
+    "Qwen Code 0.24.4 reads the system settings (`/etc/qwen-code/settings.json` on Linux, "
+    "`$TWSRT_MANAGED_ROOT` in twsrt's check) above the user's: their `tools.executionSandbox` "
+    "replaces the one twsrt writes into `~/.qwen/settings.json` (observed, "
+    "tests/real/test_qwen_managed_observed.py, row 29), and their allow rules are unioned with "
+    "the user's (row 30). A system sandbox that opens the network or writes the workspace where "
+    "the policy does not, or a system shell allow rule for a command the policy does not allow, "
+    "widens every user's Qwen on this machine. Generate the system file from the policy "
+    "(managed scope) and deploy it.",
+)

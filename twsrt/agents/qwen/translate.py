@@ -62,10 +62,13 @@ class Compiled:
         return {VERSION_KEY: SETTINGS_VERSION, "permissions": self.lists(), "tools": tools}
 
 
-def translate(policy: Policy, sandbox_mode: str, yolo: bool) -> tuple[Compiled, list[Finding]]:
+def translate(
+    policy: Policy, sandbox_mode: str, yolo: bool, *, sandbox: bool = True
+) -> tuple[Compiled, list[Finding]]:
     """The settings members for one sandbox and approval mode, with findings. The bytes do not
-    depend on ``yolo`` (Qwen reads one file in both modes); only the findings do."""
-    full_access = sandbox_mode == "danger-full-access"
+    depend on ``yolo`` (Qwen reads one file in both modes); only the findings do. Without
+    ``sandbox`` (a project file, where Qwen ignores it) only the rules are compiled."""
+    full_access = sandbox_mode == "danger-full-access" or not sandbox
     if not policy.enabled and not full_access:
         raise disabled_sandbox(policy, NAME, "write a Qwen execution sandbox")
     out, findings = Compiled(), list[Finding]()
@@ -87,9 +90,9 @@ def _web_findings(policy: Policy) -> list[Finding]:
     return [
         _lossy(
             QWEN_WEB_TOOLS_DENIED,
-            "Qwen's web_fetch and web_search reach no host (its sandbox offers neither, and "
-            "twsrt denies both, also `curl` and `wget` in the shell): its rules cannot keep "
-            "them to these hosts under --yolo, which is stricter than the policy",
+            "Qwen's web_fetch and web_search reach no host: twsrt denies both whole (also "
+            "`curl` and `wget` in the shell), as its rules cannot keep them to these hosts "
+            "under --yolo, which is stricter than the policy",
             policy.srt_location("/network/allowedDomains", key=True),
         )
     ]
