@@ -132,6 +132,12 @@ def _plans(root: Path, out: Path, port: int) -> dict[str, tuple[Setup, list[Call
     elsewhere.mkdir()
     (elsewhere / "other.toml").write_text(deny_rule("mkdir"))
     plans["policy_paths"] = (paths, [Call(TOUCH), Call("mkdir d")], {})
+    # a settings default of yolo (ignored) and the same call under the flag (the control)
+    for name, settings, options in (
+        ("approval_setting", {"general": {"defaultApprovalMode": "yolo"}}, {"yolo": False}),
+        ("approval_flag", {}, {}),
+    ):
+        plans[name] = (Setup(root / name, settings=settings), [Call("mkdir asked")], options)
     write_expand = {"additional_permissions": {"fileSystem": {"write": [str(out)]}}}
     net_expand = {"additional_permissions": {"network": True}}
     sandbox_calls = {
@@ -320,6 +326,19 @@ def test_policy_paths_in_settings_replace_the_user_policy_directory(
 
 
 # (d) the tool sandbox (security.toolSandboxing)
+
+
+def test_a_default_approval_mode_of_yolo_in_settings_is_ignored(
+    runs: dict[str, Observed],
+) -> None:
+    """``general.defaultApprovalMode: "yolo"`` does not make a launch a yolo launch (the bundle
+    drops that value; only the flag sets yolo): headless, the shell is not even offered, while
+    the same call under ``--yolo`` runs."""
+    setting, flag = runs["approval_setting"], runs["approval_flag"]
+    assert setting.result("mkdir asked").status == "error"
+    assert not (setting.setup.workspace / "asked").exists()
+    assert flag.result("mkdir asked").status == "success"
+    assert (flag.setup.workspace / "asked").exists()
 
 
 def test_the_sandbox_lets_a_workspace_write_and_ends_the_run_at_an_outside_write(
