@@ -261,6 +261,10 @@ PLACEHOLDER_RACE = (
     # a placeholder removed between bwrap's lookup and its bind mount (seen in CI: Codex's
     # skills walker and AGENTS.md loader starting two helpers at once in one session)
     "Unable to mount source on destination",
+    # Codex's own fs helper (AGENTS.md loader) stat'ing an entry that another start's
+    # placeholder left and found gone when it built bwrap's arguments (seen in CI, session
+    # start; no "bwrap:" prefix, so only the real-agent harness retries on it)
+    "error building bubblewrap command: No such file or directory",
 )
 RACE_RETRIES = 2
 
