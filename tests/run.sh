@@ -21,4 +21,4 @@ python3 -m mypy twsrt  # pyproject.toml [tool.mypy]; 0 errors
 # the agents they start, so a second worker per core fills it (measured: 530 s wall with one per
 # core, 409 s with two); a module with an expensive module fixture (a wheel, a pre-commit
 # environment, the installed action) is one xdist_group, run on one worker
-python3 -m pytest -n "$(( $(nproc) * 2 ))" --dist loadgroup "$@"
+python3 -m pytest -n "$(( $(nproc) * 2 ))" --dist loadgroup --durations=30 "$@"
