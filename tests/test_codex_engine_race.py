@@ -1,6 +1,6 @@
 """A Codex sandbox that failed to start on a placeholder race (bwrap's mount messages, seen in CI
-under load for the smoke start of ``twsrt test``) is started again, at most twice; any other
-failure, and a start that races every time, is returned as it came."""
+under load for the smoke start of ``twsrt test``) is started again after a short pause, at most
+four times; any other failure, and a start that races every time, is returned as it came."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from twsrt.agents.codex import engine as codex_engine
 from twsrt.testing.engines import Run
 
+PAUSES: list[float] = []
 RACED = "bwrap: Can't create file at /tmp/t/home/.codex/config.toml: Read-only file system\n"
 
 
@@ -23,6 +24,7 @@ def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Run])
         return made[-1]
 
     monkeypatch.setattr(codex_engine, "run_process", fake)
+    monkeypatch.setattr(codex_engine.time, "sleep", lambda seconds: PAUSES.append(seconds))
     engine = codex_engine.CodexEngine("/bin/false")
     engine.root = tmp_path
     engine.home, engine.tmpdir, engine.upstream = tmp_path / "h", tmp_path / "t", "http://up"
@@ -37,8 +39,10 @@ def test_a_raced_start_is_tried_again(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 
 def test_a_start_that_always_races_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    made = started(monkeypatch, tmp_path, [Run(1, RACED, 0.1)] * 3)
-    assert len(made) == 3  # the first start and two more: then the failure is the verdict
+    PAUSES.clear()
+    made = started(monkeypatch, tmp_path, [Run(1, RACED, 0.1)] * 5)
+    assert len(made) == 5  # the first start and four more: then the failure is the verdict
+    assert [round(p, 6) for p in PAUSES] == [0.2, 0.4, 0.6, 0.8]  # longer before each retry
 
 
 @pytest.mark.parametrize(

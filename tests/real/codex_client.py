@@ -209,7 +209,8 @@ def execpolicy_decision(codex: str, rules_text: str, argv: Sequence[str]) -> str
 
 # Codex keeps a placeholder on the host for each missing read-only entry of the profile while a
 # sandbox runs; two starting at once race with its mounts and one fails to start. A run that
-# failed so is started again, at most twice, on the messages twsrt test's Codex engine retries.
+# failed so is started again, at most twice, on the messages twsrt test's Codex engine retries
+# (which tries four times).
 def raced(returncode: int, output: str) -> bool:
     """Whether a Codex sandbox failed to start on a placeholder race (bwrap's own message)."""
     return returncode != 0 and "bwrap:" in output and any(t in output for t in PLACEHOLDER_RACE)

@@ -4,6 +4,7 @@ work tree being the project root Codex starts in."""
 
 from __future__ import annotations
 
+import time
 import tomllib
 from contextlib import suppress
 from pathlib import Path
@@ -239,17 +240,19 @@ class CodexEngine:
         # Codex's proxy forwards what its lists allow to the local stub (see route_network)
         env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
         argv = [str(self.binary), "sandbox", "--", "sh", "-c", shell]
-        for _ in range(RACE_RETRIES):
+        for attempt in range(RACE_RETRIES):
             done = run_process(argv, env, self.root / "work", timeout)
             if not raced(done):
                 return done
+            # the other start holding the placeholder is mid-mount: let it finish first
+            time.sleep(RACE_PAUSE_S * (attempt + 1))
         return run_process(argv, env, self.root / "work", timeout)
 
 
 # Codex keeps a placeholder on the host for each missing read-only entry of its profile while a
 # sandbox runs and removes it after; a placeholder of another sandbox (or srt's, in a shared
 # write root such as /tmp) coming or going during bwrap's mounts stops this one from starting
-# (docs/agents/codex.md). The command never ran, so such a start is tried again, at most twice;
+# (docs/agents/codex.md). The command never ran, so such a start is tried again, at most 4 times;
 # a start that fails so every time is reported as the failure it is.
 PLACEHOLDER_RACE = (
     "Can't find source path",
@@ -266,7 +269,8 @@ PLACEHOLDER_RACE = (
     # start; no "bwrap:" prefix, so only the real-agent harness retries on it)
     "error building bubblewrap command: No such file or directory",
 )
-RACE_RETRIES = 2
+RACE_RETRIES = 4
+RACE_PAUSE_S = 0.2  # after the n-th raced start: n times this (2 s in all at most)
 
 
 def raced(done: Run) -> bool:
