@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from support.fake_chat import FakeChat
+from support.nodecache import compile_cache_dir
 from support.tools import locate_tool, require_tool
 
 from .gemini_client import merge
@@ -248,6 +249,7 @@ def run_qwen(
         "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
         "TERM": "dumb",
         "LANG": "C.UTF-8",
+        "NODE_COMPILE_CACHE": compile_cache_dir(),  # the bundle compiled once per process
         **(extra_env or {}),
     }
     argv = [binary, "-p", "Run the scripted commands.", "--output-format", "stream-json"]
