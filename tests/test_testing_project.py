@@ -192,3 +192,26 @@ def test_engine_given_twice_runs_both(tmp_path: Path) -> None:
     )
     assert select_engines(ctx, "codex", Here())[0] == ["codex"]
     assert select_engines(ctx, (), Here())[0] == ["srt", "codex"]  # none named: the default
+
+
+@pytest.mark.parametrize("agent", ["gemini", "qwen"])
+def test_an_engine_that_models_only_the_user_file_says_so_in_project_scope(
+    tmp_path: Path, agent: str
+) -> None:
+    """Gemini's and Qwen's engines read the user-scope settings only: a project run that has
+    the agent's project file is told that, not that no file is named."""
+    from twsrt.invocation import open_invocation
+    from twsrt.request import Request
+
+    (tmp_path / "srt.json").write_text('{"filesystem": {"allowWrite": ["."]}}\n')
+    (tmp_path / "bash.json").write_text('{"deny": ["curl"]}\n')
+    (tmp_path / "twsrt.toml").write_text(
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n\n'
+        f'[project]\nagents = ["{agent}"]\n'
+    )
+    ctx = open_invocation(Request(config=tmp_path / "twsrt.toml")).context
+    with pytest.raises(EngineUnavailable) as refused:
+        select_engines(ctx, agent, Here())
+    assert refused.value.problem.startswith(
+        f"the {agent} engine does not model a project-scope file ([targets] {agent}_project"
+    )

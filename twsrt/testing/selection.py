@@ -99,6 +99,12 @@ def _no_target(ctx: Context, engine: Engine) -> str:
     agent = engine.agent
     targets = AGENTS[agent].spec.targets if agent is not None and agent in AGENTS else ()
     keys = [t.key for t in targets if t.yolo_of is None and t.scope == scope]
+    configured = [key for key in keys if key in ctx.config.targets]
+    if configured:  # the file is there, but this engine models another scope's
+        return (
+            f"the {engine.name} engine does not model a {scope}-scope file "
+            f"([targets] {', '.join(configured)}); run it on the user-scope config"
+        )
     wanted = " or ".join(keys) or "target"
     return f"the config names no {engine.agent} file to read ([targets] {wanted})"
 
