@@ -70,6 +70,20 @@ def agent_finding(agent: str) -> Callable[[Rule, str, Location], Finding]:
     return make
 
 
+def launch_root_finding(
+    config: Config, key: str, rule: Rule, agent: str, label: str, rest: str
+) -> Finding:
+    """A project file binds only a launch in the project root (``rule``, at the target key):
+    "LABEL loads FILE only when it starts in the project root" and the agent's ``rest``."""
+    display = config.display_path(config.targets[key])
+    return finding(
+        rule,
+        f"{label} loads {display} only when it starts in the project root{rest}",
+        config.location(f"/targets/{key}"),
+        agent=agent,
+    )
+
+
 def disabled_sandbox(policy: Policy, agent: str, refusing: str, hint: str = "") -> TwsrtError:
     """The refusal of an agent that cannot write a sandbox the policy switched off: a file that
     looks enforced but is not would be worse than none."""

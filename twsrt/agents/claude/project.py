@@ -26,6 +26,7 @@ from twsrt.agents.claude.settings import SETTINGS_FILE, settings_members
 from twsrt.agents.claude.translate import PROJECT_ANCHOR, translate
 from twsrt.agents.srtkeys import dotted, is_set, unhandled_key_findings
 from twsrt.agents.targetfiles import TargetFiles
+from twsrt.agents.targets import launch_root_finding
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
@@ -58,14 +59,10 @@ def compile_project(ctx: Context) -> Result:
     target = ctx.config.targets.get(PROJECT_KEY)
     if target is None:
         return Result(NAME, preview, findings=findings, target_configured=False)
-    display = ctx.config.display_path(target)
+    rest = "; started in a subdirectory, only the user's settings bind"
     findings.append(
-        finding(
-            CLAUDE_PROJECT_LAUNCH_ROOT,
-            f"Claude Code loads {display} only when it starts in the project root; started in "
-            "a subdirectory, only the user's settings bind",
-            ctx.config.location(f"/targets/{PROJECT_KEY}"),
-            agent=NAME,
+        launch_root_finding(
+            ctx.config, PROJECT_KEY, CLAUDE_PROJECT_LAUNCH_ROOT, NAME, "Claude Code", rest
         )
     )
     files = TargetFiles(ctx.config, ctx.documents)

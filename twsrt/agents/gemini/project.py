@@ -25,7 +25,7 @@ from twsrt.agents.gemini.settings import PROJECT_SETTINGS_FILE
 from twsrt.agents.gemini.translate import sandbox_findings, settings_of
 from twsrt.agents.srtkeys import unenforced_suffix, unhandled_key_findings
 from twsrt.agents.targetfiles import TargetFiles
-from twsrt.agents.targets import disabled_sandbox
+from twsrt.agents.targets import disabled_sandbox, launch_root_finding
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 from twsrt.policy import Policy
@@ -51,17 +51,19 @@ def compile_project(ctx: Context) -> Result:
     target = ctx.config.targets.get(PROJECT_KEY)
     if target is None:
         return Result(NAME, preview, findings=findings, target_configured=False)
-    display = ctx.config.display_path(target)
-    findings.append(
-        finding(
-            GEMINI_PROJECT_LAUNCH_ROOT,
-            f"Gemini loads {display} only when it starts in the project root of a trusted "
-            "folder; started in a subdirectory only the user's and system settings bind, and "
-            "headless in an untrusted folder it does not start",
-            ctx.config.location(f"/targets/{PROJECT_KEY}"),
-            agent=NAME,
-        )
+    rest = (
+        " of a trusted folder; started in a subdirectory only the user's and system settings "
+        "bind, and headless in an untrusted folder it does not start"
     )
+    at_root = launch_root_finding(
+        ctx.config,
+        PROJECT_KEY,
+        GEMINI_PROJECT_LAUNCH_ROOT,
+        NAME,
+        "Gemini",
+        rest,
+    )
+    findings.append(at_root)
     files = TargetFiles(ctx.config, ctx.documents)
     files.settings(PROJECT_KEY, target, PROJECT_SETTINGS_FILE, settings)
     return files.result(NAME, preview, findings)

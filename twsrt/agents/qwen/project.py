@@ -20,6 +20,7 @@ from twsrt.agents.qwen.settings import SETTINGS_FILE
 from twsrt.agents.qwen.translate import translate
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
+from twsrt.agents.targets import launch_root_finding
 from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 
@@ -40,17 +41,19 @@ def compile_project(ctx: Context) -> Result:
     target = ctx.config.targets.get(PROJECT_KEY)
     if target is None:
         return Result(NAME, preview, findings=findings, target_configured=False)
-    display = ctx.config.display_path(target)
-    findings.append(
-        finding(
-            QWEN_PROJECT_LAUNCH_ROOT,
-            f"Qwen Code loads {display} only when it starts in the project root (and, with "
-            "folder trust on, the folder is trusted); started in a subdirectory, only the "
-            "user's and system settings bind",
-            ctx.config.location(f"/targets/{PROJECT_KEY}"),
-            agent=NAME,
-        )
+    rest = (
+        " (and, with folder trust on, the folder is trusted); started in a subdirectory, "
+        "only the user's and system settings bind"
     )
+    at_root = launch_root_finding(
+        ctx.config,
+        PROJECT_KEY,
+        QWEN_PROJECT_LAUNCH_ROOT,
+        NAME,
+        "Qwen Code",
+        rest,
+    )
+    findings.append(at_root)
     files = TargetFiles(ctx.config, ctx.documents)
     files.settings(PROJECT_KEY, target, SETTINGS_FILE, compiled)
     return files.result(NAME, preview, findings, origins=compiled.origins)
