@@ -21,6 +21,7 @@ from support.golden_sets import (
     copilot,
     deepcode,
     harness,
+    managed_tree,
 )
 from support.golden_sets import claude as claude_set
 from support.sandbox import DEFAULT_CONFIG, Sandbox, unmanaged_members
@@ -66,7 +67,7 @@ def test_claude_preview_matches_fragment(sandbox: Sandbox, name: str) -> None:
     assert webfetch == fragment["permissions"]["allow"]
 
 
-MANAGED_TREE = claude_managed.TREE
+MANAGED_TREE = managed_tree.TREE
 LINUX = f"{MANAGED_TREE}/{TREE_PATHS['linux']}"
 
 

@@ -12,20 +12,12 @@ import tomllib
 from pathlib import Path
 
 from support.golden import GoldenCase
+from support.golden_sets.managed_tree import TREE, managed_config
 from support.sandbox import Sandbox
 from twsrt.agents.gemini.declaration import ADMIN_POLICY_NAME, TREE_DIRS
 
 MODES = (None,)
-MANAGED_CONFIG = """\
-[sources]
-srt = ".srt-settings.json"
-bash_rules = "bash-rules.json"
-
-[managed]
-root = "managed"
-agents = ["gemini"]
-"""
-TREE = "managed"
+MANAGED_CONFIG = managed_config("gemini")
 
 
 def check(case: GoldenCase, _mode: None, sandbox: Sandbox, _tmp_path: Path) -> None:
