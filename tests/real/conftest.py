@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.fake_chat import FakeChat
 from support.tools import locate_tool, require_tool
 
 from twsrt.agents.codex.engine import CodexEngine
@@ -44,3 +45,10 @@ def upstream() -> Iterator[int]:
     """An HTTP server on 127.0.0.1 (outside the sandbox); yields its port."""
     with serve_upstream() as port:
         yield port
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeChat]:
+    """A local fake chat model (support/fake_chat.py) for one test module's headless runs."""
+    with FakeChat().serving() as server:
+        yield server

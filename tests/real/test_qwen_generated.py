@@ -127,12 +127,6 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeChat]:
-    with FakeChat().serving() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
     binary = qwen_bin()
     with scratch_dir("twsrt-qwen-gen-") as root:

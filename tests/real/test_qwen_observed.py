@@ -156,12 +156,6 @@ def _plans(root: Path, out: Path) -> dict[str, tuple[Setup, list[Call], dict[str
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeChat]:
-    with FakeChat().serving() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def outside() -> Iterator[Path]:
     with scratch_dir("twsrt-qwen-out-", {"secret": SECRET + "\n"}) as path:
         yield path

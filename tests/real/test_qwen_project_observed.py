@@ -79,12 +79,6 @@ def _plans(root: Path) -> dict[str, tuple[Setup, list[Call], dict[str, Any]]]:
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeChat]:
-    with FakeChat().serving() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def runs(fake: FakeChat) -> Iterator[dict[str, Observed]]:
     binary = qwen_bin()
     with scratch_dir("twsrt-qwen-project-") as root:

@@ -72,12 +72,6 @@ def _plans(root: Path, out: Path, fake: FakeChat) -> dict[str, tuple[Setup, list
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeChat]:
-    with FakeChat().serving() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def outside() -> Iterator[Path]:
     with scratch_dir("twsrt-qwen-sbout-", {"secret": SECRET + "\n"}) as path:
         yield path
