@@ -3,7 +3,16 @@
 # Usage: bash tests/run.sh [pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the README's one test command on a fresh machine: Debian's system Python refuses pip, so
+# without an active virtual environment one is made (or reused) in .venv
+if [ -z "${VIRTUAL_ENV:-}" ]; then
+    [ -x .venv/bin/python3 ] || python3 -m venv .venv
+    # shellcheck disable=SC1091
+    . .venv/bin/activate
+fi
 python3 -m pip install --quiet --disable-pip-version-check '.[test]'
+# taplo checks the scaffold's twsrt.toml by its #:schema (tests/test_schemas_for_editors.py)
+TWSRT_TAPLO_BIN="$(bash .ci/install-taplo.sh)"; export TWSRT_TAPLO_BIN # set -e sees a failed install
 CLAUDE_BIN="$(bash .ci/install-claude.sh)"
 export TWSRT_CLAUDE_BIN="$CLAUDE_BIN"
 CODEX_BIN="$(bash .ci/install-codex.sh)"
