@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -321,3 +322,51 @@ def test_a_registered_agent_reaches_the_generated_lists(fake_agent: None) -> Non
     assert templates.repo_targets()["fake"] == [(FAKE_KEY, "home/.fake/fake-policy.txt")]
     assert "fake" not in default_repo_agents()  # a default only when its declaration says so
     assert "fake" in [agents.agent_of(FAKE_KEY), *agents.AGENTS]
+
+
+def test_every_scoped_compile_resolves() -> None:
+    """``DeclaredAgent.scoped`` names each scope's compile as ``module:function`` (imported on
+    first use): each name must resolve to a callable, or that scope's runs would fail."""
+    from importlib import import_module
+
+    for name in REGISTRY:
+        agent = AGENTS[name]
+        for scope, where in getattr(agent, "scoped", {}).items():
+            module, function = where.split(":")
+            assert callable(getattr(import_module(module), function)), (name, scope, where)
+
+
+def test_a_user_scope_check_imports_only_the_configured_agents(tmp_path: Path) -> None:
+    """A pre-commit hook's run (``check`` of the example, which configures four agents) loads
+    neither the other agents' translators nor any project or managed compile: only their
+    declarations (the protected set needs every agent's layers)."""
+    import shutil
+    import subprocess
+
+    example = tmp_path / "dotfiles"
+    shutil.copytree(REPO_ROOT / "examples" / "dotfiles", example, symlinks=True)
+    code = (
+        "import sys\n"
+        "from twsrt.cli import main\n"
+        "sys.argv = ['twsrt', 'check']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('twsrt.agents.')))\n"
+    )
+    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=example, env=env
+    )
+    code_line, modules_line = run.stdout.splitlines()[-2:]
+    assert code_line == "0", run.stdout + run.stderr
+    loaded = set(ast.literal_eval(modules_line))
+    configured = ("claude", "codex", "copilot", "deepcode")
+    for name in REGISTRY:
+        mine = {m for m in loaded if m.startswith(f"twsrt.agents.{name}.")}
+        if name in configured:
+            assert f"twsrt.agents.{name}.agent" in mine
+        else:
+            assert mine <= {f"twsrt.agents.{name}.declaration", f"twsrt.agents.{name}.rules"}
+        assert not {m for m in mine if m.endswith((".project", ".managed"))}, mine

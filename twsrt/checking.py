@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from twsrt.agents import AGENTS
+from twsrt.agents import spec_of
 from twsrt.config import Config
 from twsrt.configload import discover, load_config
 from twsrt.drift import drift_findings
@@ -190,7 +190,7 @@ def _agent_findings(name: str, invocation: Invocation, report: CheckReport) -> l
         for drift in result.drift:
             report.checked.append(CheckedFile(drift.display, "target", name))
             findings += drift_findings(drift, result, config, invocation.fix_command())
-    if any(key in config.targets for key in AGENTS[name].target_keys):
+    if any(key in config.targets for key in spec_of(name).keys):
         # user keys and other config layers the agent loads (one pass over every mode's files)
         findings += invocation.effective(name)
     return findings

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from twsrt import wildcard
-from twsrt.agents import AGENTS, specs, target_specs
+from twsrt.agents import AGENTS, spec_of, specs, target_specs
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, display_path
 from twsrt.policy import PathRule, Policy, is_glob
@@ -318,7 +318,7 @@ def _agent_dirs(agents: Iterable[str]) -> dict[str, str]:
     with the first agent that has it."""
     dirs: dict[str, str] = {}
     for name in agents:
-        spec = AGENTS[name].spec
+        spec = spec_of(name)
         paths = [t.default for t in spec.targets if t.scope == "user"]
         paths += [state.path for state in spec.state_files]
         layers = [layer for layer in spec.layers if layer.scope == "user"]
@@ -373,7 +373,7 @@ def _folded(config: Config, relative: str, real: Path, agent: str) -> Finding:
         FOLDED_CONFIG_LINK,
         f"'~/{quoted(relative)}' on this host is one symlink into the repository "
         f"('{quoted(config.display_path(real))}'), a folded stow link: "
-        f"{AGENTS[agent].spec.label} reads its configuration through it, and any command run "
+        f"{spec_of(agent).label} reads its configuration through it, and any command run "
         "in ~ (an agent started there, or ~ as a write root) can unlink or rename it, since no "
         "deny protects a symlink itself; the agent then recreates an empty directory and its "
         "next launch has no user settings and no sandbox, and the agent's own logins and "
@@ -398,7 +398,7 @@ def state_file_findings(config: Config, agents: Iterable[str]) -> list[Finding]:
     inside: dict[Path, bool] = {}  # many state files share a directory: resolve each once
     for root in mirror_roots(config):
         for name in agents:
-            spec = AGENTS[name].spec
+            spec = spec_of(name)
             for state in spec.state_files:
                 for path in _present(root, state.path[2:], str(repo), inside):
                     findings.append(_state_finding(config, path, state, spec.label, name))

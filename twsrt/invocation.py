@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from twsrt.agents import AGENTS, effective_findings
+from twsrt.agents import AGENTS, effective_findings, spec_of
 from twsrt.agents.base import Context
 from twsrt.config import DEFAULT_SANDBOX_MODE, Config
 from twsrt.configload import CONFIG_NAMES, discover, load_config, user_config_path
@@ -74,11 +74,8 @@ def select_agents(agent: str | None, config: Config) -> list[str]:
         return select(agent, config)
     if agent:
         return [agent]
-    configured = [
-        name
-        for name, module in AGENTS.items()
-        if any(key in config.targets for key in module.target_keys)
-    ]
+    # by the declarations: an agent with no target is never imported
+    configured = [name for name in AGENTS if any(k in config.targets for k in spec_of(name).keys)]
     return configured or list(AGENTS)
 
 
@@ -151,8 +148,7 @@ class Invocation:
         is added, a ``--yolo`` run checks the yolo files alone."""
         yolo = self.context.yolo
         explicit = any(
-            t.yolo_of is not None and t.key in self.config.targets
-            for t in AGENTS[name].spec.targets
+            t.yolo_of is not None and t.key in self.config.targets for t in spec_of(name).targets
         )
         if explicit and (other or not yolo):
             return [yolo, not yolo]

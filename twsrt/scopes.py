@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twsrt.agents import AGENTS, REGISTRY, agent_of, label, target_specs
+from twsrt.agents import AGENTS, REGISTRY, agent_of, label, spec_of, target_specs
 from twsrt.findings import Finding, TwsrtError, fail, finding, quoted
 from twsrt.locations import Location
 from twsrt.pathnames import control_problem, length_problem
@@ -59,7 +59,7 @@ class ScopeRequest:
 def layered_agents(scope: str) -> list[str]:
     """The agents that declare a target in ``scope``, in registry order."""
 
-    return [name for name, agent in AGENTS.items() if scope_keys(agent.spec.targets, scope)]
+    return [name for name in AGENTS if scope_keys(spec_of(name).targets, scope)]
 
 
 def scope_keys(targets: Any, scope: str) -> list[str]:
@@ -127,7 +127,7 @@ def left_out(config: Config, scope: str, table: str | None) -> tuple[Finding, ..
 
 def _agent_targets(name: str, scope: str) -> list[Any]:
 
-    return [target for target in AGENTS[name].spec.targets if target.scope == scope]
+    return [target for target in spec_of(name).targets if target.scope == scope]
 
 
 def _check_root(config: Config, scope: str, root: Path, asked: ScopeRequest | None) -> None:
@@ -189,7 +189,7 @@ def targeted_agents(config: Config) -> list[str]:
     a key in ``[targets]``, in registry order."""
     if config.scope != "user":
         return list(config.scope_agents)
-    return [n for n, m in AGENTS.items() if any(k in config.targets for k in m.target_keys)]
+    return [n for n in AGENTS if any(k in config.targets for k in spec_of(n).keys)]
 
 
 def select(agent: str | None, config: Config) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from twsrt.agents import AGENTS, specs
+from twsrt.agents import spec_of, specs
 from twsrt.agents.base import Accepted, AgentSpec
 from twsrt.protection import home_spelling
 from twsrt.registry import hook_files_regex, indented
@@ -160,7 +160,7 @@ def repo_config(agents: Sequence[str], home: Path, repo: Path) -> str:
         lines += [f'{prefix}{key} = "{path}"\n' for key, path in targets]
     # a JSON string is a valid TOML basic string
     pin = f"home = {json.dumps(str(home), ensure_ascii=False)}"
-    if not any(AGENTS[name].spec.home_dependent for name in agents):
+    if not any(spec_of(name).home_dependent for name in agents):
         pin = '# home = "/home/you"'
     tail = _REPO_CONFIG_TAIL + _accepted(agents)
     checkout = f"checkout = {json.dumps(home_spelling(repo, home), ensure_ascii=False)}"

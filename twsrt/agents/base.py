@@ -322,10 +322,11 @@ class Agent(Protocol):
 class DeclaredAgent:
     """An agent class built on its declaration: ``name`` and ``target_keys`` come from ``spec``,
     and ``compile`` hands a run of a scope in ``scoped`` (project, managed) to that scope's
-    compile, every other run to ``compile_user``."""
+    compile, every other run to ``compile_user``. ``scoped`` names each as ``module:function``,
+    imported on first use: a user-scope run (every pre-commit hook's) loads no scope module."""
 
     spec: ClassVar[AgentSpec]
-    scoped: ClassVar[dict[str, Callable[[Context], Result]]] = {}
+    scoped: ClassVar[dict[str, str]] = {}
     name: str
     target_keys: tuple[str, ...]
 
@@ -335,7 +336,13 @@ class DeclaredAgent:
 
     def compile(self, ctx: Context) -> Result:
         scoped = self.scoped.get(ctx.config.scope)
-        return self.compile_user(ctx) if scoped is None else scoped(ctx)
+        if scoped is None:
+            return self.compile_user(ctx)
+        from importlib import import_module
+
+        module, function = scoped.split(":")
+        compile_scope: Callable[[Context], Result] = getattr(import_module(module), function)
+        return compile_scope(ctx)
 
     def compile_user(self, ctx: Context) -> Result:
         raise NotImplementedError

@@ -97,7 +97,7 @@ def _no_target(ctx: Context, engine: Engine) -> str:
         return f"this {scope}-scope run compiles no {engine.agent} file ([{scope}] agents)"
 
     agent = engine.agent
-    targets = AGENTS[agent].spec.targets if agent is not None and agent in AGENTS else ()
+    targets = spec_of(agent).targets if agent is not None and agent in AGENTS else ()
     keys = [t.key for t in targets if t.yolo_of is None and t.scope == scope]
     configured = [key for key in keys if key in ctx.config.targets]
     if configured:  # the file is there, but this engine models another scope's

@@ -33,9 +33,7 @@ from twsrt.agents.claude.declaration import (
     YOLO_KEY,
     Managed,
 )
-from twsrt.agents.claude.managed import compile_managed
 from twsrt.agents.claude.modes import mode_findings
-from twsrt.agents.claude.project import compile_project
 from twsrt.agents.claude.settings import (
     SETTINGS_FILE,
     managed_spec,
@@ -84,7 +82,10 @@ def target_path(ctx: Context) -> Path | None:
 class ClaudeAgent(DeclaredAgent):
     spec = AGENT_SPEC
     # managed-settings.json per OS; the project's .claude/settings.json
-    scoped = {"managed": compile_managed, "project": compile_project}
+    scoped = {
+        "managed": "twsrt.agents.claude.managed:compile_managed",
+        "project": "twsrt.agents.claude.project:compile_project",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         overrides = ctx.config.overrides.get(ctx.mode, {})

@@ -14,7 +14,6 @@ members), ``project`` (the project layer); this module compiles one run (shared 
 from __future__ import annotations
 
 from twsrt.agents.base import Context, DeclaredAgent, Result
-from twsrt.agents.codex import project
 from twsrt.agents.codex.declaration import (
     AGENT_SPEC,
     FULL_ACCESS,
@@ -38,7 +37,6 @@ from twsrt.agents.codex.files import (
     parsed_config,
     preview_toml,
 )
-from twsrt.agents.codex.managed import compile_managed
 from twsrt.agents.codex.paths import _split_glob
 from twsrt.agents.codex.translate import full_access_lost, render_rules, translate
 from twsrt.agents.targetfiles import TargetFiles
@@ -68,6 +66,8 @@ __all__ = [
 
 def compile_project(ctx: Context) -> Result:
     """The project's layer: its own profile and rules (``.codex/``)."""
+    from twsrt.agents.codex import project
+
     compiled, findings = project.translate_project(
         ctx.policy, ctx.sandbox_mode, ctx.config.output_home
     )
@@ -77,7 +77,10 @@ def compile_project(ctx: Context) -> Result:
 
 class CodexAgent(DeclaredAgent):
     spec = AGENT_SPEC
-    scoped = {"project": compile_project, "managed": compile_managed}
+    scoped = {
+        "project": "twsrt.agents.codex.agent:compile_project",
+        "managed": "twsrt.agents.codex.managed:compile_managed",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, findings = translate(ctx.policy, ctx.sandbox_mode, ctx.config.output_home)

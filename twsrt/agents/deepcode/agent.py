@@ -44,7 +44,6 @@ from twsrt.agents.deepcode.declaration import (
     Managed,
 )
 from twsrt.agents.deepcode.layer import _configured_key, compile_file, layer_findings, target
-from twsrt.agents.deepcode.project import compile_project
 from twsrt.agents.deepcode.settings import SETTINGS, SETTINGS_SPEC, drift, merge, merged_text
 from twsrt.agents.deepcode.translate import translate
 
@@ -73,7 +72,9 @@ __all__ = [
 
 class DeepCodeAgent(DeclaredAgent):
     spec = AGENT_SPEC
-    scoped = {"project": compile_project}  # the project's .deepcode/settings.json
+    scoped = {
+        "project": "twsrt.agents.deepcode.project:compile_project"
+    }  # the project's .deepcode/settings.json
 
     def compile_user(self, ctx: Context) -> Result:
         located = target(ctx)

@@ -16,8 +16,6 @@ from __future__ import annotations
 from twsrt.agents.abspaths import unpinned_home
 from twsrt.agents.base import Context, DeclaredAgent, Result
 from twsrt.agents.gemini.declaration import AGENT_SPEC, NAME, POLICY_KEY, SETTINGS_KEY
-from twsrt.agents.gemini.managed import compile_managed
-from twsrt.agents.gemini.project import compile_project
 from twsrt.agents.gemini.rules import GEMINI_POLICY_NOT_WRITTEN, GEMINI_SANDBOX_NOT_WRITTEN
 from twsrt.agents.gemini.settings import SETTINGS_FILE, policy_items
 from twsrt.agents.gemini.translate import translate
@@ -30,7 +28,10 @@ from twsrt.jsonedit import dump
 class GeminiAgent(DeclaredAgent):
     spec = AGENT_SPEC
     # the admin policy and system settings per OS; the workspace's .gemini/settings.json
-    scoped = {"managed": compile_managed, "project": compile_project}
+    scoped = {
+        "managed": "twsrt.agents.gemini.managed:compile_managed",
+        "project": "twsrt.agents.gemini.project:compile_project",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         home, mode = ctx.config.output_home, ctx.sandbox_mode

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from twsrt.agents.base import Context, DeclaredAgent, Result
 from twsrt.agents.qwen.declaration import AGENT_SPEC, NAME, SETTINGS_KEY
-from twsrt.agents.qwen.managed import compile_managed
-from twsrt.agents.qwen.project import compile_project
 from twsrt.agents.qwen.settings import SETTINGS_FILE
 from twsrt.agents.qwen.translate import translate
 from twsrt.agents.srtkeys import unenforced_suffix
@@ -26,7 +24,10 @@ from twsrt.jsonedit import dump
 class QwenAgent(DeclaredAgent):
     spec = AGENT_SPEC
     # the project's .qwen/settings.json; the system settings per OS
-    scoped = {"managed": compile_managed, "project": compile_project}
+    scoped = {
+        "managed": "twsrt.agents.qwen.managed:compile_managed",
+        "project": "twsrt.agents.qwen.project:compile_project",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, found = translate(ctx.policy, ctx.sandbox_mode, ctx.yolo)
