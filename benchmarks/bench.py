@@ -15,7 +15,9 @@ this one run: rows are the example and one policy per --sizes entry (default
 shape; see make_policy.py), columns `check`, `generate -n -w`, `diff`, the floor (floor.py: start
 Python, read and parse the same files with json and tomllib) and check-jsonschema on the same srt
 file against twsrt's schema, for comparison. Last the acceptance ratios (issue 17's two, and
-issue 28's check against check-jsonschema on the example), each PASS or FAIL by the median
+issue 28's check against check-jsonschema on the example) and the linearity of check's work
+(LINEARITY: the cost per rule from 10k to 50k over that from 1k to 10k), each PASS or FAIL by
+the median
 wall times, followed by the same ratio of the median CPU times (user +
 sys of the process and its children), which a shared machine's load moves less;
 --check-ratios exits 1 when one fails or was not measured. --markdown prints only
@@ -58,6 +60,11 @@ RATIOS = (
     (("50000", "check"), ("10000", "check"), 4.0),
     (("example", "check"), ("example", "check-jsonschema"), 0.5),
 )
+# linear work: `check`'s cost per rule added from the middle row to the last over its cost per
+# rule from the first to the middle (1.0 is exactly linear). The 50k/10k ratio above mixes in
+# start-up: a linear job with start-up s and 10k-rule work w scores 5 - 4s/(s+w), so it stays
+# <= 4 only while s >= w/3, whatever the per-rule cost.
+LINEARITY = (("1000", "10000", "50000"), "check", 1.1)
 
 
 @dataclass
@@ -234,7 +241,36 @@ def ratio_verdicts(rows: Sequence[Row]) -> list[tuple[str, bool]]:
             verdicts.append((line, passed))
         else:
             verdicts.append((f"{name}: FAIL (not measured; --sizes needs both)", False))
+    verdicts.append(_linearity({row.key: row for row in rows}))
     return verdicts
+
+
+def _linearity(rows: dict[str, Row]) -> tuple[str, bool]:
+    """LINEARITY's verdict, by median wall time (the CPU times' beside it)."""
+    (first, middle, last), column, limit = LINEARITY
+    labels = [row_label(key) for key in (first, middle, last)]
+    name = (
+        f"{column} per rule {labels[1]}->{labels[2]} / per rule {labels[0]}->{labels[1]}"
+        f" <= {limit:g}"
+    )
+    picked = [rows.get(key) for key in (first, middle, last)]
+    timings = [row.cells.get(column) if row else None for row in picked]
+    if not all(timings) or not all(picked):
+        return f"{name}: FAIL (not measured; --sizes needs all three)", False
+    counts = [row.rules for row in picked if row]
+    cells = [timing for timing in timings if timing]
+
+    def per_rule_ratio(ms: list[float]) -> float:
+        late = (ms[2] - ms[1]) / (counts[2] - counts[1])
+        early = (ms[1] - ms[0]) / (counts[1] - counts[0])
+        return late / early
+
+    ratio = per_rule_ratio([cell.median_ms for cell in cells])
+    passed = ratio <= limit
+    line = f"{name}: {ratio:.2f} {'PASS' if passed else 'FAIL'}"
+    if all(cell.cpu_ms for cell in cells):
+        line += f" (CPU time: {per_rule_ratio([cell.cpu_ms or 0.0 for cell in cells]):.2f})"
+    return line, passed
 
 
 def _cell_name(cell: tuple[str, str]) -> str:

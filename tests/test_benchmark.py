@@ -98,6 +98,9 @@ def test_bench_prints_the_startup_and_scaling_tables(tmp_path: Path) -> None:
     assert re.search(
         r"^check\(example\) / check-jsonschema\(example\) <= 0.5: \d+\.\d\d ", ratios[2]
     )
+    linear = [line for line in lines if line.startswith("check per rule")]
+    unmeasured = "FAIL (not measured; --sizes needs all three)"
+    assert linear == [f"check per rule 10k->50k / per rule 1k->10k <= 1.1: {unmeasured}"]
 
 
 def timing(ms: float) -> object:
@@ -123,14 +126,14 @@ def test_the_acceptance_ratios_pass_and_fail_by_their_limits() -> None:
         return [bench.Row(key, 1, {"check": timing(ms)}) for key, ms in checks.items()]
 
     verdicts = bench.ratio_verdicts(rows(100.0, 500.0, 1000.0, 4000.0))
-    assert [passed for _, passed in verdicts] == [True, True, False]
+    assert [passed for _, passed in verdicts] == [True, True, False, False]
     assert verdicts[2][0] == (  # no check-jsonschema cell in these rows
         "check(example) / check-jsonschema(example) <= 0.5: FAIL (not measured; --sizes needs both)"
     )
     assert verdicts[0][0] == "check(13k (org13k)) / check(example) <= 5: 5.00 PASS"
     assert verdicts[1][0] == "check(50k) / check(10k) <= 4: 4.00 PASS"
     verdicts = bench.ratio_verdicts(rows(100.0, 501.0, 1000.0, 4010.0))
-    assert [passed for _, passed in verdicts] == [False, False, False]
+    assert [passed for _, passed in verdicts] == [False, False, False, False]
     assert all(line.endswith("FAIL") for line, _ in verdicts[:2])
     # the CPU times' ratio is shown beside the wall times' verdict, which it does not change
     cpu = [
@@ -286,3 +289,26 @@ def test_sandbox_starts_counts_each_launch_that_ran_bwrap_once() -> None:
     without_srt = STRACE_LOG.replace('401 execve("/usr/bin/bwrap"', '401 execve("/usr/bin/true"')
     assert twsrt_test.sandbox_starts(without_srt) == 1
     assert twsrt_test.sandbox_starts("") == 0
+
+
+def test_linear_work_is_judged_by_the_cost_per_rule_added() -> None:
+    """LINEARITY: check's milliseconds per rule from 10k to 50k over those from 1k to 10k;
+    start-up cancels out, so a linear job passes whatever its start-up."""
+
+    def rows(one: float, ten: float, fifty: float, cpu: float | None = None) -> list[object]:
+        checks = {"1000": (1_000, one), "10000": (10_000, ten), "50000": (50_000, fifty)}
+        return [
+            bench.Row(key, rules, {"check": bench.Timing(ms, ms, 1, 0, "", cpu and ms * cpu)})
+            for key, (rules, ms) in checks.items()
+        ]
+
+    # 40 ms of start-up and 0.03 ms a rule: linear, and yet 50k/10k fails
+    linear = bench.ratio_verdicts(rows(70.0, 340.0, 1540.0, cpu=1.0))
+    assert linear[1] == ("check(50k) / check(10k) <= 4: 4.53 FAIL (CPU time: 4.53)", False)
+    assert linear[3] == (
+        "check per rule 10k->50k / per rule 1k->10k <= 1.1: 1.00 PASS (CPU time: 1.00)",
+        True,
+    )
+    # a rule costing 20% more past 10k fails
+    worse = bench.ratio_verdicts(rows(70.0, 340.0, 1780.0))
+    assert worse[3] == ("check per rule 10k->50k / per rule 1k->10k <= 1.1: 1.20 FAIL", False)
