@@ -216,6 +216,17 @@ def test_full_file_headless_refuses_an_unlisted_host(
     assert not reached and output is not None and NOT_GRANTED in output, output
 
 
+def test_bypass_mode_with_the_full_file_fetches_any_host(
+    tmp_path: Path, generated: dict[str, Any], host: HitServer, certificate: tuple[Path, Path]
+) -> None:
+    """What TWS603 reports: ``defaultMode: bypassPermissions`` beside the full file approves
+    the host the full file asks for (the test above, without the key)."""
+    settings = _settings(generated["full"])
+    settings["permissions"]["defaultMode"] = "bypassPermissions"
+    reached, output = _fetch(tmp_path, settings, [], host, certificate)
+    assert reached, output
+
+
 def test_an_unreachable_preflight_refuses_the_fetch(
     tmp_path: Path, generated: dict[str, Any], host: HitServer, certificate: tuple[Path, Path]
 ) -> None:
