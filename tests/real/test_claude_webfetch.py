@@ -130,7 +130,7 @@ def _call(
     """One Claude start whose fake model calls ``tool`` once: its result (None: never run, as
     for a tool Claude does not offer) and the requests the fake model got."""
     home, cwd = tmp_path / "home", tmp_path / "work"
-    home.mkdir()
+    home.mkdir(parents=True)
     cwd.mkdir()
     env = {
         "IS_SANDBOX": "1",  # Claude refuses bypassPermissions as root otherwise
@@ -158,10 +158,12 @@ def _fetch(
     mode: list[str],
     host: HitServer,
     certificate: tuple[Path, Path],
+    base: str | None = None,
 ) -> tuple[bool, str | None]:
-    """Whether WebFetch reached ``host`` (the run's own tag among its hits), and its result."""
+    """Whether WebFetch reached ``host`` (the run's own tag among its hits), and its result;
+    ``base``: another spelling of the host's URL."""
     tag = f"/{tmp_path.name}"
-    call = {"url": host.url + tag, "prompt": "Repeat the page."}
+    call = {"url": (base or host.url) + tag, "prompt": "Repeat the page."}
     output, _requests = _call(tmp_path, settings, mode, "WebFetch", call, certificate)
     return tag in host.hits, output
 
@@ -235,6 +237,20 @@ def test_an_unreachable_preflight_refuses_the_fetch(
     settings = _settings(_without_web_denies(generated["yolo"]), preflight=True)
     reached, output = _fetch(tmp_path, settings, BYPASS, host, certificate)
     assert not reached and output is not None and "Unable to verify" in output, output
+
+
+def test_the_url_forms_webfetch_fetches(
+    tmp_path: Path, generated: dict[str, Any], host: HitServer, certificate: tuple[Path, Path]
+) -> None:
+    """Why the tests serve https on 127.0.0.1: an http URL is fetched over https (it reaches
+    the HTTPS server), and a host without a dot is refused before any rule is read."""
+    settings = _settings(_without_web_denies(generated["yolo"]))
+    plain = f"http://127.0.0.1:{host.port}"
+    reached, output = _fetch(tmp_path / "http", settings, BYPASS, host, certificate, plain)
+    assert reached, output
+    local = f"https://localhost:{host.port}"
+    reached, output = _fetch(tmp_path / "local", settings, BYPASS, host, certificate, local)
+    assert not reached and output is not None and "without a dot" in output, output
 
 
 def _search(
