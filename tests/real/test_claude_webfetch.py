@@ -13,8 +13,10 @@ What the runs need, found in the bundle and confirmed here:
 - WebFetch upgrades http to https and refuses a host without a dot (``localhost``), so the host
   is an HTTPS server on 127.0.0.1 whose certificate the run trusts (NODE_EXTRA_CA_CERTS).
 - Before a fetch Claude asks api.anthropic.com whether the host may be fetched; here that is
-  unreachable and the fetch is refused (fail closed, pinned below). On a machine that reaches
-  it an ordinary host passes, so every other run sets ``skipWebFetchPreflight``.
+  unreachable and the fetch is refused (fail closed, pinned below). The check is a blocklist
+  (the setting's own description: "Skip the WebFetch blocklist check"), not the policy's
+  allowlist, so where it is reachable it passes whatever host the blocklist lacks (not
+  observable offline); every other run sets ``skipWebFetchPreflight`` to stand for that.
 - Claude defers its web tools behind ToolSearch; ENABLE_TOOL_SEARCH=false offers them at once,
   so the fake model can call them.
 
