@@ -225,6 +225,7 @@ class BashRun:
     outputs: list[str | None]  # per command: the Bash tool's result text (None: never ran)
     stdout: str  # claude's own JSON result
     returncode: int
+    requests: list[dict[str, Any]] = field(default_factory=list)  # what the fake model was sent
 
 
 def run_bash(
@@ -238,13 +239,15 @@ def run_bash(
     tool: str = "Bash",
     inputs: list[dict[str, Any]] | None = None,
     argv_extra: list[str] | None = None,
+    allow_tool: bool = True,
 ) -> BashRun:
     """Start ``claude -p`` with ``settings`` as the user settings of ``home`` (a dict, JSON text
     or a file to copy; None: whatever ``home`` holds, such as a stowed link, left untouched) and
     have its Bash tool run ``commands`` in ``cwd``, one tool call each (``tool_input`` adds to
     every call, e.g. ``{"dangerouslyDisableSandbox": True}``). With ``tool`` (``"Write"``,
     ``"Edit"``) the fake model calls that tool once per entry of ``inputs`` instead, and only
-    that tool is allowed unasked; ``argv_extra`` goes after the harness's own arguments.
+    that tool is allowed unasked (unless ``allow_tool`` is false: then the settings and the
+    permission mode decide); ``argv_extra`` goes after the harness's own arguments.
     Raises RuntimeError when Claude could not be driven at all."""
     settings_path = home / ".claude" / "settings.json"
     if settings is not None:
@@ -255,8 +258,8 @@ def run_bash(
             text = settings if isinstance(settings, str) else json.dumps(settings, indent=2)
             settings_path.write_text(text, encoding="utf-8")
     script = Script(list(commands), dict(tool_input or {}), tool, list(inputs or []))
-    argv = [claude_bin, "-p", PROMPT, "--allowedTools", tool, "--output-format", "json"]
-    argv += argv_extra or []
+    argv = [claude_bin, "-p", PROMPT, "--output-format", "json"]
+    argv += (["--allowedTools", tool] if allow_tool else []) + (argv_extra or [])
     with fake_messages_api(script) as url:
         try:
             proc = subprocess.run(
@@ -275,4 +278,4 @@ def run_bash(
             f"claude never called the fake API (exit {proc.returncode}):\n"
             f"{proc.stdout}\n{proc.stderr}"
         )
-    return BashRun(script.outputs(), proc.stdout, proc.returncode)
+    return BashRun(script.outputs(), proc.stdout, proc.returncode, list(script.requests))

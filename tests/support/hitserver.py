@@ -5,11 +5,13 @@ from and looks the tag up."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -17,15 +19,17 @@ from typing import Any
 class HitServer:
     port: int
     hits: list[str] = field(default_factory=list)  # the paths asked for, in arrival order
+    scheme: str = "http"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
 
 @contextmanager
-def hit_server() -> Iterator[HitServer]:
-    """A running server of its own (a fresh list of hits), shut down on exit."""
+def hit_server(tls: tuple[Path, Path] | None = None) -> Iterator[HitServer]:
+    """A running server of its own (a fresh list of hits), shut down on exit; ``tls``: the
+    certificate and key files of an HTTPS server."""
     hits: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -40,9 +44,13 @@ def hit_server() -> Iterator[HitServer]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield HitServer(server.server_address[1], hits)
+        yield HitServer(server.server_address[1], hits, "http" if tls is None else "https")
     finally:
         server.shutdown()
         server.server_close()

@@ -222,6 +222,17 @@ CASES = [
         files={"twsrt.toml": config(COPILOT, head="")},
     ),
     Case(
+        # the yolo file denies the web tools whole: its allowed host is lost for WebFetch
+        "claude-yolo-web-tools",
+        {"TWS638": ".srt-settings.json:1:14"},
+        files={
+            "twsrt.toml": config(
+                CLAUDE + 'claude_settings_yolo = "home/.claude/settings.yolo.json"\n'
+            ),
+            ".srt-settings.json": '{"network": {"allowedDomains": ["github.com"]}}\n',
+        },
+    ),
+    Case(
         "claude-overrides",
         {
             "TWS214": "twsrt.toml:18:11",

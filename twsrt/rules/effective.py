@@ -44,10 +44,12 @@ USER_SKIPS_APPROVAL = Rule(
     Basis.WIDENS,
     "A user key answers the policy's approvals without asking the user.",
     '`permissions.defaultMode: "bypassPermissions"` in a full-mode Claude Code file '
-    "answers every ask rule of the policy with yes (use the yolo target for that, which "
-    "drops the ask rules on purpose); in DeepCode it skips the permission rules entirely, "
-    "deny rules included. A Codex profile file that sets `approvals_reviewer` to a model "
-    'reviewer, or `approval_policy = "never"` beside a sandbox that is not twsrt\'s, lets '
+    "answers every ask rule of the policy with yes and lets WebFetch and WebSearch (outside "
+    "the sandbox) reach any host no rule names (use the yolo target for that, which drops the "
+    "ask rules on purpose and denies both web tools, TWS638); in DeepCode it skips the "
+    "permission rules entirely, deny rules included. A Codex profile file that sets "
+    '`approvals_reviewer` to a model reviewer, or `approval_policy = "never"` beside a '
+    "sandbox that is not twsrt's, lets "
     "commands run outside the policy without the user seeing them. Remove the key; choose "
     "the approval mode with `twsrt generate --yolo` instead.",
 )

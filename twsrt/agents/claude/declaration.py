@@ -290,6 +290,11 @@ READ_ONLY_DENY = "Edit"
 ESCAPE_HATCH = "allowUnsandboxedCommands"
 
 
+# The in-process web tools: outside the sandbox, approved unasked in a yolo file's
+# bypassPermissions mode, so a yolo file denies them whole (a deny outranks every allow, TWS638).
+WEB_TOOLS = ("WebFetch", "WebSearch")
+
+
 @dataclass
 class Managed:
     """The sections twsrt owns in a Claude settings file, for one mode."""

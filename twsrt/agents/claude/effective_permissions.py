@@ -42,8 +42,9 @@ def permission_findings(
             report(
                 USER_SKIPS_APPROVAL,
                 "permissions.defaultMode bypassPermissions answers the policy's ask rules with "
-                "yes without asking (the deny rules still apply); only the yolo target may "
-                "skip approvals",
+                "yes without asking (the deny rules still apply), and lets WebFetch and "
+                "WebSearch, which run outside the sandbox, reach hosts no rule names; only the "
+                "yolo target, which denies both, may skip approvals",
                 layer,
                 "/permissions/defaultMode",
                 NAME,

@@ -2,7 +2,8 @@
 settings cannot carry (relative sandbox paths anchored at ``~/.claude``, credential entries it
 refuses, the writable working directory, TWS401-TWS416), what its project and managed files
 cannot carry (TWS445-TWS451), what a machine's managed settings override (TWS610-TWS612) and
-what a command could plant for a later Claude (TWS628-TWS629)."""
+what a command could plant for a later Claude (TWS628-TWS629) and the web tools a yolo file
+denies (TWS638)."""
 
 from __future__ import annotations
 
@@ -249,4 +250,28 @@ CLAUDE_NESTED_UNPROTECTED = Rule(
     "scratch directory), list a narrower root, or start Claude where they are (its launch "
     "directory is protected). Suppress with the reason when nothing of the kind lies inside "
     "the root.",
+)
+
+CLAUDE_YOLO_WEB_TOOLS_DENIED = Rule(
+    "TWS638",
+    "claude-yolo-web-tools-denied",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.STRICTER,
+    "Claude's yolo file denies WebFetch and WebSearch whole: no rule can keep them to the "
+    "policy's hosts when every call is approved.",
+    "Claude Code's WebFetch and WebSearch run in Claude's own process, not in its Bash "
+    "sandbox, so srt's network proxy does not hold them; only permission rules do. A yolo file "
+    "is used with bypassPermissions (`--dangerously-skip-permissions`), where a host no rule "
+    "names is fetched unasked: a real run of Claude Code 2.1.332 under the yolo file of a "
+    "policy allowing only github.com fetched a local host (tests/real/test_claude_webfetch.py; "
+    "its preflight, skipped there, asks Anthropic's blocklist, not the policy), and WebSearch "
+    "sent its query to the model's server-side search. A deny outranks every "
+    "allow (observed: `WebFetch` denied beside `WebFetch(domain:HOST)` allowed reaches no "
+    "host), and an ask rule outranks an allow too, so nothing narrower than a whole deny keeps "
+    "the other hosts out: the yolo file denies both tools (`WebFetch`, `WebSearch`) and carries "
+    "no `WebFetch(domain:...)` allow rules, stricter than the policy's allowedDomains. The full "
+    "file keeps the allow rules; there Claude asks for any other host (headless `-p`: refused).\n\n"
+    "Bash commands keep the allowed hosts through the sandbox's network proxy (`curl` where the "
+    "bash rules allow it).",
 )

@@ -20,11 +20,13 @@ from twsrt.agents.claude.declaration import (
     SUB_KEYS,
     TOP_KEYS,
     WEB_PORTS,
+    WEB_TOOLS,
     WEBFETCH_PREFIX,
     Managed,
 )
 from twsrt.agents.claude.layers import protect
 from twsrt.agents.claude.rules import (
+    CLAUDE_YOLO_WEB_TOOLS_DENIED,
     LOSSY_CREDENTIAL_ENTRY,
     LOSSY_RELATIVE_SANDBOX_PATH,
     LOSSY_RELATIVE_WRITE_ROOT,
@@ -81,13 +83,11 @@ def translate(
     findings = list(found)
     # the deny rules come first, so their origins are the first noted
     managed = Managed(deny=list(deny), origins=dict(origins))
-    if not yolo:
+    if yolo:
+        _deny_web_tools(policy, managed, findings)
+    else:
         managed.ask = _bash_rules(policy.bash_ask, managed)
-    allow = []
-    for entry, host in without_port(policy.allowed_domains, NAME, _port_not_allowed, findings):
-        allow.append(f"{WEBFETCH_PREFIX}{host})")
-        _note_origins(managed, [allow[-1], entry.value], entry.origin)
-    managed.webfetch_allow = unique(allow)
+        managed.webfetch_allow = _webfetch_allow(policy, managed, findings)
     managed.sandbox = _sandbox(policy, findings, anchor)
     mode_overrides = {k: v for k, v in overrides.items()}
     managed.sandbox.update(deepcopy(mode_overrides))
@@ -153,6 +153,34 @@ def _bash_rules(entries: list[Entry], managed: Managed) -> list[str]:
         rules += emitted
         _note_origins(managed, emitted, entry.origin)
     return unique(rules)
+
+
+def _webfetch_allow(policy: Policy, managed: Managed, findings: list[Finding]) -> list[str]:
+    allow = []
+    for entry, host in without_port(policy.allowed_domains, NAME, _port_not_allowed, findings):
+        allow.append(f"{WEBFETCH_PREFIX}{host})")
+        _note_origins(managed, [allow[-1], entry.value], entry.origin)
+    return unique(allow)
+
+
+def _deny_web_tools(policy: Policy, managed: Managed, findings: list[Finding]) -> None:
+    """A yolo file runs under bypassPermissions, which fetches a host no rule names unasked
+    (WebFetch and WebSearch run outside the sandbox), and a deny outranks a host's allow: both
+    tools are denied whole, right after the policy's denies, and get no allow rule (TWS638)."""
+    managed.deny = unique([*managed.deny, *WEB_TOOLS])
+    _note_origins(managed, list(WEB_TOOLS), policy.list_origin("/network/allowedDomains"))
+    if not policy.allowed_domains:
+        return  # nothing allowed, nothing lost
+    findings.append(
+        finding(
+            CLAUDE_YOLO_WEB_TOOLS_DENIED,
+            "the yolo file denies WebFetch and WebSearch whole and allows WebFetch no host: "
+            "under bypassPermissions they would reach any host, and no rule can keep them to "
+            "these (stricter than the policy; Bash keeps them through the sandbox)",
+            policy.srt_location("/network/allowedDomains", key=True),
+            agent=NAME,
+        )
+    )
 
 
 def _port_not_allowed(entry: Entry, port: str) -> str:
