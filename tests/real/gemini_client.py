@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from support.nodecache import compile_cache_dir
 from support.tools import locate_tool, require_tool
 
 DEFAULT_BIN = "/opt/twsrt-tools/gemini/bin/gemini"
@@ -201,6 +202,7 @@ def run_gemini(
         "GEMINI_CLI_NO_RELAUNCH": "1",
         "TERM": "dumb",
         "LANG": "C.UTF-8",
+        "NODE_COMPILE_CACHE": compile_cache_dir(),  # the bundle compiled once per process
     }
     argv = [binary, "-m", MODEL, "-p", "Run the scripted commands."]
     argv += ["--fake-responses", str(script), "--output-format", "stream-json"]
