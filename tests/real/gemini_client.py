@@ -13,7 +13,7 @@ the last turn answers text. `-m gemini-2.5-flash` names the model so that no rou
 The run uses a fresh HOME holding ~/.gemini/settings.json (API-key auth, folder trust off, plus
 the keys under test) and optionally ~/.gemini/policies/twsrt.toml, an environment built from
 scratch (GEMINI_API_KEY=x, no GEMINI_*/GOOGLE_* variable leaks in), TMPDIR inside the run's
-directory, GEMINI_CLI_NO_RELAUNCH=1 (no second Node process) and the test process's Node
+directory, GEMINI_CLI_NO_RELAUNCH=1 (no second Node process) and the test session's Node
 compile cache (``support.nodecache``). One run with one shell call costs 0.85 s of CPU warm
 (1.2 s with the tool sandbox on), mostly loading the bundle; on the machine's Node 20 it cost
 1.5 s (1.6 s), which is why .ci/install-gemini.sh runs it on Node 22.

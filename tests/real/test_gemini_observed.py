@@ -4,8 +4,8 @@ the fake model of ``gemini_client`` and checked on disk (the file a command woul
 or not), each refused case beside a control that succeeds. docs/agents/gemini-observed.md lists
 the facts and what each means for the translation.
 
-Nine runs start at once in one module fixture (about 1 s of CPU each, 13 s for the whole file,
-18 s wall on the shared 2-core machine): ``plain`` (--yolo, no policy: the controls),
+Nine runs start at once in one module fixture (1-2 s of CPU each, 16 s for the whole file, 37 s
+wall on the shared 2-core machine): ``plain`` (--yolo, no policy: the controls),
 ``denied`` (--yolo, user deny rules on ``touch`` and ``cat``), ``priority`` (no --yolo:
 ``tools.allowed`` against TOML denies at 999 and 100, an auto-saved.toml, a rule without
 priority), ``policy_paths`` (--yolo, settings ``policyPaths``), ``approval_setting`` and
