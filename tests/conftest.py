@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 from support.hypothesis_validation import keep_filtered_validation
+from support.nodecache import start_session_cache
 from support.sandbox import Sandbox, make_sandbox
 
 # The rewritten test modules and twsrt's own modules are cached as bytecode even where the
@@ -24,6 +25,16 @@ settings.load_profile("twsrt")
 keep_filtered_validation()  # hypothesis re-validated each filtered strategy on every draw
 
 pytest_plugins = ("pytester",)  # tests/test_markers.py runs pytest on a small test file
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One Node compile cache for the whole session (support/nodecache.py), made before the
+    xdist workers start so that they inherit its name, removed when the session ends."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller made it
+        return
+    drop = start_session_cache()
+    if drop is not None:
+        config.add_cleanup(drop)
 
 
 @pytest.fixture(autouse=True, scope="session")

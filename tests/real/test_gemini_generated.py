@@ -6,8 +6,8 @@ Two more runs pin what twsrt reports as errors rather than claims to enforce: un
 sandbox reaches a local server (TWS474), and a sandboxed command plants .gemini/settings.json,
 which switches the sandbox off for the next launch in that directory (TWS473).
 
-Five headless runs against the fake model of ``gemini_client``, started together (4-5 s of CPU
-each), plus the planted layer's second launch. The files live under /var/tmp: the sandbox
+Four headless runs against the fake model of ``gemini_client``, started together (about 1 s of
+CPU each), plus the planted layer's second launch. The files live under /var/tmp: the sandbox
 mounts a private tmpfs over /tmp.
 """
 

@@ -4,11 +4,12 @@ the fake model of ``gemini_client`` and checked on disk (the file a command woul
 or not), each refused case beside a control that succeeds. docs/agents/gemini-observed.md lists
 the facts and what each means for the translation.
 
-Seven runs start at once in one module fixture (4-5 s of CPU each; the file took 35-61 s wall
-on the shared 2-core machine, 130 s while another 2-worker suite ran): ``plain`` (--yolo, no
-policy: the controls), ``denied`` (--yolo, user deny rules on ``touch`` and ``cat``),
-``priority`` (no --yolo: ``tools.allowed`` against TOML denies at 999 and 100, an auto-saved.toml,
-a rule without priority), ``policy_paths`` (--yolo, settings ``policyPaths``), and three with
+Nine runs start at once in one module fixture (1-2 s of CPU each, 16 s for the whole file, 37 s
+wall on the shared 2-core machine): ``plain`` (--yolo, no policy: the controls),
+``denied`` (--yolo, user deny rules on ``touch`` and ``cat``), ``priority`` (no --yolo:
+``tools.allowed`` against TOML denies at 999 and 100, an auto-saved.toml, a rule without
+priority), ``policy_paths`` (--yolo, settings ``policyPaths``), ``approval_setting`` and
+``approval_flag`` (yolo from settings, and from the flag), and three with
 ``security.toolSandboxing``: ``sandbox_yolo``, ``sandbox_default`` (no --yolo, a user allow
 rule) and ``sandbox_nobwrap`` (--yolo, bwrap not on PATH). Their files live
 under /var/tmp, not /tmp: the sandbox mounts a private tmpfs over /tmp, so a HOME under /tmp is
