@@ -38,8 +38,11 @@ VERSION = "0.61.0"
 MODEL = "gemini-2.5-flash"
 TIMEOUT_S = 120
 SHELL = "run_shell_command"
+# usage statistics off: with them on, every run probes the GPU (lspci, clinfo, ...) and looks up
+# Google's host, so a run would not stay on this machine
 BASE_SETTINGS: dict[str, Any] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
 }
 
 
