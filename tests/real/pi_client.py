@@ -167,6 +167,7 @@ def run_pi(
     extension: bool = True,
     path: str | None = None,
     flags: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
     timeout: float = TIMEOUT_S,
 ) -> Run:
     """Run pi headless in ``setup.workspace``, the fake model (script ``name``) playing
@@ -187,7 +188,12 @@ def run_pi(
         "TERM": "dumb",
         "LANG": "C.UTF-8",
         "NODE_COMPILE_CACHE": compile_cache_dir(),
+        **(extra_env or {}),
     }
+    moved = env.get("PI_CODING_AGENT_DIR")
+    if moved:  # an agent dir elsewhere: it gets the provider too, and nothing else
+        Path(moved).mkdir(parents=True, exist_ok=True)
+        (Path(moved) / "models.json").write_text((setup.agent_dir / "models.json").read_text())
     argv = [binary, "--mode", "json", "--no-session", "--provider", PROVIDER, "--model", MODEL]
     if extension:
         argv += ["-e", str(extension_dir(binary))]

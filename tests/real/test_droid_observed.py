@@ -15,7 +15,9 @@ project ``commandAllowlist`` (``allow_user``, ``allow_project``), a user denylis
 project allowlist (``deny_beats_allow``), a project file that tries to widen or switch off the
 user's sandbox (``project_widen``), a project-only sandbox (``project_sandbox``), and two
 switches that do not turn the sandbox off (``skip``: --skip-permissions-unsafe; ``settings_flag``:
---settings with ``enabled: false``). Install with .ci/install-droid.sh.
+--settings with ``enabled: false``), and ``FACTORY_HOME_OVERRIDE`` naming a HOME without the
+sandbox, in the launch environment (``home_override``) or in a workspace .env (``dotenv``).
+Install with .ci/install-droid.sh.
 """
 
 from __future__ import annotations
@@ -143,6 +145,18 @@ def _plans(root: Path, out: Path, fake: FakeChat) -> dict[str, Any]:
         _sandbox(widen, out),
         project={"sandbox": {"enabled": False, "filesystem": fs}},
     )
+    for name in ("home_override", "dotenv"):
+        setup = Setup(root / name)
+        plan(name, [Call(f"cat {out}/secret")], _sandbox(setup, out))
+        other = setup.root / "other" / ".factory"  # a HOME whose settings have no sandbox
+        other.mkdir(parents=True)
+        setup.point_at(fake.base_url(name))
+        model = json.loads(setup.user_settings.read_text())["customModels"]
+        (other / "settings.json").write_text(json.dumps({"customModels": model}))
+        if name == "dotenv":
+            (setup.workspace / ".env").write_text(f"FACTORY_HOME_OVERRIDE={other.parent}\n")
+        else:
+            plans[name][2]["extra_env"] = {"FACTORY_HOME_OVERRIDE": str(other.parent)}
     only = Setup(root / "project_sandbox")
     plan(
         "project_sandbox",
@@ -325,3 +339,13 @@ def test_a_sandboxed_command_can_write_the_project_settings_directory(
     plant a project settings file (whose commandAllowlist the next launch honours, see
     test_an_allowlist_runs_...)."""
     assert runs["sandbox"].exists("ws/.factory/planted.json")
+
+
+def test_factory_home_override_drops_the_user_sandbox(
+    runs: dict[str, Observed], outside: Path
+) -> None:
+    """``FACTORY_HOME_OVERRIDE`` in the launch environment wins over HOME: Droid reads the
+    settings of that directory, and the user's sandbox is gone (the secret is read). The same
+    line in a workspace ``.env`` changes nothing: this build does not load .env files."""
+    assert _leaked(runs["home_override"], f"cat {outside}/secret")
+    assert "Permission denied" in runs["dotenv"].result(f"cat {outside}/secret")

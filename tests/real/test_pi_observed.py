@@ -11,7 +11,8 @@ extension's global file ~/.pi/agent/extensions/sandbox.json with every key expli
 ``legacy`` (the same document at ~/.pi/agent/sandbox.json), ``defaults`` (a global file
 without ``allowWrite``), ``project_list`` and ``project_off`` (a project .pi/sandbox.json that
 replaces ``denyRead`` / says ``enabled: false``), ``nobwrap`` (bwrap not on PATH),
-``flag`` (``--no-sandbox``), ``stubs`` (two commands in a workspace without .claude/ and
+``flag`` (``--no-sandbox``), ``agent_dir`` (``PI_CODING_AGENT_DIR`` naming another
+directory), ``stubs`` (two commands in a workspace without .claude/ and
 .git/ directories), then ``planted``: a second launch in the workspace where a
 sandboxed command of ``strict`` wrote a .pi/sandbox.json. Install with .ci/install-pi.sh.
 """
@@ -145,11 +146,13 @@ def _plans(root: Path, out: Path, fake: FakeChat) -> dict[str, Any]:
     stubs.sandbox = _sandbox(stubs, out)
     _files(stubs, out, stub_dirs=False)
     plans["stubs"] = (stubs, [Call("echo first"), Call("echo second")], {})
-    for name in ("nobwrap", "flag"):
+    for name in ("nobwrap", "flag", "agent_dir"):
         setup = Setup(root / name)
         setup.sandbox = _sandbox(setup, out)
         _files(setup, out)
         options: dict[str, Any] = {"flags": ["--no-sandbox"]} if name == "flag" else {}
+        if name == "agent_dir":
+            options["extra_env"] = {"PI_CODING_AGENT_DIR": str(setup.root / "other-agent")}
         if name == "nobwrap":
             options["path"] = path_without("bwrap", root / "nobwrap-bin")
         plans[name] = (setup, _calls(setup, out, fake), options)
@@ -353,3 +356,15 @@ def test_srt_stubs_break_the_second_command_in_a_bare_workspace(runs: dict[str, 
     assert (stubs.setup.workspace / ".bashrc").stat().st_size == 0
     assert not runs["noext"].exists("ws/.bashrc")
     assert runs["strict"].result("echo x > ok") == "(no output)"
+
+
+def test_pi_coding_agent_dir_moves_the_global_file(
+    runs: dict[str, Observed], outside: Path
+) -> None:
+    """``PI_CODING_AGENT_DIR`` in the launch environment moves the whole agent dir, the
+    extension's global file with it: ~/.pi/agent/extensions/sandbox.json is then ignored and the
+    built-in defaults rule (the secret is read, ~/.ssh is hidden)."""
+    observed = runs["agent_dir"]
+    assert _leaked(observed, f"cat {outside}/secret", SECRET)
+    assert not _leaked(observed, "cat ~/.ssh/key", SSH_SECRET)
+    assert not _leaked(runs["strict"], f"cat {outside}/secret", SECRET)
