@@ -74,6 +74,7 @@ def _files(setup: Setup) -> None:
     setup.write()
     (setup.workspace / "prot").mkdir()
     (setup.workspace / "prot" / "e").write_text("old\n")
+    (setup.workspace / "prot" / "ed").write_text("old\n")
     (setup.workspace / "movable").write_text("m\n")
     (setup.workspace / "movable2").write_text("m\n")
     (setup.root / "out").mkdir()
@@ -90,6 +91,10 @@ def _sandbox_calls(setup: Setup, out: Path, fake: FakeChat) -> list[Call]:
         Call(f"curl -sS -m 10 --noproxy '' {fake.url('refused-ip')}"),
         read(f"{out}/secret"),
         create(setup.workspace / "prot" / "c"),
+        Call(
+            tool="Edit",
+            args={"file_path": f"{setup.workspace}/prot/ed", "old_str": "old", "new_str": "new"},
+        ),
         Call("mkdir -p .factory && echo '{}' > .factory/planted.json"),
     ]
     return calls
@@ -231,10 +236,13 @@ def test_deny_read_refuses_execute_and_the_read_tool(
     assert _leaked(plain, f"cat {outside}/secret") and _leaked(plain, f"Read {outside}/secret")
 
 
-def test_deny_write_refuses_the_create_tool(runs: dict[str, Observed]) -> None:
+def test_deny_write_refuses_the_create_and_edit_tools(runs: dict[str, Observed]) -> None:
     boxed, plain = runs["sandbox"], runs["plain"]
     assert "write denied" in boxed.result(f"Create {boxed.setup.workspace}/prot/c")
     assert not boxed.exists("ws/prot/c") and plain.exists("ws/prot/c")
+    assert "write denied" in boxed.result(f"Edit {boxed.setup.workspace}/prot/ed")
+    assert (boxed.setup.workspace / "prot" / "ed").read_text() == "old\n"
+    assert (plain.setup.workspace / "prot" / "ed").read_text() == "new\n"
 
 
 def test_allowed_domains_hold(runs: dict[str, Observed]) -> None:

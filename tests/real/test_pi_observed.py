@@ -38,6 +38,7 @@ from .pi_client import (
     Call,
     Observed,
     Setup,
+    edit,
     extension_dir,
     package_dir,
     pi_bin,
@@ -89,6 +90,7 @@ def _files(setup: Setup, out: Path, stub_dirs: bool = True) -> None:
         (setup.workspace / ".git").mkdir()
     (setup.workspace / "prot").mkdir()
     (setup.workspace / "prot" / "e").write_text("old\n")
+    (setup.workspace / "prot" / "ed").write_text("old\n")
     (setup.workspace / "movable").write_text("m\n")
     (setup.workspace / "movable2").write_text("m\n")
     (setup.workspace / "in").write_text("IN\n")
@@ -114,6 +116,7 @@ def _calls(setup: Setup, out: Path, fake: FakeChat) -> list[Call]:
         Call(f"curl -sS -m 10 --noproxy '' {fake.url('refused-ip')}"),
         read(f"{out}/secret"),
         write(setup.workspace / "prot" / "w"),
+        edit(setup.workspace / "prot" / "ed", "old", "new"),
         Call(PLANT),
     ]
     return calls
