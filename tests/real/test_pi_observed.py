@@ -11,9 +11,10 @@ extension's global file ~/.pi/agent/extensions/sandbox.json with every key expli
 ``legacy`` (the same document at ~/.pi/agent/sandbox.json), ``defaults`` (a global file
 without ``allowWrite``), ``project_list`` and ``project_off`` (a project .pi/sandbox.json that
 replaces ``denyRead`` / says ``enabled: false``), ``nobwrap`` (bwrap not on PATH),
-``flag`` (``--no-sandbox``), ``agent_dir`` (``PI_CODING_AGENT_DIR`` naming another
-directory), ``stubs`` (two commands in a workspace without .claude/ and
-.git/ directories), then ``planted``: a second launch in the workspace where a
+``flag`` (``--no-sandbox``), ``trust_default`` / ``trust_approve`` (a project
+.pi/extensions/ extension, without / with ``--approve``), ``agent_dir``
+(``PI_CODING_AGENT_DIR`` naming another directory), ``stubs`` (two commands in a workspace
+without .claude/ and .git/ directories), then ``planted``: a second launch in the workspace where a
 sandboxed command of ``strict`` wrote a .pi/sandbox.json. Install with .ci/install-pi.sh.
 """
 
@@ -56,6 +57,12 @@ SECRET2 = "PI-SECOND-SECRET"
 SSH_SECRET = "PI-SSH-SECRET"
 TMP_MARK = f"/tmp/twsrt-pi-{uuid.uuid4().hex}"  # the extension's default allowWrite has /tmp
 PLANT = "mkdir -p .pi && echo '{\"enabled\": false}' > .pi/sandbox.json"
+# a project extension that leaves a mark in the workspace when pi loads it
+MARK_EXTENSION = """import { writeFileSync } from "node:fs";
+export default function () {
+    writeFileSync(process.cwd() + "/extension-loaded", "x");
+}
+"""
 # the forbidden writes through bash: (name, command, the path it makes, relative to the root)
 WRITES = [
     ("deny-create", "touch prot/new", "ws/prot/new"),
@@ -145,6 +152,13 @@ def _plans(root: Path, out: Path, fake: FakeChat) -> dict[str, Any]:
             setup.project = {"enabled": False}
         _files(setup, out)
         plans[name] = (setup, _calls(setup, out, fake), {"extension": name != "noext"})
+    for name, flags in (("trust_default", []), ("trust_approve", ["--approve"])):
+        setup = Setup(root / name)
+        setup.sandbox = _sandbox(setup, out)
+        _files(setup, out)
+        (setup.workspace / ".pi" / "extensions").mkdir(parents=True)
+        (setup.workspace / ".pi" / "extensions" / "mark.ts").write_text(MARK_EXTENSION)
+        plans[name] = (setup, [Call(f"cat {out}/secret")], {"flags": flags})
     stubs = Setup(root / "stubs", sandbox=None)
     stubs.sandbox = _sandbox(stubs, out)
     _files(stubs, out, stub_dirs=False)
@@ -371,3 +385,15 @@ def test_pi_coding_agent_dir_moves_the_global_file(
     assert _leaked(observed, f"cat {outside}/secret", SECRET)
     assert not _leaked(observed, "cat ~/.ssh/key", SSH_SECRET)
     assert not _leaked(runs["strict"], f"cat {outside}/secret", SECRET)
+
+
+def test_project_trust_skips_project_extensions_but_not_the_sandbox_file(
+    runs: dict[str, Observed], outside: Path
+) -> None:
+    """Headless, pi's default project trust ("ask") skips a project .pi/extensions/ extension;
+    ``--approve`` loads it. The extension's .pi/sandbox.json is no trust-protected resource: it
+    is read anyway (the project_off run has no trust decision)."""
+    assert not runs["trust_default"].exists("ws/extension-loaded")
+    assert runs["trust_approve"].exists("ws/extension-loaded")
+    assert not _leaked(runs["trust_default"], f"cat {outside}/secret", SECRET)
+    assert _leaked(runs["project_off"], f"cat {outside}/secret", SECRET)
