@@ -6,15 +6,16 @@ result), each refused case beside a control that succeeds. docs/agents/pi-droid-
 lists the facts.
 
 The runs of one module fixture, three at a time, against one fake chat server, all with
-``--auto high`` unless named ``readonly_*``: ``plain`` (no keys: the control of every
-refusal), ``sandbox`` (``sandbox`` with denyRead, an empty allowWrite, a denyWrite directory
-and one allowed domain), ``nobwrap`` (the same, bwrap not on PATH), ``blocklist`` /
+``--auto high`` except the read-only ones (``readonly_*``, ``allow_*``) and ``skip``:
+``plain`` (no keys: the control of every refusal), ``sandbox`` (``sandbox`` with denyRead, an
+empty allowWrite, a denyWrite directory and one allowed domain), ``nobwrap`` (the same, bwrap
+not on PATH), ``no_enabled`` (the same block without ``enabled``), ``blocklist`` /
 ``denylist`` (``commandBlocklist`` / ``commandDenylist``), the read-only default with the
 model claiming a low risk (``readonly_low``) or a high one (``readonly_high``), with a user or
 project ``commandAllowlist`` (``allow_user``, ``allow_project``), a user denylist beside a
 project allowlist (``deny_beats_allow``), a project file that tries to widen or switch off the
-user's sandbox (``project_widen``), a project-only sandbox (``project_sandbox``), and two
-switches that do not turn the sandbox off (``skip``: --skip-permissions-unsafe; ``settings_flag``:
+user's sandbox (``project_widen``), a project-only sandbox (``project_sandbox``), two switches
+that do not turn the sandbox off (``skip``: --skip-permissions-unsafe; ``settings_flag``:
 --settings with ``enabled: false``), and ``FACTORY_HOME_OVERRIDE`` naming a HOME without the
 sandbox, in the launch environment (``home_override``) or in a workspace .env (``dotenv``).
 Install with .ci/install-droid.sh.
@@ -162,6 +163,10 @@ def _plans(root: Path, out: Path, fake: FakeChat) -> dict[str, Any]:
             (setup.workspace / ".env").write_text(f"FACTORY_HOME_OVERRIDE={other.parent}\n")
         else:
             plans[name][2]["extra_env"] = {"FACTORY_HOME_OVERRIDE": str(other.parent)}
+    inert = Setup(root / "no_enabled")
+    block = _sandbox(inert, out)
+    del block["sandbox"]["enabled"]
+    plan("no_enabled", [Call(f"cat {out}/secret"), Call("touch ../out/new")], block)
     only = Setup(root / "project_sandbox")
     plan(
         "project_sandbox",
@@ -357,3 +362,12 @@ def test_factory_home_override_drops_the_user_sandbox(
     line in a workspace ``.env`` changes nothing: this build does not load .env files."""
     assert _leaked(runs["home_override"], f"cat {outside}/secret")
     assert "Permission denied" in runs["dotenv"].result(f"cat {outside}/secret")
+
+
+def test_a_sandbox_block_without_enabled_is_off(runs: dict[str, Observed], outside: Path) -> None:
+    """``enabled`` defaults to false: the same filesystem and network lists without it confine
+    nothing (the secret is read, a write outside the cwd lands)."""
+    observed = runs["no_enabled"]
+    assert _leaked(observed, f"cat {outside}/secret")
+    assert observed.exists("out/new")
+    assert not runs["sandbox"].exists("out/new")
