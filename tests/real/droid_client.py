@@ -11,7 +11,8 @@ run ends the exec early (status 1, an ``error`` event), so the fake model gets n
 
 The run uses a fresh HOME holding ~/.factory/settings.json (the model, plus the keys under
 test), optionally a project ``.factory/settings.json`` in the workspace, an environment built
-from scratch and a TMPDIR inside the run's directory. Verified with Droid 0.225.2
+from scratch and a TMPDIR inside the run's directory; Factory's API and telemetry URLs point at a
+closed local port. Verified with Droid 0.225.2
 (@factory/cli-linux-x64).
 """
 
@@ -36,6 +37,10 @@ VERSION = "0.225.2"
 MODEL = "fake-model"
 TIMEOUT_S = 180
 EXECUTE = "Execute"
+# Droid calls Factory's API (feature flags, org-managed settings, session sync, usage of a
+# custom model) and its telemetry host on every run; a closed local port keeps that off the
+# network, as it is on a machine without one (each call fails and is logged, the run goes on)
+NO_FACTORY = "http://127.0.0.1:9"
 
 
 def droid_bin() -> str:
@@ -171,6 +176,8 @@ def run_droid(
         "TMPDIR": str(setup.root / "tmp"),
         "TERM": "dumb",
         "LANG": "C.UTF-8",
+        "FACTORY_API_BASE_URL": NO_FACTORY,
+        "FACTORY_TELEMETRY_INGEST_BASE_URL": NO_FACTORY,
         **(extra_env or {}),
     }
     argv = [binary, "exec", "-o", "stream-json", "-m", f"custom:{MODEL}"]
