@@ -12,6 +12,8 @@ body.
 
 Every other request (a GET, a POST elsewhere) is answered ``200 ok`` and its path recorded in
 ``hits``: the server doubles as the network target of sandbox probes (``curl .../probe``).
+``tool_results(name)`` is what the model of script ``name`` was last told each call returned
+(the ``tool`` messages of its latest request, by call id), read from the agent's own request.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class FakeChat:
         self.scripts: dict[str, list[dict[str, Any]]] = {}
         self.hits: list[str] = []
         self.requests: dict[str, int] = {}
+        self.latest: dict[str, list[Any]] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
 
@@ -103,6 +106,23 @@ class FakeChat:
     def count(self, name: str) -> None:
         with self._lock:
             self.requests[name] = self.requests.get(name, 0) + 1
+
+    def record(self, name: str, body: Mapping[str, Any]) -> None:
+        with self._lock:
+            self.latest[name] = list(body.get("messages") or [])
+
+    def tool_results(self, name: str) -> dict[str, str]:
+        """Call id -> the text of its tool message, in the latest request of script ``name``."""
+        results = {}
+        for message in self.latest.get(name, []):
+            if isinstance(message, dict) and message.get("role") == "tool":
+                content = message.get("content")
+                if isinstance(content, list):  # content parts
+                    content = "".join(
+                        str(p.get("text", "")) for p in content if isinstance(p, dict)
+                    )
+                results[str(message.get("tool_call_id"))] = str(content or "")
+        return results
 
     def hit(self, path: str) -> None:
         with self._lock:
@@ -143,6 +163,7 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, "application/json", b'{"error": "bad json"}')
                 return
+            fake.record(name, body)
             reply = answer(steps, body)
             model = str(body.get("model") or "fake")
             if body.get("stream"):
