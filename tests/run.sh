@@ -21,6 +21,8 @@ TWSRT_COPILOT_BIN="$(bash .ci/install-copilot.sh)"; export TWSRT_COPILOT_BIN # s
 TWSRT_GEMINI_BIN="$(bash .ci/install-gemini.sh)"; export TWSRT_GEMINI_BIN # set -e sees a failed install
 TWSRT_QWEN_BIN="$(bash .ci/install-qwen.sh)"; export TWSRT_QWEN_BIN # set -e sees a failed install
 TWSRT_SRT_BIN="$(bash .ci/install-srt.sh)"; export TWSRT_SRT_BIN # set -e sees a failed install
+TWSRT_PI_BIN="$(bash .ci/install-pi.sh)"; export TWSRT_PI_BIN # set -e sees a failed install
+TWSRT_DROID_BIN="$(bash .ci/install-droid.sh)"; export TWSRT_DROID_BIN # set -e sees a failed install
 TWSRT_ACTIONLINT_BIN="$(bash .ci/install-actionlint.sh)"; export TWSRT_ACTIONLINT_BIN
 TWSRT_STOW_BIN="$(bash .ci/install-stow.sh)"; export TWSRT_STOW_BIN
 ruff check twsrt tests tools benchmarks action
