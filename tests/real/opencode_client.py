@@ -164,7 +164,8 @@ def webfetch(url: str) -> Call:
 class Result:
     """What the agent did with one call: ``verdict`` is ``ran``, ``denied`` (a deny rule),
     ``asked`` (an ``ask`` the headless run rejected), ``unavailable`` (the tool is not offered:
-    a whole-tool deny), ``error`` (it ran and failed) or None (never reported); ``output`` is the text the model is told."""
+    a whole-tool deny), ``error`` (it ran and failed) or None (never reported); ``output``
+    is the text the model is told."""
 
     verdict: str | None
     output: str
@@ -269,7 +270,9 @@ class Setup:
         """The ``evaluated permission=...`` lines of the run's log (which rule decided)."""
         lines: list[str] = []
         for log in sorted(self.log_dir.glob("*.log")):
-            lines += [ln for ln in log.read_text(errors="replace").splitlines() if "evaluated" in ln]
+            lines += [
+                ln for ln in log.read_text(errors="replace").splitlines() if "evaluated" in ln
+            ]
         return lines
 
 

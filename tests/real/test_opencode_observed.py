@@ -96,28 +96,59 @@ def _plans(
         "project": ({"opencode.json": allow}, {}),
         "dot_dir": ({".opencode/opencode.json": allow}, {}),
         "content": ({}, {"extra_env": {"OPENCODE_CONFIG_CONTENT": allow}}),
-        "permission_env": ({}, {"extra_env": {"OPENCODE_PERMISSION": json.dumps(ALLOW_CAT["permission"])}}),
-        "new_key": ({"opencode.json": json.dumps({"permission": {"bash": {"cat i*": "allow"}}})}, {}),
-        "dotenv": ({".env": "OPENCODE_PERMISSION='{\"bash\":\"allow\"}'\n"}, {}),
-        "no_project": ({"opencode.json": allow}, {"extra_env": {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}}),
+        "permission_env": (
+            {},
+            {"extra_env": {"OPENCODE_PERMISSION": json.dumps(ALLOW_CAT["permission"])}},
+        ),
+        "new_key": (
+            {"opencode.json": json.dumps({"permission": {"bash": {"cat i*": "allow"}}})},
+            {},
+        ),
+        "dotenv": ({".env": 'OPENCODE_PERMISSION=\'{"bash":"allow"}\'\n'}, {}),
+        "no_project": (
+            {"opencode.json": allow},
+            {"extra_env": {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}},
+        ),
         "managed": (
             {"opencode.json": allow},
             {"binary": managed, "extra_env": {"OPENCODE_CONFIG_CONTENT": allow}},
         ),
-        "managed_env": ({}, {"binary": managed_env, "extra_env": {"OPENCODE_PERMISSION": json.dumps(ALLOW_CAT["permission"])}}),
+        "managed_env": (
+            {},
+            {
+                "binary": managed_env,
+                "extra_env": {"OPENCODE_PERMISSION": json.dumps(ALLOW_CAT["permission"])},
+            },
+        ),
     }
     for name, (project, options) in layers.items():
-        plans[name] = (setup(name, USER_DENY, project={"in": "IN\n", **project}), LAYER_CALLS, options)
+        plans[name] = (
+            setup(name, USER_DENY, project={"in": "IN\n", **project}),
+            LAYER_CALLS,
+            options,
+        )
     # a non-git workspace: project files are looked for in every directory up to /
-    plans["walk_up"] = (setup("walk_up", USER_DENY, project={"in": "IN\n"}, git=False), LAYER_CALLS, {})
-    plans["walk_up_git"] = (setup("walk_up_git", USER_DENY, project={"in": "IN\n"}), LAYER_CALLS, {})
+    plans["walk_up"] = (
+        setup("walk_up", USER_DENY, project={"in": "IN\n"}, git=False),
+        LAYER_CALLS,
+        {},
+    )
+    plans["walk_up_git"] = (
+        setup("walk_up_git", USER_DENY, project={"in": "IN\n"}),
+        LAYER_CALLS,
+        {},
+    )
     for name in ("walk_up", "walk_up_git"):
         (root / name).mkdir(parents=True, exist_ok=True)
         (root / name / "opencode.json").write_text(allow)
     jsonc = '{\n  // a comment\n  "permission": {"bash": {"*": "allow", "cat *": "deny",},},\n}'
     plans["jsonc"] = (setup("jsonc", user_text=jsonc, project={"in": "IN\n"}), LAYER_CALLS, {})
     asks = {"permission": {"bash": {"*": "allow", "cat *": "deny", "touch *": "ask"}}}
-    for name, flag in (("ask", None), ("auto", "--auto"), ("skip", "--dangerously-skip-permissions")):
+    for name, flag in (
+        ("ask", None),
+        ("auto", "--auto"),
+        ("skip", "--dangerously-skip-permissions"),
+    ):
         flags = [flag] if flag else []
         plans[name] = (setup(name, asks, project={"in": "IN\n"}), LAYER_CALLS, {"flags": flags})
     return plans
@@ -161,7 +192,12 @@ def test_no_network_but_the_fake_model(runs: dict[str, Observed], fake: FakeChat
     """No npm cache appears (the plugin install is skipped) and the fake server saw only the
     webfetch probes of the runs that allowed them."""
     assert not any((o.setup.home / ".npm").exists() for o in runs.values())
-    assert sorted(set(fake.hits)) == ["/fetch-allow_first", "/fetch-ext_object", "/fetch-flat", "/fetch-plain"]
+    assert sorted(set(fake.hits)) == [
+        "/fetch-allow_first",
+        "/fetch-ext_object",
+        "/fetch-flat",
+        "/fetch-plain",
+    ]
 
 
 # defaults
@@ -212,7 +248,10 @@ def test_a_catch_all_after_the_deny_beats_it(runs: dict[str, Observed]) -> None:
     deny_first = runs["deny_first"]
     assert deny_first.verdict("cat in") == "ran"
     assert deny_first.exists("ws/r-cat")
-    assert any('pattern="cat in' in ln and "action.pattern=*" in ln for ln in deny_first.setup.evaluations())
+    assert any(
+        'pattern="cat in' in ln and "action.pattern=*" in ln
+        for ln in deny_first.setup.evaluations()
+    )
 
 
 def test_an_ask_rule_is_rejected_headless(runs: dict[str, Observed]) -> None:
@@ -235,7 +274,9 @@ def test_env_bypasses_a_cat_deny_and_double_dash_does_not(runs: dict[str, Observ
 # read / edit / webfetch / external_directory shapes
 
 
-def test_read_and_edit_patterns_are_paths_relative_to_the_project(runs: dict[str, Observed]) -> None:
+def test_read_and_edit_patterns_are_paths_relative_to_the_project(
+    runs: dict[str, Observed],
+) -> None:
     """``read: {"*in": "deny"}`` and ``edit: {"*e": "deny"}``: the patterns are matched
     against ``in`` and ``e``; the write tool is governed by ``edit`` (``w`` does not match)."""
     deny_first = runs["deny_first"]
@@ -328,7 +369,9 @@ def test_the_user_file_may_be_jsonc(runs: dict[str, Observed]) -> None:
 
 def test_opencode_writes_a_schema_into_a_config_file_without_one(runs: dict[str, Observed]) -> None:
     for name in ("plain", "jsonc", "project"):
-        assert '"$schema": "https://opencode.ai/config.json"' in runs[name].setup.user_path.read_text()
+        assert (
+            '"$schema": "https://opencode.ai/config.json"' in runs[name].setup.user_path.read_text()
+        )
     project = (runs["project"].setup.workspace / "opencode.json").read_text()
     assert project.startswith('{\n  "$schema"')
 
