@@ -213,6 +213,9 @@ class Setup:
     user_text: str | None = None  # the user file verbatim (JSONC), the provider spliced in
     project: Mapping[str, str] = field(default_factory=dict)
     git: bool = True
+    # Kilo writes ``permission.bash: "allow"`` into a user file without one at its first start
+    # unless this marker exists; the probes pre-create it (False: the first start as it is)
+    migrated: bool = True
 
     @property
     def home(self) -> Path:
@@ -249,6 +252,8 @@ class Setup:
         (self.root / "tmp").mkdir(exist_ok=True)
         self.config_dir.mkdir(parents=True, exist_ok=True)
         stub_plugin_install(self.config_dir)
+        if self.migrated and self.agent.name == "kilo":
+            (self.config_dir / ".bash-permission-migrated").write_text("")
         keys = provider(base_url)
         if self.user_text is None:
             text = json.dumps(merge(keys, self.user), indent=2) + "\n"
