@@ -4,7 +4,7 @@ pinned by a headless ``kilo run`` against the fake model of ``opencode_client`` 
 disk, in what the model is told and in the rule the log says decided, each refused case beside
 a control that succeeds. docs/agents/opencode-observed.md lists the facts.
 
-A Kilo run costs about 10 s of CPU, so the module keeps to fourteen runs, three at a time.
+A Kilo run costs about 10 s of CPU, so the module keeps to seventeen runs, three at a time.
 ``plain`` has no permission keys; ``rules`` (a ``"*"`` allow, then a ``"cat *"`` deny and a
 ``"touch t-ask*"`` ask) is also the control of the layer runs, which each add one layer that
 allows ``cat``; the ``sb_*`` runs allow every command and outside path by rule, so that only
@@ -115,19 +115,19 @@ def _plans(
     plans["migrate"] = (setup, [edit("WS/e", "old", "new"), bash("ln -s in l")], {})
     allow = json.dumps(ALLOW_CAT)
     layer_calls = [bash("cat in > r-cat"), bash("touch t")]
+    permission_env = {"KILO_PERMISSION": json.dumps(ALLOW_CAT["permission"])}
     for name, project, options in (
-        ("project", {"opencode.json": allow}, {}),
+        ("project", {"kilo.jsonc": allow}, {}),
+        ("project_opencode", {"opencode.json": allow}, {}),
         ("dot_dir", {".kilo/kilo.jsonc": allow}, {}),
-        (
-            "permission_env",
-            {},
-            {"extra_env": {"KILO_PERMISSION": json.dumps(ALLOW_CAT["permission"])}},
-        ),
+        ("content", {}, {"extra_env": {"KILO_CONFIG_CONTENT": allow}}),
+        ("permission_env", {}, {"extra_env": permission_env}),
         (
             "managed",
             {"kilo.jsonc": allow},
             {"binary": managed, "extra_env": {"KILO_CONFIG_CONTENT": allow}},
         ),
+        ("managed_env", {}, {"binary": managed, "extra_env": permission_env}),
     ):
         setup = Setup(
             root / name, KILO, user={"permission": USER_DENY}, project={"in": "IN\n", **project}
@@ -269,22 +269,40 @@ def test_first_start_writes_bash_allow_into_a_user_file_without_bash(
     assert (migrate.setup.workspace / "e").read_text() == "old\n"
 
 
+def test_kilo_writes_its_schema_into_the_user_file(runs: dict[str, Observed]) -> None:
+    text = runs["plain"].setup.user_path.read_text()
+    assert text.startswith('{\n  "$schema": "https://app.kilo.ai/config.json"')
+
+
 # layers
 
 
-@pytest.mark.parametrize("name", ["project", "dot_dir", "permission_env"])
+@pytest.mark.parametrize(
+    "name", ["project", "project_opencode", "dot_dir", "content", "permission_env"]
+)
 def test_a_later_layer_lifts_the_user_deny(runs: dict[str, Observed], name: str) -> None:
-    """A project ``opencode.json`` (Kilo reads OpenCode's file names too), ``.kilo/kilo.jsonc``
-    and ``KILO_PERMISSION`` each allow ``cat`` over the user deny (``rules``)."""
+    """A project ``kilo.jsonc``, a project ``opencode.json`` (Kilo reads OpenCode's file names
+    too), ``.kilo/kilo.jsonc``, ``KILO_CONFIG_CONTENT`` and ``KILO_PERMISSION`` each allow
+    ``cat`` over the user deny (``rules``)."""
     assert runs["rules"].verdict("cat in") == "denied"
     assert runs[name].verdict("cat in") == "ran"
     assert runs[name].exists("ws/r-cat")
 
 
 def test_managed_beats_project_and_config_content(runs: dict[str, Observed]) -> None:
+    """/etc/kilo/kilo.jsonc denies ``cat`` over a project kilo.jsonc and KILO_CONFIG_CONTENT
+    that allow it (``project`` and ``content`` are the controls)."""
     assert runs["managed"].verdict("cat in") == "denied"
     assert not runs["managed"].exists("ws/r-cat")
     assert runs["managed"].verdict("touch t") == "ran"
+    assert runs["project"].verdict("cat in") == "ran"
+    assert runs["content"].verdict("cat in") == "ran"
+
+
+def test_kilo_permission_beats_managed(runs: dict[str, Observed]) -> None:
+    assert runs["managed_env"].verdict("cat in") == "ran"
+    assert runs["managed_env"].exists("ws/r-cat")
+    assert runs["managed"].verdict("cat in") == "denied"  # control
 
 
 def test_a_dot_env_in_the_workspace_is_not_loaded(runs: dict[str, Observed]) -> None:

@@ -48,10 +48,11 @@ LAYER_CALLS = [bash("cat in > r-cat"), bash("touch t")]
 WS_FILES = {"in": "IN\n", "e": "old\n", ".env": "A=1\n"}
 
 
-def _shape_calls(out: Path, url: str) -> list[Call]:
+def _shape_calls(out: Path, name: str, url: str) -> list[Call]:
     """The calls of the rule-shape runs (``plain`` is their control)."""
     return [
         bash("touch t-plain"),
+        bash(f"echo x > {out}/redirect-{name}"),
         read(out / "secret"),
         bash(f"cat {out}/secret > r-out"),
         read("WS/in"),
@@ -88,7 +89,7 @@ def _plans(
     plans: dict[str, tuple[Setup, list[Call], dict[str, Any]]] = {}
     for name, rules in shape.items():
         user = {"permission": rules} if rules else {}
-        calls = _shape_calls(out, fake.url(f"/fetch-{name}"))
+        calls = _shape_calls(out, name, fake.url(f"/fetch-{name}"))
         plans[name] = (setup(name, user, project=WS_FILES), calls, {})
     allow = json.dumps(ALLOW_CAT)
     layers: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
@@ -127,6 +128,8 @@ def _plans(
             LAYER_CALLS,
             options,
         )
+    stop = {**USER_DENY, "experimental": {"continue_loop_on_deny": False}}
+    plans["stop"] = (setup("stop", stop, project={"in": "IN\n"}), LAYER_CALLS, {})
     # a non-git workspace: project files are looked for in every directory up to /
     plans["walk_up"] = (
         setup("walk_up", USER_DENY, project={"in": "IN\n"}, git=False),
@@ -185,7 +188,7 @@ def test_every_run_exits_0_and_reports_every_call(runs: dict[str, Observed]) -> 
     failed = {name for name, o in runs.items() if o.run.returncode != 0}
     assert failed == {"webfetch_object"}
     unreported = {n for n, o in runs.items() if any(r.verdict is None for r in o.run.results)}
-    assert unreported == {"webfetch_object"}
+    assert unreported == {"webfetch_object", "stop"}
 
 
 def test_no_network_but_the_fake_model(runs: dict[str, Observed], fake: FakeChat) -> None:
@@ -224,6 +227,14 @@ def test_defaults_ask_outside_the_project_and_a_headless_run_rejects(
     assert flat.verdict(f"cat {outside}") == "ran"
     assert (flat.setup.workspace / "r-out").read_text().strip() == SECRET
     assert "auto-rejecting" in plain.run.stdout + plain.run.stderr
+
+
+def test_a_redirect_outside_the_project_is_not_checked(
+    runs: dict[str, Observed], outside: Path
+) -> None:
+    """Only path arguments count as outside: ``echo x > <out>/file`` runs by default."""
+    assert runs["plain"].verdict("echo x > ") == "ran"
+    assert (outside / "redirect-plain").exists()
 
 
 def test_defaults_ask_for_dot_env_files(runs: dict[str, Observed]) -> None:
@@ -374,6 +385,15 @@ def test_opencode_writes_a_schema_into_a_config_file_without_one(runs: dict[str,
         )
     project = (runs["project"].setup.workspace / "opencode.json").read_text()
     assert project.startswith('{\n  "$schema"')
+
+
+def test_by_default_a_denied_call_ends_the_run(runs: dict[str, Observed]) -> None:
+    """Without ``experimental.continue_loop_on_deny`` the model never gets another turn after
+    a refusal: ``touch t`` after the denied ``cat`` is not run (``user_only`` is the control)."""
+    stop = runs["stop"]
+    assert stop.verdict("cat in") == "denied"
+    assert stop.verdict("touch t") is None and not stop.exists("ws/t")
+    assert runs["user_only"].verdict("touch t") == "ran" and runs["user_only"].exists("ws/t")
 
 
 # flags
