@@ -14,7 +14,7 @@ Every run gets a fresh HOME with the XDG directories and TMPDIR inside the run's
 an environment built from scratch, so no OPENCODE_*/KILO_* variable leaks in. Network besides
 the fake model is off: auto-update, model-catalogue fetches, sharing and LSP downloads by
 environment, Kilo's own gateway providers by ``enabled_providers``, its telemetry by
-``KILO_TELEMETRY_LEVEL=off``; the background ``npm install`` of ``@opencode-ai/plugin`` that
+``KILO_TELEMETRY_LEVEL=off``; the background ``npm install`` of their plugin package that
 both run in their config directory (and in every ``.opencode``/``.kilo`` directory) is skipped
 because that directory already holds a ``node_modules`` and a lock file naming the package;
 ``--title`` skips the title request. One OpenCode run costs about 4 s of CPU, a Kilo run about
@@ -117,7 +117,7 @@ def provider(base_url: str) -> dict[str, Any]:
         "enabled_providers": ["fake"],
         "autoupdate": False,
         "share": "disabled",
-        # a refused call ends the run by default; the probes go on to the next call
+        # a rejected ask ends the run by default; the probes go on to the next call
         "experimental": {"continue_loop_on_deny": True},
     }
 
@@ -268,8 +268,8 @@ class Setup:
             path = self.workspace / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content)
-            if path.parent.name == self.agent.dot_dir:
-                stub_plugin_install(path.parent)
+        if (self.workspace / self.agent.dot_dir).is_dir():
+            stub_plugin_install(self.workspace / self.agent.dot_dir)
 
     def evaluations(self) -> list[str]:
         """The ``evaluated permission=...`` lines of the run's log (which rule decided)."""
@@ -282,10 +282,13 @@ class Setup:
 
 
 def stub_plugin_install(directory: Path) -> None:
-    """Make the agent's background ``npm install @opencode-ai/plugin`` in ``directory`` a
-    no-op: it runs only when node_modules is missing or the lock file lacks the package."""
+    """Make the agent's background ``npm install`` of its plugin package in ``directory`` a
+    no-op (OpenCode: ``@opencode-ai/plugin``; Kilo, where a local plugin is found:
+    ``@kilocode/plugin``): it runs only when node_modules is missing or the lock file lacks
+    the package."""
     (directory / "node_modules").mkdir(parents=True, exist_ok=True)
-    lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}
+    names = ("@opencode-ai/plugin", "@kilocode/plugin")
+    lock = {"packages": {"": {"dependencies": dict.fromkeys(names, "*")}}}
     (directory / "package-lock.json").write_text(json.dumps(lock) + "\n")
 
 

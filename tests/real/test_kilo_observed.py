@@ -4,7 +4,7 @@ pinned by a headless ``kilo run`` against the fake model of ``opencode_client`` 
 disk, in what the model is told and in the rule the log says decided, each refused case beside
 a control that succeeds. docs/agents/opencode-observed.md lists the facts.
 
-A Kilo run costs about 10 s of CPU, so the module keeps to seventeen runs, three at a time.
+A Kilo run costs about 10 s of CPU, so the module keeps to eighteen runs, three at a time.
 ``plain`` has no permission keys; ``rules`` (a ``"*"`` allow, then a ``"cat *"`` deny and a
 ``"touch t-ask*"`` ask) is also the control of the layer runs, which each add one layer that
 allows ``cat``; the ``sb_*`` runs allow every command and outside path by rule, so that only
@@ -47,7 +47,19 @@ USER_DENY = {"bash": {"*": "allow", "cat *": "deny", "touch t-ask*": "ask"}}
 ALLOW_CAT = {"permission": {"bash": {"cat *": "allow"}}}
 OPEN = {"bash": {"*": "allow"}, "external_directory": "allow"}
 SANDBOX = {"enabled": True, "network": "deny"}
-SB_RUNS = ("sb_off", "sb_on", "sb_path", "sb_nobwrap", "sb_experimental", "sb_project_off")
+SB_RUNS = (
+    "sb_off",
+    "sb_on",
+    "sb_path",
+    "sb_nobwrap",
+    "sb_experimental",
+    "sb_project_off",
+    "sb_plugin",
+)
+# a project plugin: Kilo imports it at start, in its own process
+PLUGIN = (
+    "import fs from 'fs';\nfs.writeFileSync({!r}, 'x');\nexport const Mark = async () => ({{}});\n"
+)
 
 
 def _rule_calls(out: Path, url: str) -> list[Call]:
@@ -146,6 +158,8 @@ def _plans(
         if name == "sb_experimental":
             user = {"permission": OPEN, "experimental": {"sandbox": True}}
         project: dict[str, str] = {}
+        if name == "sb_plugin":
+            project = {".kilo/plugins/mark.js": PLUGIN.format(str(out / "plugin-ran"))}
         if name == "sb_project_off":
             off = {"sandbox": {"enabled": False, "network": "allow", "writable_paths": [str(out)]}}
             project = {"kilo.jsonc": json.dumps(off)}
@@ -384,3 +398,14 @@ def test_a_project_cannot_switch_the_sandbox_off(runs: dict[str, Observed]) -> N
     run = runs["sb_project_off"]
     out = _out(run, "sb_project_off")
     assert _blocked(run, out) == dict.fromkeys(_blocked(run, out), True)
+
+
+def test_a_project_plugin_runs_outside_the_sandbox(runs: dict[str, Observed]) -> None:
+    """``.kilo/plugins/mark.js`` in the workspace (which sandboxed commands may write) is
+    imported at the next start and writes outside the workspace, where the same run's
+    sandboxed shell cannot."""
+    run = runs["sb_plugin"]
+    out = _out(run, "sb_plugin")
+    assert (out / "plugin-ran").exists()
+    assert _blocked(run, out)["create"]  # control: the shell in the same run is confined
+    assert not (_out(runs["sb_on"], "sb_on") / "plugin-ran").exists()

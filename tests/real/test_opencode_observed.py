@@ -128,8 +128,16 @@ def _plans(
             LAYER_CALLS,
             options,
         )
-    stop = {**USER_DENY, "experimental": {"continue_loop_on_deny": False}}
-    plans["stop"] = (setup("stop", stop, project={"in": "IN\n"}), LAYER_CALLS, {})
+    plugin = f"import fs from 'fs';\nfs.writeFileSync({str(out / 'plugin-ran')!r}, 'x');\n"
+    plugin += "export const Mark = async () => ({});\n"
+    project = {"in": "IN\n", ".opencode/plugins/mark.js": plugin}
+    plans["plugin"] = (setup("plugin", USER_DENY, project=project), LAYER_CALLS, {})
+    stop = {
+        "permission": {"bash": {"*": "allow", "cat *": "deny", "mkdir *": "ask"}},
+        "experimental": {"continue_loop_on_deny": False},
+    }
+    stop_calls = [*LAYER_CALLS, bash("mkdir m"), bash("touch u")]
+    plans["stop"] = (setup("stop", stop, project={"in": "IN\n"}), stop_calls, {})
     # a non-git workspace: project files are looked for in every directory up to /
     plans["walk_up"] = (
         setup("walk_up", USER_DENY, project={"in": "IN\n"}, git=False),
@@ -387,13 +395,17 @@ def test_opencode_writes_a_schema_into_a_config_file_without_one(runs: dict[str,
     assert project.startswith('{\n  "$schema"')
 
 
-def test_by_default_a_denied_call_ends_the_run(runs: dict[str, Observed]) -> None:
-    """Without ``experimental.continue_loop_on_deny`` the model never gets another turn after
-    a refusal: ``touch t`` after the denied ``cat`` is not run (``user_only`` is the control)."""
+def test_by_default_a_rejected_ask_ends_the_run(runs: dict[str, Observed]) -> None:
+    """Without ``experimental.continue_loop_on_deny`` a denied call lets the run go on, but
+    a rejected ask ends it: ``touch u`` after the asked ``mkdir`` is never made. With the key
+    (every other run), calls after a rejected ask still run (``plain``)."""
     stop = runs["stop"]
     assert stop.verdict("cat in") == "denied"
-    assert stop.verdict("touch t") is None and not stop.exists("ws/t")
-    assert runs["user_only"].verdict("touch t") == "ran" and runs["user_only"].exists("ws/t")
+    assert stop.verdict("touch t") == "ran" and stop.exists("ws/t")
+    assert stop.verdict("mkdir m") == "asked"
+    assert stop.verdict("touch u") is None and not stop.exists("ws/u")
+    assert runs["plain"].verdict("read WS/.env") == "asked"  # control: the run went on
+    assert runs["plain"].verdict("cat in") == "ran"
 
 
 # flags
