@@ -4,7 +4,7 @@ pinned by a headless ``kilo run`` against the fake model of ``opencode_client`` 
 disk, in what the model is told and in the rule the log says decided, each refused case beside
 a control that succeeds. docs/agents/opencode-observed.md lists the facts.
 
-A Kilo run costs about 10 s of CPU, so the module keeps to eighteen runs, three at a time.
+A Kilo run costs about 10 s of CPU, so the module keeps to nineteen runs, three at a time.
 ``plain`` has no permission keys; ``rules`` (a ``"*"`` allow, then a ``"cat *"`` deny and a
 ``"touch t-ask*"`` ask) is also the control of the layer runs, which each add one layer that
 allows ``cat``; the ``sb_*`` runs allow every command and outside path by rule, so that only
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -25,6 +27,7 @@ from typing import Any
 
 import pytest
 from support.fake_chat import FakeChat
+from support.tools import require_tool
 
 from .opencode_client import (
     KILO,
@@ -55,6 +58,7 @@ SB_RUNS = (
     "sb_experimental",
     "sb_project_off",
     "sb_plugin",
+    "sb_missing",
 )
 # a project plugin: Kilo imports it at start, in its own process
 PLUGIN = (
@@ -103,6 +107,37 @@ def _path_without_bwrap(root: Path) -> str:
         if name != "bwrap":
             (farm / name).symlink_to(f"/usr/bin/{name}")
     return str(farm)
+
+
+def _kilo_without_bwrap(root: Path, binary: str) -> str:
+    """A launcher of Kilo with no bwrap anywhere it looks: its executable linked into a
+    directory without the bundled bwrap, run in a private mount namespace whose /usr/bin holds
+    every program but bwrap."""
+    exe = next(w for w in Path(binary).read_text().split() if w.endswith("/.kilo"))
+    alone = root / "kilo-alone"
+    alone.mkdir()
+    try:
+        os.link(exe, alone / "kilo")
+    except OSError:  # another file system
+        shutil.copy2(exe, alone / "kilo")
+    argv = [require_tool("bwrap", shutil.which("bwrap")), "--dev-bind", "/", "/"]
+    argv += ["--tmpfs", "/usr/bin"]
+    for name in sorted(os.listdir("/usr/bin")):
+        path = f"/usr/bin/{name}"
+        if name == "bwrap":
+            continue
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        else:
+            argv += ["--ro-bind", path, path]
+    grammars = Path(exe).parent / "tree-sitter"
+    launcher = root / "kilo-no-bwrap"
+    launcher.write_text(
+        f"#!/bin/sh\nexport KILO_TREE_SITTER_WASM_DIR={shlex.quote(str(grammars))}\n"
+        f'exec {shlex.join([*argv, str(alone / "kilo")])} "$@"\n'
+    )
+    launcher.chmod(0o755)
+    return str(launcher)
 
 
 def _plans(
@@ -166,6 +201,8 @@ def _plans(
         options: dict[str, Any] = {}
         if name == "sb_path":
             options = {"path": _path_without_bwrap(root)}
+        if name == "sb_missing":
+            options = {"binary": _kilo_without_bwrap(root, KILO.binary())}
         if name == "sb_nobwrap":
             options = {"extra_env": {"KILO_BWRAP_PATH": str(root / "no-such-bwrap")}}
         setup = Setup(root / name, KILO, user=user, project=project)
@@ -382,6 +419,17 @@ def test_an_unusable_bwrap_fails_closed(runs: dict[str, Observed]) -> None:
         assert result.verdict == "error"
         assert "No usable Bubblewrap executable is available" in result.output
     assert not run.exists("ws/r-ws")
+    assert runs["sb_on"].exists("ws/r-ws")  # control
+
+
+def test_without_any_bwrap_the_sandbox_fails_closed(runs: dict[str, Observed]) -> None:
+    """Neither /usr/bin/bwrap nor a bwrap beside the executable: the same refusal."""
+    run = runs["sb_missing"]
+    for result in run.run.results:
+        assert result.verdict == "error"
+        assert "No usable Bubblewrap executable is available" in result.output
+    assert not run.exists("ws/r-ws")
+    assert not (_out(run, "sb_missing") / "created").exists()
     assert runs["sb_on"].exists("ws/r-ws")  # control
 
 
