@@ -300,6 +300,7 @@ class Run:
     results: list[Result]
     seconds: float
     cpu: float  # user + system seconds of the agent and its children
+    told: dict[str, str] = field(default_factory=dict)  # call id -> the tool message it got
 
 
 def base_env(setup: Setup, path: str | None = None) -> dict[str, str]:
@@ -351,7 +352,8 @@ def run_agent(
     )
     seconds, cpu = time.monotonic() - start, _children_cpu() - before
     results = parse_events(proc.stdout, len(calls))
-    return Run(proc.returncode, proc.stdout, proc.stderr, results, seconds, cpu)
+    told = fake.tool_results(name)
+    return Run(proc.returncode, proc.stdout, proc.stderr, results, seconds, cpu, told)
 
 
 def _children_cpu() -> float:
@@ -376,6 +378,12 @@ class Observed:
         starts = [call.key.startswith(key) for call in self.calls]
         assert any(starts), f"no call {key!r}"
         return self.run.results[starts.index(True)]
+
+    def told(self, key: str) -> str:
+        """What the fake model's last request carried as the result of that call."""
+        key = key.replace(" WS/", f" {self.setup.workspace}/")
+        index = [call.key.startswith(key) for call in self.calls].index(True)
+        return self.run.told.get(f"call_{index}", "")
 
     def verdict(self, key: str) -> str | None:
         return self.result(key).verdict

@@ -383,6 +383,7 @@ def test_the_sandbox_blocks_writes_outside_the_workspace(runs: dict[str, Observe
     )
     assert _blocked(on, _out(on, "sb_on")) == dict.fromkeys(_blocked(on, _out(on, "sb_on")), True)
     assert "Read-only file system" in on.result("echo x > ").output
+    assert "Read-only file system" in on.told("echo x > ")  # what the model got
     assert "Sandbox denied write access" in on.result("write ").output
 
 

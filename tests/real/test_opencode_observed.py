@@ -25,6 +25,7 @@ import pytest
 from support.fake_chat import FakeChat
 
 from .opencode_client import (
+    DENIED_TEXT,
     OPENCODE,
     Call,
     Observed,
@@ -219,6 +220,7 @@ def test_defaults_run_bash_edits_and_reads_inside_the_project(runs: dict[str, Ob
     for key in ("touch t-plain", "read WS/in", "edit WS/e", "write WS/w", "webfetch", "cat in"):
         assert plain.verdict(key) == "ran", key
     assert plain.exists("ws/t-plain") and plain.exists("ws/w") and plain.exists("ws/r-cat")
+    assert "1: IN" in plain.told("read WS/in")  # the model got the file's text
     assert (plain.setup.workspace / "e").read_text() == "new\n"
 
 
@@ -258,6 +260,7 @@ def test_defaults_ask_for_dot_env_files(runs: dict[str, Observed]) -> None:
 def test_a_deny_after_the_catch_all_holds(runs: dict[str, Observed]) -> None:
     first = runs["allow_first"]
     assert first.verdict("cat in") == "denied"
+    assert DENIED_TEXT in first.told("cat in")
     assert not first.exists("ws/r-cat")
     assert runs["plain"].exists("ws/r-cat")  # control
     assert "touch t-plain" in {c.key for c in first.calls} and first.exists("ws/t-plain")
