@@ -19,7 +19,8 @@ both run in their config directory (and in every ``.opencode``/``.kilo`` directo
 because that directory already holds a ``node_modules`` and a lock file naming the package;
 ``--title`` skips the title request; ``"snapshot": false`` skips the git snapshots of the
 workspace. One OpenCode run costs about 3.7 s of CPU, a Kilo run about 8.5 s (measured alone on
-the 2-core test machine; most of it is the runtime itself, not work a setting switches off). Verified with OpenCode 1.18.33 and Kilo 7.7.7.
+the 2-core test machine; most of it is the runtime itself, not work a setting switches off).
+Verified with OpenCode 1.18.33 and Kilo 7.7.7.
 """
 
 from __future__ import annotations
