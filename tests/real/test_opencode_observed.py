@@ -4,7 +4,7 @@ against the fake model of ``opencode_client`` and checked on disk (the file a co
 write exists or not), in what the model is told, and in the rule the log says decided, each
 refused case beside a control that succeeds. docs/agents/opencode-observed.md lists the facts.
 
-All runs start in one module fixture, three at a time (about 4-5 s of CPU each), against one
+All runs start in one module fixture, three at a time (about 3.5-4 s of CPU each), against one
 fake chat server. ``plain`` has no permission keys (the controls); ``allow_first``,
 ``deny_first``, ``flat``, ``ext_object`` and ``webfetch_object`` try rule shapes and orders;
 the layer runs (``project``, ``dot_dir``, ``content``, ``permission_env``, ``new_key``,
