@@ -36,7 +36,7 @@ from .droid_client import VERSION, Call, Observed, Setup, create, droid_bin, rea
 from .gemini_client import path_without
 from .qwen_client import scratch_dir
 
-pytestmark = [pytest.mark.real, pytest.mark.xdist_group("droid_observed")]
+pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("droid_observed")]
 
 SECRET = "DROID-OUTSIDE-SECRET"
 NO_SANDBOX = "refusing command execution without sandbox protection"

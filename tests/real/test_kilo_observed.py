@@ -43,7 +43,7 @@ from .opencode_client import (
 )
 from .private_etc import private_etc
 
-pytestmark = [pytest.mark.real, pytest.mark.xdist_group("kilo_observed")]
+pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("kilo_observed")]
 
 SECRET = "OUT-SECRET"
 USER_DENY = {"bash": {"*": "allow", "cat *": "deny", "touch t-ask*": "ask"}}

@@ -40,7 +40,7 @@ from .opencode_client import (
 )
 from .private_etc import private_etc
 
-pytestmark = [pytest.mark.real, pytest.mark.xdist_group("opencode_observed")]
+pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("opencode_observed")]
 
 SECRET = "OUT-SECRET"
 USER_DENY = {"permission": {"bash": {"*": "allow", "cat *": "deny"}}}

@@ -21,7 +21,7 @@ from support.fake_chat import FakeChat
 
 from .opencode_client import KILO, OPENCODE, Agent, Run, Setup, bash, run_agent, scratch_dir
 
-pytestmark = [pytest.mark.real, pytest.mark.xdist_group("opencode_planted")]
+pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("opencode_planted")]
 
 RULES = {"permission": {"bash": {"*": "allow", "cat *": "deny"}}}
 PLANTED = json.dumps({"permission": {"bash": {"cat *": "allow"}}})

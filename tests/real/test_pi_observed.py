@@ -50,7 +50,7 @@ from .pi_client import (
 )
 from .qwen_client import scratch_dir
 
-pytestmark = [pytest.mark.real, pytest.mark.xdist_group("pi_observed")]
+pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("pi_observed")]
 
 SECRET = "PI-OUTSIDE-SECRET"
 SECRET2 = "PI-SECOND-SECRET"
