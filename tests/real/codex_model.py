@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
@@ -21,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from .codex_client import PLACEHOLDER_RACE, TIMEOUT_S, _env, _layout, _run, serve
+
+RACE_TRIES = 5
+RACE_PAUSE_S = 0.5
 
 KEY_VARIABLE = "TWSRT_FAKE_OPENAI_KEY"
 
@@ -132,14 +136,18 @@ def tool_output(
     """What Codex answered the model's request to run ``command`` (see the module doc);
     ``root``: an empty directory for Codex's home and temp dir; ``user_rules``: the user's
     ``$CODEX_HOME/rules/twsrt.rules``, if any."""
-    for attempt in range(3):
+    # a start that lost the placeholder race is retried after a growing pause (CI saw three
+    # back-to-back starts lose it, so a retry at once is not enough), as the engine retries
+    for attempt in range(RACE_TRIES):
         where = root / f"attempt-{attempt}"
         where.mkdir()
         try:
             return _one_turn(codex, config, command, cwd, home, where, user_rules)
         except RuntimeError as exc:
-            if attempt == 2 or not any(text in str(exc) for text in PLACEHOLDER_RACE):
+            last = attempt == RACE_TRIES - 1
+            if last or not any(text in str(exc) for text in PLACEHOLDER_RACE):
                 raise
+            time.sleep(RACE_PAUSE_S * (attempt + 1))
     raise AssertionError("unreachable")
 
 
