@@ -21,13 +21,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from support.fake_chat import FakeChat
 from support.measured import Finished, run_measured
+from support.side_by_side import side_by_side
 from support.tools import locate_tool, require_tool
 
 from .gemini_client import merge
@@ -225,10 +225,8 @@ Plans = Mapping[str, tuple[Setup, Sequence[Call], Mapping[str, Any]]]
 def run_all(binary: str, fake: FakeChat, plans: Plans, workers: int = 3) -> dict[str, Observed]:
     """Run every plan (name: files, calls, run_droid options), ``workers`` at a time."""
 
-    def one(name: str) -> tuple[str, Observed]:
+    def one(name: str) -> Observed:
         setup, calls, options = plans[name]
-        run = run_droid(binary, fake, name, setup, calls, **options)
-        return name, Observed(setup, list(calls), run)
+        return Observed(setup, list(calls), run_droid(binary, fake, name, setup, calls, **options))
 
-    with ThreadPoolExecutor(max(1, min(workers, len(plans)))) as pool:
-        return dict(pool.map(one, plans))
+    return side_by_side(plans, one, workers)

@@ -33,13 +33,13 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from support.fake_chat import FakeChat
+from support.side_by_side import side_by_side
 from support.tools import locate_tool, require_tool
 
 from .gemini_client import merge
@@ -416,14 +416,13 @@ def run_all(binary: str, fake: FakeChat, plans: Plans, workers: int = 3) -> dict
     """Every run of ``plans`` (name: files, calls, run_agent options), ``workers`` at a time
     (the machine has 2 cores; one run is mostly waiting on its own startup)."""
 
-    def one(name: str) -> tuple[str, Observed]:
+    def one(name: str) -> Observed:
         setup, calls, options = plans[name]
         calls = [setup.resolve(call) for call in calls]
         run = run_agent(options.get("binary", binary), fake, name, setup, calls, **_opts(options))
-        return name, Observed(setup, calls, run)
+        return Observed(setup, calls, run)
 
-    with ThreadPoolExecutor(max(1, min(workers, len(plans)))) as pool:
-        return dict(pool.map(one, plans))
+    return side_by_side(plans, one, workers)
 
 
 def _opts(options: Mapping[str, Any]) -> dict[str, Any]:

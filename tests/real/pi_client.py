@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 from support.fake_chat import FakeChat
 from support.measured import Finished, run_measured
 from support.nodecache import compile_cache_dir
+from support.side_by_side import side_by_side
 from support.tools import locate_tool, require_tool
 
 DEFAULT_BIN = "/opt/twsrt-tools/pi/bin/pi"
@@ -232,10 +232,8 @@ Plans = Mapping[str, tuple[Setup, Sequence[Call], Mapping[str, Any]]]
 def run_all(binary: str, fake: FakeChat, plans: Plans, workers: int = 3) -> dict[str, Observed]:
     """Run every plan (name: files, calls, run_pi options), ``workers`` at a time."""
 
-    def one(name: str) -> tuple[str, Observed]:
+    def one(name: str) -> Observed:
         setup, calls, options = plans[name]
-        run = run_pi(binary, fake, name, setup, calls, **options)
-        return name, Observed(setup, list(calls), run)
+        return Observed(setup, list(calls), run_pi(binary, fake, name, setup, calls, **options))
 
-    with ThreadPoolExecutor(max(1, min(workers, len(plans)))) as pool:
-        return dict(pool.map(one, plans))
+    return side_by_side(plans, one, workers)

@@ -29,7 +29,6 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 
 from support.fake_chat import FakeChat
 from support.nodecache import compile_cache_dir
+from support.side_by_side import side_by_side
 from support.tools import locate_tool, require_tool
 
 from .gemini_client import merge
@@ -309,10 +309,8 @@ Plans = Mapping[str, tuple[Setup, Sequence[Call], Mapping[str, Any]]]
 def run_all(binary: str, fake: FakeChat, plans: Plans) -> dict[str, Observed]:
     """Start every run of ``plans`` (name: files, calls, run_qwen options) at once."""
 
-    def one(name: str) -> tuple[str, Observed]:
+    def one(name: str) -> Observed:
         setup, calls, options = plans[name]
-        run = run_qwen(binary, fake, name, setup, calls, **options)
-        return name, Observed(setup, list(calls), run)
+        return Observed(setup, list(calls), run_qwen(binary, fake, name, setup, calls, **options))
 
-    with ThreadPoolExecutor(max(1, len(plans))) as pool:
-        return dict(pool.map(one, plans))
+    return side_by_side(plans, one, len(plans))
