@@ -88,8 +88,8 @@ def _sandbox_calls(setup: Setup, out: Path, fake: FakeChat) -> list[Call]:
     calls = [Call(f"cat {out}/secret"), Call("echo x > ok")]
     calls += [Call(command) for _, command, _ in WRITES]
     calls += [
-        Call(f"curl -sS -m 10 --noproxy '' {local}"),
-        Call(f"curl -sS -m 10 --noproxy '' {fake.url('refused-ip')}"),
+        Call(f"curl -sS -m 30 --noproxy '' {local}"),
+        Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused-ip')}"),
         read(f"{out}/secret"),
         create(setup.workspace / "prot" / "c"),
         Call(
@@ -254,10 +254,10 @@ def test_allowed_domains_hold(runs: dict[str, Observed]) -> None:
     """localhost (listed) reaches the fake server through the proxy; 127.0.0.1 (not listed) is
     refused; both reach it without the sandbox."""
     boxed, plain = runs["sandbox"], runs["plain"]
-    assert boxed.result("curl -sS -m 10 --noproxy '' http://localhost").startswith("ok")
-    refused = boxed.result("curl -sS -m 10 --noproxy '' http://127.0.0.1")
+    assert boxed.result("curl -sS -m 30 --noproxy '' http://localhost").startswith("ok")
+    refused = boxed.result("curl -sS -m 30 --noproxy '' http://127.0.0.1")
     assert "blocked by network allowlist" in refused
-    assert plain.result("curl -sS -m 10 --noproxy '' http://127.0.0.1").startswith("ok")
+    assert plain.result("curl -sS -m 30 --noproxy '' http://127.0.0.1").startswith("ok")
 
 
 def test_the_sandbox_fails_closed_without_bwrap(runs: dict[str, Observed], outside: Path) -> None:
