@@ -9,13 +9,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from twsrt.records import record
+
 if TYPE_CHECKING:
     from twsrt.findings import Finding
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-@dataclass(frozen=True)
+@record
 class Line:
     """Text as printed (its newline included), on stdout or stderr. ``colour``: keep the ANSI
     colours (True), strip them (False), or leave it to the stream (None), as ``click.echo``.

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.findings import LEVEL_ORDER, Finding, Level, quoted
+from twsrt.records import record
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 REPORT_VERSION = 1
 
 
-@dataclass(frozen=True)
+@record
 class Suppression:
     """One ``[[check.ignore]]`` entry of the config."""
 
@@ -27,7 +28,7 @@ class Suppression:
     index: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class CheckedFile:
     """A file the run looked at (a source, the config, or a target of one agent)."""
 

@@ -16,6 +16,7 @@ from twsrt.config import Config
 from twsrt.diffs import View, whole
 from twsrt.documents import Documents
 from twsrt.findings import Finding
+from twsrt.records import record
 from twsrt.writes import Change
 
 
@@ -31,7 +32,7 @@ def settings_shapes(lists: tuple[str, ...], sections: tuple[str, ...]) -> dict[s
     }
 
 
-@dataclass(frozen=True)
+@record
 class JsonSettings:
     """A JSON settings target as twsrt edits it (read, splice, write, drift), declared once per
     agent: ``merge`` gives the new values of the members it owns from the user's document and

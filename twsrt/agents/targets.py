@@ -33,6 +33,7 @@ from twsrt.documents import Documents
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.records import record
 from twsrt.redact import MARK
 from twsrt.rules import (
     BROKEN_SYMLINK,
@@ -161,7 +162,7 @@ def target_write(
 # ---------------------------------------------------------------- drift items
 
 
-@dataclass(frozen=True)
+@record
 class Members:
     """The members twsrt owns in one kind of target file: a ``Spec`` (diffs.py) and how their
     values become drift items. The report view and the items derive from this one declaration.

@@ -40,6 +40,7 @@ from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, Policy
+from twsrt.records import record
 from twsrt.rules import LOSSY_WRITE_ROOT
 
 HEADER = (
@@ -49,7 +50,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class PolicyRule:
     """One ``[[rule]]`` of the policy file: a shell rule by ``prefix`` or a file-tool rule by
     ``pattern`` (an argsPattern regex)."""
