@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from twsrt.records import record
@@ -40,7 +40,7 @@ class Refused(Exception):
         self.message, self.usage, self.param = message, usage, param
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     lines: list[Line] = field(default_factory=list)
     exit_code: int = EXIT_OK

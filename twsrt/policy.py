@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -100,7 +100,7 @@ class Locator(Protocol):
     def location(self, pointer: str, *, key: bool = False) -> Location: ...
 
 
-@dataclass
+@record(frozen=False)
 class Policy:
     srt_display: str
     bash_display: str

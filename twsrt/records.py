@@ -12,6 +12,7 @@ The semantics are the frozen dataclass's: fields in order with their defaults an
 factories, ``init=False``, ``compare=False`` (left out of ``==``, ``hash`` and ordering),
 ``repr=False``, ``__post_init__``, ``eq=False`` (identity), ``order=True``; assigning or deleting
 an attribute raises ``FrozenInstanceError``. A method the class defines itself is kept.
+``frozen=False`` is the plain ``@dataclass``: assignable, and unhashable unless ``eq=False``.
 """
 
 from __future__ import annotations
@@ -31,23 +32,26 @@ _FACTORY = object()
 @overload
 def record(cls: type[T], /) -> type[T]: ...
 @overload
-def record(*, eq: bool = True, order: bool = False) -> Callable[[type[T]], type[T]]: ...
+def record(
+    *, eq: bool = True, order: bool = False, frozen: bool = True
+) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def record(
-    cls: type[T] | None = None, /, *, eq: bool = True, order: bool = False
+    cls: type[T] | None = None, /, *, eq: bool = True, order: bool = False, frozen: bool = True
 ) -> type[T] | Callable[[type[T]], type[T]]:
     """``@record`` / ``@record(eq=False)`` / ``@record(order=True)`` over a class body with
-    annotated fields, as ``@dataclass(frozen=True, ...)`` would take it."""
+    annotated fields, as ``@dataclass(frozen=True, ...)`` would take it; ``@record(frozen=False)``
+    as ``@dataclass`` would (assignable, and unhashable when it compares)."""
 
     def wrap(klass: type[T]) -> type[T]:
-        return _make(klass, eq, order)
+        return _make(klass, eq, order, frozen)
 
     return wrap if cls is None else wrap(cls)
 
 
-def _make(cls: type[T], eq: bool, order: bool) -> type[T]:
+def _make(cls: type[T], eq: bool, order: bool, frozen: bool) -> type[T]:
     if order and not eq:
         raise ValueError("eq must be true if order is true")
     if not cls.__dict__.get("__doc__"):
@@ -62,13 +66,11 @@ def _make(cls: type[T], eq: bool, order: bool) -> type[T]:
     klass.__record_key__ = attrgetter(*compared) if compared else _no_fields
     if "__init__" not in own:
         klass.__init__ = _lazy_init(cls)
-    shared: dict[str, Any] = {
-        "__setattr__": _frozen_setattr,
-        "__delattr__": _frozen_delattr,
-        "__repr__": _repr,
-    }
+    shared: dict[str, Any] = {"__repr__": _repr}
+    if frozen:
+        shared |= {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
     if eq:
-        shared |= {"__eq__": _eq, "__hash__": _hash}
+        shared |= {"__eq__": _eq, "__hash__": _hash if frozen else None}
     if order:
         shared |= {"__lt__": _lt, "__le__": _le, "__gt__": _gt, "__ge__": _ge}
     for name, method in shared.items():

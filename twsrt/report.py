@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,7 @@ class CheckedFile:
     agent: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class CheckReport:
     findings: list[Finding] = field(default_factory=list)  # active, sorted
     suppressed: list[tuple[Finding, Suppression]] = field(default_factory=list)

@@ -14,7 +14,7 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from twsrt import journal
@@ -113,7 +113,7 @@ def _where(change: Change) -> Path:
 # ------------------------------------------------------------------ validation
 
 
-@dataclass
+@record(frozen=False)
 class _Step:
     """One change, rendered and then staged: the temp file next to the target, the old file
     kept aside (a hard link, else a copy) so that a rollback is a rename."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
@@ -104,7 +104,7 @@ class DriftItem:
     value: str
 
 
-@dataclass
+@record(frozen=False)
 class Drift:
     """How one target file on disk differs from what the policy generates."""
 
@@ -124,7 +124,7 @@ class Drift:
         return self.missing_file or bool(self.missing or self.extra) or self.reordered
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     """One agent's compiled output for one mode."""
 

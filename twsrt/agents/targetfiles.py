@@ -5,7 +5,7 @@ members, write, drift), which Claude Code's, DeepCode's and Copilot's settings f
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ class JsonSettings:
         return compare(display, key, disk_text, new_text, members.text_items, members.view)
 
 
-@dataclass
+@record(frozen=False)
 class TargetFiles:
     """The files one compile writes: each read, merged (``text`` of what is on disk), written
     and compared once (``add``), and the compile's ``Result`` of them (``result``)."""

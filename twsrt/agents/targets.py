@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -304,7 +304,7 @@ def _shown_redacted(result: Drift, old_items: list[DriftItem], new_items: list[D
 # ---------------------------------------------------------------- the settings link
 
 
-@dataclass
+@record(frozen=False)
 class LinkPlan:
     """A settings file reached through a link (Claude Code reads ``settings.json``, twsrt writes
     ``settings.full.json`` / ``settings.yolo.json`` and points the link at the mode's file).

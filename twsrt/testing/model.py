@@ -4,7 +4,7 @@ them), fixtures, observations, verdicts and the report."""
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -208,7 +208,7 @@ class Skipped:
     reason: str
 
 
-@dataclass
+@record(frozen=False)
 class ProbeReport:
     """Everything ``twsrt test`` found; the reporters and the exit code read only this."""
 

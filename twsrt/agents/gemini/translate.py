@@ -5,7 +5,7 @@ differently. The facts behind each choice are pinned in tests/real (docs/agents/
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, deny_path
@@ -72,7 +72,7 @@ class PolicyRule:
         return "\n".join(lines) + "\n"
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """Everything twsrt writes for Gemini in one mode."""
 
