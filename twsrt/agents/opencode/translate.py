@@ -38,7 +38,7 @@ from twsrt.agents.opencode.rules import (
     OPENCODE_WEB_TOOLS_DENIED,
 )
 from twsrt.agents.rootnames import of
-from twsrt.agents.srtkeys import unhandled_key_findings
+from twsrt.agents.srtkeys import dotted, set_keys, unhandled_key_findings
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
@@ -329,14 +329,15 @@ def _write_roots(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> 
 
 
 def _web_findings(policy: Policy) -> list[Finding]:
-    """The note for the policy's hosts that OpenCode's web tools do not get (TWS455)."""
-    if not policy.allowed_domains:
+    """The note for the policy's network keys that OpenCode's web tools do not get (TWS455)."""
+    keys = [f"'{dotted(p)}'" for p in set_keys(policy.srt) if p.startswith("/network/")]
+    if not keys:
         return []
     return [
         _lossy(
             OPENCODE_WEB_TOOLS_DENIED,
             "OpenCode's webfetch and websearch reach no host: twsrt denies both whole, as "
-            "webfetch takes no host pattern, which is stricter than the policy",
-            policy.srt_location("/network/allowedDomains", key=True),
+            f"webfetch takes no host pattern, which is stricter than {', '.join(keys)}",
+            policy.srt_location("/network", key=True),
         )
     ]
