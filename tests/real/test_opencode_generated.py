@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from support.cli import run_cli
 from support.fake_chat import FakeChat
+from support.opencode_eval import denied_under_auto, file_call, rules_of
 
 from .opencode_client import (
     OPENCODE,
@@ -72,6 +73,8 @@ def generate(setup: Setup, base_url: str) -> str:
     config = ["-c", str(cfg / "config.toml")]
     wrote = run_cli(["generate", "opencode", "-w", *config], cwd=cfg, env=env)
     assert wrote.returncode == 0, wrote.stderr
+    # the generated file as twsrt wrote it (the run's own writes may change the user file)
+    (setup.root / "generated.json").write_text(setup.user_path.read_text())
     checked = run_cli(
         ["check", *config, "--agent", "opencode", "--format", "json"], cwd=cfg, env=env
     )
@@ -243,3 +246,27 @@ def test_check_reports_what_the_runs_show(runs: dict[str, Any]) -> None:
     report = json.loads(runs["report:twsrt"])
     rules = {item["rule_id"] for item in report["findings"]}
     assert {"TWS452", "TWS453", "TWS460"} <= rules
+
+
+def test_the_model_of_the_evaluation_predicts_every_file_tool_call(runs: dict[str, Any]) -> None:
+    """support.opencode_eval (the never-widen property's model) against the real CLI: for each
+    read and write call of the twsrt and --auto runs, on the generated file, the model's
+    verdict is the one the run reported."""
+    checked = 0
+    for name in ("twsrt", "auto"):
+        observed: Observed = runs[name]
+        setup = observed.setup
+        document = json.loads((setup.root / "generated.json").read_text())
+        rules = rules_of(document["permission"], str(setup.home))
+        for call, result in zip(observed.calls, observed.run.results, strict=True):
+            if call.tool not in ("read", "write"):
+                continue
+            tool = "read" if call.tool == "read" else "edit"
+            path, ws = str(call.args["filePath"]), str(setup.workspace)
+            if name == "twsrt":
+                expected = file_call(rules, tool, path, ws)
+            else:
+                expected = "denied" if denied_under_auto(rules, tool, path, ws) else "ran"
+            assert result.verdict == expected, (name, call.key)
+            checked += 1
+    assert checked >= 16
