@@ -26,7 +26,6 @@ from twsrt.agents.opencode.declaration import (
     REASONS,
     SCHEMA_KEY,
     SCHEMA_URL,
-    _lossy,
 )
 from twsrt.agents.opencode.rules import (
     OPENCODE_AUTO_APPROVES_ASK,
@@ -42,7 +41,7 @@ from twsrt.agents.srtkeys import dotted, set_keys, unhandled_key_findings
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
-from twsrt.rules import LOSSY_WRITE_ROOT
+from twsrt.rules import LOSSY_WRITE_ROOT, Rule
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"
 # OpenCode's own read defaults that a catch-all would undo (row 4): kept, stricter
@@ -151,20 +150,45 @@ def outside_pattern(rule: PathRule) -> str | None:
 
 
 def translate(policy: Policy, sandbox_mode: str, yolo: bool) -> tuple[Compiled, list[Finding]]:
-    """The ``permission`` members for one sandbox and approval mode, with findings. The bytes
-    do not depend on ``yolo`` (OpenCode reads one file for every launch); only the findings
-    do."""
+    """OpenCode's ``permission`` members for one sandbox and approval mode, with findings. The
+    bytes do not depend on ``yolo`` (OpenCode reads one file for every launch); only the
+    findings do."""
+    out, findings = translate_permission(OPENCODE, policy, sandbox_mode, yolo)
+    findings.append(no_sandbox_finding(policy, LABEL, NAME, "opencode"))
+    findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
+    return out, findings
+
+
+@dataclass(frozen=True)
+class Who:
+    """The agent a shared translation compiles for (OpenCode, or Kilo Code CLI, which shares
+    the grammar): its name on the findings, its label in their messages, and what its read
+    denies also miss beyond the shell's readers."""
+
+    name: str
+    label: str
+    reads_too: str = ""
+
+    def finding(self, rule: Rule, message: str, origin: Location) -> Finding:
+        return finding(rule, message, origin, agent=self.name)
+
+
+OPENCODE = Who(NAME, LABEL)
+
+
+def translate_permission(
+    who: Who, policy: Policy, sandbox_mode: str, yolo: bool
+) -> tuple[Compiled, list[Finding]]:
+    """The ``permission`` members the grammar shares, with their findings."""
     out, findings = Compiled(), list[Finding]()
-    out.permission["bash"] = _bash(policy, out, findings, yolo)
-    read, edit, outside = _paths(policy, sandbox_mode, out, findings)
+    out.permission["bash"] = _bash(who, policy, out, findings, yolo)
+    read, edit, outside = _paths(who, policy, sandbox_mode, out, findings)
     out.permission["read"] = read
     out.permission["edit"] = edit
     out.permission["external_directory"] = outside
     for tool in WEB_TOOLS:
         out.permission[tool] = DENY
-    findings += _web_findings(policy)
-    findings.append(no_sandbox_finding(policy, LABEL, NAME, "opencode"))
-    findings += unhandled_key_findings(policy, NAME, HANDLED_SRT_KEYS, REASONS)
+    findings += _web_findings(who, policy)
     return out, findings
 
 
@@ -188,7 +212,9 @@ def _has_wildcard(command: str) -> bool:
     return "*" in command or "?" in command
 
 
-def _bash(policy: Policy, out: Compiled, findings: list[Finding], yolo: bool) -> dict[str, str]:
+def _bash(
+    who: Who, policy: Policy, out: Compiled, findings: list[Finding], yolo: bool
+) -> dict[str, str]:
     """``"*": "ask"``, then ``"cmd *"`` for each allow, ask and deny command in that order
     (``"cmd *"`` also matches ``cmd`` alone)."""
     rules = Rules(ASK)
@@ -208,18 +234,18 @@ def _bash(policy: Policy, out: Compiled, findings: list[Finding], yolo: bool) ->
             out.origins.setdefault(f"bash {pattern}", entry.origin)
     for entry in dropped:
         findings.append(
-            _lossy(
+            who.finding(
                 OPENCODE_RULE_DROPPED,
-                f"allow rule '{quoted(entry.value)}' is left out: OpenCode reads its `*` or `?` "
+                f"allow rule '{quoted(entry.value)}' is left out: {who.label} reads its `*` or `?` "
                 "as a wildcard that would allow more commands, so the command asks instead",
                 entry.origin,
             )
         )
     if policy.bash_deny:
         findings.append(
-            _lossy(
+            who.finding(
                 OPENCODE_BASH_DENY_BYPASS,
-                "OpenCode matches these bash denies against each command's text, but "
+                f"{who.label} matches these bash denies against each command's text, but "
                 "`env cmd`, `sh -c 'cmd'`, an absolute path such as `/usr/bin/cmd` and "
                 "`$(echo cmd)` get past them",
                 policy.bash_location("/deny", key=True),
@@ -232,9 +258,9 @@ def _bash(policy: Policy, out: Compiled, findings: list[Finding], yolo: bool) ->
             else Location(policy.bash_display)
         )
         findings.append(
-            _lossy(
+            who.finding(
                 OPENCODE_AUTO_APPROVES_ASK,
-                "under --auto OpenCode approves every ask: the commands these rules name, "
+                f"under --auto {who.label} approves every ask: the commands these rules name, "
                 "every command the policy does not list and every path outside the project "
                 "(its config file serves both approval modes)",
                 where,
@@ -244,7 +270,7 @@ def _bash(policy: Policy, out: Compiled, findings: list[Finding], yolo: bool) ->
 
 
 def _paths(
-    policy: Policy, sandbox_mode: str, out: Compiled, findings: list[Finding]
+    who: Who, policy: Policy, sandbox_mode: str, out: Compiled, findings: list[Finding]
 ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """``read``, ``edit`` and ``external_directory``: the catch-alls, then each denied path
     in every spelling it can take relative to the project (``relative_patterns``) and, outside
@@ -253,7 +279,7 @@ def _paths(
     read = Rules(ALLOW)
     for pattern in ENV_ASKS:
         read.add(pattern, ASK)
-    writable = _write_roots(policy, sandbox_mode, findings)
+    writable = _write_roots(who, policy, sandbox_mode, findings)
     edit = Rules(ALLOW if writable else DENY)
     if writable:
         edit.add("../*", DENY)  # nothing outside the project is a write root here
@@ -266,9 +292,9 @@ def _paths(
             _deny(rule, tools, outside, out, "read" if key == "denyRead" else "edit")
         if rules and key in (policy.srt.get("filesystem") or {}):
             findings.append(
-                _lossy(
+                who.finding(
                     OPENCODE_PATHS_NARROWED,
-                    f"OpenCode's read and edit patterns are relative to the project, so each "
+                    f"{who.label}'s read and edit patterns are relative to the project, so each "
                     f"{key} path is denied in every spelling it can take there (`P`, `*/P`, "
                     "its tails, `../` before them) and outside it as `P/*`, which may deny "
                     "same-named paths elsewhere",
@@ -277,11 +303,11 @@ def _paths(
             )
     if policy.deny_read and "denyRead" in (policy.srt.get("filesystem") or {}):
         findings.append(
-            _lossy(
+            who.finding(
                 OPENCODE_TOOL_DENY_ONLY,
-                "OpenCode's read denies stop its read tool only: a shell `cat`, its grep tool "
-                "and an interpreter read these paths, and started inside a denied directory "
-                "its own files are not matched",
+                f"{who.label}'s read denies stop its read tool only: a shell `cat`, its grep tool "
+                f"and an interpreter read these paths{who.reads_too}, and started inside a denied "
+                "directory its own files are not matched",
                 policy.srt_location("/filesystem/denyRead", key=True),
             )
         )
@@ -306,7 +332,7 @@ def _deny(
         out.origins.setdefault(f"external_directory {spelled}", rule.origin)
 
 
-def _write_roots(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> bool:
+def _write_roots(who: Who, policy: Policy, sandbox_mode: str, findings: list[Finding]) -> bool:
     """Whether the edit tools may write the project (the policy grants ``.``); each other
     write root is a note, as the edit patterns cannot name it without granting more."""
     if sandbox_mode == "read-only":
@@ -317,10 +343,10 @@ def _write_roots(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> 
             grants_cwd = True
             continue
         findings.append(
-            _lossy(
+            who.finding(
                 LOSSY_WRITE_ROOT,
                 f"filesystem.allowWrite '{quoted(rule.path)}' is not writable for "
-                "OpenCode's edit tools: their patterns are relative to the project, so "
+                f"{who.label}'s edit tools: their patterns are relative to the project, so "
                 "twsrt cannot grant a root outside it without granting more",
                 rule.origin,
             )
@@ -328,15 +354,15 @@ def _write_roots(policy: Policy, sandbox_mode: str, findings: list[Finding]) -> 
     return grants_cwd
 
 
-def _web_findings(policy: Policy) -> list[Finding]:
+def _web_findings(who: Who, policy: Policy) -> list[Finding]:
     """The note for the policy's network keys that OpenCode's web tools do not get (TWS455)."""
     keys = [f"'{dotted(p)}'" for p in set_keys(policy.srt) if p.startswith("/network/")]
     if not keys:
         return []
     return [
-        _lossy(
+        who.finding(
             OPENCODE_WEB_TOOLS_DENIED,
-            "OpenCode's webfetch and websearch reach no host: twsrt denies both whole, as "
+            f"{who.label}'s webfetch and websearch reach no host: twsrt denies both whole, as "
             f"webfetch takes no host pattern, which is stricter than {', '.join(keys)}",
             policy.srt_location("/network", key=True),
         )
