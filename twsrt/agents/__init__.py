@@ -31,6 +31,7 @@ REGISTRY: dict[str, str] = {
     "gemini": "twsrt.agents.gemini",
     "qwen": "twsrt.agents.qwen",
     "opencode": "twsrt.agents.opencode",
+    "kilo": "twsrt.agents.kilo",
 }
 
 
