@@ -63,3 +63,25 @@ CASES = [
         env={"OPENCODE_PERMISSION": '{{"bash": "allow"}}'},  # str.format: {{ is {
     ),
 ]
+
+KILO_TARGET = 'kilo_config = "home/.config/kilo/kilo.jsonc"\n'
+# a misplaced sandbox switch beside twsrt's top-level one
+KILO_USER = '{\n  "experimental": {\n    "sandbox": true\n  }\n}\n'
+
+CASES += [
+    Case(
+        "kilo-translation",
+        {"TWS461": ".srt-settings.json:4:5"},
+        files={
+            "twsrt.toml": config(KILO_TARGET),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+    Case(
+        "kilo-effective",
+        {"TWS644": "home/.config/kilo/kilo.jsonc:3:5", "TWS645": "twsrt.toml:9:15"},
+        files={"twsrt.toml": config(KILO_TARGET), "home/.config/kilo/kilo.jsonc": KILO_USER},
+        env={"KILO_BWRAP_PATH": "/nonexistent/bwrap"},
+    ),
+]

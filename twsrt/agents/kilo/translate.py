@@ -1,6 +1,6 @@
 """The pure translation of a policy for Kilo Code CLI: OpenCode's ``permission`` grammar
-(``agents/opencode/translate.py``: the one import across agent packages, as Kilo is OpenCode's
-fork and evaluates the same rules the same way, rows 24-27) and Kilo's top-level bubblewrap
+(``agents/opencodegrammar.py``, shared, as Kilo is OpenCode's fork and evaluates the same rules
+the same way, rows 24-27) and Kilo's top-level bubblewrap
 ``sandbox`` (rows 33-42), with a finding for everything Kilo enforces differently."""
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ from twsrt.agents.kilo.declaration import (
 )
 from twsrt.agents.kilo.rules import KILO_WORKSPACE_OPEN
 from twsrt.agents.lossy import write_roots_location
-
-# the shared grammar (the one cross-package import, see the module docstring)
-from twsrt.agents.opencode.translate import Compiled, Who, translate_permission
+from twsrt.agents.opencodegrammar import Compiled, Who, translate_permission
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, quoted
