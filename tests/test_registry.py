@@ -100,7 +100,16 @@ def test_derived_lists() -> None:
     )
     assert agents.agent_of("codex_rules") == "codex"
     assert agents.agent_of("nothing") is None
-    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini", "Qwen Code", "OpenCode", "Kilo Code CLI"]
+    labels = [
+        "Claude",
+        "Codex",
+        "Copilot",
+        "DeepCode",
+        "Gemini",
+        "Qwen Code",
+        "OpenCode",
+        "Kilo Code CLI",
+    ]
     assert [agents.label(name) for name in AGENTS] == labels
 
 

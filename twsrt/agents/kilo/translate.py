@@ -23,7 +23,7 @@ from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.opencodegrammar import Compiled, Who, translate_permission
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
-from twsrt.findings import Finding, quoted
+from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.policy import Policy, normalize_path
 from twsrt.rules import UNCOMPILED_KEY_NOTE
@@ -91,9 +91,9 @@ def translate(
 def _sandbox(
     policy: Policy, sandbox_mode: str, paths: HomePaths, findings: list[Finding]
 ) -> dict[str, Any]:
-    """``{"enabled": true, "network": "deny", "allowed_hosts": [...], "writable_paths":
-    [...]}``: the network closed but for the policy's exact hosts (Kilo's proxy), and each
-    absolute write root other than the workspace, which Kilo keeps writable anyway."""
+    """``{"enabled": true, "network": "deny", "allowed_hosts": [], "writable_paths": [...]}``:
+    the network closed (Kilo's host proxy cannot run as npm installs 7.7.7), and each absolute
+    write root other than the workspace, which Kilo keeps writable anyway."""
     writable: list[str] = []
     if sandbox_mode != "read-only":
         for rule in policy.allow_write:
@@ -102,28 +102,15 @@ def _sandbox(
             granted = grant_path(rule, "allowWrite", paths, findings, PATHS)
             if granted is not None and granted not in writable:
                 writable.append(granted)
-    denied = {entry.value for entry in policy.denied_domains}
-    hosts: list[str] = []
-    for entry in policy.allowed_domains:
-        host = entry.value
-        if "*" in host:
-            findings.append(
-                KILO.finding(
-                    UNCOMPILED_KEY_NOTE,
-                    f"allowedDomains '{quoted(host)}' is left out of Kilo's "
-                    "sandbox.allowed_hosts, which takes exact hosts only (stricter)",
-                    entry.origin,
-                )
-            )
-        elif host not in denied and host not in hosts:
-            hosts.append(host)
-    if any(":" not in host for host in hosts):
+    if policy.allowed_domains:
         findings.append(
             KILO.finding(
                 UNCOMPILED_KEY_NOTE,
-                "'network.allowedDomains' gives Kilo's sandbox.allowed_hosts, which opens a "
-                "host without a port on port 443 only (stricter)",
+                "'network.allowedDomains' is not given to Kilo's sandbox.allowed_hosts: with "
+                "any host there, Kilo 7.7.7 as npm installs it fails every call (its network "
+                "relay, kilo-sandbox-network-relay.js, is not in the package; observed), so "
+                "twsrt keeps the sandbox network closed (stricter)",
                 policy.srt_location("/network/allowedDomains", key=True),
             )
         )
-    return {"enabled": True, "network": "deny", "allowed_hosts": hosts, "writable_paths": writable}
+    return {"enabled": True, "network": "deny", "allowed_hosts": [], "writable_paths": writable}
