@@ -96,10 +96,20 @@ def test_derived_lists() -> None:
         "deepcode_settings_yolo",
         "deepcode_project",
         "gemini_policy",
+        "kilo_config",
     )
     assert agents.agent_of("codex_rules") == "codex"
     assert agents.agent_of("nothing") is None
-    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini", "Qwen Code"]
+    labels = [
+        "Claude",
+        "Codex",
+        "Copilot",
+        "DeepCode",
+        "Gemini",
+        "Qwen Code",
+        "OpenCode",
+        "Kilo Code CLI",
+    ]
     assert [agents.label(name) for name in AGENTS] == labels
 
 

@@ -11,7 +11,8 @@ tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever 
     every Claude file passes ``claude doctor``, every Copilot flag snippet and settings file
     passes Copilot's own check, Gemini loads every policy file with no rule dropped (all of
     an example's side by side, one headless run per settings file), and Qwen Code loads every
-    settings file with nothing on stderr and without rewriting it (one headless run each).
+    settings file with nothing on stderr and without rewriting it (one headless run each),
+    and OpenCode takes every config (exit 0, its call decided, the file left as it is).
     Identical files are checked once; Copilot checks every flag value of one example in a
     single run (it validates each value on its own).
 (b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
@@ -81,6 +82,7 @@ deepcode_settings = "out/deepcode/settings.json"
 gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
+opencode_config = "out/opencode/opencode.json"
 """
 
 
@@ -185,6 +187,7 @@ def _role(rel: str) -> str:
         "gemini/settings.json": "gemini-settings",
         "gemini/policies/twsrt.toml": "gemini-policy",
         "qwen/settings.json": "qwen",
+        "opencode/opencode.json": "opencode",
     }.get(rel, rel)
 
 
@@ -226,6 +229,8 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
             once("copilot settings", (text, None), where, _copilot_settings(tools, text))
         if "qwen" in files:
             once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
+        if "opencode" in files:
+            once("opencode", (files["opencode"], None), where, _opencode(files["opencode"]))
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -333,6 +338,33 @@ def _qwen(tools: Tools, text: str) -> Check:
     return run
 
 
+def _opencode(text: str) -> Check:
+    """One headless run on the config as ~/.config/opencode/opencode.json (beside the fake
+    model's provider keys): the CLI takes the config (exit 0; an invalid one stops it at
+    start), its one shell call reaches a verdict, and it leaves the file as it is (it adds a
+    "$schema" to a file without one)."""
+
+    def run() -> tuple[bool, str]:
+        from support.fake_chat import FakeChat
+
+        from .opencode_client import OPENCODE, Setup, bash, run_agent
+
+        with (
+            tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
+            FakeChat().serving() as fake,
+        ):
+            setup = Setup(Path(tmp), OPENCODE, user=json.loads(text))
+            setup.write(fake.base_url("prop"))
+            before = setup.user_path.read_bytes()
+            STATS.starts["opencode"] += 1
+            ran = run_agent(OPENCODE.binary(), fake, "prop", setup, [bash("true")])
+            ok = ran.returncode == 0 and ran.results[0].verdict is not None
+            ok = ok and setup.user_path.read_bytes() == before
+            return ok, f"opencode:\n{ran.stderr[-3000:]}\n{text}"
+
+    return run
+
+
 def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
     def run() -> tuple[bool, str]:
         STATS.starts["copilot"] += 1
@@ -345,7 +377,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode"])
 @settings(
     derandomize=True,
     max_examples=LOADS,

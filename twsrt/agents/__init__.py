@@ -30,6 +30,8 @@ REGISTRY: dict[str, str] = {
     "deepcode": "twsrt.agents.deepcode",
     "gemini": "twsrt.agents.gemini",
     "qwen": "twsrt.agents.qwen",
+    "opencode": "twsrt.agents.opencode",
+    "kilo": "twsrt.agents.kilo",
 }
 
 

@@ -1,0 +1,14 @@
+"""Kilo Code CLI target: the permission rules (OpenCode's grammar) and the bubblewrap sandbox of
+its user config.
+
+Light, as an agent package's ``__init__`` must be: the declaration, and ``AGENT`` on first use.
+"""
+
+from __future__ import annotations
+
+from twsrt.agents.base import lazy_agent
+from twsrt.agents.kilo.declaration import AGENT_SPEC
+
+__all__ = ["AGENT_SPEC"]
+
+__getattr__ = lazy_agent(__name__ + ".agent")

@@ -1,0 +1,57 @@
+"""Kilo Code CLI: what it loads beside twsrt's keys that grants more than the policy, or looks
+as if it confined and does not: a misplaced ``experimental.sandbox`` in the user's file (row
+39), and ``KILO_PERMISSION``, ``KILO_CONFIG_CONTENT``, ``KILO_CONFIG`` and ``KILO_BWRAP_PATH``
+in the environment of the check (rows 30-31, 38)."""
+
+from __future__ import annotations
+
+import os
+
+from twsrt.agents.base import Context, read_target
+from twsrt.agents.kilo.declaration import NAME, SETTINGS_KEY
+from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
+from twsrt.effective import Layer, child, report
+from twsrt.findings import Finding, TwsrtError, finding
+
+ENV_OVERRIDES = ("KILO_PERMISSION", "KILO_CONFIG_CONTENT", "KILO_CONFIG", "KILO_BWRAP_PATH")
+
+
+def findings(ctx: Context) -> list[Finding]:
+    where = ctx.config.location(f"/targets/{SETTINGS_KEY}")
+    out = [
+        finding(
+            KILO_ENV_OVERRIDE,
+            f"{variable} is set in this environment: the Kilo started here takes it over the "
+            "config file twsrt writes",
+            where,
+            agent=NAME,
+        )
+        for variable in ENV_OVERRIDES
+        if os.environ.get(variable)
+    ]
+    path = ctx.config.targets.get(SETTINGS_KEY)
+    if path is None:
+        return out
+    from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
+
+    display = ctx.config.display_path(path)
+    try:
+        text = read_target(path, display, ctx.config, ctx.documents)
+        parsed = None if text is None else parse_jsonc(text)
+    except (TwsrtError, JsonSyntaxError):
+        return out  # the compile reports it
+    if parsed is None:
+        return out
+    layer = Layer(path, display, parsed.value, parsed)
+    if child(layer.value, "experimental", "sandbox") is not None:
+        out.append(
+            report(
+                KILO_EXPERIMENTAL_SANDBOX,
+                "experimental.sandbox is ignored by Kilo: only the top-level sandbox object, "
+                "which twsrt writes, confines its commands",
+                layer,
+                "/experimental/sandbox",
+                NAME,
+            )
+        )
+    return out

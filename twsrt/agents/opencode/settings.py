@@ -1,0 +1,73 @@
+"""The members twsrt owns in an OpenCode config file and their merge into the user's file,
+which may be JSONC (OpenCode accepts comments, row 20): comments outside ``permission`` are
+kept byte for byte, and the user's other ``permission`` keys keep their values and order,
+before twsrt's (the last matching rule wins, so twsrt's keys come last)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twsrt.agents.base import DriftItem
+from twsrt.agents.opencode.declaration import PERMISSION_KEYS, SCHEMA_KEY, SCHEMA_URL
+from twsrt.agents.opencode.translate import Compiled
+from twsrt.agents.settingsmerge import check_json_shape, same_json
+from twsrt.agents.targets import Members
+from twsrt.findings import fail
+from twsrt.locations import Location
+from twsrt.rules import TARGET_UNUSABLE
+
+SHAPES: dict[str, type] = {"/permission": dict}
+
+
+def merge(existing: dict[str, Any], compiled: Compiled) -> dict[str, Any]:
+    """New values of the members twsrt owns (pure): ``$schema`` only when the file has none
+    (OpenCode writes its own there otherwise, row 21), ``permission`` with the user's other
+    keys first and twsrt's after them."""
+    current = existing.get("permission")
+    user = current if isinstance(current, dict) else {}
+    permission = {k: v for k, v in user.items() if k not in PERMISSION_KEYS}
+    permission.update(compiled.permission)
+    updates: dict[str, Any] = {}
+    if SCHEMA_KEY not in existing:
+        updates[SCHEMA_KEY] = SCHEMA_URL
+    updates["permission"] = permission
+    return updates
+
+
+def merged_text(base_text: str | None, display: str, compiled: Compiled) -> str:
+    """The whole new file: the user's text with only ``$schema`` (when missing) and
+    ``permission`` spliced in; a new file when there is none."""
+    from twsrt.jsonedit import render_new, replace_members
+    from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
+    from twsrt.writes import keep_line_endings
+
+    if base_text is None or not base_text.strip():
+        return render_new(merge({}, compiled))
+    try:
+        parsed = parse_jsonc(base_text)
+    except JsonSyntaxError as exc:
+        location = Location(display, exc.line, exc.column)
+        message = f"invalid JSONC in config file: {exc.message}"
+        raise fail(TARGET_UNUSABLE, message, location) from None
+    check_json_shape(parsed, display, SHAPES)
+    updates = merge(parsed.value, compiled)
+    if all(same_json(parsed.value.get(k), v) for k, v in updates.items()):
+        return base_text
+    return keep_line_endings(base_text, replace_members(base_text, updates, parse_jsonc))
+
+
+MEMBERS = Members(
+    {SCHEMA_KEY: True, "permission": dict.fromkeys(PERMISSION_KEYS, True)},
+)
+
+
+def drift_items(text: str) -> list[DriftItem]:
+    """The managed members of a file's text (JSONC) as drift items; none when it does not
+    parse."""
+    from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
+
+    try:
+        value = parse_jsonc(text).value
+    except JsonSyntaxError:
+        return []
+    return MEMBERS.items(value)
