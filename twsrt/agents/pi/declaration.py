@@ -1,0 +1,119 @@
+"""What the pi target is: its ``[targets]`` key, the layers pi loads, the members twsrt owns in
+the sandbox extension's file and the srt keys the extension passes on. The facts come from
+headless runs of pi 1.4.0 (``@earendil-works/pi-coding-agent``) with the sandbox extension
+example it ships and that example's srt 0.0.26 (docs/agents/pi-droid-observed.md, pi rows;
+docs/agents/pi.md)."""
+
+from __future__ import annotations
+
+from twsrt.agents.base import AgentSpec, StateFile, TargetSpec, discovered, state_names
+from twsrt.agents.targets import agent_finding
+
+NAME = "pi"
+LABEL = "pi"
+SANDBOX_KEY = "pi_sandbox"
+# the extension's global file: its getAgentDir()/extensions/sandbox.json (row 1); examples
+# before pi-mono #2009 named ~/.pi/agent/sandbox.json, which the pinned build ignores
+DEFAULT_PATH = "~/.pi/agent/extensions/sandbox.json"
+LEGACY_NAME = "sandbox.json"  # directly in the agent directory
+AGENT_DIR = "~/.pi/agent"
+# the variable that moves the agent directory, and the extension's global file with it (row 2)
+AGENT_DIR_VARIABLE = "PI_CODING_AGENT_DIR"
+# the project file the extension reads from the directory pi starts in (rows 9, 10)
+PROJECT_FILE = ".pi/sandbox.json"
+# what srt needs on Linux; without one the extension runs bash unsandboxed (row 11)
+SANDBOX_TOOLS = ("bwrap", "socat", "rg")
+
+# What pi 1.4.0 writes for itself in its agent directory (its docs/configuration.md).
+STATE_FILES = (
+    StateFile("~/.pi/agent/auth.json", "pi's saved API keys and OAuth logins", credential=True),
+    *state_names("~/.pi/agent", "sessions bin"),
+)
+
+AGENT_SPEC = AgentSpec(
+    NAME,
+    LABEL,
+    (
+        TargetSpec(
+            SANDBOX_KEY,
+            "json-settings",
+            "pi's sandbox extension file (the srt settings plus enabled, every list written "
+            "out), e.g. ~/.pi/agent/extensions/sandbox.json; older extension examples read "
+            "~/.pi/agent/sandbox.json.",
+            DEFAULT_PATH,
+            r"\.pi/agent/(extensions/)?sandbox\.json",
+        ),
+    ),
+    # what pi 1.4.0 and its sandbox extension load (docs/configuration.md and security.md of
+    # the package, the extension's loadConfig; rows 1, 9, 15)
+    (
+        *discovered(
+            "user",
+            """
+            ~/.pi/agent/                 pi's agent directory (settings, models, extensions)
+            ~/.pi/agent/extensions/      user extensions, the sandbox extension's file among them
+            ~/.pi/agent/extensions/sandbox.json  the sandbox extension's settings
+            ~/.pi/agent/sandbox.json     the sandbox settings older extension examples read
+            ~/.pi/agent/settings.json    user settings (tools, packages, project trust)
+            ~/.pi/agent/trust.json       the project trust decisions (which .pi/ loads)
+            """,
+        ),
+        *discovered(
+            "project",
+            """
+            .pi/sandbox.json     the sandbox extension's project settings (replace lists, enabled)
+            .pi/settings.json    project settings (tools, packages) once trusted
+            .pi/extensions/      project extensions (a bash tool of their own) once trusted
+            .pi/mcp.json         project MCP servers once trusted
+            """,
+        ),
+    ),
+    state_files=STATE_FILES,
+    effective="twsrt.agents.pi.effective",
+    rules="twsrt.agents.pi.rules",
+    engine="twsrt.agents.pi.engine",
+    config_template='# pi_sandbox = "~/.pi/agent/extensions/sandbox.json"\n',
+)
+
+# The members twsrt owns in the extension's file: every key its loadConfig merges over its
+# defaults. ``network`` and ``filesystem`` are owned whole: the extension passes each object to
+# srt as it is, so a key a user adds inside one would reach srt.
+ENABLED, NETWORK, FILESYSTEM = "enabled", "network", "filesystem"
+IGNORE_VIOLATIONS, NESTED = "ignoreViolations", "enableWeakerNestedSandbox"
+OWNED = (ENABLED, NETWORK, FILESYSTEM, IGNORE_VIOLATIONS, NESTED)
+NETWORK_LISTS = ("allowedDomains", "deniedDomains")
+FILESYSTEM_LISTS = ("denyRead", "allowWrite", "denyWrite")
+
+# The srt keys the pi target compiles or reports itself.
+HANDLED_SRT_KEYS = (
+    "/enabled",
+    "/network/allowedDomains",
+    "/network/deniedDomains",
+    "/network/strictAllowlist",
+    "/filesystem/denyRead",
+    "/filesystem/allowWrite",
+    "/filesystem/denyWrite",
+)
+
+_SRT = "the extension's srt 0.0.26"
+_PASSED = "the extension passes only network, filesystem, ignoreViolations and "
+_PASSED += "enableWeakerNestedSandbox to srt, and twsrt writes only the lists srt 0.0.26 has"
+REASONS = {
+    "/filesystem/allowRead": f"{_SRT} has no allowRead: a denied path stays denied whole",
+    "/filesystem/disabled": f"{_SRT} has no switch that drops the filesystem rules",
+    "/filesystem/allowGitConfig": _PASSED,
+    "/network/allowLocalBinding": _PASSED,
+    "/network/allowUnixSockets": _PASSED,
+    "/network/allowAllUnixSockets": _PASSED,
+    "/network/httpProxyPort": _PASSED,
+    "/network/socksProxyPort": _PASSED,
+    "/ignoreViolations": _PASSED,
+    "/enableWeakerNestedSandbox": _PASSED,
+    "/credentials": f"{_SRT} has no credential masking, and the extension passes no such key",
+    "/mandatoryDenySearchDepth": "the extension does not pass it to srt",
+    "/ripgrep": "the extension does not pass it to srt",
+    "/seccomp": "the extension does not pass it to srt",
+    "/allowPty": "the extension does not pass it to srt",
+}
+
+_lossy = agent_finding(NAME)
