@@ -13,7 +13,7 @@ NAME = "pi"
 LABEL = "pi"
 SANDBOX_KEY = "pi_sandbox"
 # the extension's global file: its getAgentDir()/extensions/sandbox.json (row 1); examples
-# before pi-mono #2009 named ~/.pi/agent/sandbox.json, which the pinned build ignores
+# before pi-mono moved it named ~/.pi/agent/sandbox.json, which the pinned build ignores
 DEFAULT_PATH = "~/.pi/agent/extensions/sandbox.json"
 LEGACY_NAME = "sandbox.json"  # directly in the agent directory
 AGENT_DIR = "~/.pi/agent"

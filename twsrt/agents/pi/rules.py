@@ -121,7 +121,7 @@ PI_LEGACY_SANDBOX_FILE = Rule(
     Basis.WIDENS,
     "The pi_sandbox target is not the extensions/sandbox.json that pi's extension reads.",
     "The sandbox extension of pi 1.4.0 reads `<agent dir>/extensions/sandbox.json`; the same "
-    "document at `~/.pi/agent/sandbox.json`, where examples before pi-mono #2009 kept it, is "
+    "document at `~/.pi/agent/sandbox.json`, where older extension examples kept it, is "
     "ignored and the extension's defaults apply (pi rows 1, 4), which let commands write /tmp "
     "and reach npm, PyPI and GitHub hosts. Point the target at "
     "`~/.pi/agent/extensions/sandbox.json`, or suppress this finding naming the older "
