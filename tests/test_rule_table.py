@@ -14,6 +14,7 @@ from support import (
     rule_cases_hosts,
     rule_cases_layers,
     rule_cases_loading,
+    rule_cases_pi,
     rule_cases_policy,
     rule_cases_qwen,
     rule_cases_scopes,
@@ -32,6 +33,7 @@ CASES: list[Case] = [
     *rule_cases_engines.CASES,
     *rule_cases_gemini.CASES,
     *rule_cases_qwen.CASES,
+    *rule_cases_pi.CASES,
 ]
 
 # Rules no command of the package can emit today (the evidence is in the lead's report); the
