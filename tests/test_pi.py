@@ -83,17 +83,27 @@ def test_an_empty_policy_still_writes_every_list(sandbox: Sandbox) -> None:
 def test_protected_names_are_denied_under_every_write_root(sandbox: Sandbox) -> None:
     _setup(sandbox)
     deny = _generate(sandbox)["filesystem"]["denyWrite"]
-    for root in (".", "/srv/data"):
-        # an agent's layer by its top directory; .git and .claude names exact (srt binds
-        # its own mandatory names inside those)
-        for name in (".pi", ".codex", ".qwen", ".github", ".bashrc", ".vscode"):
-            assert f"{root}/{name}" in deny
-        for name in (".git/hooks", ".git/config", ".claude/settings.json", ".claude/commands"):
-            assert f"{root}/{name}" in deny
-        assert f"{root}/.git" not in deny
-        assert f"{root}/.claude" not in deny
+    for name in (".pi", ".codex", ".qwen", ".github", ".bashrc", ".vscode"):
+        assert {f"./{name}", f"/srv/data/{name}"} <= set(deny)
+    # in the launch directory .git and .claude names stay exact (srt binds its own mandatory
+    # names inside those there); below another root the directory is denied whole
+    for name in (".git/hooks", ".git/config", ".claude/settings.json", ".claude/commands"):
+        assert f"./{name}" in deny
+        assert f"/srv/data/{name}" not in deny
+    assert {"/srv/data/.git", "/srv/data/.claude"} <= set(deny)
+    assert "./.git" not in deny and "./.claude" not in deny
     # the user-level layers of every agent, pi's agent directory among them
     assert {"~/.pi/agent", "~/.claude", "~/.codex"} <= set(deny)
+
+
+def test_no_deny_below_another_one(sandbox: Sandbox) -> None:
+    """srt 0.0.26 would bind a stub for a missing outer path and then fail on the inner one
+    (pi row 14): an entry below another one is left out (the outer one covers it)."""
+    _setup(sandbox, {"filesystem": {"allowWrite": ["~"], "denyWrite": ["~/a", "~/a/b"]}})
+    deny = _generate(sandbox)["filesystem"]["denyWrite"]
+    assert "~/a" in deny and "~/a/b" not in deny
+    assert "~/.claude" in deny and "~/.claude/commands" not in deny
+    assert "~/.git" in deny and "~/.git/hooks" not in deny
 
 
 def test_a_glob_write_root_gets_no_protected_names(sandbox: Sandbox) -> None:

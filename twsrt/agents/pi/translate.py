@@ -36,8 +36,7 @@ from twsrt.locations import Location
 from twsrt.policy import Entry, Policy, is_glob
 from twsrt.rules import LOSSY_WRITE_ROOT
 
-# names under .git/ and .claude/ stay exact: srt 0.0.26 binds its own mandatory names
-# (.git/hooks, .claude/commands) inside them, which a read-only parent would refuse
+# in the launch directory the names under .git/ and .claude/ stay exact (root_denies)
 KEPT_EXACT = (".git/", ".claude/")
 # what srt 0.0.26 strips from a path before it skips a glob (removeTrailingGlobSuffix)
 GLOB_SUFFIX = "/**"
@@ -76,7 +75,9 @@ def translate(policy: Policy, sandbox_mode: str) -> tuple[Compiled, list[Finding
                 write_roots_location(policy),
             )
         )
-    deny_write = unique([*_strings(filesystem, "denyWrite"), *root_denies(roots, policy)])
+    deny_write = outermost(
+        unique([*_strings(filesystem, "denyWrite"), *root_denies(roots, policy)])
+    )
     out.document = {
         ENABLED: not full_access,
         NETWORK: {"allowedDomains": allowed, "deniedDomains": denied},
@@ -136,20 +137,40 @@ def _allowed(policy: Policy, findings: list[Finding]) -> list[str]:
 def root_denies(roots: list[str], policy: Policy) -> list[str]:
     """The protected names (``rootnames``: srt's mandatory set, every agent's project layers)
     under each write root that is no glob, the launch directory (``.``) included: srt 0.0.26
-    keeps only its own mandatory set read-only there, not ``.pi/`` (pi row 13). A layer is
-    denied by its top directory (``.pi``, ``.codex``): a missing deeper name would have srt
-    0.0.26 bind a stub where its first missing part is, and a second stub below that first one
-    fails every later command of the session (pi row 14)."""
-    names = unique(
-        [name if name.startswith(KEPT_EXACT) else name.split("/")[0] for name, _tree in of(policy)]
-    )
+    keeps only its own mandatory set read-only there, not ``.pi/`` (pi row 13).
+
+    A layer is denied by its top directory (``.pi``, ``.codex``, ``.git``): for a missing
+    deeper name srt 0.0.26 binds a stub file where its first missing part is, and a second
+    stub below that first one fails every later command of the session (pi row 14). In the
+    launch directory the names under ``.git/`` and ``.claude/`` stay exact: srt binds its own
+    mandatory names inside those there (a read-only parent would refuse them), and the
+    workspace's repository must stay writable for git."""
+    names = [name for name, _tree in of(policy)]
+    top = unique([name.split("/")[0] for name in names])
+    at_work = unique([n if n.startswith(KEPT_EXACT) else n.split("/")[0] for n in names])
     denies: list[str] = []
     for root in roots:
         if is_glob(root):
             continue
-        base = "." if root in (".", "./") else root.rstrip("/")
-        denies += [f"{base}/{name}" for name in names]
+        if root in (".", "./"):
+            denies += [f"./{name}" for name in at_work]
+        else:
+            denies += [f"{root.rstrip('/')}/{name}" for name in top]
     return denies
+
+
+def outermost(paths: list[str]) -> list[str]:
+    """``paths`` without an entry below another one that is no glob: srt 0.0.26 makes the
+    outer one read-only whole, and for a missing outer path it binds a stub file there, below
+    which the inner one can no longer be bound (every later command of the session would fail,
+    pi row 14). Spellings are compared as written (``~/x``, ``/x``, ``./x``)."""
+    trees = {path.rstrip("/") for path in paths if not is_glob(path)}
+
+    def below(path: str) -> bool:
+        parts = path.rstrip("/").split("/")
+        return any("/".join(parts[:end]) in trees for end in range(1, len(parts)))
+
+    return [path for path in paths if not below(path)]
 
 
 def _file_tools(policy: Policy) -> list[Finding]:
