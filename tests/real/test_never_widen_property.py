@@ -53,6 +53,7 @@ from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
 from .gemini_client import gemini_bin
+from .pi_client import pi_bin
 from .qwen_client import qwen_bin
 
 pytestmark = pytest.mark.real
@@ -81,6 +82,7 @@ deepcode_settings = "out/deepcode/settings.json"
 gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
+pi_sandbox = "out/pi/sandbox.json"
 """
 
 
@@ -103,6 +105,7 @@ class Tools:
     srt: str
     gemini: str
     qwen: str
+    pi: str
 
 
 @pytest.fixture(scope="session")
@@ -111,7 +114,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
     copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
     copilot.api_schema()  # unpack the package once, outside the timed examples
-    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin())
+    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin(), pi_bin())
     print(
         f"\nnever-widen property: examples {dict(STATS.examples)}, "
         f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
@@ -185,6 +188,7 @@ def _role(rel: str) -> str:
         "gemini/settings.json": "gemini-settings",
         "gemini/policies/twsrt.toml": "gemini-policy",
         "qwen/settings.json": "qwen",
+        "pi/sandbox.json": "pi",
     }.get(rel, rel)
 
 
@@ -226,6 +230,8 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
             once("copilot settings", (text, None), where, _copilot_settings(tools, text))
         if "qwen" in files:
             once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
+        if "pi" in files:
+            once("pi", (files["pi"], None), where, _pi(tools, files["pi"]))
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -333,6 +339,38 @@ def _qwen(tools: Tools, text: str) -> Check:
     return run
 
 
+def _pi(tools: Tools, text: str) -> Check:
+    """One headless run with the file as the sandbox extension's global file: pi parses it
+    (no "Could not parse" on stderr) and its one bash call runs in srt (no bwrap error)."""
+
+    def run() -> tuple[bool, str]:
+        from support.fake_chat import FakeChat
+
+        from .pi_client import GLOBAL_FILE, Call, Setup, run_pi
+
+        with (
+            tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
+            FakeChat().serving() as fake,
+        ):
+            setup = Setup(Path(tmp))
+            setup.write()
+            for directory in (".claude", ".git"):  # srt 0.0.26's stubs land inside (row 14)
+                (setup.workspace / directory).mkdir()
+            (setup.agent_dir / GLOBAL_FILE).parent.mkdir(parents=True, exist_ok=True)
+            (setup.agent_dir / GLOBAL_FILE).write_text(text, encoding="utf-8")
+            STATS.starts["pi"] += 1
+            ran = run_pi(tools.pi, fake, "prop", setup, [Call("echo ran")])
+            told = ran.results[0] or ""
+            ok = (
+                "ran" in told
+                and "bwrap" not in told
+                and "Could not parse" not in ran.finished.stderr
+            )
+            return ok, f"pi:\n{told}\n{ran.finished.stderr[-3000:]}\n{text}"
+
+    return run
+
+
 def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
     def run() -> tuple[bool, str]:
         STATS.starts["copilot"] += 1
@@ -345,7 +383,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "pi"])
 @settings(
     derandomize=True,
     max_examples=LOADS,
