@@ -20,7 +20,7 @@ SRT = """\
   "enabled": true,
   "filesystem": {
     "denyRead": ["~/.ssh", "**/.env"],
-    "allowWrite": ["."]
+    "allowWrite": [".", "/srv"]
   },
   "network": {"allowedDomains": ["github.com"]}
 }
@@ -50,6 +50,19 @@ def engine_gap(box: Sandbox) -> list[Any]:
     return [gap] if gap is not None else []
 
 
+def port_gap(box: Sandbox) -> list[Any]:
+    """What the pi engine makes of an allowed host:port that came out refused."""
+    from support.policies import fs
+    from twsrt.testing.model import Action, Outcome, Probe
+    from twsrt.testing.verdicts import explain_gap
+
+    origin = Location(".srt-settings.json", 3, 5)
+    action = Action("fetch")
+    probe = Probe("allow-domain", "a.example:8443", origin, action, Outcome("allowed"), port=True)
+    gap = explain_gap("pi", probe, Outcome("denied"), fs(), "linux")
+    return [gap] if gap is not None else []
+
+
 CASES = [
     Case(
         "pi-translation",
@@ -58,6 +71,8 @@ CASES = [
             "TWS463": "bash-rules.json:1:11",
             "TWS464": ".srt-settings.json:4:28",
             "TWS470": ".srt-settings.json:2:3",
+            "TWS654": ".srt-settings.json:5:5",
+            "TWS655": ".srt-settings.json:5:25",
         },
         files={"twsrt.toml": config(TARGET), ".srt-settings.json": SRT, "bash-rules.json": BASH},
     ),
@@ -79,4 +94,5 @@ CASES = [
         files={"twsrt.toml": config(LEGACY)},
     ),
     Case("pi-engine-gap", {"TWS510": ".srt-settings.json:3:5"}, call=engine_gap),
+    Case("pi-engine-port", {"TWS511": ".srt-settings.json:3:5"}, call=port_gap),
 ]

@@ -7,6 +7,7 @@ docs/agents/pi.md)."""
 from __future__ import annotations
 
 from twsrt.agents.base import AgentSpec, StateFile, TargetSpec, discovered, state_names
+from twsrt.agents.pi.rules import PI_PLANTED_LAYERS
 from twsrt.agents.targets import agent_finding
 
 NAME = "pi"
@@ -72,6 +73,7 @@ AGENT_SPEC = AgentSpec(
     effective="twsrt.agents.pi.effective",
     rules="twsrt.agents.pi.rules",
     engine="twsrt.agents.pi.engine",
+    planted_layer_rules=(PI_PLANTED_LAYERS,),
     config_template='# pi_sandbox = "~/.pi/agent/extensions/sandbox.json"\n',
 )
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from twsrt.agents.base import Context
+from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.pi.declaration import (
     AGENT_DIR_VARIABLE,
     ENABLED,
@@ -38,6 +39,8 @@ from twsrt.agents.pi.declaration import (
 from twsrt.agents.pi.rules import (
     PI_AGENT_DIR_MOVED,
     PI_LEGACY_SANDBOX_FILE,
+    PI_NESTED_UNPROTECTED,
+    PI_PLANTED_LAYERS,
     PI_PROJECT_SANDBOX_FILE,
     PI_SANDBOX_CANNOT_START,
 )
@@ -71,6 +74,45 @@ def findings(ctx: Context) -> list[Finding]:
     out += _agent_dir(where)
     out += _sandbox_tools(where)
     out += _project_files(ctx)
+    out += _between_launches(ctx)
+    return out
+
+
+def _between_launches(ctx: Context) -> list[Finding]:
+    """TWS654 once at the write roots, TWS655 at every write root but the launch directory:
+    what a command can still plant below the top of a root (srt skips glob write denies)."""
+    policy = ctx.policy
+    if not policy.enabled or ctx.full_access or ctx.read_only:
+        return []
+    roots = [root for root in policy.allow_write if not root.glob]
+    if not roots:
+        return []
+    out = [
+        finding(
+            PI_PLANTED_LAYERS,
+            "a sandboxed command can create .pi/sandbox.json (or .pi/settings.json, "
+            ".pi/extensions/) in any subdirectory of a write root, and a pi started there "
+            "later obeys it: enabled false runs its bash unsandboxed; twsrt denies .pi at the "
+            "top of each root only, as srt 0.0.26 skips glob write denies on Linux",
+            write_roots_location(policy),
+            agent=NAME,
+        )
+    ]
+    out += [
+        finding(
+            PI_NESTED_UNPROTECTED,
+            f"below the top of write root '{quoted(root.path)}', pi's sandbox lets a command "
+            "create or change what srt protects in the launch directory only: a nested "
+            "repository's .git/hooks and .git/config, .vscode/, .idea/, shell rc files, "
+            ".gitconfig, .gitmodules, .ripgreprc, .mcp.json, which git, an editor or a shell "
+            "runs later outside any sandbox; keep other repositories out of the write root, or "
+            "suppress with that reason",
+            root.origin,
+            agent=NAME,
+        )
+        for root in roots
+        if root.path not in (".", "./")
+    ]
     return out
 
 

@@ -26,15 +26,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twsrt.agents.pi.declaration import NAME, SANDBOX_KEY, SANDBOX_TOOLS
-from twsrt.agents.pi.rules import PI_ENGINE_FAILS_OPEN
+from twsrt.agents.pi.rules import (
+    PI_ENGINE_FAILS_OPEN,
+    PI_ENGINE_PORT_LEFT_OUT,
+    PI_NESTED_UNPROTECTED,
+)
 from twsrt.testing.engine_srt import SRT_HINT, SrtEngine
 from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, run_process
-from twsrt.testing.gaps import SRT_GAPS, probe_gap
-from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS
+from twsrt.testing.gaps import SRT_GAPS, Mismatch, probe_gap
+from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS, reported_at_root
 from twsrt.testing.model import SRT_REQUIRED, Outcome, Probe
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.findings import Finding
 
 PI_HINT = "the pi engine runs srt with the settings pi's sandbox extension derives: " + SRT_HINT
 MODELS = "models pi's sandbox extension: srt runs the settings it derives from its file"
@@ -110,11 +115,28 @@ fails_open = probe_gap(
 )
 
 
+port_left_out = probe_gap(
+    PI_ENGINE_PORT_LEFT_OUT,
+    "{rule} names a port, which pi's srt 0.0.26 cannot match: twsrt left it out of pi's file "
+    "(TWS403), so the host is refused",
+    Outcome.DENIED,
+    lambda probe: probe.kind == "allow-domain" and probe.port,
+)
+
+
+def below_other_roots(m: Mismatch) -> Finding | None:
+    """srt's mandatory set written below a write root other than the launch directory:
+    check's TWS655 at that root (srt applies the set in the launch directory only)."""
+    if m.probe.kind != "mandatory" or getattr(m.probe, "form", "").endswith(" top"):
+        return None  # the top of every root is denied in the file: open there, it FAILs
+    return reported_at_root(m, PI_NESTED_UNPROTECTED, ("mandatory",))
+
+
 class PiEngine(SrtEngine):
     name = NAME
     agent: str | None = NAME
     hint = PI_HINT
-    gaps = (fails_open, *SRT_GAPS, *LAUNCH_GAPS)
+    gaps = (fails_open, port_left_out, *SRT_GAPS, below_other_roots, *LAUNCH_GAPS)
     models = MODELS
     launch_families = FAMILIES  # its file is compiled from the protected set
     launch_only = ()

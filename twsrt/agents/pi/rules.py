@@ -141,3 +141,57 @@ PI_ENGINE_FAILS_OPEN = Rule(
     "probe as pi would, unsandboxed, and a denied probe that comes out allowed is this gap. "
     "Install bubblewrap, socat and ripgrep (TWS652 in `twsrt check`).",
 )
+
+PI_PLANTED_LAYERS = Rule(
+    "TWS654",
+    "pi-planted-layers",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A sandboxed command can plant a .pi/sandbox.json below the launch directory, which a pi "
+    "started there obeys.",
+    "pi's sandbox extension reads `.pi/sandbox.json` of the directory pi starts in, with no "
+    "trust decision, and `enabled: false` there turns the sandbox off (pi rows 10, 15). twsrt "
+    "denies `.pi` at the top of every write root, and a real run of pi 1.4.0 on twsrt's file "
+    "refused a command that tried to plant it there (tests/real/test_pi_generated.py). But "
+    "srt 0.0.26 skips glob write denies on Linux, so in any subdirectory of the launch "
+    "directory or of a write root a command may still create `sub/.pi/sandbox.json` (and "
+    "`.pi/settings.json`, `.pi/extensions/`, which a trusted launch loads): a pi started in "
+    "`sub/` later runs bash unsandboxed (`twsrt test --engine pi` shows it). No setting of the "
+    "extension stops this.\n\n"
+    "Mitigation: start pi only in the directory twsrt's file was written for, or run `twsrt "
+    "check` in a directory before starting pi there (it reports a `.pi/sandbox.json` as "
+    "TWS650), and suppress with that reason.",
+)
+
+PI_NESTED_UNPROTECTED = Rule(
+    "TWS655",
+    "pi-nested-unprotected",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "Below the top of a write root other than the launch directory, pi cannot keep a command "
+    "from planting what git, an editor or a shell runs later.",
+    "srt 0.0.26, which pi's sandbox extension runs, applies its mandatory-deny set (shell rc "
+    "files, `.gitconfig`, `.mcp.json`, `.vscode/`, `.idea/`, a repository's `.git/hooks` and "
+    "`.git/config`) in the directory pi starts in only. twsrt denies the names at the top of "
+    "every write root, but srt skips glob write denies on Linux, so deeper down a command may "
+    "create `/tmp/repo/.git/hooks/pre-commit` (run by the next `git commit` there, outside any "
+    "sandbox; `twsrt test --engine pi` shows it).\n\n"
+    "Mitigation: keep other repositories and projects out of the write root, list a narrower "
+    "root, or start pi where they are. Suppress with the reason when nothing of the kind lies "
+    "inside the root.",
+)
+
+PI_ENGINE_PORT_LEFT_OUT = Rule(
+    "TWS511",
+    "pi-engine-port-left-out",
+    Family.ENGINE,
+    Level.NOTE,
+    Basis.STRICTER,
+    "An allowed host with a port is refused under pi: twsrt left it out of pi's file.",
+    "pi's sandbox extension runs srt 0.0.26, which matches allowed hosts by name alone, so an "
+    "allowedDomains entry `host:port` would match nothing; twsrt leaves it out of pi's file "
+    "with a note (TWS403) and the host is refused on every port, stricter than the policy. "
+    "`twsrt test --engine pi` shows the refused fetch as this gap.",
+)
