@@ -20,6 +20,9 @@ The runs of one module fixture, three at a time, against one fake chat server:
   file in the home is written;
 - ``tools_bash``: ``--tools bash``, the mitigation TWS462 names: pi offers the sandboxed bash
   tool alone, so the ``read`` tool cannot return the secret it returns in ``twsrt``;
+- ``trust_ask`` / ``trust_always``: a project .pi/extensions/ extension, with pi's default
+  project trust and with ``defaultProjectTrust: "always"`` in ~/.pi/agent/settings.json (which
+  loads it unasked: TWS656);
 - ``nobwrap``: no bwrap on PATH: the extension runs bash unsandboxed (TWS470), and ``twsrt
   check`` on that machine says so (TWS652).
 
@@ -59,6 +62,12 @@ WRITES = [
     ("out-symlink", "ln -s /etc/hostname ../out/link", "out/link"),
 ]
 RO = "Read-only file system"
+# a project extension that leaves a mark in the workspace when pi loads it
+MARK_EXTENSION = """import { writeFileSync } from "node:fs";
+export default function () {
+    writeFileSync(process.cwd() + "/extension-loaded", "x");
+}
+"""
 
 
 def _srt(setup: Setup, *roots: str) -> dict[str, Any]:
@@ -92,6 +101,13 @@ def generate(setup: Setup, srt: dict[str, Any], env_path: str = "/usr/bin:/bin")
     installed.parent.mkdir(parents=True, exist_ok=True)
     installed.write_bytes(target.read_bytes())
     return checked.stdout
+
+
+def _check(setup: Setup) -> str:
+    """check's JSON report on the run's repository as it is now."""
+    repo = setup.root / "repo"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(setup.home), "TWSRT_NO_CACHE": "1"}
+    return run_cli(["check", "--agent", "pi", "--format", "json"], cwd=repo, env=env).stdout
 
 
 def _files(setup: Setup) -> None:
@@ -172,6 +188,19 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             if name == "nobwrap":
                 options["path"] = path_without("bwrap", root / "nobwrap-bin")
             plans[name] = (setup, calls, options)
+        for name in ("trust_ask", "trust_always"):  # a project extension, trusted or not
+            setup = Setup(root / name)
+            _files(setup)
+            out[f"{name}_check"] = generate(setup, _srt(setup))
+            if name == "trust_always":
+                settings = {"defaultProjectTrust": "always"}
+                (setup.agent_dir / "settings.json").write_text(json.dumps(settings))
+                repo_settings = setup.root / "repo" / "home" / ".pi" / "agent" / "settings.json"
+                repo_settings.write_text(json.dumps(settings, indent=2) + "\n")
+                out[f"{name}_check"] = _check(setup)
+            (setup.workspace / ".pi" / "extensions").mkdir(parents=True)
+            (setup.workspace / ".pi" / "extensions" / "mark.ts").write_text(MARK_EXTENSION)
+            plans[name] = (setup, [Call("echo x > ok")], {})
         home = Setup(root / "home_root")
         _files(home)
         out["home_root_check"] = generate(home, _srt(home, "~"))
@@ -202,11 +231,13 @@ def test_every_run_exits_0_and_answers_every_call(runs: dict[str, Any]) -> None:
 
 
 def test_check_reports_no_error_on_the_generated_file(runs: dict[str, Any]) -> None:
-    """The generated file passes check (warnings for the losses, TWS462/TWS463, no error)."""
-    for name in ("twsrt_check", "home_root_check"):
+    """The generated file passes check but for what a command can still plant below a write
+    root's top (TWS654, TWS655: no setting of the extension stops that); the losses are
+    warnings and notes (TWS462, TWS463, TWS470)."""
+    for name, allowed in (("twsrt_check", {"TWS654"}), ("home_root_check", {"TWS654", "TWS655"})):
         findings = json.loads(runs[name])["findings"]
-        errors = [f for f in findings if f["level"] == "error" and f.get("agent") == "pi"]
-        assert not errors, errors
+        errors = {f["rule_id"] for f in findings if f["level"] == "error" and f["agent"] == "pi"}
+        assert errors == allowed, findings
     ids = {f["rule_id"] for f in json.loads(runs["twsrt_check"])["findings"]}
     assert {"TWS462", "TWS463", "TWS470"} <= ids
 
@@ -302,6 +333,20 @@ def test_the_read_and_write_tools_pass_the_path_denies(runs: dict[str, Any]) -> 
     told = only_bash.result(f"read {only_bash.setup.root / 'out' / 'secret'}")
     assert SECRET not in told
     assert only_bash.exists("ws/ok")  # its bash tool runs, sandboxed
+
+
+def test_trusting_every_project_loads_its_extensions_and_check_says_so(
+    runs: dict[str, Any],
+) -> None:
+    """defaultProjectTrust "always" in ~/.pi/agent/settings.json: headless pi loads the
+    project's .pi/extensions/ extension (its code ran: the mark), and check reports TWS656;
+    the control, the default "ask", skips it (pi row 15)."""
+    assert runs["trust_always"].exists("ws/extension-loaded")
+    assert not runs["trust_ask"].exists("ws/extension-loaded")
+    assert runs["trust_ask"].exists("ws/ok")  # the control ran its call
+    rules = {f["rule_id"] for f in json.loads(runs["trust_always_check"])["findings"]}
+    assert "TWS656" in rules
+    assert "TWS656" not in {f["rule_id"] for f in json.loads(runs["trust_ask_check"])["findings"]}
 
 
 def test_without_bwrap_pi_runs_bash_unsandboxed_and_check_says_so(runs: dict[str, Any]) -> None:

@@ -89,6 +89,14 @@ CASES = [
         env={"PI_CODING_AGENT_DIR": "{home}/elsewhere", "PATH": "/nonexistent"},
     ),
     Case(
+        "pi-trust-always",
+        {"TWS656": "home/.pi/agent/settings.json:1:3"},
+        files={
+            "twsrt.toml": config(TARGET),
+            "home/.pi/agent/settings.json": '{ "defaultProjectTrust": "always" }\n',
+        },
+    ),
+    Case(
         "pi-legacy-file",
         {"TWS653": "twsrt.toml:9:14"},
         files={"twsrt.toml": config(LEGACY)},

@@ -6,8 +6,15 @@ docs/agents/pi.md)."""
 
 from __future__ import annotations
 
-from twsrt.agents.base import AgentSpec, StateFile, TargetSpec, discovered, state_names
-from twsrt.agents.pi.rules import PI_PLANTED_LAYERS
+from twsrt.agents.base import (
+    Accepted,
+    AgentSpec,
+    StateFile,
+    TargetSpec,
+    discovered,
+    state_names,
+)
+from twsrt.agents.pi.rules import PI_NESTED_UNPROTECTED, PI_PLANTED_LAYERS
 from twsrt.agents.targets import agent_finding
 
 NAME = "pi"
@@ -30,6 +37,19 @@ STATE_FILES = (
     StateFile("~/.pi/agent/auth.json", "pi's saved API keys and OAuth logins", credential=True),
     *state_names("~/.pi/agent", "sessions bin"),
 )
+
+_PLANTED_COMMENT = """\
+# srt 0.0.26, which @LABEL@'s sandbox extension runs, skips glob write denies on Linux: a command
+# can create .pi/sandbox.json in a subdirectory of a write root, which a pi started there obeys
+# (@ID@). Accepted here until pi starts only where twsrt check ran; delete this entry to have
+# `check` fail on it again.
+"""
+
+_NESTED_COMMENT = """\
+# Below the top of a write root other than the launch directory (/tmp), @LABEL@'s sandbox does
+# not protect a nested repository's .git/hooks and .git/config (@ID@): remove this once a
+# repository lies inside such a root.
+"""
 
 AGENT_SPEC = AgentSpec(
     NAME,
@@ -75,6 +95,20 @@ AGENT_SPEC = AgentSpec(
     engine="twsrt.agents.pi.engine",
     planted_layer_rules=(PI_PLANTED_LAYERS,),
     config_template='# pi_sandbox = "~/.pi/agent/extensions/sandbox.json"\n',
+    accepted=(
+        Accepted(
+            PI_PLANTED_LAYERS,
+            _PLANTED_COMMENT,
+            "accepted until pi starts only in directories twsrt check has seen",
+        ),
+        # TWS655 is an error on every write root but the launch directory (the scaffold's /tmp)
+        Accepted(
+            PI_NESTED_UNPROTECTED,
+            _NESTED_COMMENT,
+            "no repository lies inside a pi write root other than the launch directory",
+            "roots",
+        ),
+    ),
 )
 
 # The members twsrt owns in the extension's file: every key its loadConfig merges over its

@@ -9,7 +9,10 @@ docs/agents/pi-droid-observed.md, pi rows):
   TWS651), checked in this environment;
 - srt cannot start without bwrap, socat and rg, and the extension then runs bash unsandboxed
   (row 11; TWS652), checked on this machine when pi's agent directory is here;
-- a target that is not ``extensions/sandbox.json`` is ignored (row 1; TWS653).
+- a target that is not ``extensions/sandbox.json`` is ignored (row 1; TWS653);
+- what a command can still plant below the top of a write root (TWS654, TWS655);
+- ``defaultProjectTrust: "always"`` in the agent directory's ``settings.json`` loads every
+  project's extensions unasked (TWS656).
 
 Findings only: nothing here changes what ``generate`` writes.
 """
@@ -42,6 +45,7 @@ from twsrt.agents.pi.rules import (
     PI_NESTED_UNPROTECTED,
     PI_PLANTED_LAYERS,
     PI_PROJECT_SANDBOX_FILE,
+    PI_PROJECT_TRUST_ALWAYS,
     PI_SANDBOX_CANNOT_START,
 )
 from twsrt.effective import Layer, load_layer, report
@@ -75,6 +79,21 @@ def findings(ctx: Context) -> list[Finding]:
     out += _sandbox_tools(where)
     out += _project_files(ctx)
     out += _between_launches(ctx)
+    out += _trust(ctx, target)
+    return out
+
+
+def _trust(ctx: Context, target: Path) -> list[Finding]:
+    """TWS656: the user settings beside the target's directory (``<agent dir>/settings.json``)
+    that trust every project."""
+    settings = target.parent.parent / "settings.json"
+    layer, out = load_layer(settings, "json", NAME, ctx.config, ctx.documents)
+    if layer is not None and layer.value.get("defaultProjectTrust") == "always":
+        message = (
+            'defaultProjectTrust "always" loads every project\'s .pi/extensions/ without '
+            "asking, also headless: their code runs in pi's process, outside the sandbox"
+        )
+        out.append(report(PI_PROJECT_TRUST_ALWAYS, message, layer, "/defaultProjectTrust", NAME))
     return out
 
 

@@ -195,3 +195,21 @@ PI_ENGINE_PORT_LEFT_OUT = Rule(
     "with a note (TWS403) and the host is refused on every port, stricter than the policy. "
     "`twsrt test --engine pi` shows the refused fetch as this gap.",
 )
+
+PI_PROJECT_TRUST_ALWAYS = Rule(
+    "TWS656",
+    "pi-project-trust-always",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "pi's settings set defaultProjectTrust \"always\": every project's .pi/extensions/ run "
+    "in pi's own process, outside the sandbox.",
+    "pi asks before it loads a project's protected resources (`.pi/extensions/`, "
+    '`.pi/settings.json`, `.pi/mcp.json`), and headless, with the default `"ask"`, it skips '
+    'them (pi row 15). With `defaultProjectTrust: "always"` in `~/.pi/agent/settings.json` '
+    "(a file twsrt leaves to the user) a real run of pi 1.4.0 loaded a project extension "
+    "without a flag (tests/real/test_pi_generated.py). An extension is code that runs in pi's "
+    "process, which the sandbox extension does not confine, so any repository pi starts in "
+    'runs its extensions unsandboxed. Remove the key or set it to `"ask"`, and trust '
+    "projects one by one (`/trust`).",
+)
