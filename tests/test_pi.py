@@ -279,3 +279,22 @@ def test_the_engine_merges_over_the_extensions_defaults() -> None:
     assert merged["filesystem"]["allowWrite"] == [".", "/tmp"]  # one left out is the default
     assert merged["network"] == DEFAULTS["network"]
     assert merged["enableWeakerNestedSandbox"] is True
+
+
+def test_dots_are_folded_and_a_climbing_deny_is_refused(sandbox: Sandbox) -> None:
+    """srt 0.0.26 does not resolve ``..`` after ``~/`` and then binds outside the write roots
+    (every command fails, seen in a property run): twsrt folds what has one meaning, refuses
+    a deny it cannot name and leaves such a write root out."""
+    _setup(
+        sandbox, {"filesystem": {"allowWrite": ["~/a/../b", "~/../c"], "denyWrite": ["~/b/./x"]}}
+    )
+    result = sandbox.run("generate", "pi", "-w", "-v")
+    assert result.returncode == 0, result.stderr
+    filesystem = json.loads((sandbox.repo / TARGET).read_text())["filesystem"]
+    assert filesystem["allowWrite"] == ["~/b"]
+    assert filesystem["denyWrite"][0] == "~/b/x"
+    assert "allowWrite '~/../c' climbs above" in result.stderr
+    _setup(sandbox, {"filesystem": {"denyWrite": ["~/../proj/x"]}})
+    refused = sandbox.run("generate", "pi", "-w")
+    assert refused.returncode != 0
+    assert "[TWS411]" in refused.stderr and "'~/../proj/x' climbs above" in refused.stderr

@@ -31,10 +31,10 @@ from twsrt.agents.rootnames import of
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, strict_allowlist_note, unique
 from twsrt.domains import split_port
-from twsrt.findings import Finding, quoted
+from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.locations import Location
-from twsrt.policy import Entry, Policy, is_glob
-from twsrt.rules import LOSSY_WRITE_ROOT
+from twsrt.policy import Entry, PathRule, Policy, fold_dots, has_dots, is_glob
+from twsrt.rules import LOSSY_WRITE_ROOT, UNEXPRESSIBLE_PATH
 
 # in the launch directory the names under .git/ and .claude/ stay exact (root_denies)
 KEPT_EXACT = (".git/", ".claude/")
@@ -60,13 +60,13 @@ def translate(policy: Policy, sandbox_mode: str) -> tuple[Compiled, list[Finding
     findings: list[Finding] = []
     srt = policy.srt
     network = srt.get(NETWORK) or {}
-    filesystem = srt.get(FILESYSTEM) or {}
     out = Compiled({})
     allowed = _allowed(policy, findings)
     denied = unique([split_port(entry)[0] for entry in _strings(network, "deniedDomains")])
-    deny_read = _strings(filesystem, "denyRead")
-    roots = [] if sandbox_mode == "read-only" else _strings(filesystem, "allowWrite")
-    if sandbox_mode == "read-only" and _strings(filesystem, "allowWrite"):
+    deny_read = _folded(policy, "denyRead", policy.deny_read, findings)
+    written_roots = _folded(policy, "allowWrite", policy.allow_write, findings)
+    roots = [] if sandbox_mode == "read-only" else written_roots
+    if sandbox_mode == "read-only" and written_roots:
         findings.append(
             _lossy(
                 LOSSY_WRITE_ROOT,
@@ -75,9 +75,8 @@ def translate(policy: Policy, sandbox_mode: str) -> tuple[Compiled, list[Finding
                 write_roots_location(policy),
             )
         )
-    deny_write = outermost(
-        unique([*_strings(filesystem, "denyWrite"), *root_denies(roots, policy)])
-    )
+    written = _folded(policy, "denyWrite", policy.deny_write, findings)
+    deny_write = outermost(unique([*written, *root_denies(roots, policy)]))
     out.document = {
         ENABLED: not full_access,
         NETWORK: {"allowedDomains": allowed, "deniedDomains": denied},
@@ -111,6 +110,34 @@ def translate(policy: Policy, sandbox_mode: str) -> tuple[Compiled, list[Finding
 def _strings(section: Any, key: str) -> list[str]:
     value = section.get(key) if isinstance(section, dict) else None
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _folded(policy: Policy, key: str, rules: list[PathRule], findings: list[Finding]) -> list[str]:
+    """A filesystem list with ``.`` and ``..`` folded (srt 0.0.26 joins ``~/`` and a path
+    without resolving them, and then binds outside the write roots: every command fails). A
+    ``..`` that climbs above ``~`` or the launch directory cannot be named: a deny path refuses
+    the compile, a write root is left out (stricter)."""
+    written = _strings(policy.srt.get(FILESYSTEM), key)
+    out: list[str] = []
+    for index, path in enumerate(written):
+        origin = rules[index].origin if index < len(rules) else policy.list_origin(key)
+        folded = fold_dots(path)
+        if not has_dots(folded):
+            out.append(folded)
+            continue
+        climbs = (
+            f"'{quoted(path)}' climbs above the launch directory or the home directory with '..'"
+        )
+        if key == "allowWrite":
+            message = f"allowWrite {climbs}, which pi's srt 0.0.26 cannot resolve; skipped"
+            findings.append(_lossy(LOSSY_WRITE_ROOT, message, origin))
+            continue
+        message = (
+            f"{climbs}, which pi's srt 0.0.26 cannot resolve (it would bind the wrong path and "
+            "fail every command); write it as an absolute or `~/` path"
+        )
+        raise TwsrtError(_lossy(UNEXPRESSIBLE_PATH, message, origin))
+    return out
 
 
 def _sandbox_location(policy: Policy) -> Location:
