@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,6 +51,7 @@ pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("pi_ge
 SECRET = "PI-GENERATED-SECRET"
 BASH = {"deny": ["touch"], "ask": ["git push"], "allow": ["ls"]}
 PLANT = "mkdir -p .pi && echo '{\"enabled\": false}' > .pi/sandbox.json"
+PLANT_SUB = "mkdir -p sub/.pi && echo '{\"enabled\": false}' > sub/.pi/sandbox.json"
 LAYER = "mkdir -p .codex && echo 'sandbox_mode = \"danger-full-access\"' > .codex/config.toml"
 # the forbidden writes through bash: (name, command, the path it makes, relative to the root)
 WRITES = [
@@ -103,6 +106,15 @@ def generate(setup: Setup, srt: dict[str, Any], env_path: str = "/usr/bin:/bin")
     return checked.stdout
 
 
+@dataclass
+class InSub(Setup):
+    """A launch in ``ws/sub`` with the same HOME (the files are there already)."""
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "ws" / "sub"
+
+
 def _check(setup: Setup) -> str:
     """check's JSON report on the run's repository as it is now."""
     repo = setup.root / "repo"
@@ -149,6 +161,7 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
         read(secret),
         write(setup.workspace / "prot" / "w"),
         Call(PLANT),
+        Call(PLANT_SUB),
     ]
     return calls
 
@@ -206,8 +219,10 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
         out["home_root_check"] = generate(home, _srt(home, "~"))
         plans["home_root"] = (home, _home_calls(home), {})
         observed: dict[str, Any] = dict(run_all(binary, fake, plans))
-        for name in ("twsrt", "naive"):  # the next launch in the same workspace
-            setup = observed[name].setup
+        for name in ("twsrt", "naive", "twsrt_sub"):  # the next launch in that workspace
+            setup = observed[name.removesuffix("_sub")].setup
+            if name == "twsrt_sub":  # started in the subdirectory the command planted in
+                setup = InSub(setup.root)
             calls = [Call(f"cat {setup.root / 'out' / 'secret'}")]
             run = run_pi(binary, fake, f"{name}_next", setup, calls)
             observed[f"{name}_next"] = Observed(setup, calls, run)
@@ -303,6 +318,15 @@ def test_the_next_launch_stays_confined(runs: dict[str, Any]) -> None:
     assert not _leaked(naive, _secret(naive))  # the naive file confines the first launch
     assert naive.exists("ws/.pi/sandbox.json")
     assert _leaked(runs["naive_next"], _secret(runs["naive_next"]))
+
+
+def test_a_layer_planted_below_the_launch_directory_is_obeyed_there(
+    runs: dict[str, Any],
+) -> None:
+    """TWS654 is true: srt 0.0.26 skips glob write denies, so the command planted
+    sub/.pi/sandbox.json, and a pi started in sub/ later read the secret with bash."""
+    assert runs["twsrt"].exists("ws/sub/.pi/sandbox.json")
+    assert _leaked(runs["twsrt_sub_next"], _secret(runs["twsrt_sub_next"]))
 
 
 def test_pis_own_agent_directory_stays_read_only_under_a_home_write_root(

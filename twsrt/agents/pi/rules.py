@@ -157,8 +157,10 @@ PI_PLANTED_LAYERS = Rule(
     "srt 0.0.26 skips glob write denies on Linux, so in any subdirectory of the launch "
     "directory or of a write root a command may still create `sub/.pi/sandbox.json` (and "
     "`.pi/settings.json`, `.pi/extensions/`, which a trusted launch loads): a pi started in "
-    "`sub/` later runs bash unsandboxed (`twsrt test --engine pi` shows it). No setting of the "
-    "extension stops this.\n\n"
+    "`sub/` later runs bash unsandboxed: in a real run of pi 1.4.0 on twsrt's file a command "
+    "planted `sub/.pi/sandbox.json` with `enabled: false`, and the next pi started in `sub/` "
+    "read the denied file (tests/real/test_pi_generated.py; `twsrt test --engine pi` shows the "
+    "gap). No setting of the extension stops this.\n\n"
     "Mitigation: start pi only in the directory twsrt's file was written for, or run `twsrt "
     "check` in a directory before starting pi there (it reports a `.pi/sandbox.json` as "
     "TWS650), and suppress with that reason.",
