@@ -101,6 +101,18 @@ CASES = [
         {"TWS653": "twsrt.toml:9:14"},
         files={"twsrt.toml": config(LEGACY)},
     ),
+    Case(
+        "pi-project",
+        {"TWS657": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": (
+                '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+                '[project]\nagents = ["pi"]\n'
+            ),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
     Case("pi-engine-gap", {"TWS510": ".srt-settings.json:3:5"}, call=engine_gap),
     Case("pi-engine-port", {"TWS511": ".srt-settings.json:3:5"}, call=port_gap),
 ]

@@ -22,6 +22,7 @@ from twsrt.jsonedit import dump
 
 class PiAgent(DeclaredAgent):
     spec = AGENT_SPEC
+    scoped = {"project": "twsrt.agents.pi.project:compile_project"}  # .pi/sandbox.json
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, found = translate(ctx.policy, ctx.sandbox_mode)

@@ -20,6 +20,7 @@ from twsrt.agents.targets import agent_finding
 NAME = "pi"
 LABEL = "pi"
 SANDBOX_KEY = "pi_sandbox"
+PROJECT_KEY = "pi_project"
 # the extension's global file: its getAgentDir()/extensions/sandbox.json (row 1); examples
 # before pi-mono moved it named ~/.pi/agent/sandbox.json, which the pinned build ignores
 DEFAULT_PATH = "~/.pi/agent/extensions/sandbox.json"
@@ -63,6 +64,18 @@ AGENT_SPEC = AgentSpec(
             "~/.pi/agent/sandbox.json.",
             DEFAULT_PATH,
             r"\.pi/agent/(extensions/)?sandbox\.json",
+        ),
+        # project scope (agents/pi/project.py): the sandbox extension's project file
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "pi's sandbox extension project file (project scope; default .pi/sandbox.json "
+            "under the project root).",
+            PROJECT_FILE,
+            r"\.pi/sandbox\.json",
+            scaffold=False,
+            examples=(PROJECT_FILE,),
+            scope="project",
         ),
     ),
     # what pi 1.4.0 and its sandbox extension load (docs/configuration.md and security.md of

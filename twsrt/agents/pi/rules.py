@@ -215,3 +215,20 @@ PI_PROJECT_TRUST_ALWAYS = Rule(
     'runs its extensions unsandboxed. Remove the key or set it to `"ask"`, and trust '
     "projects one by one (`/trust`).",
 )
+
+PI_PROJECT_LAUNCH_ROOT = Rule(
+    "TWS657",
+    "pi-project-launch-root",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "pi's sandbox extension reads a project's .pi/sandbox.json only when pi starts in the "
+    "project root.",
+    "The extension of pi 1.4.0 reads `.pi/sandbox.json` of the directory pi starts in (its "
+    "loadConfig joins the working directory; in a real run a launch in the project root "
+    "honoured the file, docs/agents/pi-droid-observed.md, pi rows 9 and 10). It merges the "
+    "file over the user's global one, each list replacing the global list whole, so the file "
+    "twsrt writes for a project carries every list. Started in a subdirectory, only the global "
+    "file binds. No project trust is needed for the file (row 15). Start pi in the project "
+    "root, or keep the policy in the user's file as well.",
+)
