@@ -298,3 +298,29 @@ def test_dots_are_folded_and_a_climbing_deny_is_refused(sandbox: Sandbox) -> Non
     refused = sandbox.run("generate", "pi", "-w")
     assert refused.returncode != 0
     assert "[TWS411]" in refused.stderr and "'~/../proj/x' climbs above" in refused.stderr
+
+
+def test_a_protected_claude_directory_is_opened_to_its_names_but_a_policy_deny_stays(
+    sandbox: Sandbox,
+) -> None:
+    """In project scope the protected set denies the project's .claude whole (its generated
+    file); srt 0.0.26 then cannot bind its own .claude/commands inside (every command failed in
+    a real run), so pi's file names the protected names inside it instead. A .git the policy
+    itself denies whole stays as written."""
+    sandbox.write(
+        "twsrt.toml",
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        '[project]\nagents = ["pi"]\n',
+    )
+    sandbox.write(
+        ".srt-settings.json", {"filesystem": {"allowWrite": ["."], "denyWrite": [".git"]}}
+    )
+    sandbox.write("bash-rules.json", {})
+    result = sandbox.run("generate", "-w")
+    assert result.returncode == 0, result.stderr
+    deny = json.loads((sandbox.repo / ".pi" / "sandbox.json").read_text())["filesystem"][
+        "denyWrite"
+    ]
+    assert ".claude" not in deny
+    assert {"./.claude/settings.json", "./.claude/commands"} <= set(deny)
+    assert ".git" in deny

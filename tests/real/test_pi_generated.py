@@ -15,6 +15,8 @@ The runs of one module fixture, three at a time, against one fake chat server:
   compile without twsrt's protected names would write): the planted ``.pi/sandbox.json``
   lands, and ``naive_next``, the next launch there, reads the secret (the control of the
   planted-layer refusal);
+- ``project``: the project scope's ``.pi/sandbox.json`` alone (no global file), in the project
+  root;
 - ``home_root``: a policy that makes ``~`` a write root: pi's own agent directory
   (``~/.pi/agent/extensions/sandbox.json``, ``settings.json``) stays read-only while another
   file in the home is written;
@@ -166,6 +168,32 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
     return calls
 
 
+def generate_project(setup: Setup, srt: dict[str, Any]) -> str:
+    """twsrt's project file for ``srt`` in the workspace (the project root); check's JSON."""
+    ws = setup.workspace
+    (ws / "srt.json").write_text(json.dumps(srt, indent=2) + "\n")
+    (ws / "bash.json").write_text(json.dumps(BASH) + "\n")
+    (ws / "twsrt.toml").write_text(
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n\n[project]\nagents = ["pi"]\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(setup.home), "TWSRT_NO_CACHE": "1"}
+    wrote = run_cli(["generate", "-w"], cwd=ws, env=env)
+    assert wrote.returncode == 0, wrote.stderr
+    assert (ws / ".pi" / "sandbox.json").is_file()
+    return run_cli(["check", "--format", "json"], cwd=ws, env=env).stdout
+
+
+def _project_calls(setup: Setup) -> list[Call]:
+    secret = setup.root / "out" / "secret"
+    return [
+        Call(f"cat {secret}"),
+        Call("echo x > ok"),
+        Call(f"echo x > /tmp/twsrt-pi-generated-{setup.root.parent.name}-project"),
+        Call("echo '{}' > .pi/sandbox.json"),
+        Call("echo x > twsrt.toml"),
+    ]
+
+
 def _home_calls(setup: Setup) -> list[Call]:
     return [
         Call("echo '{}' > ~/.pi/agent/extensions/sandbox.json"),
@@ -214,6 +242,10 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             (setup.workspace / ".pi" / "extensions").mkdir(parents=True)
             (setup.workspace / ".pi" / "extensions" / "mark.ts").write_text(MARK_EXTENSION)
             plans[name] = (setup, [Call("echo x > ok")], {})
+        project = Setup(root / "project")  # no global file: the project's alone
+        _files(project)
+        out["project_check"] = generate_project(project, _srt(project))
+        plans["project"] = (project, _project_calls(project), {})
         home = Setup(root / "home_root")
         _files(home)
         out["home_root_check"] = generate(home, _srt(home, "~"))
@@ -339,6 +371,27 @@ def test_pis_own_agent_directory_stays_read_only_under_a_home_write_root(
     assert json.loads(installed.read_text())["enabled"] is True
     assert not (home.setup.agent_dir / "extensions" / "evil").exists()
     assert home.exists("home/fine")  # the control: the rest of the home root is writable
+
+
+def test_the_project_file_alone_confines_a_launch_in_the_project_root(
+    runs: dict[str, Any],
+) -> None:
+    """The project scope's .pi/sandbox.json, with no global file: it carries every member, so
+    none of the extension's defaults is left (no /tmp writes); the file itself and twsrt's
+    config stay read-only; a write inside the root lands."""
+    project = runs["project"]
+    assert "Permission denied" in project.result(_secret(project))
+    assert project.exists("ws/ok")
+    assert RO in project.result("echo x > /tmp/twsrt-pi-generated-")
+    assert RO in project.result("echo '{}' > .pi/sandbox.json")
+    assert json.loads((project.setup.workspace / ".pi" / "sandbox.json").read_text())["enabled"]
+    assert RO in project.result("echo x > twsrt.toml")
+    pi_errors = {
+        f["rule_id"]
+        for f in json.loads(runs["project_check"])["findings"]
+        if f["level"] == "error" and f["agent"] == "pi"
+    }
+    assert pi_errors <= {"TWS654"}, runs["project_check"]
 
 
 def test_the_bash_deny_rule_is_lost(runs: dict[str, Any]) -> None:

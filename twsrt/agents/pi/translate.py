@@ -76,7 +76,8 @@ def translate(policy: Policy, sandbox_mode: str) -> tuple[Compiled, list[Finding
             )
         )
     written = _folded(policy, "denyWrite", policy.deny_write, findings)
-    deny_write = outermost(unique([*written, *root_denies(roots, policy)]))
+    mine = _theirs(policy)
+    deny_write = outermost(unique([*opened(written, mine, policy), *root_denies(roots, policy)]))
     out.document = {
         ENABLED: not full_access,
         NETWORK: {"allowedDomains": allowed, "deniedDomains": denied},
@@ -184,6 +185,29 @@ def root_denies(roots: list[str], policy: Policy) -> list[str]:
         else:
             denies += [f"{root.rstrip('/')}/{name}" for name in top]
     return denies
+
+
+def _theirs(policy: Policy) -> list[bool]:
+    """Per denyWrite entry: whether twsrt's protected set added it (not the policy's sources)."""
+    sources = {policy.srt_display, *policy.fragments}
+    return [rule.origin.path not in sources for rule in policy.deny_write]
+
+
+def opened(paths: list[str], added: list[bool], policy: Policy) -> list[str]:
+    """``paths`` with a launch-directory ``.git`` or ``.claude`` that twsrt's protected set
+    denies whole (``added``; a project's generated ``.claude/settings.json`` is protected as
+    its directory) replaced by the protected names inside it: srt 0.0.26 binds its own
+    mandatory names there (``.git/hooks``, ``.claude/commands``), and for a missing one it
+    cannot create the mount point inside a read-only parent, so every command would fail (seen
+    in a real run). The policy's own entries stay as written."""
+    out: list[str] = []
+    for index, path in enumerate(paths):
+        top = path.removeprefix("./").removesuffix("/**").rstrip("/")
+        if top + "/" not in KEPT_EXACT or not (index < len(added) and added[index]):
+            out.append(path)
+            continue
+        out += [f"./{name}" for name, _tree in of(policy) if name.startswith(top + "/")]
+    return out
 
 
 def outermost(paths: list[str]) -> list[str]:
