@@ -109,6 +109,7 @@ def test_derived_lists() -> None:
         "Qwen Code",
         "OpenCode",
         "Kilo Code CLI",
+        "pi",
     ]
     assert [agents.label(name) for name in AGENTS] == labels
 

@@ -15,6 +15,7 @@ from support import (
     rule_cases_layers,
     rule_cases_loading,
     rule_cases_opencode,
+    rule_cases_pi,
     rule_cases_policy,
     rule_cases_qwen,
     rule_cases_scopes,
@@ -34,6 +35,7 @@ CASES: list[Case] = [
     *rule_cases_gemini.CASES,
     *rule_cases_qwen.CASES,
     *rule_cases_opencode.CASES,
+    *rule_cases_pi.CASES,
 ]
 
 # Rules no command of the package can emit today (the evidence is in the lead's report); the

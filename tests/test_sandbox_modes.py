@@ -47,6 +47,7 @@ TARGETS = {
     "gemini_settings": ROOT / ".gemini" / "settings.json",
     "gemini_policy": ROOT / ".gemini" / "policies" / "twsrt.toml",
     "qwen_settings": ROOT / ".qwen" / "settings.json",
+    "pi_sandbox": ROOT / ".pi" / "agent" / "extensions" / "sandbox.json",
 }
 
 
@@ -207,8 +208,8 @@ def write_grants(name: str, result: Result) -> list[str]:
             grants.append(f"mode {sandbox.get('mode')} / enabled {sandbox.get('enabled')}")
     elif name == "gemini":
         grants += _gemini_write_grants(result)
-    elif name == "qwen":
-        grants += _qwen_write_grants(result)
+    elif name in ("qwen", "pi"):
+        grants += _qwen_write_grants(result) if name == "qwen" else _pi_write_grants(result)
     else:  # a new agent must say here what a write grant looks like in its output
         raise AssertionError(f"no write-grant reader for agent {name}")
     return grants
@@ -227,7 +228,33 @@ def denies(name: str, result: Result) -> dict[str, set[str]]:
     if name == "gemini":
         rules, _settings = _gemini(result)
         return {"rules": {json.dumps(r, sort_keys=True) for r in rules if r["decision"] == "deny"}}
+    if name == "pi":  # its sandbox is srt, the deny lists all it has
+        return _pi_denies(result)
     raise AssertionError(f"no deny reader for agent {name}")
+
+
+def _pi_write_grants(result: Result) -> list[str]:
+    """pi's srt document: its write roots, or the sandbox off."""
+    document = _json(result)
+    grants = [f"allowWrite {p}" for p in document["filesystem"]["allowWrite"]]
+    return grants if document["enabled"] is True else [*grants, "sandbox not enabled"]
+
+
+def _pi_denies(result: Result) -> dict[str, set[str]]:
+    """pi's deny lists; the names at a write root's top guard what a write root could change,
+    so with no write root (read-only) they have nothing to guard."""
+    document = _json(result)
+    from twsrt.agents import config_layers
+    from twsrt.agents.rootnames import names as root_names
+
+    names = [name for name, _tree in root_names(layer for _a, layer in config_layers("project"))]
+    guards = (*names, *{name.split("/")[0] for name in names})
+    filesystem, network = document["filesystem"], document["network"]
+    return {
+        "denyRead": set(filesystem["denyRead"]),
+        "denyWrite": {p for p in filesystem["denyWrite"] if not _protection(p, guards)},
+        "deniedDomains": set(network["deniedDomains"]),
+    }
 
 
 def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
@@ -266,6 +293,8 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
     if name == "qwen":  # its sandbox takes no deny list, only the network switch
         sandbox = _json(result)["tools"]["executionSandbox"]
         return {"network": {sandbox["network"]}}
+    if name == "pi":
+        return _pi_denies(result)
     raise AssertionError(f"no sandbox deny reader for agent {name}")
 
 

@@ -54,6 +54,7 @@ from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
 from .gemini_client import gemini_bin
+from .pi_client import pi_bin
 from .qwen_client import qwen_bin
 
 pytestmark = pytest.mark.real
@@ -83,6 +84,7 @@ gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
 opencode_config = "out/opencode/opencode.json"
+pi_sandbox = "out/pi/sandbox.json"
 """
 
 
@@ -105,6 +107,7 @@ class Tools:
     srt: str
     gemini: str
     qwen: str
+    pi: str
 
 
 @pytest.fixture(scope="session")
@@ -113,7 +116,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
     copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
     copilot.api_schema()  # unpack the package once, outside the timed examples
-    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin())
+    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin(), pi_bin())
     print(
         f"\nnever-widen property: examples {dict(STATS.examples)}, "
         f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
@@ -188,6 +191,7 @@ def _role(rel: str) -> str:
         "gemini/policies/twsrt.toml": "gemini-policy",
         "qwen/settings.json": "qwen",
         "opencode/opencode.json": "opencode",
+        "pi/sandbox.json": "pi",
     }.get(rel, rel)
 
 
@@ -231,6 +235,8 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
             once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
         if "opencode" in files:
             once("opencode", (files["opencode"], None), where, _opencode(files["opencode"]))
+        if "pi" in files:
+            once("pi", (files["pi"], None), where, _pi(tools, files["pi"]))
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -343,11 +349,15 @@ def _opencode(text: str) -> Check:
     model's provider keys): the CLI takes the config (exit 0; an invalid one stops it at
     start), its one shell call reaches a verdict, and it leaves the file as it is (it adds a
     "$schema" to a file without one)."""
+def _pi(tools: Tools, text: str) -> Check:
+    """One headless run with the file as the sandbox extension's global file: pi parses it
+    (no "Could not parse" on stderr) and its one bash call runs in srt (no bwrap error)."""
 
     def run() -> tuple[bool, str]:
         from support.fake_chat import FakeChat
 
         from .opencode_client import OPENCODE, Setup, bash, run_agent
+        from .pi_client import GLOBAL_FILE, Call, Setup, run_pi
 
         with (
             tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
@@ -361,6 +371,21 @@ def _opencode(text: str) -> Check:
             ok = ran.returncode == 0 and ran.results[0].verdict is not None
             ok = ok and setup.user_path.read_bytes() == before
             return ok, f"opencode:\n{ran.stderr[-3000:]}\n{text}"
+            setup = Setup(Path(tmp))
+            setup.write()
+            for directory in (".claude", ".git"):  # srt 0.0.26's stubs land inside (row 14)
+                (setup.workspace / directory).mkdir()
+            (setup.agent_dir / GLOBAL_FILE).parent.mkdir(parents=True, exist_ok=True)
+            (setup.agent_dir / GLOBAL_FILE).write_text(text, encoding="utf-8")
+            STATS.starts["pi"] += 1
+            ran = run_pi(tools.pi, fake, "prop", setup, [Call("echo ran")])
+            told = ran.results[0] or ""
+            ok = (
+                "ran" in told
+                and "bwrap" not in told
+                and "Could not parse" not in ran.finished.stderr
+            )
+            return ok, f"pi:\n{told}\n{ran.finished.stderr[-3000:]}\n{text}"
 
     return run
 
@@ -377,7 +402,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode", "pi"])
 @settings(
     derandomize=True,
     max_examples=LOADS,

@@ -32,6 +32,7 @@ REGISTRY: dict[str, str] = {
     "qwen": "twsrt.agents.qwen",
     "opencode": "twsrt.agents.opencode",
     "kilo": "twsrt.agents.kilo",
+    "pi": "twsrt.agents.pi",
 }
 
 
