@@ -30,6 +30,7 @@ REGISTRY: dict[str, str] = {
     "deepcode": "twsrt.agents.deepcode",
     "gemini": "twsrt.agents.gemini",
     "qwen": "twsrt.agents.qwen",
+    "droid": "twsrt.agents.droid",
 }
 
 

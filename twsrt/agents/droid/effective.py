@@ -1,0 +1,117 @@
+"""Factory Droid: what it loads beside twsrt's keys that grants more than the policy.
+
+In the user's ``~/.factory/settings.json`` twsrt owns the sandbox and the three command lists;
+``permissionRules`` there (Droid's newer rule list) decides commands past them. Droid also loads
+``settings.local.json`` beside it: its ``commandAllowlist`` runs a command without a prompt (a
+user or project allowlist beats read-only mode, observed) and its ``sandbox`` is merged into
+the one twsrt writes. ``FACTORY_HOME_OVERRIDE`` in the environment makes Droid read another
+directory's settings, dropping twsrt's sandbox (observed)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from twsrt.agents.base import Context
+from twsrt.agents.droid.declaration import ALLOWLIST, NAME, SANDBOX_KEY, SETTINGS_KEY
+from twsrt.agents.droid.rules import (
+    DROID_HOME_OVERRIDE,
+    DROID_LOCAL_ALLOWLIST,
+    DROID_LOCAL_SANDBOX,
+    DROID_PERMISSION_RULES,
+)
+from twsrt.effective import Layer, child, command_reaches, load_layer, report, strings
+from twsrt.findings import Finding, finding, quoted
+from twsrt.policy import Policy
+
+LOCAL_NAME = "settings.local.json"
+HOME_VARIABLE = "FACTORY_HOME_OVERRIDE"
+
+
+def findings(ctx: Context) -> list[Finding]:
+    settings = ctx.config.targets.get(SETTINGS_KEY)
+    if settings is None or ctx.config.scope != "user":
+        return []
+    out: list[Finding] = []
+    for path, local in ((settings, False), (settings.with_name(LOCAL_NAME), True)):
+        layer, problems = load_layer(path, "json", NAME, ctx.config, ctx.documents)
+        out += problems
+        if layer is not None:
+            out += _check(layer, ctx.policy, local)
+    out += _home_override(ctx, settings)
+    return out
+
+
+def _check(layer: Layer, policy: Policy, local: bool) -> list[Finding]:
+    out: list[Finding] = []
+    for pointer in ("/permissionRules", "/general/permissionRules"):
+        if child(layer.value, *pointer.strip("/").split("/")) is not None:
+            out.append(
+                report(
+                    DROID_PERMISSION_RULES,
+                    "permissionRules decide Droid's commands beside twsrt's command lists, and "
+                    "twsrt does not check them: one may allow what the policy denies or asks",
+                    layer,
+                    pointer,
+                    NAME,
+                )
+            )
+    if not local:
+        return out  # twsrt owns the sandbox and the lists of its own file (drift)
+    if SANDBOX_KEY in layer.value:
+        out.append(
+            report(
+                DROID_LOCAL_SANDBOX,
+                f"a sandbox block in {LOCAL_NAME} is merged into the one twsrt writes, and "
+                "twsrt cannot tell which of its keys win: remove it and let the policy carry "
+                "the sandbox",
+                layer,
+                f"/{SANDBOX_KEY}",
+                NAME,
+            )
+        )
+    for command, pointer in strings(layer.value.get(ALLOWLIST), f"/{ALLOWLIST}"):
+        reached = _reached(command, policy)
+        if reached is not None:
+            kind, rule = reached
+            out.append(
+                report(
+                    DROID_LOCAL_ALLOWLIST,
+                    f"commandAllowlist entry '{quoted(command)}' runs, without a prompt, a "
+                    f"command the policy {kind}s ('{quoted(rule)}')",
+                    layer,
+                    pointer,
+                    NAME,
+                    key=False,
+                )
+            )
+    return out
+
+
+def _reached(command: str, policy: Policy) -> tuple[str, str] | None:
+    """The policy deny or ask rule an allowlist entry reaches, if any."""
+    for kind, entries in (("deny", policy.bash_deny), ("ask", policy.bash_ask)):
+        for entry in entries:
+            if command_reaches(command, entry.value):
+                return kind, entry.value
+    return None
+
+
+def _home_override(ctx: Context, settings: Path) -> list[Finding]:
+    """``FACTORY_HOME_OVERRIDE`` set where twsrt runs and naming another directory than the one
+    holding the target: Droid started from this environment reads that directory's settings."""
+    value = os.environ.get(HOME_VARIABLE)
+    if not value:
+        return []
+    if Path(value).expanduser() / ".factory" / settings.name == settings:
+        return []
+    return [
+        finding(
+            DROID_HOME_OVERRIDE,
+            f"{HOME_VARIABLE}={quoted(value)} in this environment makes Droid read "
+            f"{quoted(value)}/.factory/settings.json instead of the target, so the sandbox and "
+            "the command lists twsrt writes do not apply to a Droid started from here",
+            ctx.config.location(f"/targets/{SETTINGS_KEY}"),
+            agent=NAME,
+        )
+    ]
