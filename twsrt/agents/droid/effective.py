@@ -20,7 +20,8 @@ from twsrt.agents.droid.rules import (
     DROID_LOCAL_SANDBOX,
     DROID_PERMISSION_RULES,
 )
-from twsrt.effective import Layer, child, command_reaches, load_layer, report, strings
+from twsrt.bashrules import command_within
+from twsrt.effective import Layer, child, load_layer, report, strings
 from twsrt.findings import Finding, finding, quoted
 from twsrt.policy import Policy
 
@@ -89,10 +90,14 @@ def _check(layer: Layer, policy: Policy, local: bool) -> list[Finding]:
 
 
 def _reached(command: str, policy: Policy) -> tuple[str, str] | None:
-    """The policy deny or ask rule an allowlist entry reaches, if any."""
+    """The policy deny or ask rule an allowlist entry reaches, if any: Droid's lists match a
+    command by its leading words, so an entry reaches every command it begins (``git`` reaches
+    ``git push``) and every command that begins it."""
+    words = " ".join(command.split())
     for kind, entries in (("deny", policy.bash_deny), ("ask", policy.bash_ask)):
         for entry in entries:
-            if command_reaches(command, entry.value):
+            rule = " ".join(entry.value.split())
+            if command_within(rule, words) or command_within(words, rule):
                 return kind, entry.value
     return None
 
