@@ -154,10 +154,23 @@ def test_a_hand_edited_sandbox_is_drift(sandbox: Sandbox) -> None:
     assert sandbox.run("diff", "droid").returncode == 1
 
 
-def test_a_wildcard_command_is_reported(sandbox: Sandbox) -> None:
-    _setup(sandbox, bash={"deny": ["curl * | sh"], "allow": ["ls *"]})
-    result = sandbox.run("generate", "droid", "-v")
-    assert result.stderr.count("TWS496") == 1  # the deny; an allow that never matches is safe
+def test_a_wildcard_deny_or_ask_becomes_its_leading_words(sandbox: Sandbox) -> None:
+    """Droid reads ``*`` literally (observed): the words before it, every command they begin."""
+    bash = {"deny": ["curl * | sh"], "ask": ["git push *"], "allow": ["ls *"]}
+    _setup(sandbox, bash=bash)
+    result = sandbox.run("generate", "droid", "-w", "-v")
+    assert result.stderr.count("TWS496") == 2  # an allow that never matches is stricter
+    document = json.loads((sandbox.repo / TARGET).read_text())
+    assert document["commandBlocklist"] == ["curl"]
+    assert document["commandDenylist"] == ["git push"]
+    assert document["commandAllowlist"] == ["ls *"]
+
+
+def test_a_rule_starting_with_a_wildcard_is_refused(sandbox: Sandbox) -> None:
+    _setup(sandbox, bash={"deny": ["* --force"]})
+    result = sandbox.run("generate", "droid", "-w")
+    assert result.returncode == 2 and "TWS" in result.stderr
+    assert not (sandbox.repo / TARGET).exists()
 
 
 def test_check_reports_the_local_file_and_permission_rules(sandbox: Sandbox) -> None:

@@ -30,13 +30,15 @@ DROID_COMMAND_WILDCARD = Rule(
     "TWS496",
     "droid-command-wildcard",
     Family.TRANSLATION,
-    Level.WARNING,
-    Basis.DROPS,
-    "A bash rule with `*` may not match in Droid's command lists.",
-    "Droid's commandBlocklist and commandDenylist match a command by its leading words; twsrt "
-    "writes a rule with a `*` inside it as written, which Droid may read as a literal star, so "
-    "the command it means could run without the block or the prompt. Write the rule as the "
-    "command's leading words instead (a deny of `git push` covers every `git push ...`).",
+    Level.NOTE,
+    Basis.STRICTER,
+    "A bash deny or ask rule with `*` becomes its leading words in Droid's lists.",
+    "Droid 0.225.2 matches a commandBlocklist or commandDenylist entry against a command's "
+    "leading words (also behind `env`, an absolute path, `cd . &&` or `git -C .`), and reads "
+    "`*` as a literal star: a blocklist entry `touch *` let `touch t` run (observed). twsrt "
+    "writes such a rule as its words before the first `*` (`curl * | sh` becomes `curl`), which "
+    "blocks or asks about every command they begin: stricter than the policy. Write the rule "
+    "without the star to say exactly that.",
 )
 
 DROID_ALLOW_READ_TOOLS_ONLY = Rule(

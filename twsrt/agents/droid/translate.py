@@ -39,10 +39,15 @@ from twsrt.agents.lossy import without_port, write_roots_location
 from twsrt.agents.rootnames import of
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox, unique
-from twsrt.findings import Finding, quoted
+from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, is_glob
-from twsrt.rules import GLOB_GRANT_LEFT_OUT, LOSSY_GLOB_PATH, LOSSY_STRICTER_GLOB
+from twsrt.rules import (
+    GLOB_GRANT_LEFT_OUT,
+    LOSSY_GLOB_PATH,
+    LOSSY_STRICTER_GLOB,
+    UNEXPRESSIBLE_COMMAND,
+)
 
 SPEC = PathTarget(NAME, LABEL)
 # how Droid's sandbox runs: one sandboxed process per Execute call (the other mode,
@@ -96,40 +101,46 @@ def translate(policy: Policy, sandbox_mode: str, yolo: bool) -> tuple[Compiled, 
 
 
 def _commands(policy: Policy, out: Compiled, findings: list[Finding]) -> None:
-    """deny -> ``commandBlocklist`` (refused, also behind ``env`` and inside ``sh -c``), ask ->
+    """deny -> ``commandBlocklist`` (refused, also behind ``env``, a path or ``sh -c``), ask ->
     ``commandDenylist`` (always confirmed: a headless exec ends there), allow ->
-    ``commandAllowlist`` (runs without a prompt, still inside the sandbox)."""
-    for key, entries in (
-        ("deny", policy.bash_deny),
-        ("ask", policy.bash_ask),
-        ("allow", policy.bash_allow),
-    ):
-        values = _list(entries, out)
-        if key == "deny":
-            out.blocklist = values
-        elif key == "ask":
-            out.denylist = values
-        else:
-            out.allowlist = values
-        if key == "allow":
-            continue
-        for entry in entries:
-            if "*" in entry.value:
-                findings.append(
-                    _lossy(
-                        DROID_COMMAND_WILDCARD,
-                        f"bash {key} rule '{quoted(entry.value)}' has a '*' inside it, which "
-                        f"Droid's command{'Blocklist' if key == 'deny' else 'Denylist'} may "
-                        "read as a literal star; write the command's leading words instead",
-                        entry.origin,
-                    )
-                )
+    ``commandAllowlist`` (runs without a prompt, still inside the sandbox). Droid matches an
+    entry by the command's leading words and reads ``*`` as a literal star (observed): a deny
+    or ask rule with one is written as its words before it, every command they begin
+    (stricter); an allow rule stays as written (it then matches nothing, which is stricter)."""
+    out.blocklist = _list(policy.bash_deny, out, findings, "deny")
+    out.denylist = _list(policy.bash_ask, out, findings, "ask")
+    out.allowlist = _list(policy.bash_allow, out, findings, None)
 
 
-def _list(entries: list[Entry], out: Compiled) -> list[str]:
+def _list(
+    entries: list[Entry], out: Compiled, findings: list[Finding], kind: str | None
+) -> list[str]:
     values = []
     for entry in entries:
         command = " ".join(entry.value.split())
+        if kind is not None and "*" in command:
+            words = command.split(" ")
+            lead = " ".join(words[: next(i for i, w in enumerate(words) if "*" in w)])
+            if not lead:
+                raise TwsrtError(
+                    _lossy(
+                        UNEXPRESSIBLE_COMMAND,
+                        f"bash {kind} rule '{quoted(entry.value)}' starts with a wildcard, and "
+                        "Droid's command lists match a command by its leading words with no "
+                        "wildcard; rewrite the rule to start with a command",
+                        entry.origin,
+                    )
+                )
+            findings.append(
+                _lossy(
+                    DROID_COMMAND_WILDCARD,
+                    f"Droid's command lists match no wildcard; bash {kind} rule "
+                    f"'{quoted(entry.value)}' becomes '{quoted(lead)}' (every command it "
+                    "begins)",
+                    entry.origin,
+                )
+            )
+            command = lead
         if not command:
             continue
         values.append(command)
