@@ -87,19 +87,27 @@ def test_protected_names_are_denied_at_every_write_root(sandbox: Sandbox) -> Non
     # Droid's always-writable ~/.factory directories, but its commands' TMPDIR
     assert set(FACTORY_WRITABLE) - {FACTORY_TEMP} <= set(deny)
     assert FACTORY_TEMP not in deny
-    assert "." not in deny  # the policy grants the launch directory
+    assert "." not in deny
 
 
 @pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
-def test_the_launch_directory_is_denied_unless_granted(sandbox: Sandbox, mode: str) -> None:
-    """Droid always lets commands write where it starts: twsrt takes it back when the policy
-    (or the read-only mode) does not grant it."""
+def test_an_ungranted_launch_directory_is_reported(sandbox: Sandbox, mode: str) -> None:
+    """Droid always lets commands write where it starts, and a denyWrite "." would make every
+    command fail (the property test saw it): the names there are denied, the grant reported."""
     _setup(sandbox, {"filesystem": {"allowWrite": ["/srv/data"]}})
-    filesystem = _generate(sandbox, "--sandbox", mode)["sandbox"]["filesystem"]
-    assert "." in filesystem["denyWrite"]
-    assert ".factory/settings.json" not in filesystem["denyWrite"]  # "." holds it
-    expected = [] if mode == "read-only" else ["/srv/data"]
-    assert filesystem["allowWrite"] == expected
+    result = sandbox.run("generate", "droid", "-w", "-v", "--sandbox", mode)
+    filesystem = json.loads((sandbox.repo / TARGET).read_text())["sandbox"]["filesystem"]
+    assert "." not in filesystem["denyWrite"]
+    assert ".factory/settings.json" in filesystem["denyWrite"]
+    assert filesystem["allowWrite"] == ([] if mode == "read-only" else ["/srv/data"])
+    assert "the directory it starts in, which the policy does not grant" in result.stderr
+
+
+def test_a_granted_launch_directory_is_not_reported(sandbox: Sandbox) -> None:
+    _setup(sandbox)
+    result = sandbox.run("generate", "droid", "-v")
+    assert "error[TWS495]" in result.stderr
+    assert "which the policy does not grant" not in result.stderr
 
 
 def test_ports_are_left_out_of_allowed_domains(sandbox: Sandbox) -> None:

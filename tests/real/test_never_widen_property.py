@@ -52,6 +52,7 @@ from .claude_doctor import DEFAULT_BIN as CLAUDE_DEFAULT
 from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
+from .droid_client import droid_bin
 from .gemini_client import gemini_bin
 from .qwen_client import qwen_bin
 
@@ -81,6 +82,7 @@ deepcode_settings = "out/deepcode/settings.json"
 gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
+droid_settings = "out/droid/settings.json"
 """
 
 
@@ -103,6 +105,7 @@ class Tools:
     srt: str
     gemini: str
     qwen: str
+    droid: str
 
 
 @pytest.fixture(scope="session")
@@ -111,7 +114,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
     copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
     copilot.api_schema()  # unpack the package once, outside the timed examples
-    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin())
+    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin(), droid_bin())
     print(
         f"\nnever-widen property: examples {dict(STATS.examples)}, "
         f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
@@ -185,6 +188,7 @@ def _role(rel: str) -> str:
         "gemini/settings.json": "gemini-settings",
         "gemini/policies/twsrt.toml": "gemini-policy",
         "qwen/settings.json": "qwen",
+        "droid/settings.json": "droid",
     }.get(rel, rel)
 
 
@@ -226,6 +230,8 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
             once("copilot settings", (text, None), where, _copilot_settings(tools, text))
         if "qwen" in files:
             once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
+        if "droid" in files:
+            once("droid", (files["droid"], None), where, _droid(tools, files["droid"]))
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -333,6 +339,33 @@ def _qwen(tools: Tools, text: str) -> Check:
     return run
 
 
+def _droid(tools: Tools, text: str) -> Check:
+    """One headless ``droid exec`` on the settings file as ~/.factory/settings.json (beside the
+    fake model's entry): its one Execute call gets a result that is no fail-closed refusal (a
+    sandbox block Droid cannot start says "refusing ... without sandbox protection"), the exec
+    ends with status 0, and Droid leaves the file as it is."""
+
+    def run() -> tuple[bool, str]:
+        from support.fake_chat import FakeChat
+
+        from .droid_client import Call, Setup, run_droid
+
+        with (
+            tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
+            FakeChat().serving() as fake,
+        ):
+            setup = Setup(Path(tmp), settings=json.loads(text))
+            STATS.starts["droid"] += 1
+            ran = run_droid(tools.droid, fake, "prop", setup, [Call("echo reached")])
+            told = ran.results[0] or ""
+            loaded = json.loads(setup.user_settings.read_text())
+            ok = ran.returncode == 0 and "reached" in told and "refusing" not in told
+            ok = ok and {k: v for k, v in loaded.items() if k != "customModels"} == setup.settings
+            return ok, f"droid:\n{told[-3000:]}\n{text}"
+
+    return run
+
+
 def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
     def run() -> tuple[bool, str]:
         STATS.starts["copilot"] += 1
@@ -345,7 +378,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "droid"])
 @settings(
     derandomize=True,
     max_examples=LOADS,

@@ -12,18 +12,19 @@ DROID_OWN_GRANTS = Rule(
     Family.TRANSLATION,
     Level.ERROR,
     Basis.WIDENS,
-    "Droid's sandbox adds Factory's hosts and ~/.factory/temp to every policy.",
+    "Droid's sandbox adds Factory's hosts, ~/.factory/temp and the launch directory to every "
+    "policy.",
     "Factory Droid 0.225.2 puts its own hosts (api.factory.ai, app.factory.ai, "
     "telemetry.factory.ai, relay.factory.ai and their dev, staging and EU twins, "
     "downloads.factory.ai, api.workos.com, auth.workos.com) in front of the sandbox's "
     "allowedDomains, and always lets sandboxed commands write ~/.factory/temp (their TMPDIR) "
     "and the directory it starts in. No settings key removes them. A real run of the generated "
     "file let `curl https://api.factory.ai` through the proxy while it refused every other "
-    "unlisted host (tests/real/test_droid_generated.py). twsrt takes the launch directory back "
-    "with a denyWrite entry when the policy does not grant it, and write-denies every other "
-    "directory of ~/.factory that Droid opens; the hosts and the temporary directory stay "
-    "open. Accept the finding if a command reaching Factory's own API is acceptable, or run "
-    "Droid under srt.",
+    "unlisted host (tests/real/test_droid_generated.py). twsrt write-denies every other "
+    "directory of ~/.factory that Droid opens; the hosts, the temporary directory and the "
+    "launch directory stay open (a denyWrite of the launch directory makes every command fail, "
+    "as the sandbox runtime can then mount none of its own denies there). Accept the finding "
+    "if a command reaching Factory's own API is acceptable, or run Droid under srt.",
 )
 
 DROID_COMMAND_WILDCARD = Rule(

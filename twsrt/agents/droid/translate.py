@@ -160,9 +160,10 @@ def _sandbox(
     allow_write = [] if read_only else _grants(policy.allow_write, "allowWrite", findings)
     grants_cwd = any(path in (CWD, "./") for path in allow_write)
     deny_write = _denies(policy.deny_write, "denyWrite", findings)
-    if not grants_cwd:
-        deny_write.append(CWD)  # Droid always lets commands write where it starts: take it back
-    deny_write += _root_names(policy, allow_write, grants_cwd)
+    # Droid always lets commands write where it starts; a denyWrite "." cannot take it back (the
+    # sandbox runtime then cannot mount its own denies there: every command fails), so the
+    # launch directory is a write root either way (TWS495 says so when the policy lacks it)
+    deny_write += _root_names(policy, allow_write)
     deny_write += [path for path in FACTORY_WRITABLE if path != FACTORY_TEMP]
     deny_read = _denies(policy.deny_read, "denyRead", findings)
     allow_read = _grants(policy.allow_read, "allowRead", findings)
@@ -190,7 +191,7 @@ def _sandbox(
         "enabled": True,
         "mode": MODE,
         "filesystem": filesystem,
-        "network": _network(policy, origins, findings),
+        "network": _network(policy, origins, findings, read_only or not grants_cwd),
     }
 
 
@@ -256,13 +257,12 @@ def _denies(rules: list[PathRule], key: str, findings: list[Finding]) -> list[st
     return out
 
 
-def _root_names(policy: Policy, allow_write: list[str], grants_cwd: bool) -> list[str]:
+def _root_names(policy: Policy, allow_write: list[str]) -> list[str]:
     """Each protected name (srt's mandatory set, every agent's project layer) at the top of
     each write root: the launch directory, which Droid always makes writable, and every
     allowWrite path. Droid's sandbox protects none of the agents' layers (its own
     ``.factory/`` included)."""
-    roots = [CWD] if grants_cwd else []
-    roots += [path for path in allow_write if path not in (CWD, "./")]
+    roots = [CWD, *(path for path in allow_write if path not in (CWD, "./"))]
     out = []
     for root in roots:
         base = "" if root == CWD else root.rstrip("/") + "/"
@@ -289,7 +289,7 @@ def _port_left_out(entry: Entry, _port: str) -> str:
 
 
 def _network(
-    policy: Policy, origins: dict[str, Location], findings: list[Finding]
+    policy: Policy, origins: dict[str, Location], findings: list[Finding], cwd_extra: bool
 ) -> dict[str, Any]:
     """srt's network keys Droid passes on, each written out; the ports of an external proxy
     only when the policy names one."""
@@ -314,7 +314,13 @@ def _network(
             DROID_OWN_GRANTS,
             "Droid lets sandboxed commands reach Factory's own hosts (api.factory.ai, "
             "app.factory.ai, relay.factory.ai, ..., api.workos.com) whatever allowedDomains "
-            "says, and write ~/.factory/temp, their TMPDIR; no settings key removes either",
+            "says, and write ~/.factory/temp, their TMPDIR"
+            + (
+                ", and the directory it starts in, which the policy does not grant"
+                if cwd_extra
+                else ""
+            )
+            + "; no settings key removes them",
             policy.srt_location("/network/allowedDomains" if has_list else "", key=has_list),
         )
     )
