@@ -126,8 +126,16 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             ("control", False, None, {}),
             ("allow", True, [Call("git init -q g", risk="high")], {"auto": None}),
             ("allow_control", False, [Call("git init -q g", risk="high")], {"auto": None}),
+            # what the translation rests on: a star is literal (TWS496), a word needs its
+            # subcommand in the allow list (stricter)
+            ("star", False, [Call("touch starred")], {}),
+            ("allow_word", False, [Call("git init -q g", risk="high")], {"auto": None}),
         ):
-            setup = Setup(root / name, settings=dict(generated) if twsrt else {})
+            settings = {
+                "star": {"commandBlocklist": ["touch *"]},
+                "allow_word": {"commandAllowlist": ["git"]},
+            }.get(name, {})
+            setup = Setup(root / name, settings=dict(generated) if twsrt else settings)
             _prepare(setup)
             plans[name] = (setup, calls or _calls(setup, fake), options)
         out.update(run_all(binary, fake, plans))
@@ -236,6 +244,18 @@ def test_the_allow_list_runs_what_read_only_mode_stops(runs: dict[str, Any]) -> 
     assert runs["allow"].exists("ws/g/.git")
     assert ENDED in runs["allow_control"].result("git init")
     assert not runs["allow_control"].exists("ws/g/.git")
+
+
+def test_droid_reads_a_star_literally_and_an_allowed_word_needs_its_subcommand(
+    runs: dict[str, Any],
+) -> None:
+    """Why a deny with ``*`` becomes its leading words (TWS496): a blocklist ``touch *`` lets
+    ``touch starred`` run. And an allow list ``git`` does not run ``git init`` in read-only
+    mode (``git init`` does, test_the_allow_list_...): Droid's allow list is stricter than
+    the policy's ``git``."""
+    assert runs["star"].exists("ws/starred")
+    assert ENDED in runs["allow_word"].result("git init")
+    assert not runs["allow_word"].exists("ws/g/.git")
 
 
 def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:
