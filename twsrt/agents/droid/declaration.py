@@ -55,6 +55,27 @@ FACTORY_WRITABLE = tuple(
     ]
 )
 
+# What Droid 0.225.2 loads from ~/.factory (its settings loader's file names and folders): the
+# protected set holds ~/.factory whole for every other agent; Droid's own sandbox gets these
+# (and FACTORY_WRITABLE) instead, so ~/.factory/temp stays its commands' TMPDIR
+FACTORY_HOME = "~/.factory"
+FACTORY_LAYERS = tuple(
+    f"{FACTORY_HOME}/{name}"
+    for name in [
+        "settings.json",
+        "settings.local.json",
+        "hooks.json",
+        "mcp.json",
+        "config.json",
+        "droids",
+        "commands",
+        "skills",
+        "plugins",
+        "automations",
+        "crons",
+    ]
+)
+
 # What Droid 0.225.2 writes for itself in ~/.factory (its bundle's file names)
 STATE_FILES = (
     StateFile("~/.factory/auth.v2.file", "Factory login", credential=True),
@@ -94,18 +115,8 @@ AGENT_SPEC = AgentSpec(
         *discovered(
             "user",
             """
-            ~/.factory/settings.json        user settings (sandbox, command lists)
-            ~/.factory/settings.local.json  local user settings
-            ~/.factory/hooks.json           hooks (run outside the sandbox)
-            ~/.factory/mcp.json             MCP servers
-            ~/.factory/config.json          custom models
-            ~/.factory/droids/              custom droids
-            ~/.factory/commands/            custom commands
-            ~/.factory/skills/              skills
-            ~/.factory/plugins/             plugins
-            ~/.factory/automations/         automations
-            ~/.factory/crons/               scheduled runs
-            ~/.agents/                      agent folder (skills, droids)
+            ~/.factory/   Droid's config directory (settings, hooks, MCP servers, droids, commands)
+            ~/.agents/    agent folder (skills, droids)
             """,
         ),
         *discovered(

@@ -20,6 +20,8 @@ from twsrt.agents.droid.declaration import (
     ALLOWLIST,
     BLOCKLIST,
     DENYLIST,
+    FACTORY_HOME,
+    FACTORY_LAYERS,
     FACTORY_TEMP,
     FACTORY_WRITABLE,
     HANDLED_SRT_KEYS,
@@ -159,12 +161,12 @@ def _sandbox(
     read_only = sandbox_mode == "read-only"
     allow_write = [] if read_only else _grants(policy.allow_write, "allowWrite", findings)
     grants_cwd = any(path in (CWD, "./") for path in allow_write)
-    deny_write = _denies(policy.deny_write, "denyWrite", findings)
+    deny_write = _factory(_denies(policy.deny_write, "denyWrite", findings))
     # Droid always lets commands write where it starts; a denyWrite "." cannot take it back (the
     # sandbox runtime then cannot mount its own denies there: every command fails), so the
     # launch directory is a write root either way (TWS495 says so when the policy lacks it)
     deny_write += _root_names(policy, allow_write)
-    deny_write += [path for path in FACTORY_WRITABLE if path != FACTORY_TEMP]
+    deny_write += [p for p in FACTORY_WRITABLE if p != FACTORY_TEMP]  # whatever the set holds
     deny_read = _denies(policy.deny_read, "denyRead", findings)
     allow_read = _grants(policy.allow_read, "allowRead", findings)
     for rules in (policy.allow_write, policy.deny_write, policy.deny_read, policy.allow_read):
@@ -193,6 +195,19 @@ def _sandbox(
         "filesystem": filesystem,
         "network": _network(policy, origins, findings, read_only or not grants_cwd),
     }
+
+
+def _factory(paths: list[str]) -> list[str]:
+    """The protected set's ``~/.factory`` (every agent's deny of Droid's config directory)
+    spelled out as the layers Droid loads and the directories it opens to commands, all but
+    ``~/.factory/temp``: denying the whole directory would make the commands' TMPDIR read-only."""
+    out: list[str] = []
+    for path in paths:
+        if path.rstrip("/") == FACTORY_HOME:
+            out += [*FACTORY_LAYERS, *(p for p in FACTORY_WRITABLE if p != FACTORY_TEMP)]
+        else:
+            out.append(path)
+    return out
 
 
 def _grants(rules: list[PathRule], key: str, findings: list[Finding]) -> list[str]:
