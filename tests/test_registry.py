@@ -99,7 +99,7 @@ def test_derived_lists() -> None:
     )
     assert agents.agent_of("codex_rules") == "codex"
     assert agents.agent_of("nothing") is None
-    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini", "Qwen Code"]
+    labels = ["Claude", "Codex", "Copilot", "DeepCode", "Gemini", "Qwen Code", "Factory Droid"]
     assert [agents.label(name) for name in AGENTS] == labels
 
 
