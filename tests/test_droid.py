@@ -198,3 +198,18 @@ def test_check_is_quiet_on_a_clean_local_file(sandbox: Sandbox) -> None:
     sandbox.write("home/.factory/settings.local.json", {"commandAllowlist": ["npm test"]})
     result = sandbox.run("check", "--agent", "droid")
     assert not any(f"TWS66{digit}" in result.stdout for digit in range(4))
+
+
+def test_check_reports_this_machine_s_org_managed_settings(sandbox: Sandbox) -> None:
+    """/etc/factory/settings.json (under the sandbox's $TWSRT_MANAGED_ROOT) is another layer:
+    its allowlist entry reaching the policy's ask and its sandbox block are errors."""
+    _setup(sandbox)
+    _generate(sandbox)
+    quiet = sandbox.run("check", "--agent", "droid")
+    assert "TWS661" not in quiet.stdout and "TWS662" not in quiet.stdout
+    managed = sandbox.home.parent / "host-root" / "etc" / "factory" / "settings.json"
+    managed.parent.mkdir(parents=True)
+    managed.write_text('{"commandAllowlist": ["git push"], "sandbox": {"enabled": false}}\n')
+    result = sandbox.run("check", "--agent", "droid")
+    assert "host-root/etc/factory/settings.json:1:" in result.stdout
+    assert "TWS661" in result.stdout and "TWS662" in result.stdout

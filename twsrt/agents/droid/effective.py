@@ -5,15 +5,24 @@ In the user's ``~/.factory/settings.json`` twsrt owns the sandbox and the three 
 ``settings.local.json`` beside it: its ``commandAllowlist`` runs a command without a prompt (a
 user or project allowlist beats read-only mode, observed) and its ``sandbox`` is merged into
 the one twsrt writes. ``FACTORY_HOME_OVERRIDE`` in the environment makes Droid read another
-directory's settings, dropping twsrt's sandbox (observed)."""
+directory's settings, dropping twsrt's sandbox (observed). This machine's org-managed settings
+(``/etc/factory/settings.json`` on Linux, below ``effective.host_root()``) are checked as the
+local file is."""
 
 from __future__ import annotations
 
 import os
+from os.path import lexists
 from pathlib import Path
 
 from twsrt.agents.base import Context
-from twsrt.agents.droid.declaration import ALLOWLIST, NAME, SANDBOX_KEY, SETTINGS_KEY
+from twsrt.agents.droid.declaration import (
+    ALLOWLIST,
+    INSTALL_PATHS,
+    NAME,
+    SANDBOX_KEY,
+    SETTINGS_KEY,
+)
 from twsrt.agents.droid.rules import (
     DROID_HOME_OVERRIDE,
     DROID_LOCAL_ALLOWLIST,
@@ -21,7 +30,7 @@ from twsrt.agents.droid.rules import (
     DROID_PERMISSION_RULES,
 )
 from twsrt.bashrules import command_within
-from twsrt.effective import Layer, child, load_layer, report, strings
+from twsrt.effective import Layer, child, host_path, load_layer, report, strings
 from twsrt.findings import Finding, finding, quoted
 from twsrt.policy import Policy
 
@@ -40,6 +49,12 @@ def findings(ctx: Context) -> list[Finding]:
         if layer is not None:
             out += _check(layer, ctx.policy, local)
     out += _home_override(ctx, settings)
+    if lexists(host_path(INSTALL_PATHS)):  # this machine's org-managed settings
+        config = ctx.config.confined(None)  # a system file, outside any repository
+        layer, problems = load_layer(host_path(INSTALL_PATHS), "json", NAME, config, ctx.documents)
+        out += problems
+        if layer is not None:
+            out += _check(layer, ctx.policy, True)
     return out
 
 
@@ -59,11 +74,12 @@ def _check(layer: Layer, policy: Policy, local: bool) -> list[Finding]:
             )
     if not local:
         return out  # twsrt owns the sandbox and the lists of its own file (drift)
+    # another layer: settings.local.json beside the target, or the org-managed settings
     if SANDBOX_KEY in layer.value:
         out.append(
             report(
                 DROID_LOCAL_SANDBOX,
-                f"a sandbox block in {LOCAL_NAME} is merged into the one twsrt writes, and "
+                f"a sandbox block in {layer.path.name} is merged into the one twsrt writes, and "
                 "twsrt cannot tell which of its keys win: remove it and let the policy carry "
                 "the sandbox",
                 layer,

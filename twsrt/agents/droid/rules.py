@@ -90,11 +90,12 @@ DROID_LOCAL_SANDBOX = Rule(
     Family.EFFECTIVE,
     Level.ERROR,
     Basis.CANNOT_CHECK,
-    "A sandbox block in ~/.factory/settings.local.json is merged into twsrt's.",
-    "Droid loads `settings.local.json` beside `settings.json` and merges its settings into the "
-    "user's. Which of a local sandbox block's keys win over the ones twsrt writes is not "
-    "observed, so the sandbox Droid runs cannot be checked against the policy. Remove the "
-    "block; the policy carries the sandbox.",
+    "A sandbox block in another Droid settings layer is merged into twsrt's.",
+    "Droid loads `settings.local.json` beside `settings.json`, and on a managed machine the "
+    "org-managed settings (`/etc/factory/settings.json` on Linux), and merges their settings "
+    "with the user's. Which of such a sandbox block's keys win over the ones twsrt writes is "
+    "not observed, so the sandbox Droid runs cannot be checked against the policy. Remove the "
+    "block, or deploy the policy's sandbox there.",
 )
 
 DROID_LOCAL_ALLOWLIST = Rule(
@@ -103,11 +104,12 @@ DROID_LOCAL_ALLOWLIST = Rule(
     Family.EFFECTIVE,
     Level.ERROR,
     Basis.WIDENS,
-    "A commandAllowlist entry in settings.local.json runs a command the policy denies or asks.",
+    "A commandAllowlist entry in another Droid settings layer runs a command the policy denies "
+    "or asks.",
     "A user or project `commandAllowlist` runs a command without a prompt, even one read-only "
     "mode would stop (docs/agents/pi-droid-observed.md, row 13). An entry in "
-    "`settings.local.json` that covers a policy deny or ask rule undoes it: Droid runs the "
-    "command the policy refuses or asks about. Remove the entry.",
+    "`settings.local.json` or the org-managed settings that covers a policy deny or ask rule "
+    "undoes it: Droid runs the command the policy refuses or asks about. Remove the entry.",
 )
 
 DROID_HOME_OVERRIDE = Rule(
