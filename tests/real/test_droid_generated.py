@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,6 +54,36 @@ PLANT = "python3 -c " + shlex.quote(
     "import os; os.makedirs('.factory', exist_ok=True); "
     f"open('.factory/settings.json', 'w').write({PLANTED!r})"
 )
+
+
+class InSub(Setup):
+    """A launch in ``ws/sub`` below a project whose ``.factory/settings.json`` lies in ``ws``."""
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "ws" / "sub"
+
+    def write(self) -> None:
+        project, self.project = self.project, None  # not in ws/sub: above it
+        super().write()
+        self.project = project
+        top = self.root / "ws"
+        if self.project is not None:
+            (top / ".factory").mkdir(parents=True, exist_ok=True)
+            text = json.dumps(self.project, indent=2) + "\n"
+            (top / ".factory" / "settings.json").write_text(text)
+        (top / "secret").write_text("TOP\n")
+        (top / "sub" / "secret").write_text("SUB\n")
+
+
+# a project sandbox that denies reading the relative path ``secret``
+PROJECT = {
+    "sandbox": {
+        "enabled": True,
+        "filesystem": {"denyRead": ["secret"], "allowWrite": [], "denyWrite": [], "allowRead": []},
+        "network": {"allowedDomains": []},
+    }
+}
 
 
 def generate(setup: Setup) -> tuple[dict[str, Any], str]:
@@ -138,6 +170,15 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             setup = Setup(root / name, settings=dict(generated) if twsrt else settings)
             _prepare(setup)
             plans[name] = (setup, calls or _calls(setup, fake), options)
+        for name in (
+            "project_git",
+            "project_plain",
+        ):  # where a project file binds (not yet a target)
+            below = InSub(root / name, project=PROJECT)
+            below.write()
+            if name == "project_git":
+                subprocess.run(["git", "init", "-q", str(below.root / "ws")], check=True)
+            plans[name] = (below, [Call("cat secret"), Call("cat ../secret")], {})
         out.update(run_all(binary, fake, plans))
         # the next launch in the workspace the first one tried to plant a file in
         twsrt = out["twsrt"].setup
@@ -256,6 +297,19 @@ def test_droid_reads_a_star_literally_and_an_allowed_word_needs_its_subcommand(
     assert runs["star"].exists("ws/starred")
     assert ENDED in runs["allow_word"].result("git init")
     assert not runs["allow_word"].exists("ws/g/.git")
+
+
+def test_a_project_file_binds_below_a_git_root_with_paths_from_the_launch_directory(
+    runs: dict[str, Any],
+) -> None:
+    """What a project target must handle (docs/agents/droid.md, not done yet): started in
+    ``ws/sub`` of a git repository, Droid loads ``ws/.factory/settings.json`` and resolves its
+    relative ``secret`` against ``ws/sub``, not the project root: ``ws/sub/secret`` is refused
+    and ``ws/secret`` read. Without a git repository it does not look above ``ws/sub``."""
+    git, plain = runs["project_git"], runs["project_plain"]
+    assert "Permission denied" in git.result("cat secret")
+    assert "TOP" in git.result("cat ../secret")
+    assert "SUB" in plain.result("cat secret")
 
 
 def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:
