@@ -213,3 +213,18 @@ def test_check_reports_this_machine_s_org_managed_settings(sandbox: Sandbox) -> 
     result = sandbox.run("check", "--agent", "droid")
     assert "host-root/etc/factory/settings.json:1:" in result.stdout
     assert "TWS661" in result.stdout and "TWS662" in result.stdout
+
+
+def test_check_reports_the_repository_s_project_allowlist(sandbox: Sandbox) -> None:
+    """A Droid started anywhere in the repository loads its .factory/settings.json (observed):
+    an allowlist entry there reaching the policy's deny is an error; its sandbox block, which
+    cannot undo the user's (observed), is not."""
+    _setup(sandbox)
+    _generate(sandbox)
+    project = {"sandbox": {"enabled": False}, "commandAllowlist": ["sudo"]}
+    sandbox.write(".factory/settings.json", project)
+    result = sandbox.run("check", "--agent", "droid")
+    assert (
+        ".factory/settings.json:1:" in result.stdout or ".factory/settings.json:" in result.stdout
+    )
+    assert result.stdout.count("TWS662") == 1 and "TWS661" not in result.stdout

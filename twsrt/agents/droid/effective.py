@@ -7,7 +7,9 @@ user or project allowlist beats read-only mode, observed) and its ``sandbox`` is
 the one twsrt writes. ``FACTORY_HOME_OVERRIDE`` in the environment makes Droid read another
 directory's settings, dropping twsrt's sandbox (observed). This machine's org-managed settings
 (``/etc/factory/settings.json`` on Linux, below ``effective.host_root()``) are checked as the
-local file is."""
+local file is, and so is the repository's own ``.factory/settings.json`` (and its local
+twin), which a Droid started anywhere in the repository loads (observed), but for its sandbox
+block, which cannot disable or widen the user's (observed)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from twsrt.agents.droid.rules import (
 from twsrt.bashrules import command_within
 from twsrt.effective import Layer, child, host_path, load_layer, report, strings
 from twsrt.findings import Finding, finding, quoted
+from twsrt.locations import git_root
 from twsrt.policy import Policy
 
 LOCAL_NAME = "settings.local.json"
@@ -49,6 +52,16 @@ def findings(ctx: Context) -> list[Finding]:
         if layer is not None:
             out += _check(layer, ctx.policy, local)
     out += _home_override(ctx, settings)
+    root = git_root(ctx.config.path)
+    if root is not None:  # a Droid started anywhere in this repository loads its project layer
+        for name in ("settings.json", LOCAL_NAME):
+            path = root / ".factory" / name
+            if path == settings or path == settings.with_name(LOCAL_NAME):
+                continue
+            layer, problems = load_layer(path, "json", NAME, ctx.config, ctx.documents)
+            out += problems
+            if layer is not None:
+                out += _check(layer, ctx.policy, True, project=True)
     if lexists(host_path(INSTALL_PATHS)):  # this machine's org-managed settings
         config = ctx.config.confined(None)  # a system file, outside any repository
         layer, problems = load_layer(host_path(INSTALL_PATHS), "json", NAME, config, ctx.documents)
@@ -58,7 +71,7 @@ def findings(ctx: Context) -> list[Finding]:
     return out
 
 
-def _check(layer: Layer, policy: Policy, local: bool) -> list[Finding]:
+def _check(layer: Layer, policy: Policy, local: bool, *, project: bool = False) -> list[Finding]:
     out: list[Finding] = []
     for pointer in ("/permissionRules", "/general/permissionRules"):
         if child(layer.value, *pointer.strip("/").split("/")) is not None:
@@ -75,7 +88,8 @@ def _check(layer: Layer, policy: Policy, local: bool) -> list[Finding]:
     if not local:
         return out  # twsrt owns the sandbox and the lists of its own file (drift)
     # another layer: settings.local.json beside the target, or the org-managed settings
-    if SANDBOX_KEY in layer.value:
+    # a project's sandbox cannot disable or widen the user's (observed): only its lists count
+    if SANDBOX_KEY in layer.value and not project:
         out.append(
             report(
                 DROID_LOCAL_SANDBOX,
