@@ -63,6 +63,7 @@ copilot_settings = "home/.copilot/settings.json"
 deepcode_settings = "home/.deepcode/settings.json"
 gemini_settings = "home/.gemini/settings.json"
 qwen_settings = "home/.qwen/settings.json"
+droid_settings = "home/.factory/settings.json"
 """
 
 
@@ -259,6 +260,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
     from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
     from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
     from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+    from twsrt.agents.droid.rules import DROID_NESTED_LAYERS_OPEN
     from twsrt.agents.gemini.rules import GEMINI_MANDATORY_NAMES_OPEN
     from twsrt.agents.qwen.rules import QWEN_PROJECT_LAYER_OPEN
     from twsrt.testing.launches import layer_rules
@@ -271,6 +273,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
         "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
         "gemini": (GEMINI_MANDATORY_NAMES_OPEN,),
         "qwen": (QWEN_PROJECT_LAYER_OPEN,),
+        "droid": (DROID_NESTED_LAYERS_OPEN,),
         "toy": (),
     }
 
