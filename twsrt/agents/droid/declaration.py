@@ -144,7 +144,7 @@ AGENT_SPEC = AgentSpec(
     rules="twsrt.agents.droid.rules",
     planted_layer_rules=(DROID_NESTED_LAYERS_OPEN,),
     config_template='# droid_settings = "~/.factory/settings.json"\n',
-    no_engine="Factory Droid's sandbox is srt; `twsrt test --engine srt` probes the policy",
+    engine="twsrt.agents.droid.engine",
     accepted=(
         Accepted(
             DROID_OWN_GRANTS,

@@ -67,8 +67,10 @@ DROID_NESTED_LAYERS_OPEN = Rule(
     "hooks and MCP servers run outside the sandbox. twsrt write-denies `.factory`, `.agents` "
     "and every other agent's layer at the top of each write root (a real run of the generated "
     "file refused writing `.factory/settings.json`), but a command may still create "
-    "`sub/.factory/settings.json` deeper down, which a launch in `sub/` loads. Keep write roots "
-    "narrow, or start Droid under srt, whose mandatory set protects nested layers.",
+    "`sub/.factory/settings.json` deeper down, which a launch in `sub/` loads, and below a "
+    "write root other than the launch directory srt's own mandatory set (a nested "
+    "repository's `.git/hooks`) is not applied either (`twsrt test --engine droid` shows "
+    "both). Keep write roots narrow, or start Droid under srt in each root.",
 )
 
 DROID_PERMISSION_RULES = Rule(
