@@ -110,6 +110,7 @@ def test_derived_lists() -> None:
         "OpenCode",
         "Kilo Code CLI",
         "pi",
+        "Factory Droid",
     ]
     assert [agents.label(name) for name in AGENTS] == labels
 

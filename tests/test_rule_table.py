@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support import (
+    rule_cases_droid,
     rule_cases_engines,
     rule_cases_gemini,
     rule_cases_hosts,
@@ -36,6 +37,7 @@ CASES: list[Case] = [
     *rule_cases_qwen.CASES,
     *rule_cases_opencode.CASES,
     *rule_cases_pi.CASES,
+    *rule_cases_droid.CASES,
 ]
 
 # Rules no command of the package can emit today (the evidence is in the lead's report); the

@@ -64,6 +64,7 @@ deepcode_settings = "home/.deepcode/settings.json"
 gemini_settings = "home/.gemini/settings.json"
 qwen_settings = "home/.qwen/settings.json"
 pi_sandbox = "home/.pi/agent/extensions/sandbox.json"
+droid_settings = "home/.factory/settings.json"
 """
 
 
@@ -260,6 +261,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
     from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
     from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
     from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
+    from twsrt.agents.droid.rules import DROID_NESTED_LAYERS_OPEN
     from twsrt.agents.gemini.rules import GEMINI_MANDATORY_NAMES_OPEN
     from twsrt.agents.pi.rules import PI_PLANTED_LAYERS
     from twsrt.agents.qwen.rules import QWEN_PROJECT_LAYER_OPEN
@@ -274,6 +276,7 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
         "gemini": (GEMINI_MANDATORY_NAMES_OPEN,),
         "qwen": (QWEN_PROJECT_LAYER_OPEN,),
         "pi": (PI_PLANTED_LAYERS,),
+        "droid": (DROID_NESTED_LAYERS_OPEN,),
         "toy": (),
     }
 

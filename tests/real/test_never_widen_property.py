@@ -11,8 +11,10 @@ tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever 
     every Claude file passes ``claude doctor``, every Copilot flag snippet and settings file
     passes Copilot's own check, Gemini loads every policy file with no rule dropped (all of
     an example's side by side, one headless run per settings file), and Qwen Code loads every
-    settings file with nothing on stderr and without rewriting it (one headless run each),
-    and OpenCode takes every config (exit 0, its call decided, the file left as it is).
+    settings file with nothing on stderr and without rewriting it (one headless run each);
+    OpenCode takes every config (exit 0, its call decided, the file left as it is), pi parses
+    every sandbox file and runs its bash call in srt, and Droid runs its call under every
+    settings file without the fail-closed refusal and without rewriting it.
     Identical files are checked once; Copilot checks every flag value of one example in a
     single run (it validates each value on its own).
 (b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
@@ -53,6 +55,7 @@ from .claude_doctor import DEFAULT_BIN as CLAUDE_DEFAULT
 from .claude_doctor import claude_accepts_settings
 from .codex_client import codex_bin, config_loads, sandbox_run
 from .copilot_client import Copilot, copilot_bin
+from .droid_client import droid_bin
 from .gemini_client import gemini_bin
 from .pi_client import pi_bin
 from .qwen_client import qwen_bin
@@ -85,6 +88,7 @@ gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
 opencode_config = "out/opencode/opencode.json"
 pi_sandbox = "out/pi/sandbox.json"
+droid_settings = "out/droid/settings.json"
 """
 
 
@@ -108,6 +112,7 @@ class Tools:
     gemini: str
     qwen: str
     pi: str
+    droid: str
 
 
 @pytest.fixture(scope="session")
@@ -116,7 +121,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
     srt = require_tool("srt", locate_tool("srt", "TWSRT_SRT_BIN", SRT_DEFAULT))
     copilot = Copilot(copilot_bin(), tmp_path_factory.mktemp("copilot-cache"))
     copilot.api_schema()  # unpack the package once, outside the timed examples
-    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin(), pi_bin())
+    yield Tools(codex_bin(), claude, copilot, srt, gemini_bin(), qwen_bin(), pi_bin(), droid_bin())
     print(
         f"\nnever-widen property: examples {dict(STATS.examples)}, "
         f"real-tool starts {dict(STATS.starts)} (total {sum(STATS.starts.values())})"
@@ -192,6 +197,7 @@ def _role(rel: str) -> str:
         "qwen/settings.json": "qwen",
         "opencode/opencode.json": "opencode",
         "pi/sandbox.json": "pi",
+        "droid/settings.json": "droid",
     }.get(rel, rel)
 
 
@@ -219,24 +225,24 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
             seen.add((tool, *key))
             jobs[f"{tool} ({where})"] = check
 
+    # the loaders that take one generated file each: (the file's key, its tool, the check)
+    single: dict[str, tuple[str, Callable[[str], Check]]] = {
+        "claude": ("claude doctor", lambda text: _claude(tools, text, tmp)),
+        "copilot-settings": ("copilot settings", lambda text: _copilot_settings(tools, text)),
+        "qwen": ("qwen", lambda text: _qwen(tools, text)),
+        "opencode": ("opencode", _opencode),
+        "pi": ("pi", lambda text: _pi(tools, text)),
+        "droid": ("droid", lambda text: _droid(tools, text)),
+    }
     for (mode, yolo), item in sorted(compiled.items()):
         where = f"{mode}{' yolo' if yolo else ''}"
         files = item.files
         if "codex" in files:
             config, rules = files["codex"], files.get("codex-rules")
             once("codex", (config, rules), where, _codex(tools, config, rules))
-        if "claude" in files:
-            text = files["claude"]
-            once("claude doctor", (text, None), where, _claude(tools, text, tmp))
-        if "copilot-settings" in files:
-            text = files["copilot-settings"]
-            once("copilot settings", (text, None), where, _copilot_settings(tools, text))
-        if "qwen" in files:
-            once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
-        if "opencode" in files:
-            once("opencode", (files["opencode"], None), where, _opencode(files["opencode"]))
-        if "pi" in files:
-            once("pi", (files["pi"], None), where, _pi(tools, files["pi"]))
+        for key, (tool, make) in single.items():
+            if key in files:
+                once(tool, (files[key], None), where, make(files[key]))
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -349,15 +355,11 @@ def _opencode(text: str) -> Check:
     model's provider keys): the CLI takes the config (exit 0; an invalid one stops it at
     start), its one shell call reaches a verdict, and it leaves the file as it is (it adds a
     "$schema" to a file without one)."""
-def _pi(tools: Tools, text: str) -> Check:
-    """One headless run with the file as the sandbox extension's global file: pi parses it
-    (no "Could not parse" on stderr) and its one bash call runs in srt (no bwrap error)."""
 
     def run() -> tuple[bool, str]:
         from support.fake_chat import FakeChat
 
         from .opencode_client import OPENCODE, Setup, bash, run_agent
-        from .pi_client import GLOBAL_FILE, Call, Setup, run_pi
 
         with (
             tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
@@ -371,6 +373,23 @@ def _pi(tools: Tools, text: str) -> Check:
             ok = ran.returncode == 0 and ran.results[0].verdict is not None
             ok = ok and setup.user_path.read_bytes() == before
             return ok, f"opencode:\n{ran.stderr[-3000:]}\n{text}"
+
+    return run
+
+
+def _pi(tools: Tools, text: str) -> Check:
+    """One headless run with the file as the sandbox extension's global file: pi parses it
+    (no "Could not parse" on stderr) and its one bash call runs in srt (no bwrap error)."""
+
+    def run() -> tuple[bool, str]:
+        from support.fake_chat import FakeChat
+
+        from .pi_client import GLOBAL_FILE, Call, Setup, run_pi
+
+        with (
+            tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
+            FakeChat().serving() as fake,
+        ):
             setup = Setup(Path(tmp))
             setup.write()
             for directory in (".claude", ".git"):  # srt 0.0.26's stubs land inside (row 14)
@@ -390,6 +409,33 @@ def _pi(tools: Tools, text: str) -> Check:
     return run
 
 
+def _droid(tools: Tools, text: str) -> Check:
+    """One headless ``droid exec`` on the settings file as ~/.factory/settings.json (beside the
+    fake model's entry): its one Execute call gets a result that is no fail-closed refusal (a
+    sandbox block Droid cannot start says "refusing ... without sandbox protection"), the exec
+    ends with status 0, and Droid leaves the file as it is."""
+
+    def run() -> tuple[bool, str]:
+        from support.fake_chat import FakeChat
+
+        from .droid_client import Call, Setup, run_droid
+
+        with (
+            tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
+            FakeChat().serving() as fake,
+        ):
+            setup = Setup(Path(tmp), settings=json.loads(text))
+            STATS.starts["droid"] += 1
+            ran = run_droid(tools.droid, fake, "prop", setup, [Call("echo reached")])
+            told = ran.results[0] or ""
+            loaded = json.loads(setup.user_settings.read_text())
+            ok = ran.returncode == 0 and "reached" in told and "refusing" not in told
+            ok = ok and {k: v for k, v in loaded.items() if k != "customModels"} == setup.settings
+            return ok, f"droid:\n{told[-3000:]}\n{text}"
+
+    return run
+
+
 def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
     def run() -> tuple[bool, str]:
         STATS.starts["copilot"] += 1
@@ -402,7 +448,9 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode", "pi"])
+@pytest.mark.parametrize(
+    "agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode", "pi", "droid"]
+)
 @settings(
     derandomize=True,
     max_examples=LOADS,

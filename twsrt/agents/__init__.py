@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "opencode": "twsrt.agents.opencode",
     "kilo": "twsrt.agents.kilo",
     "pi": "twsrt.agents.pi",
+    "droid": "twsrt.agents.droid",
 }
 
 

@@ -1,0 +1,317 @@
+"""The real Factory Droid 0.225.2 on what twsrt generates for it: ``droid exec`` (the fake model
+of ``droid_client``) with ~/.factory/settings.json as ``twsrt generate droid -w`` wrote it, each
+forbidden action refused beside a control run without twsrt's keys in which the same call
+succeeds: a denied read (``cat`` and the Read tool), a write into a denied tree (create,
+append, rename, symlink, the Create tool) and outside the write roots, a denied command and
+the same command behind ``env``, a host the policy does not list, writes into other agents' and
+Droid's own config layers (``.factory/settings.json`` in the workspace, ``~/.factory/droids``),
+and a next launch in the workspace that stays confined. Two more runs pin what twsrt reports
+rather than enforces: Factory's own host passes the proxy (TWS495) and ``~/.factory/temp``
+stays writable; and the allow list runs a command read-only mode would stop.
+
+Policy paths are spelled as users write them (``~/secret``, ``guarded``): Droid resolves ``~``
+with HOME and a relative path against the directory it starts in, so the bytes twsrt writes
+need no home. Install Droid with .ci/install-droid.sh.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.cli import run_cli
+from support.fake_chat import FakeChat
+
+from .droid_client import Call, Observed, Setup, create, droid_bin, read, run_all, run_droid
+from .qwen_client import scratch_dir
+
+pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("droid_generated")]
+
+SECRET = "DROID-GENERATED-SECRET"
+SRT = {
+    "filesystem": {"denyRead": ["~/secret"], "denyWrite": ["guarded"], "allowWrite": ["."]},
+    "network": {"allowedDomains": ["localhost"]},
+}
+BASH = {"deny": ["cp"], "ask": ["mkdir"], "allow": ["git init"]}
+BLOCKED = "blocked by your organization's security policy"
+ENDED = "Exec ended early: insufficient permission to proceed"
+READ_ONLY = "Read-only file system"
+# the forbidden writes into the denied tree and outside the launch directory (command, made)
+WRITES = [
+    ("touch guarded/new", "ws/guarded/new"),
+    ("echo more >> guarded/e", None),
+    ("mv movable guarded/moved", "ws/guarded/moved"),
+    ("ln -s /etc/hostname guarded/link", "ws/guarded/link"),
+    ("touch ../outside/new", "outside/new"),
+]
+PLANTED = json.dumps({"commandAllowlist": ["cp"], "sandbox": {"enabled": False}})
+PLANT = "python3 -c " + shlex.quote(
+    "import os; os.makedirs('.factory', exist_ok=True); "
+    f"open('.factory/settings.json', 'w').write({PLANTED!r})"
+)
+
+
+class InSub(Setup):
+    """A launch in ``ws/sub`` below a project whose ``.factory/settings.json`` lies in ``ws``."""
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "ws" / "sub"
+
+    def write(self) -> None:
+        project, self.project = self.project, None  # not in ws/sub: above it
+        super().write()
+        self.project = project
+        top = self.root / "ws"
+        if self.project is not None:
+            (top / ".factory").mkdir(parents=True, exist_ok=True)
+            text = json.dumps(self.project, indent=2) + "\n"
+            (top / ".factory" / "settings.json").write_text(text)
+        (top / "secret").write_text("TOP\n")
+        (top / "sub" / "secret").write_text("SUB\n")
+
+
+# a project sandbox that denies reading the relative path ``secret``
+PROJECT = {
+    "sandbox": {
+        "enabled": True,
+        "filesystem": {"denyRead": ["secret"], "allowWrite": [], "denyWrite": [], "allowRead": []},
+        "network": {"allowedDomains": []},
+    }
+}
+
+
+def generate(setup: Setup) -> tuple[dict[str, Any], str]:
+    """twsrt's Droid settings for ``setup`` (as ``generate droid -w`` writes them into a file
+    that holds only the user's own model key), and check's JSON report."""
+    repo = setup.root / "repo"
+    target = repo / "home" / ".factory" / "settings.json"
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps({"enableCompletionBell": False}, indent=2) + "\n")
+    (repo / "srt.json").write_text(json.dumps(SRT))
+    (repo / "bash.json").write_text(json.dumps(BASH))
+    (repo / "twsrt.toml").write_text(
+        f'home = "{setup.home}"\ncheckout = "{repo}"\n\n[sources]\nsrt = "srt.json"\n'
+        'bash_rules = "bash.json"\n\n[targets]\ndroid_settings = "home/.factory/settings.json"\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(setup.home), "TWSRT_NO_CACHE": "1"}
+    wrote = run_cli(["generate", "droid", "-w"], cwd=repo, env=env)
+    assert wrote.returncode == 0, wrote.stderr
+    checked = run_cli(["check", "--agent", "droid", "--format", "json"], cwd=repo, env=env)
+    return json.loads(target.read_text()), checked.stdout
+
+
+def _prepare(setup: Setup) -> None:
+    setup.write()
+    ws = setup.workspace
+    (setup.home / "secret").write_text(SECRET + "\n")
+    (ws / "guarded").mkdir()
+    (ws / "guarded" / "e").write_text("old\n")
+    for name in ("movable", "copyable"):
+        (ws / name).write_text("m\n")
+    (setup.root / "outside").mkdir()
+    (setup.home / ".claude").mkdir()
+
+
+def _calls(setup: Setup, fake: FakeChat) -> list[Call]:
+    ws, home = setup.workspace, setup.home
+    local = fake.url("allowed").replace("127.0.0.1", "localhost")
+    return [
+        Call("cat ~/secret"),
+        read(home / "secret"),
+        Call("echo x > ok"),
+        *(Call(command) for command, _ in WRITES),
+        create(ws / "guarded" / "c"),
+        Call("cp copyable copied"),
+        Call("env cp copyable copied-env"),
+        Call(f"curl -sS -m 30 --noproxy '' {local}"),
+        Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused')}"),
+        Call(
+            "curl -sS -m 30 https://api.factory.ai/ 2>&1; curl -sS -m 30 https://example.org 2>&1"
+        ),
+        Call("echo '{}' > .factory/settings.json"),
+        create(ws / ".factory" / "settings.local.json", "{}\n"),
+        create(home / ".factory" / "droids" / "planted.md", "---\nname: planted\n---\n"),
+        Call("echo '{}' > ~/.claude/settings.json"),
+        Call("touch ~/.factory/sessions/planted"),
+        Call('touch "$TMPDIR/scratch" && echo "$TMPDIR"'),
+        Call(PLANT),
+        Call("mkdir asked-dir"),  # the ask ends a headless exec: the last call
+    ]
+
+
+@pytest.fixture(scope="module")
+def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
+    binary = droid_bin()
+    with scratch_dir("twsrt-droid-gen-") as root:
+        plans: dict[str, tuple[Setup, list[Call], dict[str, Any]]] = {}
+        out: dict[str, Any] = {}
+        generated, out["check"] = generate(Setup(root / "gen"))
+        out["generated"] = generated
+        for name, twsrt, calls, options in (
+            ("twsrt", True, None, {}),
+            ("control", False, None, {}),
+            ("allow", True, [Call("git init -q g", risk="high")], {"auto": None}),
+            ("allow_control", False, [Call("git init -q g", risk="high")], {"auto": None}),
+            # what the translation rests on: a star is literal (TWS496), a word needs its
+            # subcommand in the allow list (stricter)
+            ("star", False, [Call("touch starred")], {}),
+            ("allow_word", False, [Call("git init -q g", risk="high")], {"auto": None}),
+        ):
+            settings = {
+                "star": {"commandBlocklist": ["touch *"]},
+                "allow_word": {"commandAllowlist": ["git"]},
+            }.get(name, {})
+            setup = Setup(root / name, settings=dict(generated) if twsrt else settings)
+            _prepare(setup)
+            plans[name] = (setup, calls or _calls(setup, fake), options)
+        for name in (
+            "project_git",
+            "project_plain",
+        ):  # where a project file binds (not yet a target)
+            below = InSub(root / name, project=PROJECT)
+            below.write()
+            if name == "project_git":
+                subprocess.run(["git", "init", "-q", str(below.root / "ws")], check=True)
+            plans[name] = (below, [Call("cat secret"), Call("cat ../secret")], {})
+        out.update(run_all(binary, fake, plans))
+        # the next launch in the workspace the first one tried to plant a file in
+        twsrt = out["twsrt"].setup
+        again = [Call("cat ~/secret"), Call("cp copyable copied-next")]
+        out["next"] = Observed(twsrt, again, run_droid(binary, fake, "next", twsrt, again))
+        yield out
+
+
+def test_the_generated_file_is_what_droid_runs_with(runs: dict[str, Any]) -> None:
+    """The runs' user file is the generated one plus the fake model's entry; every call got a
+    result, and only the ask ended the exec (status 1)."""
+    twsrt = runs["twsrt"]
+    loaded = json.loads(twsrt.setup.user_settings.read_text())
+    assert {k: v for k, v in loaded.items() if k != "customModels"} == runs["generated"]
+    assert runs["generated"]["sandbox"]["enabled"] is True
+    assert twsrt.run.results.count(None) == 0
+    assert twsrt.run.returncode == 1 and ENDED in twsrt.result("mkdir asked-dir")
+    assert runs["control"].run.returncode == 0
+
+
+def test_a_denied_read_is_refused_to_the_shell_and_the_read_tool(runs: dict[str, Any]) -> None:
+    twsrt, control = runs["twsrt"], runs["control"]
+    assert "Permission denied" in twsrt.result("cat ~/secret")
+    assert "read denied" in twsrt.result(f"Read {twsrt.setup.home / 'secret'}")
+    assert SECRET in control.result("cat ~/secret")
+    assert SECRET in control.result(f"Read {control.setup.home / 'secret'}")
+
+
+@pytest.mark.parametrize(("command", "made"), WRITES, ids=[w[0] for w in WRITES])
+def test_writes_into_the_denied_tree_and_outside_are_refused(
+    runs: dict[str, Any], command: str, made: str | None
+) -> None:
+    twsrt, control = runs["twsrt"], runs["control"]
+    assert READ_ONLY in twsrt.result(command), twsrt.result(command)
+    if made is None:  # the append: the file keeps its one line
+        assert (twsrt.setup.workspace / "guarded" / "e").read_text() == "old\n"
+        assert (control.setup.workspace / "guarded" / "e").read_text() == "old\nmore\n"
+    else:
+        assert not twsrt.exists(made) and control.exists(made)
+    assert twsrt.exists("ws/ok")  # the launch directory itself stays writable
+
+
+def test_the_create_tool_is_refused_the_denied_tree(runs: dict[str, Any]) -> None:
+    twsrt, control = runs["twsrt"], runs["control"]
+    assert "write denied" in twsrt.result(f"Create {twsrt.setup.workspace / 'guarded' / 'c'}")
+    assert not twsrt.exists("ws/guarded/c") and control.exists("ws/guarded/c")
+
+
+def test_a_denied_command_is_refused_also_behind_env(runs: dict[str, Any]) -> None:
+    twsrt, control = runs["twsrt"], runs["control"]
+    for command, made in (("cp copyable copied", "ws/copied"), ("env cp", "ws/copied-env")):
+        assert BLOCKED in twsrt.result(command)
+        assert not twsrt.exists(made) and control.exists(made)
+
+
+def test_only_the_listed_host_is_reached(runs: dict[str, Any]) -> None:
+    twsrt, control = runs["twsrt"], runs["control"]
+    assert twsrt.result("curl -sS -m 30 --noproxy '' http://localhost").startswith("ok")
+    refused = twsrt.result("curl -sS -m 30 --noproxy '' http://127.0.0.1")
+    assert "blocked by network allowlist" in refused
+    assert control.result("curl -sS -m 30 --noproxy '' http://127.0.0.1").startswith("ok")
+
+
+def test_factory_hosts_pass_the_proxy_as_twsrt_reports(runs: dict[str, Any]) -> None:
+    """What TWS495 reports: the proxy opens a tunnel to api.factory.ai (which fails upstream:
+    502, no network here) while it refuses example.org (403), though the policy lists
+    neither."""
+    told = runs["twsrt"].result("curl -sS -m 30 https://api.factory.ai/")
+    assert "response 502" in told and "response 403" in told
+    assert told.index("502") < told.index("403")
+    assert "TWS495" in runs["check"]
+
+
+def test_config_layers_are_refused_so_the_next_launch_stays_confined(runs: dict[str, Any]) -> None:
+    twsrt, control = runs["twsrt"], runs["control"]
+    ws = twsrt.setup.workspace
+    planted = twsrt.result("echo '{}' > .factory/settings.json")
+    assert READ_ONLY in planted or "Not a directory" in planted, planted
+    assert "write denied" in twsrt.result(f"Create {ws / '.factory' / 'settings.local.json'}")
+    droids = twsrt.setup.home / ".factory" / "droids" / "planted.md"
+    assert "write denied" in twsrt.result(f"Create {droids}") and not droids.exists()
+    assert READ_ONLY in twsrt.result("echo '{}' > ~/.claude/settings.json")
+    assert not (twsrt.setup.home / ".claude" / "settings.json").exists()
+    assert "Error" in twsrt.result(PLANT)
+    assert not (ws / ".factory" / "settings.json").exists()
+    assert control.exists("ws/.factory/settings.json")
+    assert control.exists("home/.factory/droids/planted.md")
+    after = runs["next"]
+    assert "Permission denied" in after.result("cat ~/secret")
+    assert BLOCKED in after.result("cp copyable copied-next")
+
+
+def test_droid_s_own_directories_are_denied_but_its_tmpdir(runs: dict[str, Any]) -> None:
+    """twsrt write-denies the ~/.factory directories Droid opens to commands (sessions here) and
+    leaves the commands' TMPDIR, ~/.factory/temp, writable (TWS495 reports it)."""
+    twsrt, control = runs["twsrt"], runs["control"]
+    assert READ_ONLY in twsrt.result("touch ~/.factory/sessions/planted")
+    assert control.exists("home/.factory/sessions/planted")
+    told = twsrt.result('touch "$TMPDIR/scratch"')
+    assert str(twsrt.setup.home / ".factory" / "temp") in told and READ_ONLY not in told, told
+
+
+def test_the_allow_list_runs_what_read_only_mode_stops(runs: dict[str, Any]) -> None:
+    assert runs["allow"].exists("ws/g/.git")
+    assert ENDED in runs["allow_control"].result("git init")
+    assert not runs["allow_control"].exists("ws/g/.git")
+
+
+def test_droid_reads_a_star_literally_and_an_allowed_word_needs_its_subcommand(
+    runs: dict[str, Any],
+) -> None:
+    """Why a deny with ``*`` becomes its leading words (TWS496): a blocklist ``touch *`` lets
+    ``touch starred`` run. And an allow list ``git`` does not run ``git init`` in read-only
+    mode (``git init`` does, test_the_allow_list_...): Droid's allow list is stricter than
+    the policy's ``git``."""
+    assert runs["star"].exists("ws/starred")
+    assert ENDED in runs["allow_word"].result("git init")
+    assert not runs["allow_word"].exists("ws/g/.git")
+
+
+def test_a_project_file_binds_below_a_git_root_with_paths_from_the_launch_directory(
+    runs: dict[str, Any],
+) -> None:
+    """What a project target must handle (docs/agents/droid.md, not done yet): started in
+    ``ws/sub`` of a git repository, Droid loads ``ws/.factory/settings.json`` and resolves its
+    relative ``secret`` against ``ws/sub``, not the project root: ``ws/sub/secret`` is refused
+    and ``ws/secret`` read. Without a git repository it does not look above ``ws/sub``."""
+    git, plain = runs["project_git"], runs["project_plain"]
+    assert "Permission denied" in git.result("cat secret")
+    assert "TOP" in git.result("cat ../secret")
+    assert "SUB" in plain.result("cat secret")
+
+
+def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:
+    assert not runs["twsrt"].exists("ws/asked-dir")
+    assert runs["control"].exists("ws/asked-dir")
