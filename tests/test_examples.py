@@ -116,7 +116,7 @@ def test_broken_drift() -> None:
     code, report = check(EXAMPLES / "broken" / "drift")
     assert code == 1
     target = "examples/broken/drift/home/.claude/settings.full.json"
-    assert ("TWS303", target, 54, 1) in located(report)
+    assert ("TWS303", target, 64, 1) in located(report)
     drift = next(f for f in report["findings"] if f["rule_id"] == "TWS303")
     assert '-      "Bash(hand-added)",' in drift["diff"]
 

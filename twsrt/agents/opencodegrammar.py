@@ -15,7 +15,7 @@ and ``edit`` patterns are matched against the path relative to the project, and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.opencode.declaration import LABEL, NAME, SCHEMA_KEY, SCHEMA_URL
@@ -32,6 +32,7 @@ from twsrt.agents.srtkeys import dotted, set_keys
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
+from twsrt.records import record
 from twsrt.rules import LOSSY_WRITE_ROOT, Rule
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"
@@ -40,7 +41,7 @@ ENV_ASKS = ("*.env", "*.env.*")
 WEB_TOOLS = ("webfetch", "websearch")
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """The ``permission`` members twsrt writes for one run, each an ordered object (or a
     plain action), and where each pattern came from."""
@@ -140,7 +141,7 @@ def outside_pattern(rule: PathRule) -> str | None:
 # ---------------------------------------------------------------- the translation
 
 
-@dataclass(frozen=True)
+@record
 class Who:
     """The agent a shared translation compiles for (OpenCode, or Kilo Code CLI, which shares
     the grammar): its name on the findings, its label in their messages, and what its read

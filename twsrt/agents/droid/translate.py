@@ -12,7 +12,7 @@ grant glob is left out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget, check_malformed, glob_prefix, whole_tree
@@ -44,6 +44,7 @@ from twsrt.agents.targets import disabled_sandbox, unique
 from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, is_glob
+from twsrt.records import record
 from twsrt.rules import (
     GLOB_GRANT_LEFT_OUT,
     LOSSY_GLOB_PATH,
@@ -58,7 +59,7 @@ MODE = "per-command"
 CWD = "."
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """Everything twsrt writes into Droid's settings for one run."""
 

@@ -5,7 +5,7 @@ the same way, rows 24-27) and Kilo's top-level bubblewrap
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathTarget, grant_path
@@ -26,6 +26,7 @@ from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding
 from twsrt.locations import Location
 from twsrt.policy import Policy, normalize_path
+from twsrt.records import record
 from twsrt.rules import UNCOMPILED_KEY_NOTE
 
 KILO = Who(NAME, LABEL, reads_too=" (Kilo's sandbox reads every path, row 35)")
@@ -33,7 +34,7 @@ READ_ONLY = ", and the read-only mode cannot be expressed (the workspace stays w
 PATHS = PathTarget(NAME, LABEL, {"allowWrite": "sandbox.writable_paths"})
 
 
-@dataclass
+@record(frozen=False)
 class KiloCompiled:
     """Everything twsrt writes into Kilo's config for one run."""
 
