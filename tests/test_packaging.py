@@ -42,7 +42,18 @@ def test_cli_agent_names_match_registry() -> None:
 
     for command in ("generate", "diff", "check"):
         (agent,) = [p for p in cli.commands[command].params if p.name == "agent"]
-        names = ("claude", "codex", "copilot", "deepcode", "gemini", "qwen", "pi", "droid")
+        names = (
+            "claude",
+            "codex",
+            "copilot",
+            "deepcode",
+            "gemini",
+            "qwen",
+            "opencode",
+            "kilo",
+            "pi",
+            "droid",
+        )
         assert agent.type.choices == tuple(AGENTS) == names
 
 
