@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.opencode_eval import denied_under_auto, evaluate, file_call, inside, rules_of
 
-from twsrt.agents.opencode.effective import grants, matches
 from twsrt.agents.opencode.settings import drift_items, merged_text
 from twsrt.agents.opencode.translate import (
     Compiled,
@@ -21,6 +20,7 @@ from twsrt.agents.opencode.translate import (
     translate,
     wildcard,
 )
+from twsrt.agents.opencodegrammar import grants, matches
 from twsrt.jsonpos import parse_json, parse_jsonc
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy

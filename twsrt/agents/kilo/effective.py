@@ -10,6 +10,7 @@ import os
 from twsrt.agents.base import Context, read_target
 from twsrt.agents.kilo.declaration import NAME, SETTINGS_KEY
 from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
+from twsrt.agents.opencodegrammar import permission_findings
 from twsrt.effective import Layer, child, report
 from twsrt.findings import Finding, TwsrtError, finding
 
@@ -43,6 +44,7 @@ def findings(ctx: Context) -> list[Finding]:
     if parsed is None:
         return out
     layer = Layer(path, display, parsed.value, parsed)
+    out += permission_findings(layer, NAME)
     if child(layer.value, "experimental", "sandbox") is not None:
         out.append(
             report(
