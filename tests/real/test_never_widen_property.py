@@ -12,7 +12,8 @@ tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever 
     passes Copilot's own check, Gemini loads every policy file with no rule dropped (all of
     an example's side by side, one headless run per settings file), and Qwen Code loads every
     settings file with nothing on stderr and without rewriting it (one headless run each),
-    and OpenCode takes every config (exit 0, its call decided, the file left as it is).
+    and OpenCode and Kilo take every config (its call decided, not failed, the file left as
+    it is).
     Identical files are checked once; Copilot checks every flag value of one example in a
     single run (it validates each value on its own).
 (b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
@@ -83,6 +84,7 @@ gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
 opencode_config = "out/opencode/opencode.json"
+kilo_config = "out/kilo/kilo.jsonc"
 """
 
 
@@ -188,6 +190,7 @@ def _role(rel: str) -> str:
         "gemini/policies/twsrt.toml": "gemini-policy",
         "qwen/settings.json": "qwen",
         "opencode/opencode.json": "opencode",
+        "kilo/kilo.jsonc": "kilo",
     }.get(rel, rel)
 
 
@@ -229,8 +232,7 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
             once("copilot settings", (text, None), where, _copilot_settings(tools, text))
         if "qwen" in files:
             once("qwen", (files["qwen"], None), where, _qwen(tools, files["qwen"]))
-        if "opencode" in files:
-            once("opencode", (files["opencode"], None), where, _opencode(files["opencode"]))
+        _opencode_checks(files, where, once)
         if "copilot-flags" in files:
             flags.setdefault(files["copilot-flags"], parse_snippet(files["copilot-flags"]))
     if flags:
@@ -249,6 +251,14 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
     if policies:
         jobs["gemini"] = _gemini(tools, policies, settings_files)
     return jobs
+
+
+def _opencode_checks(files: dict[str, str], where: str, once: Callable[..., None]) -> None:
+    """OpenCode's and Kilo's: one headless run per distinct config."""
+    for name in ("opencode", "kilo"):
+        text = files.get(name)
+        if text is not None:
+            once(name, (text, None), where, _opencode(text, name))
 
 
 def _codex(tools: Tools, config: str, rules: str | None) -> Check:
@@ -338,7 +348,7 @@ def _qwen(tools: Tools, text: str) -> Check:
     return run
 
 
-def _opencode(text: str) -> Check:
+def _opencode(text: str, name: str = "opencode") -> Check:
     """One headless run on the config as ~/.config/opencode/opencode.json (beside the fake
     model's provider keys): the CLI takes the config (exit 0; an invalid one stops it at
     start), its one shell call reaches a verdict, and it leaves the file as it is (it adds a
@@ -347,20 +357,25 @@ def _opencode(text: str) -> Check:
     def run() -> tuple[bool, str]:
         from support.fake_chat import FakeChat
 
-        from .opencode_client import OPENCODE, Setup, bash, run_agent
+        from .opencode_client import KILO, OPENCODE, Setup, bash, run_agent
+
+        agent = KILO if name == "kilo" else OPENCODE
 
         with (
             tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
             FakeChat().serving() as fake,
         ):
-            setup = Setup(Path(tmp), OPENCODE, user=json.loads(text))
+            setup = Setup(Path(tmp), agent, user=json.loads(text))
             setup.write(fake.base_url("prop"))
             before = setup.user_path.read_bytes()
-            STATS.starts["opencode"] += 1
-            ran = run_agent(OPENCODE.binary(), fake, "prop", setup, [bash("true")])
-            ok = ran.returncode == 0 and ran.results[0].verdict is not None
+            STATS.starts[name] += 1
+            ran = run_agent(agent.binary(), fake, "prop", setup, [bash("true")])
+            # Kilo exits 1 after a rejected ask (the catch-all asks for `true`, row 24)
+            verdict = ran.results[0].verdict
+            ok = ran.returncode in ((0, 1) if name == "kilo" else (0,)) and verdict is not None
+            ok = ok and verdict != "error"  # a sandbox that cannot start fails every call
             ok = ok and setup.user_path.read_bytes() == before
-            return ok, f"opencode:\n{ran.stderr[-3000:]}\n{text}"
+            return ok, f"{name}:\n{ran.results[0].output[:500]}\n{ran.stderr[-3000:]}\n{text}"
 
     return run
 
@@ -377,7 +392,9 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # one test per agent CLI, so that xdist runs the three loaders side by side (each draws the same
 # derandomized examples)
 @pytest.mark.long
-@pytest.mark.parametrize("agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode"])
+@pytest.mark.parametrize(
+    "agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode", "kilo"]
+)
 @settings(
     derandomize=True,
     max_examples=LOADS,
