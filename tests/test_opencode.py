@@ -251,3 +251,50 @@ def test_a_bash_deny_beats_every_allow(allow: list[str], deny: list[str], args: 
     rules = rules_of(compiled.permission, HOME)
     for command in deny:
         assert evaluate(rules, "bash", command + args) == "deny", command + args
+
+
+# ---------------------------------------------------------------- Kilo Code CLI
+
+
+def test_kilo_gets_the_same_rules_and_its_sandbox() -> None:
+    from twsrt.agents.kilo.translate import translate as kilo_translate
+
+    srt = {
+        "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": [".", "/tmp", "~/dev", "rel"]},
+        "network": {"allowedDomains": ["github.com"]},
+    }
+    policy = policy_of(srt, {"deny": ["curl"]})
+    kilo, findings = kilo_translate(policy, "workspace-write", False, HOME)
+    opencode, _ = translate(policy, "workspace-write", False)
+    assert kilo.rules.permission == opencode.permission
+    assert kilo.sandbox == {
+        "enabled": True,
+        "network": "deny",
+        "allowed_hosts": [],
+        "writable_paths": ["/tmp", HOME + "/dev"],
+    }
+    assert kilo.home_used
+    rules = {f.rule_id for f in findings}
+    assert {"TWS453", "TWS460", "TWS461", "TWS441"} <= rules
+    assert all(f.agent == "kilo" for f in findings if f.rule_id.startswith("TWS4"))
+    full, _ = kilo_translate(policy, "danger-full-access", False, HOME)
+    assert full.sandbox == {"enabled": False}
+    read_only, _ = kilo_translate(policy, "read-only", False, HOME)
+    assert read_only.sandbox["writable_paths"] == []
+
+
+def test_kilo_merge_keeps_the_users_keys_and_replaces_the_sandbox() -> None:
+    from twsrt.agents.kilo.settings import merged_text as kilo_merged
+    from twsrt.agents.kilo.translate import KiloCompiled
+
+    compiled = KiloCompiled(Compiled({"bash": {"*": "ask"}}), {"enabled": True})
+    user = (
+        '{\n  // mine\n  "experimental": {"sandbox": true},\n  "sandbox": {"enabled": false}\n}\n'
+    )
+    text = kilo_merged(user, "kilo.jsonc", compiled)
+    value = parse_jsonc(text).value
+    assert "// mine" in text and value["experimental"] == {"sandbox": True}
+    assert value["sandbox"] == {"enabled": True}
+    assert value["permission"]["bash"] == {"*": "ask"}
+    assert value["$schema"] == "https://app.kilo.ai/config.json"
+    assert kilo_merged(text, "kilo.jsonc", compiled) == text
