@@ -23,6 +23,7 @@ from twsrt.agents.opencode.rules import (
     OPENCODE_AGENT_PERMISSION,
     OPENCODE_AUTO_APPROVES_ASK,
     OPENCODE_BASH_DENY_BYPASS,
+    OPENCODE_MANAGED_LAYER_GRANTS,
     OPENCODE_PATHS_NARROWED,
     OPENCODE_PERMISSION_KEY_LIFTS,
     OPENCODE_RULE_DROPPED,
@@ -425,3 +426,28 @@ def _late_keys(layer: Layer, permission: dict[str, Any], agent: str) -> list[Fin
                 )
             )
     return out
+
+
+def managed_findings(layer: Layer, agent: str) -> list[Finding]:
+    """Each key of a managed config's ``permission`` that matches one of twsrt's tools and
+    allows or asks (TWS646): the managed file is merged after the user's."""
+    from twsrt.effective import report
+
+    value = layer.value if isinstance(layer.value, dict) else {}
+    permission = value.get("permission")
+    if isinstance(permission, str):
+        permission = {"*": permission}
+    if not isinstance(permission, dict):
+        return []
+    return [
+        report(
+            OPENCODE_MANAGED_LAYER_GRANTS,
+            f"managed permission '{quoted(key)}' is merged after the user's file and can allow "
+            "what twsrt's rules deny there",
+            layer,
+            pointer_join("/permission", key),
+            agent,
+        )
+        for key, action in permission.items()
+        if grants(action) and any(matches(tool, key) for tool in PERMISSION_TOOLS)
+    ]

@@ -16,7 +16,7 @@ from twsrt.agents.opencode.rules import (
     OPENCODE_ANCESTOR_LAYER,
     OPENCODE_ENV_OVERRIDE,
 )
-from twsrt.agents.opencodegrammar import permission_findings
+from twsrt.agents.opencodegrammar import managed_findings, permission_findings
 from twsrt.effective import Layer
 from twsrt.findings import Finding, TwsrtError, finding
 
@@ -25,7 +25,7 @@ ANCESTOR_FILES = ("opencode.json", "opencode.jsonc", ".opencode")
 
 
 def findings(ctx: Context) -> list[Finding]:
-    out = _environment(ctx) + _ancestors(ctx)
+    out = _environment(ctx) + _ancestors(ctx) + _managed(ctx)
     path = ctx.config.targets.get(SETTINGS_KEY)
     if path is None:
         return out
@@ -84,3 +84,27 @@ def _ancestors(ctx: Context) -> list[Finding]:
                 )
             )
     return out
+
+
+# observed on Linux (row 17); the same path is assumed elsewhere
+MANAGED = {
+    "linux": "/etc/opencode/opencode.json",
+    "macos": "/etc/opencode/opencode.json",
+    "windows": "/etc/opencode/opencode.json",
+}
+
+
+def _managed(ctx: Context) -> list[Finding]:
+    """This machine's managed config (user scope), when it is there."""
+    from twsrt.effective import host_path
+    from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
+
+    path = host_path(MANAGED)
+    if ctx.config.scope != "user" or not os.path.isfile(path):
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+        parsed = parse_jsonc(text)
+    except (OSError, UnicodeDecodeError, JsonSyntaxError):
+        return []
+    return managed_findings(Layer(path, str(path), parsed.value, parsed), NAME)
