@@ -42,7 +42,7 @@ def test_cli_agent_names_match_registry() -> None:
 
     for command in ("generate", "diff", "check"):
         (agent,) = [p for p in cli.commands[command].params if p.name == "agent"]
-        names = ("claude", "codex", "copilot", "deepcode", "gemini", "qwen")
+        names = ("claude", "codex", "copilot", "deepcode", "gemini", "qwen", "opencode", "kilo")
         assert agent.type.choices == tuple(AGENTS) == names
 
 
