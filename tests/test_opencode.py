@@ -298,3 +298,15 @@ def test_kilo_merge_keeps_the_users_keys_and_replaces_the_sandbox() -> None:
     assert value["permission"]["bash"] == {"*": "ask"}
     assert value["$schema"] == "https://app.kilo.ai/config.json"
     assert kilo_merged(text, "kilo.jsonc", compiled) == text
+
+
+def test_a_reordered_rule_object_is_drift() -> None:
+    """The last matching rule wins: a catch-all moved after the denies is not the same rules."""
+    from twsrt.agents.kilo.settings import drift_items as kilo_items
+
+    ours = '{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}'
+    moved = '{"permission": {"bash": {"rm *": "deny", "*": "ask"}}}'
+    for items in (drift_items, kilo_items):
+        assert items(ours) != items(moved)
+        assert sorted(items(ours), key=str) == sorted(items(moved), key=str)
+        assert [item.value for item in items(ours)] == ['"*": "ask"', '"rm *": "deny"']
