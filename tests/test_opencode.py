@@ -310,3 +310,16 @@ def test_a_reordered_rule_object_is_drift() -> None:
         assert items(ours) != items(moved)
         assert sorted(items(ours), key=str) == sorted(items(moved), key=str)
         assert [item.value for item in items(ours)] == ['"*": "ask"', '"rm *": "deny"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.text(alphabet="ab /.", max_size=8),
+    pattern=st.text(alphabet="ab* ?/.", max_size=8),
+)
+def test_the_linear_matcher_is_opencodes_regex(value: str, pattern: str) -> None:
+    """The effective check matches users' keys without building a regex from them; the
+    evaluation model's regex (OpenCode's own construction) is its oracle."""
+    from support.opencode_eval import match
+
+    assert matches(value, pattern) == match(value, pattern)

@@ -347,13 +347,23 @@ def _web_findings(who: Who, policy: Policy) -> list[Finding]:
 
 def matches(value: str, pattern: str) -> bool:
     """OpenCode's wildcard match (1.18.33): ``*`` any run of characters, ``/`` included, ``?``
-    one, a trailing `` *`` optional, every other character itself."""
-    spelled = "".join(
-        ".*" if char == "*" else "." if char == "?" else re.escape(char) for char in pattern
-    )
-    if pattern.endswith(" *"):
-        spelled = spelled[: -len(re.escape(" ") + ".*")] + "( .*)?"
-    return re.fullmatch(spelled, value, re.DOTALL) is not None
+    one, a trailing `` *`` optional, every other character itself. A pattern here is a user's
+    key, so no regex is built from it: one pass over the text per pattern character."""
+    if pattern.endswith(" *") and _match(value, pattern[:-2]):
+        return True
+    return _match(value, pattern)
+
+
+def _match(text: str, pattern: str) -> bool:
+    # reach[i]: the pattern so far matches text[:i]
+    reach = [True] + [False] * len(text)
+    for char in pattern:
+        if char == "*":
+            for i in range(1, len(reach)):
+                reach[i] = reach[i] or reach[i - 1]
+            continue
+        reach = [False] + [reach[i] and (char == "?" or text[i] == char) for i in range(len(text))]
+    return reach[-1]
 
 
 def grants(value: Any) -> bool:
