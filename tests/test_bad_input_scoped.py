@@ -418,7 +418,8 @@ CASES: list[Case | Usage] = [
         GEN_W,
         CONFIG,
         "TWS001",
-        "unknown agent 'nosuch' (known: claude, codex, copilot, deepcode, gemini, qwen, opencode, kilo, pi, droid)",
+        "unknown agent 'nosuch' (known: claude, codex, copilot, deepcode, gemini, qwen, "
+        "opencode, kilo, pi, droid)",
         7,
         10,
     ),

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.opencode_eval import denied_under_auto, evaluate, file_call, inside, rules_of
 
-from twsrt.agents.opencode.effective import grants, matches
 from twsrt.agents.opencode.settings import drift_items, merged_text
 from twsrt.agents.opencode.translate import (
     Compiled,
@@ -21,6 +20,7 @@ from twsrt.agents.opencode.translate import (
     translate,
     wildcard,
 )
+from twsrt.agents.opencodegrammar import grants, matches
 from twsrt.jsonpos import parse_json, parse_jsonc
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
@@ -251,3 +251,75 @@ def test_a_bash_deny_beats_every_allow(allow: list[str], deny: list[str], args: 
     rules = rules_of(compiled.permission, HOME)
     for command in deny:
         assert evaluate(rules, "bash", command + args) == "deny", command + args
+
+
+# ---------------------------------------------------------------- Kilo Code CLI
+
+
+def test_kilo_gets_the_same_rules_and_its_sandbox() -> None:
+    from twsrt.agents.kilo.translate import translate as kilo_translate
+
+    srt = {
+        "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": [".", "/tmp", "~/dev", "rel"]},
+        "network": {"allowedDomains": ["github.com"]},
+    }
+    policy = policy_of(srt, {"deny": ["curl"]})
+    kilo, findings = kilo_translate(policy, "workspace-write", False, HOME)
+    opencode, _ = translate(policy, "workspace-write", False)
+    assert kilo.rules.permission == opencode.permission
+    assert kilo.sandbox == {
+        "enabled": True,
+        "network": "deny",
+        "allowed_hosts": [],
+        "writable_paths": ["/tmp", HOME + "/dev"],
+    }
+    assert kilo.home_used
+    rules = {f.rule_id for f in findings}
+    assert {"TWS453", "TWS460", "TWS461", "TWS441"} <= rules
+    assert all(f.agent == "kilo" for f in findings if f.rule_id.startswith("TWS4"))
+    full, _ = kilo_translate(policy, "danger-full-access", False, HOME)
+    assert full.sandbox == {"enabled": False}
+    read_only, _ = kilo_translate(policy, "read-only", False, HOME)
+    assert read_only.sandbox["writable_paths"] == []
+
+
+def test_kilo_merge_keeps_the_users_keys_and_replaces_the_sandbox() -> None:
+    from twsrt.agents.kilo.settings import merged_text as kilo_merged
+    from twsrt.agents.kilo.translate import KiloCompiled
+
+    compiled = KiloCompiled(Compiled({"bash": {"*": "ask"}}), {"enabled": True})
+    user = (
+        '{\n  // mine\n  "experimental": {"sandbox": true},\n  "sandbox": {"enabled": false}\n}\n'
+    )
+    text = kilo_merged(user, "kilo.jsonc", compiled)
+    value = parse_jsonc(text).value
+    assert "// mine" in text and value["experimental"] == {"sandbox": True}
+    assert value["sandbox"] == {"enabled": True}
+    assert value["permission"]["bash"] == {"*": "ask"}
+    assert value["$schema"] == "https://app.kilo.ai/config.json"
+    assert kilo_merged(text, "kilo.jsonc", compiled) == text
+
+
+def test_a_reordered_rule_object_is_drift() -> None:
+    """The last matching rule wins: a catch-all moved after the denies is not the same rules."""
+    from twsrt.agents.kilo.settings import drift_items as kilo_items
+
+    ours = '{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}'
+    moved = '{"permission": {"bash": {"rm *": "deny", "*": "ask"}}}'
+    for items in (drift_items, kilo_items):
+        assert items(ours) != items(moved)
+        assert sorted(items(ours), key=str) == sorted(items(moved), key=str)
+        assert [item.value for item in items(ours)] == ['"*": "ask"', '"rm *": "deny"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.text(alphabet="ab /.", max_size=8),
+    pattern=st.text(alphabet="ab* ?/.", max_size=8),
+)
+def test_the_linear_matcher_is_opencodes_regex(value: str, pattern: str) -> None:
+    """The effective check matches users' keys without building a regex from them; the
+    evaluation model's regex (OpenCode's own construction) is its oracle."""
+    from support.opencode_eval import match
+
+    assert matches(value, pattern) == match(value, pattern)

@@ -12,9 +12,9 @@ tree (HOME, launch directory and a stand-in for ``/``), so no real path is ever 
     passes Copilot's own check, Gemini loads every policy file with no rule dropped (all of
     an example's side by side, one headless run per settings file), and Qwen Code loads every
     settings file with nothing on stderr and without rewriting it (one headless run each);
-    OpenCode takes every config (exit 0, its call decided, the file left as it is), pi parses
-    every sandbox file and runs its bash call in srt, and Droid runs its call under every
-    settings file without the fail-closed refusal and without rewriting it.
+    OpenCode and Kilo take every config (its call decided, not failed, the file left as it
+    is), pi parses every sandbox file and runs its bash call in srt, and Droid runs its call
+    under every settings file without the fail-closed refusal and without rewriting it.
     Identical files are checked once; Copilot checks every flag value of one example in a
     single run (it validates each value on its own).
 (b) ``test_codex_never_allows_what_srt_denies``: the adversarial probes of ``adversarial.py``
@@ -87,6 +87,7 @@ gemini_settings = "out/gemini/settings.json"
 gemini_policy = "out/gemini/policies/twsrt.toml"
 qwen_settings = "out/qwen/settings.json"
 opencode_config = "out/opencode/opencode.json"
+kilo_config = "out/kilo/kilo.jsonc"
 pi_sandbox = "out/pi/sandbox.json"
 droid_settings = "out/droid/settings.json"
 """
@@ -198,6 +199,7 @@ def _role(rel: str) -> str:
         "opencode/opencode.json": "opencode",
         "pi/sandbox.json": "pi",
         "droid/settings.json": "droid",
+        "kilo/kilo.jsonc": "kilo",
     }.get(rel, rel)
 
 
@@ -230,7 +232,8 @@ def _checks(tools: Tools, compiled: dict[tuple[str, bool], Compiled], tree: Tree
         "claude": ("claude doctor", lambda text: _claude(tools, text, tmp)),
         "copilot-settings": ("copilot settings", lambda text: _copilot_settings(tools, text)),
         "qwen": ("qwen", lambda text: _qwen(tools, text)),
-        "opencode": ("opencode", _opencode),
+        "opencode": ("opencode", lambda text: _opencode(text, "opencode")),
+        "kilo": ("kilo", lambda text: _opencode(text, "kilo")),
         "pi": ("pi", lambda text: _pi(tools, text)),
         "droid": ("droid", lambda text: _droid(tools, text)),
     }
@@ -350,7 +353,7 @@ def _qwen(tools: Tools, text: str) -> Check:
     return run
 
 
-def _opencode(text: str) -> Check:
+def _opencode(text: str, name: str = "opencode") -> Check:
     """One headless run on the config as ~/.config/opencode/opencode.json (beside the fake
     model's provider keys): the CLI takes the config (exit 0; an invalid one stops it at
     start), its one shell call reaches a verdict, and it leaves the file as it is (it adds a
@@ -359,20 +362,25 @@ def _opencode(text: str) -> Check:
     def run() -> tuple[bool, str]:
         from support.fake_chat import FakeChat
 
-        from .opencode_client import OPENCODE, Setup, bash, run_agent
+        from .opencode_client import KILO, OPENCODE, Setup, bash, run_agent
+
+        agent = KILO if name == "kilo" else OPENCODE
 
         with (
             tempfile.TemporaryDirectory(prefix="twsrt-prop-", dir="/var/tmp") as tmp,
             FakeChat().serving() as fake,
         ):
-            setup = Setup(Path(tmp), OPENCODE, user=json.loads(text))
+            setup = Setup(Path(tmp), agent, user=json.loads(text))
             setup.write(fake.base_url("prop"))
             before = setup.user_path.read_bytes()
-            STATS.starts["opencode"] += 1
-            ran = run_agent(OPENCODE.binary(), fake, "prop", setup, [bash("true")])
-            ok = ran.returncode == 0 and ran.results[0].verdict is not None
+            STATS.starts[name] += 1
+            ran = run_agent(agent.binary(), fake, "prop", setup, [bash("true")])
+            # Kilo exits 1 after a rejected ask (the catch-all asks for `true`, row 24)
+            verdict = ran.results[0].verdict
+            ok = ran.returncode in ((0, 1) if name == "kilo" else (0,)) and verdict is not None
+            ok = ok and verdict != "error"  # a sandbox that cannot start fails every call
             ok = ok and setup.user_path.read_bytes() == before
-            return ok, f"opencode:\n{ran.stderr[-3000:]}\n{text}"
+            return ok, f"{name}:\n{ran.results[0].output[:500]}\n{ran.stderr[-3000:]}\n{text}"
 
     return run
 
@@ -449,7 +457,7 @@ def _copilot_flags(tools: Tools, argv: list[str]) -> Check:
 # derandomized examples)
 @pytest.mark.long
 @pytest.mark.parametrize(
-    "agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode", "pi", "droid"]
+    "agent", ["claude", "codex", "copilot", "gemini", "qwen", "opencode", "kilo", "pi", "droid"]
 )
 @settings(
     derandomize=True,

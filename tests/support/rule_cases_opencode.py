@@ -35,6 +35,9 @@ USER = """\
 }
 """
 
+# a managed file that allows the shell: merged after the user's file
+MANAGED = '{\n  "permission": {\n    "bash": "allow"\n  }\n}\n'
+
 CASES = [
     Case(
         "opencode-translation",
@@ -57,10 +60,18 @@ CASES = [
             "TWS641": "home/.config/opencode/opencode.json:7:30",
             "TWS642": "twsrt.toml:9:19",
             "TWS643": "twsrt.toml:9:19",
+            "TWS646": "root/etc/opencode/opencode.json:3:5",
         },
         files={"twsrt.toml": config(TARGET), "home/.config/opencode/opencode.json": USER},
-        home_files={"opencode.json": "{}\n"},
-        env={"OPENCODE_PERMISSION": '{{"bash": "allow"}}'},  # str.format: {{ is {
+        home_files={
+            "opencode.json": "{}\n",
+            # this machine's managed file (TWSRT_MANAGED_ROOT stands for /)
+            "root/etc/opencode/opencode.json": MANAGED,
+        },
+        env={
+            "OPENCODE_PERMISSION": '{{"bash": "allow"}}',  # str.format: {{ is {
+            "TWSRT_MANAGED_ROOT": "{home}/root",
+        },
     ),
 ]
 

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twsrt.agents.opencode.declaration import LABEL, NAME, SCHEMA_KEY, SCHEMA_URL
 from twsrt.agents.opencode.rules import (
+    OPENCODE_AGENT_PERMISSION,
     OPENCODE_AUTO_APPROVES_ASK,
     OPENCODE_BASH_DENY_BYPASS,
+    OPENCODE_MANAGED_LAYER_GRANTS,
     OPENCODE_PATHS_NARROWED,
+    OPENCODE_PERMISSION_KEY_LIFTS,
     OPENCODE_RULE_DROPPED,
     OPENCODE_TOOL_DENY_ONLY,
     OPENCODE_WEB_TOOLS_DENIED,
@@ -30,15 +33,20 @@ from twsrt.agents.opencode.rules import (
 from twsrt.agents.rootnames import of
 from twsrt.agents.srtkeys import dotted, set_keys
 from twsrt.findings import Finding, finding, quoted
-from twsrt.locations import Location
+from twsrt.locations import Location, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
 from twsrt.records import record
 from twsrt.rules import LOSSY_WRITE_ROOT, Rule
+
+if TYPE_CHECKING:
+    from twsrt.effective import Layer
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"
 # OpenCode's own read defaults that a catch-all would undo (row 4): kept, stricter
 ENV_ASKS = ("*.env", "*.env.*")
 WEB_TOOLS = ("webfetch", "websearch")
+# the members of ``permission`` twsrt writes
+PERMISSION_TOOLS = ("bash", "read", "edit", "external_directory", *WEB_TOOLS)
 
 
 @record(frozen=False)
@@ -332,4 +340,125 @@ def _web_findings(who: Who, policy: Policy) -> list[Finding]:
             f"webfetch takes no host pattern, which is stricter than {', '.join(keys)}",
             policy.srt_location("/network", key=True),
         )
+    ]
+
+
+# ---------------------------------------------------------------- the effective check
+
+
+def matches(value: str, pattern: str) -> bool:
+    """OpenCode's wildcard match (1.18.33): ``*`` any run of characters, ``/`` included, ``?``
+    one, a trailing `` *`` optional, every other character itself. A pattern here is a user's
+    key, so no regex is built from it: one pass over the text per pattern character."""
+    if pattern.endswith(" *") and _match(value, pattern[:-2]):
+        return True
+    return _match(value, pattern)
+
+
+def _match(text: str, pattern: str) -> bool:
+    # reach[i]: the pattern so far matches text[:i]
+    reach = [True] + [False] * len(text)
+    for char in pattern:
+        if char == "*":
+            for i in range(1, len(reach)):
+                reach[i] = reach[i] or reach[i - 1]
+            continue
+        reach = [False] + [reach[i] and (char == "?" or text[i] == char) for i in range(len(text))]
+    return reach[-1]
+
+
+def grants(value: Any) -> bool:
+    """A permission value that allows or asks for anything (a plain ``deny`` only refuses)."""
+    if isinstance(value, str):
+        return value != "deny"
+    if isinstance(value, dict):
+        return any(action != "deny" for action in value.values())
+    return False
+
+
+def permission_findings(layer: Layer, agent: str) -> list[Finding]:
+    """The user's keys beside twsrt's in a config of the grammar that grant more: a
+    ``permission`` key after twsrt's that matches one of its tools (TWS640), and an allow or
+    ask for one of them in ``agent.<name>.permission`` (TWS641), which is merged after the top
+    level."""
+    from twsrt.effective import report
+
+    value = layer.value if isinstance(layer.value, dict) else {}
+    out: list[Finding] = []
+    permission = value.get("permission")
+    if isinstance(permission, dict):
+        out += _late_keys(layer, permission, agent)
+    agents = value.get("agent")
+    if not isinstance(agents, dict):
+        return out
+    for name, own_agent in agents.items():
+        own = own_agent.get("permission") if isinstance(own_agent, dict) else None
+        if isinstance(own, str):
+            own = {"*": own}
+        if not isinstance(own, dict):
+            continue
+        for key, action in own.items():
+            if grants(action) and any(matches(tool, key) for tool in PERMISSION_TOOLS):
+                base = pointer_join(pointer_join("/agent", name), "permission")
+                out.append(
+                    report(
+                        OPENCODE_AGENT_PERMISSION,
+                        f"agent '{quoted(name)}' permission '{quoted(key)}' is merged after "
+                        "twsrt's rules and can allow what they deny",
+                        layer,
+                        pointer_join(base, key),
+                        agent,
+                    )
+                )
+    return out
+
+
+def _late_keys(layer: Layer, permission: dict[str, Any], agent: str) -> list[Finding]:
+    from twsrt.effective import report
+
+    out: list[Finding] = []
+    seen_managed = False
+    for key, value in permission.items():
+        if key in PERMISSION_TOOLS:
+            seen_managed = True
+            continue
+        if not seen_managed or not grants(value):
+            continue
+        tools = [tool for tool in PERMISSION_TOOLS if matches(tool, key)]
+        if tools:
+            out.append(
+                report(
+                    OPENCODE_PERMISSION_KEY_LIFTS,
+                    f"permission '{quoted(key)}' comes after twsrt's '{tools[0]}' rules and "
+                    "matches the same calls, so it wins over their denies",
+                    layer,
+                    pointer_join("/permission", key),
+                    agent,
+                )
+            )
+    return out
+
+
+def managed_findings(layer: Layer, agent: str) -> list[Finding]:
+    """Each key of a managed config's ``permission`` that matches one of twsrt's tools and
+    allows or asks (TWS646): the managed file is merged after the user's."""
+    from twsrt.effective import report
+
+    value = layer.value if isinstance(layer.value, dict) else {}
+    permission = value.get("permission")
+    if isinstance(permission, str):
+        permission = {"*": permission}
+    if not isinstance(permission, dict):
+        return []
+    return [
+        report(
+            OPENCODE_MANAGED_LAYER_GRANTS,
+            f"managed permission '{quoted(key)}' is merged after the user's file and can allow "
+            "what twsrt's rules deny there",
+            layer,
+            pointer_join("/permission", key),
+            agent,
+        )
+        for key, action in permission.items()
+        if grants(action) and any(matches(tool, key) for tool in PERMISSION_TOOLS)
     ]

@@ -10,6 +10,7 @@ import os
 from twsrt.agents.base import Context, read_target
 from twsrt.agents.kilo.declaration import NAME, SETTINGS_KEY
 from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
+from twsrt.agents.opencodegrammar import managed_findings, permission_findings
 from twsrt.effective import Layer, child, report
 from twsrt.findings import Finding, TwsrtError, finding
 
@@ -29,6 +30,7 @@ def findings(ctx: Context) -> list[Finding]:
         for variable in ENV_OVERRIDES
         if os.environ.get(variable)
     ]
+    out += _managed(ctx)
     path = ctx.config.targets.get(SETTINGS_KEY)
     if path is None:
         return out
@@ -43,6 +45,7 @@ def findings(ctx: Context) -> list[Finding]:
     if parsed is None:
         return out
     layer = Layer(path, display, parsed.value, parsed)
+    out += permission_findings(layer, NAME)
     if child(layer.value, "experimental", "sandbox") is not None:
         out.append(
             report(
@@ -55,3 +58,27 @@ def findings(ctx: Context) -> list[Finding]:
             )
         )
     return out
+
+
+# observed on Linux (row 31); the same path is assumed elsewhere
+MANAGED = {
+    "linux": "/etc/kilo/kilo.jsonc",
+    "macos": "/etc/kilo/kilo.jsonc",
+    "windows": "/etc/kilo/kilo.jsonc",
+}
+
+
+def _managed(ctx: Context) -> list[Finding]:
+    """This machine's managed config (user scope), when it is there."""
+    from twsrt.effective import host_path
+    from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
+
+    path = host_path(MANAGED)
+    if ctx.config.scope != "user" or not os.path.isfile(path):
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+        parsed = parse_jsonc(text)
+    except (OSError, UnicodeDecodeError, JsonSyntaxError):
+        return []
+    return managed_findings(Layer(path, str(path), parsed.value, parsed), NAME)

@@ -8,80 +8,31 @@ non-git directory loads (row 15)."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
-from typing import Any
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.opencode.declaration import NAME, PERMISSION_KEYS, SETTINGS_KEY
+from twsrt.agents.opencode.declaration import NAME, SETTINGS_KEY
 from twsrt.agents.opencode.rules import (
-    OPENCODE_AGENT_PERMISSION,
     OPENCODE_ANCESTOR_LAYER,
     OPENCODE_ENV_OVERRIDE,
-    OPENCODE_PERMISSION_KEY_LIFTS,
 )
-from twsrt.effective import Layer, report
-from twsrt.findings import Finding, TwsrtError, finding, quoted
-from twsrt.locations import pointer_join
+from twsrt.agents.opencodegrammar import managed_findings, permission_findings
+from twsrt.effective import Layer
+from twsrt.findings import Finding, TwsrtError, finding
 
 ENV_OVERRIDES = ("OPENCODE_PERMISSION", "OPENCODE_CONFIG_CONTENT", "OPENCODE_CONFIG")
 ANCESTOR_FILES = ("opencode.json", "opencode.jsonc", ".opencode")
 
 
-def matches(value: str, pattern: str) -> bool:
-    """OpenCode's wildcard match (1.18.33): ``*`` any run of characters, ``/`` included, ``?``
-    one, a trailing `` *`` optional, every other character itself."""
-    spelled = "".join(
-        ".*" if char == "*" else "." if char == "?" else re.escape(char) for char in pattern
-    )
-    if pattern.endswith(" *"):
-        spelled = spelled[: -len(re.escape(" ") + ".*")] + "( .*)?"
-    return re.fullmatch(spelled, value, re.DOTALL) is not None
-
-
-def grants(value: Any) -> bool:
-    """A permission value that allows or asks for anything (a plain ``deny`` only refuses)."""
-    if isinstance(value, str):
-        return value != "deny"
-    if isinstance(value, dict):
-        return any(action != "deny" for action in value.values())
-    return False
-
-
 def findings(ctx: Context) -> list[Finding]:
-    out = _environment(ctx) + _ancestors(ctx)
+    out = _environment(ctx) + _ancestors(ctx) + _managed(ctx)
     path = ctx.config.targets.get(SETTINGS_KEY)
     if path is None:
         return out
     layer = _layer(ctx, path)
     if layer is None:
         return out
-    permission = layer.value.get("permission") if isinstance(layer.value, dict) else None
-    if isinstance(permission, dict):
-        out += _late_keys(layer, permission)
-    agents = layer.value.get("agent") if isinstance(layer.value, dict) else None
-    if isinstance(agents, dict):
-        for name, agent in agents.items():
-            own = agent.get("permission") if isinstance(agent, dict) else None
-            if isinstance(own, str):
-                own = {"*": own}
-            if not isinstance(own, dict):
-                continue
-            for key, value in own.items():
-                if grants(value) and any(matches(tool, key) for tool in PERMISSION_KEYS):
-                    base = pointer_join(pointer_join("/agent", name), "permission")
-                    pointer = pointer_join(base, key)
-                    out.append(
-                        report(
-                            OPENCODE_AGENT_PERMISSION,
-                            f"agent '{quoted(name)}' permission '{quoted(key)}' is merged "
-                            "after twsrt's rules and can allow what they deny",
-                            layer,
-                            pointer,
-                            NAME,
-                        )
-                    )
-    return out
+    return out + permission_findings(layer, NAME)
 
 
 def _layer(ctx: Context, path: Path) -> Layer | None:
@@ -99,31 +50,6 @@ def _layer(ctx: Context, path: Path) -> Layer | None:
     except JsonSyntaxError:
         return None  # the compile reports it
     return Layer(path, display, parsed.value, parsed)
-
-
-def _late_keys(layer: Layer, permission: dict[str, Any]) -> list[Finding]:
-    """User keys after the first of twsrt's that match one of its tools and grant."""
-    out: list[Finding] = []
-    seen_managed = False
-    for key, value in permission.items():
-        if key in PERMISSION_KEYS:
-            seen_managed = True
-            continue
-        if not seen_managed or not grants(value):
-            continue
-        tools = [tool for tool in PERMISSION_KEYS if matches(tool, key)]
-        if tools:
-            out.append(
-                report(
-                    OPENCODE_PERMISSION_KEY_LIFTS,
-                    f"permission '{quoted(key)}' comes after twsrt's '{tools[0]}' rules and "
-                    "matches the same calls, so it wins over their denies",
-                    layer,
-                    pointer_join("/permission", key),
-                    NAME,
-                )
-            )
-    return out
 
 
 def _environment(ctx: Context) -> list[Finding]:
@@ -158,3 +84,27 @@ def _ancestors(ctx: Context) -> list[Finding]:
                 )
             )
     return out
+
+
+# observed on Linux (row 17); the same path is assumed elsewhere
+MANAGED = {
+    "linux": "/etc/opencode/opencode.json",
+    "macos": "/etc/opencode/opencode.json",
+    "windows": "/etc/opencode/opencode.json",
+}
+
+
+def _managed(ctx: Context) -> list[Finding]:
+    """This machine's managed config (user scope), when it is there."""
+    from twsrt.effective import host_path
+    from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
+
+    path = host_path(MANAGED)
+    if ctx.config.scope != "user" or not os.path.isfile(path):
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+        parsed = parse_jsonc(text)
+    except (OSError, UnicodeDecodeError, JsonSyntaxError):
+        return []
+    return managed_findings(Layer(path, str(path), parsed.value, parsed), NAME)

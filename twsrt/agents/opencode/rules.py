@@ -173,3 +173,17 @@ OPENCODE_ANCESTOR_LAYER = Rule(
     "every such directory. Remove it, or start OpenCode with "
     "`OPENCODE_DISABLE_PROJECT_CONFIG=1` (row 16).",
 )
+
+OPENCODE_MANAGED_LAYER_GRANTS = Rule(
+    "TWS646",
+    "opencode-managed-layer-grants",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "This machine's managed OpenCode (or Kilo) config allows what twsrt's rules deny.",
+    "OpenCode 1.18.33 merges the managed `/etc/opencode/opencode.json` after the user's file "
+    "(Kilo: `/etc/kilo`), so its rules come later and win (docs/agents/opencode-observed.md, "
+    "rows 17, 31): an allow or ask there for one of the tools twsrt writes rules for lifts "
+    "every deny of the user's file on this machine. Checked at `$TWSRT_MANAGED_ROOT` (else "
+    "`/`). Make the managed file deny-only, or generate it from the policy.",
+)

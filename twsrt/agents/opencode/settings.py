@@ -62,12 +62,25 @@ MEMBERS = Members(
 
 
 def drift_items(text: str) -> list[DriftItem]:
-    """The managed members of a file's text (JSONC) as drift items; none when it does not
-    parse."""
+    """The managed members of a file's text (JSONC) as drift items, one per rule of each
+    ``permission`` object in the order written (the last matching rule wins, so a reordered
+    object is drift, not the same rules); none when it does not parse."""
+    import json
+
     from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
 
     try:
         value = parse_jsonc(text).value
     except JsonSyntaxError:
         return []
-    return MEMBERS.items(value)
+    permission = value.get("permission") if isinstance(value, dict) else None
+    items: list[DriftItem] = []
+    for item in MEMBERS.items(value):
+        tool = item.key.removeprefix("permission.")
+        rules = permission.get(tool) if isinstance(permission, dict) else None
+        if item.key == tool or not isinstance(rules, dict):
+            items.append(item)
+            continue
+        dumped = (json.dumps({k: v}, ensure_ascii=False)[1:-1] for k, v in rules.items())
+        items += [DriftItem(item.key, rule) for rule in dumped]
+    return items
