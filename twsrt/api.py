@@ -9,13 +9,13 @@ aborted report, as the command does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.checking import check_report
 from twsrt.findings import Finding, Level, TwsrtError
 from twsrt.invocation import open_invocation
+from twsrt.records import record
 from twsrt.request import Request
 from twsrt.writes import FileWrite
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledPolicy", "Finding", "Level", "TwsrtError", "check", "compile_policy"]
 
 
-@dataclass(frozen=True)
+@record
 class CompiledPolicy:
     """One agent's compiled output for one mode, nothing written."""
 

@@ -9,16 +9,16 @@ does not list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from twsrt.findings import Finding, finding, quoted
 from twsrt.jsonpos import PositionedJson
 from twsrt.locations import Location, located, pointer_join
+from twsrt.records import record
 from twsrt.rules import FRAGMENT_VALUE_CONFLICT
 
 
-@dataclass(frozen=True)
+@record
 class Part:
     """One fragment's parsed file."""
 

@@ -6,12 +6,13 @@ validating the file is ``configload.py``'s job, above the registry."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from twsrt.findings import Finding
 from twsrt.locations import Location, display_path, located
+from twsrt.records import record
 from twsrt.tomlpos import PositionedToml
 
 MODES = ("full", "yolo")  # approval modes
@@ -21,7 +22,7 @@ DEFAULT_SANDBOX_MODE = "workspace-write"
 PROFILE_ENV = "TWSRT_PROFILE"
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     """Which profile a run composes its policy from, and what chose it (shown in every report)."""
 
@@ -34,7 +35,7 @@ class Selection:
     pattern: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Fragment:
     """One ``[fragments.<name>]`` table: an srt file and/or a bash rules file."""
 
@@ -48,7 +49,7 @@ class Fragment:
         return [(kind, path) for kind, path in named if path is not None]
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     path: Path
     display: str

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +26,14 @@ from twsrt.findings import Finding, finding
 from twsrt.locations import Location, located, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.positions import PositionedDocument
+from twsrt.records import record
 from twsrt.rules import EFFECTIVE_LAYER_UNREADABLE, Rule
 from twsrt.wildcard import fnmatch, star_match
 
 # ---------------------------------------------------------------- layers
 
 
-@dataclass
+@record(frozen=False)
 class Layer:
     """One parsed config file and where its keys sit."""
 

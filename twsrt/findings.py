@@ -4,10 +4,11 @@ them out of a stage that cannot go on."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from twsrt.escaping import one_line
 from twsrt.locations import Location
+from twsrt.records import record
 from twsrt.rules import CATALOG, Level, Rule
 
 # What a finding quotes of one user value (a path, a domain, a command, a key): enough to find
@@ -47,7 +48,7 @@ def capped_lines(text: str, limit: int = MESSAGE_LIMIT) -> str:
     return "\n".join(quoted(line, limit) for line in text.split("\n"))
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     rule_id: str
     message: str

@@ -6,7 +6,7 @@ is configured), the context's sandbox mode, the fix command a drift names."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location, display_path, git_root, home_dir, repo_root
 from twsrt.placement import guard
 from twsrt.protection import protected_context
+from twsrt.records import record
 from twsrt.report import profile_clause
 from twsrt.rules import CONFIG_NOT_FOUND
 from twsrt.safeio import real
@@ -125,7 +126,7 @@ def fix_command(ctx: Context) -> str:
     return command
 
 
-@dataclass(frozen=True)
+@record
 class Invocation:
     """A request opened: the loaded config (confined to the repository in repo mode), the
     policy and the run context, ready for a command to compile, compare and report."""

@@ -23,9 +23,10 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from twsrt import records
 
 # .twsrt.<pid>.<8 hex>.<new|old>.<start of the target's name>: writes' temp and backup files
 _OWN_TEMP = re.compile(r"\.twsrt\.(\d+)\.[0-9a-f]{8}\.(?:new|old)\.")
@@ -33,7 +34,7 @@ PATTERN = re.compile(r"\.twsrt-journal\.(\d+)\.[0-9a-f]{8}\.json(\.new)?\Z")
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@records.record
 class OnDisk:
     """What a path held when it was read: ``absent``, a ``file`` (its text), a ``link`` (its
     value) or ``other`` (a directory, a FIFO, ...)."""

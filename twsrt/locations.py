@@ -4,12 +4,14 @@ file (``display_path``) and where the repository around it stands (``git_root``)
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
+from twsrt.records import record
 
-@dataclass(frozen=True, order=True)
+
+@record(order=True)
 class Location:
     """A 1-based line/column position in a file, plus the JSON pointer or TOML key path, and
     where the value there ends when the location was found in a parsed document (``located``):

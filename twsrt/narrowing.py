@@ -19,7 +19,7 @@ overlapping: a finding, never a silent pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -28,6 +28,7 @@ from twsrt.bashrules import command_holders
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy
+from twsrt.records import record
 from twsrt.regions import Anchors, Holders, Meeting, Region, all_regions, reopened, undecided
 from twsrt.rules import PROJECT_WIDENS_USER
 from twsrt.testing.domains import domain_holders, domain_within, domains_meet, entry_key
@@ -58,7 +59,7 @@ def _held(command: str, index: dict[str, Entry]) -> list[Entry]:
 # --------------------------------------------------------------------------------- findings
 
 
-@dataclass(frozen=True)
+@record
 class _Check:
     """One comparison: the two policies, the anchors, and who replaces the user's lists."""
 

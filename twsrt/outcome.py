@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from twsrt.records import record
 
 if TYPE_CHECKING:
     from twsrt.findings import Finding
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-@dataclass(frozen=True)
+@record
 class Line:
     """Text as printed (its newline included), on stdout or stderr. ``colour``: keep the ANSI
     colours (True), strip them (False), or leave it to the stream (None), as ``click.echo``.
@@ -38,7 +40,7 @@ class Refused(Exception):
         self.message, self.usage, self.param = message, usage, param
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     lines: list[Line] = field(default_factory=list)
     exit_code: int = EXIT_OK

@@ -19,7 +19,6 @@ Reads of files found later (config layers beside a target) stay inside ``Config.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from twsrt.agents import agent_of, specs, yolo_keys
@@ -28,6 +27,7 @@ from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding
 from twsrt.locations import Location, git_root
 from twsrt.pathnames import control_problem, length_problem
+from twsrt.records import record
 from twsrt.rules import (
     CONFIG_INVALID,
     PATH_OUTSIDE_REPOSITORY,
@@ -40,7 +40,7 @@ from twsrt.scopes import placement_findings as scope_placement
 from twsrt.vcs import metadata_hit
 
 
-@dataclass(frozen=True)
+@record
 class Placed:
     """One file a run may read or write, and the config key that puts it there."""
 

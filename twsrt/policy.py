@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Protocol
 
 from twsrt.jsonpos import PositionedJson
 from twsrt.locations import Location, located
+from twsrt.records import record
 
 GLOB_CHARS = frozenset("*?[]")  # srt's (containsGlobChars): a brace is literal for every agent
 
@@ -70,7 +71,7 @@ def normalize_path(path: str) -> str:
     return fold_dots(stripped)
 
 
-@dataclass(frozen=True)
+@record
 class PathRule:
     path: str
     origin: Location
@@ -84,7 +85,7 @@ class PathRule:
         return not self.literal and is_glob(self.path)
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """A string rule (domain or command) and where it was written."""
 
@@ -99,7 +100,7 @@ class Locator(Protocol):
     def location(self, pointer: str, *, key: bool = False) -> Location: ...
 
 
-@dataclass
+@record(frozen=False)
 class Policy:
     srt_display: str
     bash_display: str

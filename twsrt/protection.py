@@ -10,7 +10,7 @@ findings) covers the set as it covers the user's own denies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -21,6 +21,7 @@ from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, git_root, repo_root
 from twsrt.mandatory import GIT_PROTECTED
 from twsrt.policy import PathRule, Policy, is_glob, normalize_path
+from twsrt.records import record
 from twsrt.rules import BROAD_WRITE_ROOT, POLICY_UNPROTECTED
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ Kind = Literal["layer", "policy", "mandatory", "secret"]
 CLASSIC_DIR = "~/.config/twsrt"  # the classic layout's config directory
 
 
-@dataclass(frozen=True)
+@record
 class Protected:
     """One protected path, in policy spelling (``~/x``, ``/abs`` or relative to the launch
     directory), with why it is protected and the config or policy entry behind it."""

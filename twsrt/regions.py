@@ -19,10 +19,10 @@ from __future__ import annotations
 import posixpath
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 from twsrt.policy import PathRule, fold_dots, has_dots, is_glob
+from twsrt.records import record
 
 # /proc/<process>/<entry>: entries that re-spell another part of the filesystem
 _PROCESS_LINKS = frozenset({"root", "cwd", "exe", "fd", "map_files"})
@@ -82,7 +82,7 @@ def canonical(path: str) -> str | None:
         parts = parts[length:]  # /proc/self/root/x is /x, /proc/self/root/.. is /
 
 
-@dataclass(frozen=True)
+@record
 class Anchors:
     """Where ``~`` and relative paths lie: ``home`` (absolute, the pinned home) expands ``~`` on
     both sides, and ``root`` (the project root, absolute or ``~/...``) anchors relative paths.
@@ -138,7 +138,7 @@ def _overlap(a: str, b: str) -> bool:
     return not _comparable(a, b) or _within(a, b) or _within(b, a)
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     """What a path rule touches: ``base`` and every path below it (``tree``), every path
     strictly below it (``below``: ``P/**``), or only some paths below it (``some``: a glob,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.findings import LEVEL_ORDER, Finding, Level, quoted
+from twsrt.records import record
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 REPORT_VERSION = 1
 
 
-@dataclass(frozen=True)
+@record
 class Suppression:
     """One ``[[check.ignore]]`` entry of the config."""
 
@@ -27,7 +28,7 @@ class Suppression:
     index: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class CheckedFile:
     """A file the run looked at (a source, the config, or a target of one agent)."""
 
@@ -36,7 +37,7 @@ class CheckedFile:
     agent: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class CheckReport:
     findings: list[Finding] = field(default_factory=list)  # active, sorted
     suppressed: list[tuple[Finding, Suppression]] = field(default_factory=list)

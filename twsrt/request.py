@@ -4,15 +4,16 @@ Nothing else carries a command-line choice: no context variable, no click metada
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from twsrt.records import record
 
 if TYPE_CHECKING:
     from twsrt.findings import Level
     from twsrt.scopes import ScopeRequest
 
 
-@dataclass(frozen=True)
+@record
 class Request:
     config: str | None = None  # -c/--config (else $TWSRT_CONFIG, the search)
     profile: str | None = None  # --profile (else $TWSRT_PROFILE, hosts, the config's profile)

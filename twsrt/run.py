@@ -5,7 +5,7 @@ the write plan checked before any write, the dry-run diff, the writes, the notic
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from twsrt.agents import primary_key
@@ -16,11 +16,12 @@ from twsrt.findings import Finding, fail
 from twsrt.invocation import Invocation
 from twsrt.locations import Location
 from twsrt.outcome import Outcome
+from twsrt.records import record
 from twsrt.rules import CONFIG_INVALID, TARGET_UNUSABLE
 from twsrt.writes import Change, FileWrite, SymlinkWrite, apply, describe, preflight
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     config: Config
     mode_line: str = ""

@@ -15,7 +15,7 @@ An agent's ``compile(ctx)`` dispatches on ``ctx.config.scope`` to its scope's co
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from twsrt.agents import AGENTS, REGISTRY, agent_of, label, spec_of, target_spec
 from twsrt.findings import Finding, TwsrtError, fail, finding, quoted
 from twsrt.locations import Location
 from twsrt.pathnames import control_problem, length_problem
+from twsrt.records import record
 from twsrt.rules import (
     CONFIG_INVALID,
     PATH_OUTSIDE_REPOSITORY,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 SCOPED = ("project", "managed")  # the scopes a config table or an option selects
 
 
-@dataclass(frozen=True)
+@record
 class ScopeRequest:
     """``--project DIR`` or ``--managed DIR`` from the command line."""
 

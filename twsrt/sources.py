@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from twsrt.findings import Finding, Level, TwsrtError, finding, quoted
 from twsrt.jsonpos import JsonSyntaxError, PositionedJson, parse_jsonc, walk
 from twsrt.locations import Location, located, pointer_join
 from twsrt.policy import Entry, PathRule, Policy, normalize_path
+from twsrt.records import record
 from twsrt.rules import DUPLICATE_JSON_KEY, SCHEMA_VIOLATION, SOURCE_MISSING, SOURCE_UNPARSABLE
 from twsrt.safeio import FileProblem, problem_finding, read_text
 from twsrt.schemas import validate
@@ -102,7 +102,7 @@ def control_characters(parsed: PositionedJson, display: str) -> list[Finding]:
     return found
 
 
-@dataclass
+@record(frozen=False)
 class SourcesRead:
     """The policy's files as read for one run: the policy (None when a file could not be read
     or holds an error), every finding about the files, and each file's display name."""

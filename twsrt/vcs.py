@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.findings import fail
+from twsrt.records import record
 from twsrt.rules import VCS_METADATA_PATH
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def metadata_part(path: Path) -> str | None:
     return next((part for part in path.parts if folded(part) in METADATA_NAMES), None)
 
 
-@dataclass(frozen=True)
+@record
 class MetadataHit:
     """Where a path meets a metadata directory: the component, and the real path when only
     the resolved path (through a symlink) meets it."""

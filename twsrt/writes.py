@@ -14,13 +14,14 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from twsrt import journal
 from twsrt.findings import TwsrtError, fail
 from twsrt.journal import OnDisk, on_disk
 from twsrt.locations import Location, display_path
+from twsrt.records import record
 from twsrt.rules import SETTINGS_LINK_FOREIGN, TARGET_CHANGED, TARGET_UNUSABLE
 from twsrt.vcs import refuse_metadata
 
@@ -38,7 +39,7 @@ def keep_line_endings(base: str | None, text: str) -> str:
     return re.sub(r"(?<!\r)\n", "\r\n", text)
 
 
-@dataclass(frozen=True)
+@record
 class FileWrite:
     """Replace (or create) ``path`` with ``text``; ``old`` is the text compile read, None when
     the file did not exist. The file must still hold ``old`` when it is replaced."""
@@ -62,7 +63,7 @@ class FileWrite:
         return OnDisk("absent") if self.old is None else OnDisk("file", self.old)
 
 
-@dataclass(frozen=True)
+@record
 class SymlinkWrite:
     """Point ``link`` at ``target`` (a name relative to the link's directory). ``ours`` are the
     files twsrt's own link may point to; a link to anything else is the user's and is never
@@ -112,7 +113,7 @@ def _where(change: Change) -> Path:
 # ------------------------------------------------------------------ validation
 
 
-@dataclass
+@record(frozen=False)
 class _Step:
     """One change, rendered and then staged: the temp file next to the target, the old file
     kept aside (a hard link, else a copy) so that a rollback is a rename."""

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from twsrt.config import Config
 from twsrt.findings import Finding, TwsrtError, finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, fold_dots, is_glob
+from twsrt.records import record
 from twsrt.rules import (
     GLOB_GRANT_LEFT_OUT,
     LOSSY_GLOB_PATH,
@@ -29,7 +30,7 @@ from twsrt.rules import (
 )
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class PathTarget:
     """Who the messages are about: the agent id, its human label, and the name of the target
     key each srt key lands in (``denyRead`` -> ``deniedPaths``; unnamed keys keep their name)."""

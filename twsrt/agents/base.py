@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
@@ -14,6 +14,7 @@ from twsrt.documents import Documents
 from twsrt.findings import Finding, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.records import record
 from twsrt.rules import DANGER_FULL_ACCESS, TARGET_UNUSABLE, Rule
 from twsrt.writes import Change
 
@@ -27,7 +28,7 @@ class Once(Protocol):
     def __call__(self, key: Hashable, make: Callable[[], T], /) -> T: ...
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     """What one agent compiles: the config, the policy with the protected set write-denied, and
     the approval and sandbox modes. Made by ``protection.protected_context`` (the protected set
@@ -97,13 +98,13 @@ class Context:
         )
 
 
-@dataclass(frozen=True)
+@record
 class DriftItem:
     key: str
     value: str
 
 
-@dataclass
+@record(frozen=False)
 class Drift:
     """How one target file on disk differs from what the policy generates."""
 
@@ -123,7 +124,7 @@ class Drift:
         return self.missing_file or bool(self.missing or self.extra) or self.reordered
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     """One agent's compiled output for one mode."""
 
@@ -157,7 +158,7 @@ TargetKind = Literal["json-settings", "toml-config", "exec-rules", "flags-text",
 Scope = Literal["user", "project", "managed"]
 
 
-@dataclass(frozen=True)
+@record
 class TargetSpec:
     """One ``[targets]`` key of an agent, declared once: the config schema, the pre-commit hook
     pattern, ``init`` and the placement checks all read it from here."""
@@ -177,7 +178,7 @@ class TargetSpec:
     scope: Scope = "user"  # where the file takes effect (see Scope)
 
 
-@dataclass(frozen=True)
+@record
 class Layer:
     """One file (or directory) an agent discovers and loads as configuration on a later launch:
     a sandboxed command must not create, change, rename or unlink it (docs/never-widen.md,
@@ -201,7 +202,7 @@ def discovered(scope: Scope, table: str) -> tuple[Layer, ...]:
     )
 
 
-@dataclass(frozen=True)
+@record
 class StateFile:
     """A file or directory an agent writes for itself in its config directory (a login, session
     transcripts, history, caches): never configuration a repository should hold. ``init --repo``
@@ -213,7 +214,7 @@ class StateFile:
     credential: bool = False  # a login, token or key: rotate it once it was committed
 
 
-@dataclass(frozen=True)
+@record
 class Accepted:
     """A finding ``init --repo`` accepts in the open for the agent (a ``[[check.ignore]]`` entry
     of ``rule``), with the condition it rests on: ``comment`` says what is accepted
@@ -251,7 +252,7 @@ def state_names(directory: str, names: str) -> tuple[StateFile, ...]:
     )
 
 
-@dataclass(frozen=True)
+@record
 class AgentSpec:
     """What an agent is, declared in its module: everything outside the module derives from it."""
 

@@ -13,18 +13,18 @@ dropped without a finding.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import pointer_join
 from twsrt.policy import Policy
+from twsrt.records import record
 from twsrt.rules import LOSSY_UNSUPPORTED_KEY, UNCOMPILED_KEY_NOTE
 
 Effect = Literal["restricts", "grants", "runtime"]
 
 
-@dataclass(frozen=True)
+@record
 class KeyInfo:
     effect: Effect
     why: str  # what srt does with the key, in a few words (read in the finding message)

@@ -5,7 +5,7 @@ members, write, drift), which Claude Code's, DeepCode's and Copilot's settings f
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from twsrt.config import Config
 from twsrt.diffs import View, whole
 from twsrt.documents import Documents
 from twsrt.findings import Finding
+from twsrt.records import record
 from twsrt.writes import Change
 
 
@@ -31,7 +32,7 @@ def settings_shapes(lists: tuple[str, ...], sections: tuple[str, ...]) -> dict[s
     }
 
 
-@dataclass(frozen=True)
+@record
 class JsonSettings:
     """A JSON settings target as twsrt edits it (read, splice, write, drift), declared once per
     agent: ``merge`` gives the new values of the members it owns from the user's document and
@@ -69,7 +70,7 @@ class JsonSettings:
         return compare(display, key, disk_text, new_text, members.text_items, members.view)
 
 
-@dataclass
+@record(frozen=False)
 class TargetFiles:
     """The files one compile writes: each read, merged (``text`` of what is on disk), written
     and compared once (``add``), and the compile's ``Result`` of them (``result``)."""

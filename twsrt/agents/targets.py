@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from twsrt.documents import Documents
 from twsrt.findings import Finding, TwsrtError, fail, finding
 from twsrt.locations import Location
 from twsrt.policy import Policy
+from twsrt.records import record
 from twsrt.redact import MARK
 from twsrt.rules import (
     BROKEN_SYMLINK,
@@ -161,7 +162,7 @@ def target_write(
 # ---------------------------------------------------------------- drift items
 
 
-@dataclass(frozen=True)
+@record
 class Members:
     """The members twsrt owns in one kind of target file: a ``Spec`` (diffs.py) and how their
     values become drift items. The report view and the items derive from this one declaration.
@@ -303,7 +304,7 @@ def _shown_redacted(result: Drift, old_items: list[DriftItem], new_items: list[D
 # ---------------------------------------------------------------- the settings link
 
 
-@dataclass
+@record(frozen=False)
 class LinkPlan:
     """A settings file reached through a link (Claude Code reads ``settings.json``, twsrt writes
     ``settings.full.json`` / ``settings.yolo.json`` and points the link at the mode's file).

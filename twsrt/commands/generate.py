@@ -3,10 +3,9 @@ run found and did on stderr, as an ``Outcome`` the CLI prints."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from twsrt.invocation import open_invocation
 from twsrt.outcome import EXIT_FINDINGS, Outcome
+from twsrt.records import record
 from twsrt.request import Request
 from twsrt.run import (
     Compiled,
@@ -20,7 +19,7 @@ from twsrt.run import (
 )
 
 
-@dataclass(frozen=True)
+@record
 class GenerateOptions:
     write: bool = False  # write the targets, else print previews
     dry_run: bool = False  # with write: show what would change, write nothing

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from twsrt.findings import MESSAGE_LIMIT, quoted
 from twsrt.invocation import open_invocation
 from twsrt.locations import Location, pointer_join
 from twsrt.outcome import Outcome
+from twsrt.records import record
 from twsrt.request import Request
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ _TYPED_LISTS = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Shown:
     """One leaf of the policy: a list entry, a scalar, or an empty list or table."""
 
@@ -47,7 +47,7 @@ class Shown:
     item: bool  # an entry of the list ``key`` (else the value of ``key`` itself)
 
 
-@dataclass(frozen=True)
+@record
 class Shape:
     """What ``show`` prints: the srt leaves in the policy's order, each bash list's entries."""
 

@@ -3,12 +3,12 @@ the report as text or JSON on stdout, a JUnit file, and the report's exit code."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from twsrt.invocation import open_invocation
 from twsrt.outcome import EXIT_USAGE, Outcome
+from twsrt.records import record
 from twsrt.request import Request
 from twsrt.testing.engines import EngineUnavailable
 from twsrt.testing.progress import Progress
@@ -16,7 +16,7 @@ from twsrt.testing.run import run_tests
 from twsrt.testing.selection import Requested
 
 
-@dataclass(frozen=True)
+@record
 class ProbeOptions:
     engine: Requested = ()  # --engine, as given (none: every engine that can run here)
     keyword: str | None = None  # -k: only probes whose name contains it

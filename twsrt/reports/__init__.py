@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twsrt.outcome import Line
+from twsrt.records import record
 from twsrt.reports.files import stream_of, write_report_files
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from twsrt.report import CheckReport
 
 
-@dataclass(frozen=True)
+@record
 class RenderOptions:
     """What the command line says about the look of a report; formats for programs ignore it."""
 
@@ -33,7 +33,7 @@ class RenderOptions:
     colour: bool = False  # ANSI colours (text on a terminal, FORCE_COLOR)
 
 
-@dataclass(frozen=True)
+@record
 class Reporter:
     name: str  # the --format value
     module: str  # twsrt.reports.<module>.render(report, options) renders it

@@ -17,11 +17,11 @@ import contextlib
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from twsrt.findings import TwsrtError, fail
 from twsrt.locations import Location, display_path
+from twsrt.records import record
 from twsrt.rules import REPORT_UNWRITABLE, VCS_METADATA_PATH
 from twsrt.safeio import irregular
 from twsrt.vcs import metadata_hit
@@ -37,7 +37,7 @@ def stream_of(name: str) -> str | None:
     return STREAMS.get(name)
 
 
-@dataclass(frozen=True)
+@record
 class _Walk:
     """A report path as its components, and the real directories where links are refused."""
 

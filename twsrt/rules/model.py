@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, StrEnum
+
+from twsrt.records import record
 
 
 class Level(StrEnum):
@@ -59,7 +60,7 @@ class Family(Enum):
         return self not in (Family.LOADING, Family.SCHEMA)
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """One catalog entry. Ids never change once released; names are for humans and configs.
     ``basis`` says why the rule has its ``level`` (a test keeps the two consistent); the id's

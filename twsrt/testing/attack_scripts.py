@@ -8,15 +8,15 @@ import posixpath
 import shlex
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from twsrt.policy import GLOB_CHARS, PathRule, Policy  # srt's glob characters: a brace is literal
+from twsrt.records import record
 from twsrt.testing.globs import Semantics, instantiate, layout_path, within
 from twsrt.testing.model import ORIGINAL, Action, Attack, Outcome, token
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     kind: str
     rule: PathRule

@@ -10,10 +10,10 @@ import posixpath
 import shlex
 import shutil
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from twsrt.records import record
 from twsrt.testing.globs import within
 from twsrt.testing.model import ORIGINAL, Attack, Observation, Outcome, token
 
@@ -172,7 +172,7 @@ def _markers(index: int, nonce: str) -> tuple[str, str]:
     return f"@@{nonce}{index}@@", f"@@/{nonce}{index}@@"
 
 
-@dataclass(frozen=True)
+@record
 class Section:
     """What one command of a batch printed, and the status it exited with."""
 

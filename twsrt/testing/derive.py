@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from twsrt.findings import quoted
 from twsrt.policy import PathRule, Policy, normalize_path
+from twsrt.records import record
 from twsrt.testing.domains import domain_probes
 from twsrt.testing.globs import (
     Matcher,
@@ -30,7 +31,7 @@ from twsrt.testing.model import (
 )
 
 
-@dataclass
+@record(frozen=False)
 class _Draft:
     probe: Probe
     base: str  # ROOT-relative path the fixture is built around

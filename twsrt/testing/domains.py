@@ -10,9 +10,9 @@ and deniedDomains is checked before allowedDomains.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
 
 from twsrt.policy import Entry, Policy
+from twsrt.records import record
 from twsrt.testing.model import CANARY_HOSTS, TAG, Action, Outcome, Probe
 
 # Ports tried beside each entry's own: HTTPS's and one no rule in the examples names.
@@ -119,7 +119,7 @@ def probe_url(host: str, port: int) -> str:
     return f"http://{host}/" if port == 80 else f"http://{host}:{port}/"
 
 
-@dataclass(frozen=True)
+@record
 class DomainProbe(Probe):
     """One request for one domain rule; ``form`` says which spelling of the host it tries."""
 

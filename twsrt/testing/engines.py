@@ -23,11 +23,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from twsrt.records import record
 from twsrt.testing.model import FIXTURE_TEXT, MARK, Fixtures
 from twsrt.testing.registry import ENGINES
 
@@ -52,7 +52,7 @@ class EngineUnavailable(Exception):
         super().__init__(f"{engine}: {problem}")
 
 
-@dataclass
+@record(frozen=False)
 class Run:
     exit_code: int | None
     output: str

@@ -12,11 +12,11 @@ when ``twsrt test`` first asks for it (``SRT_GAPS``, see ``__getattr__``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from twsrt.findings import Finding, finding, quoted
 from twsrt.policy import Policy, is_glob
+from twsrt.records import record
 from twsrt.rules import SRT_LINUX_UNIX_SOCKETS, SRT_LINUX_WRITE_GLOB, Rule
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def srt_skips_write_glob(path: str) -> bool:
     return is_glob(path.removesuffix("/**"))
 
 
-@dataclass(frozen=True)
+@record
 class Mismatch:
     """A probe whose sandboxed outcome differs from the policy, as a gap rule sees it."""
 

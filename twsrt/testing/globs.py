@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from twsrt.policy import PathRule, Policy, is_glob
+from twsrt.records import record
 from twsrt.testing.model import TAG
 from twsrt.wildcard import GitGlob
 
@@ -130,7 +130,7 @@ def depth_instances(rule: PathRule) -> list[tuple[str, str, str]]:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Matcher:
     """One filesystem rule in the fixture tree: a path (covers its subtree) or a glob."""
 
@@ -162,7 +162,7 @@ def layout_glob(path: str) -> str | None:
     return head.replace("/./", "/").removesuffix("/.")
 
 
-@dataclass(frozen=True)
+@record
 class Semantics:
     """The canonical (srt) meaning of the filesystem lists, over fixture-tree paths."""
 

@@ -4,12 +4,13 @@ them), fixtures, observations, verdicts and the report."""
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from twsrt.findings import Finding
 from twsrt.locations import Location
+from twsrt.records import record
 
 if TYPE_CHECKING:
     from twsrt.config import Selection
@@ -67,7 +68,7 @@ class Action(StrEnum):
     RUN = "run"  # a program the checkout names, started outside any sandbox (``hostrun``)
 
 
-@dataclass(frozen=True)
+@record
 class Probe:
     """One observable consequence of one policy rule."""
 
@@ -87,7 +88,7 @@ class Probe:
         return f"{self.kind} {self.rule}"
 
 
-@dataclass(frozen=True)
+@record
 class DepthProbe(Probe):
     """A probe of a relative ``**/`` glob at one depth below the launch directory
     (``globs.DEPTHS``: top, deep), beside the glob's own probe."""
@@ -132,7 +133,7 @@ DOES = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Attack(Probe):
     """One adversarial action against one rule, with the host state it needs and its effect."""
 
@@ -162,7 +163,7 @@ def token(path: str) -> str:
     return f"{SECRET}-{zlib.crc32(path.encode()):08x}"
 
 
-@dataclass(frozen=True)
+@record
 class Fixtures:
     """What the fixture tree holds before any probe runs (ROOT-relative POSIX paths)."""
 
@@ -171,13 +172,13 @@ class Fixtures:
     sockets: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     probes: tuple[Probe, ...]
     fixtures: Fixtures
 
 
-@dataclass(frozen=True)
+@record
 class Observation:
     """One run of a probe command, with or without the sandbox."""
 
@@ -188,7 +189,7 @@ class Observation:
     seconds: float = 0.0
 
 
-@dataclass(frozen=True)
+@record
 class Result:
     engine: str
     probe: Probe
@@ -199,7 +200,7 @@ class Result:
     sandboxed: Observation | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Skipped:
     """An engine the run left out, and why (named in every report)."""
 
@@ -207,7 +208,7 @@ class Skipped:
     reason: str
 
 
-@dataclass
+@record(frozen=False)
 class ProbeReport:
     """Everything ``twsrt test`` found; the reporters and the exit code read only this."""
 

@@ -20,12 +20,12 @@ Nothing here runs a process.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twsrt.findings import Finding, finding, quoted
 from twsrt.locations import Location, pointer_join
+from twsrt.records import record
 from twsrt.rules import Level
 from twsrt.testing.model import Action, Outcome, Probe, Result, Verdict
 
@@ -37,7 +37,7 @@ HAND_ADDED = "hand-added"
 EFFECTIVE = "effective"
 
 
-@dataclass(frozen=True)
+@record
 class Grant:
     """One thing a file on disk gives beyond the policy: the result's kind and name, and the
     finding (``check``'s rule, at the key) it is reported and suppressed as."""

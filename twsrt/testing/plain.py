@@ -8,8 +8,8 @@ probe never turns the others into FAIL or ERROR.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from twsrt.records import record
 from twsrt.testing.batches import framed, new_nonce, section_line, split_sections
 from twsrt.testing.commands import HELPERS_PRELUDE, command, fetches, observe, unanswered_fetch
 from twsrt.testing.engines import Run
@@ -26,7 +26,7 @@ PER_PROBE_SECONDS = 1.0
 Runner = Callable[[str, float], Run]  # sh text and timeout -> the run (control or sandbox)
 
 
-@dataclass(frozen=True)
+@record
 class Planned:
     """A probe with its index in the engine's list (which keeps its created file unique)."""
 
@@ -129,7 +129,7 @@ def alone(run: Runner, probe: Probe, shell: str, timeout: float, retry: bool) ->
     return seen
 
 
-@dataclass(frozen=True)
+@record
 class Shells:
     """Each probe's command as a batch runs it (the helpers from the batch's shell variables)
     and as it runs alone (self-contained)."""

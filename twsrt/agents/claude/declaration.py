@@ -3,7 +3,7 @@ sections of one mode (``Managed``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.base import (
@@ -17,6 +17,7 @@ from twsrt.agents.base import (
 )
 from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED, CLAUDE_PLANTED_LAYERS
 from twsrt.locations import Location
+from twsrt.records import record
 
 NAME = "claude"
 LABEL = "Claude"  # how messages name the agent
@@ -295,7 +296,7 @@ ESCAPE_HATCH = "allowUnsandboxedCommands"
 WEB_TOOLS = ("WebFetch", "WebSearch")
 
 
-@dataclass
+@record(frozen=False)
 class Managed:
     """The sections twsrt owns in a Claude settings file, for one mode."""
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from twsrt.agents.claude.rules import (
 )
 from twsrt.effective import Layer, PolicyView, child, host_path, load_layer, report, strings
 from twsrt.findings import Finding, finding, quoted
+from twsrt.records import record
 from twsrt.rules import USER_ALLOW_SHADOWED, USER_WRITE_ROOT
 
 NAME = "claude"
@@ -61,7 +61,7 @@ REFUSED_BY = {
 Check = Callable[[Layer, PolicyView, bool, Callable[[str], bool]], list[Finding]]
 
 
-@dataclass
+@record(frozen=False)
 class ManagedLayers:
     """The managed files found on this machine, in Claude's order (the file, then drop-ins)."""
 

@@ -4,13 +4,14 @@ profile and rules (``Compiled``)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
 from twsrt.agents.codex.rules import CODEX_NESTED_UNPROTECTED
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
+from twsrt.records import record
 
 NAME = "codex"
 
@@ -243,7 +244,7 @@ REASONS = {
 }
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """Everything twsrt owns in Codex's files, for any mode (Codex output is mode-free)."""
 

@@ -4,7 +4,7 @@ compiled output of one mode (``Compiled``)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
@@ -12,6 +12,7 @@ from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discov
 from twsrt.agents.copilot.rules import COPILOT_MANDATORY_NAMES_OPEN
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
+from twsrt.records import record
 
 NAME = "copilot"
 
@@ -193,7 +194,7 @@ _DOMAIN = re.compile(
 )
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """Everything twsrt writes for Copilot in one mode."""
 

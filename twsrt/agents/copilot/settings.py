@@ -3,7 +3,6 @@ into the user's settings.json, and the members drift compares and reports show."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, PathIndex, deny_path, grant_path
@@ -27,6 +26,7 @@ from twsrt.agents.targets import Members, disabled_sandbox, unique
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import PathRule, Policy
+from twsrt.records import record
 from twsrt.rules import LOSSY_PORT_DOMAIN, LOSSY_WRITE_ROOT
 
 
@@ -102,7 +102,7 @@ def _read_grants(
     return read_grants
 
 
-@dataclass
+@record(frozen=False)
 class _Denies:
     """The denied paths, the read-only ones (denyWrite), each once, and one index of both (the
     denied first), for the questions the grants ask."""

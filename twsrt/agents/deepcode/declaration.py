@@ -4,7 +4,7 @@ content of one mode (``Managed``)."""
 from __future__ import annotations
 
 from copy import deepcopy
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.abspaths import PathTarget
@@ -12,6 +12,7 @@ from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discov
 from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
 from twsrt.agents.targets import agent_finding
 from twsrt.locations import Location
+from twsrt.records import record
 
 NAME = "deepcode"
 
@@ -164,7 +165,7 @@ REASONS = {
 }
 
 
-@dataclass
+@record(frozen=False)
 class Managed:
     """The content twsrt owns in a DeepCode settings file, for one mode."""
 

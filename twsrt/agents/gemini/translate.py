@@ -5,7 +5,7 @@ differently. The facts behind each choice are pinned in tests/real (docs/agents/
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.abspaths import HomePaths, deny_path
@@ -40,6 +40,7 @@ from twsrt.agents.targets import disabled_sandbox
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, Policy
+from twsrt.records import record
 from twsrt.rules import LOSSY_WRITE_ROOT
 
 HEADER = (
@@ -49,7 +50,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class PolicyRule:
     """One ``[[rule]]`` of the policy file: a shell rule by ``prefix`` or a file-tool rule by
     ``pattern`` (an argsPattern regex)."""
@@ -71,7 +72,7 @@ class PolicyRule:
         return "\n".join(lines) + "\n"
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """Everything twsrt writes for Gemini in one mode."""
 

@@ -5,7 +5,7 @@ the extension or its srt 0.0.26 enforces differently. docs/agents/pi.md is the t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.lossy import without_port, write_roots_location
@@ -34,6 +34,7 @@ from twsrt.domains import split_port
 from twsrt.findings import Finding, TwsrtError, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, fold_dots, has_dots, is_glob
+from twsrt.records import record
 from twsrt.rules import LOSSY_WRITE_ROOT, UNEXPRESSIBLE_PATH
 
 # in the launch directory the names under .git/ and .claude/ stay exact (root_denies)
@@ -42,7 +43,7 @@ KEPT_EXACT = (".git/", ".claude/")
 GLOB_SUFFIX = "/**"
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """The members twsrt owns in the extension's file, for one run."""
 

@@ -4,7 +4,7 @@ differently. The facts behind each choice are pinned in tests/real (docs/agents/
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from twsrt.agents.lossy import write_roots_location
@@ -39,10 +39,11 @@ from twsrt.bashrules import bash_rules
 from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
 from twsrt.policy import Entry, PathRule, Policy, is_glob
+from twsrt.records import record
 from twsrt.rules import LOSSY_LITERAL_GLOB, LOSSY_WRITE_ROOT
 
 
-@dataclass
+@record(frozen=False)
 class Compiled:
     """Everything twsrt writes into Qwen's settings for one run."""
 
