@@ -324,3 +324,19 @@ def test_a_protected_claude_directory_is_opened_to_its_names_but_a_policy_deny_s
     assert ".claude" not in deny
     assert {"./.claude/settings.json", "./.claude/commands"} <= set(deny)
     assert ".git" in deny
+
+
+def test_a_tree_suffix_is_the_directory_and_a_write_glob_is_left_out(sandbox: Sandbox) -> None:
+    """pi's srt 0.0.26 gets the lists unfiltered and binds only paths that exist: ``P/**``
+    would name nothing (written as ``P``), and a denyWrite glob would leave a stub that fails
+    every later command (left out, TWS464; both seen in tests/real/test_pi_generated.py)."""
+    srt = {"filesystem": {"denyRead": ["~/.aws/**", "**/.npmrc"], "denyWrite": ["~/k/**", "*.pem"]}}
+    _setup(sandbox, srt)
+    result = sandbox.run("generate", "pi", "-w", "-v")
+    assert result.returncode == 0, result.stderr
+    filesystem = json.loads((sandbox.repo / TARGET).read_text())["filesystem"]
+    assert filesystem["denyRead"] == ["~/.aws", "**/.npmrc"]  # a read glob is harmless
+    assert "~/k" in filesystem["denyWrite"]
+    assert not [p for p in filesystem["denyWrite"] if "*" in p]
+    assert "filesystem.denyWrite '*.pem' is a glob, left out" in result.stderr
+    assert "filesystem.denyRead '**/.npmrc' is a glob, which pi's srt 0.0.26 skips" in result.stderr

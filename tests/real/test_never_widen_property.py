@@ -387,7 +387,7 @@ def _opencode(text: str, name: str = "opencode") -> Check:
 
 def _pi(tools: Tools, text: str) -> Check:
     """One headless run with the file as the sandbox extension's global file: pi parses it
-    (no "Could not parse" on stderr) and its one bash call runs in srt (no bwrap error)."""
+    (no "Could not parse" on stderr) and its two bash calls run in srt (no bwrap error)."""
 
     def run() -> tuple[bool, str]:
         from support.fake_chat import FakeChat
@@ -405,13 +405,12 @@ def _pi(tools: Tools, text: str) -> Check:
             (setup.agent_dir / GLOBAL_FILE).parent.mkdir(parents=True, exist_ok=True)
             (setup.agent_dir / GLOBAL_FILE).write_text(text, encoding="utf-8")
             STATS.starts["pi"] += 1
-            ran = run_pi(tools.pi, fake, "prop", setup, [Call("echo ran")])
-            told = ran.results[0] or ""
-            ok = (
-                "ran" in told
-                and "bwrap" not in told
-                and "Could not parse" not in ran.finished.stderr
-            )
+            # two calls: srt 0.0.26's stubs of the first can fail the second (row 14)
+            calls = [Call("echo ran"), Call("echo again")]
+            ran = run_pi(tools.pi, fake, "prop", setup, calls)
+            told = "\n".join(result or "" for result in ran.results)
+            ok = "ran" in told and "again" in told and "bwrap" not in told
+            ok = ok and "Could not parse" not in ran.finished.stderr
             return ok, f"pi:\n{told}\n{ran.finished.stderr[-3000:]}\n{text}"
 
     return run

@@ -17,6 +17,8 @@ The runs of one module fixture, three at a time, against one fake chat server:
   planted-layer refusal);
 - ``project``: the project scope's ``.pi/sandbox.json`` alone (no global file), in the project
   root;
+- ``raw``: the policy's srt lists as written (a ``P/**`` denyRead, a denyWrite glob), the
+  control of how twsrt writes them;
 - ``home_root``: a policy that makes ``~`` a write root: pi's own agent directory
   (``~/.pi/agent/extensions/sandbox.json``, ``settings.json``) stays read-only while another
   file in the home is written;
@@ -78,9 +80,9 @@ export default function () {
 def _srt(setup: Setup, *roots: str) -> dict[str, Any]:
     return {
         "filesystem": {
-            "denyRead": [str(setup.root / "out" / "secret")],
+            "denyRead": [str(setup.root / "out" / "secret"), str(setup.root / "vault") + "/**"],
             "allowWrite": [".", *roots],
-            "denyWrite": [str(setup.workspace / "prot")],
+            "denyWrite": [str(setup.workspace / "prot"), "**/*.pem"],
         },
         "network": {"allowedDomains": ["localhost"]},
     }
@@ -138,6 +140,8 @@ def _files(setup: Setup) -> None:
     (setup.root / "out").mkdir()
     (setup.root / "out" / "e").write_text("old\n")
     (setup.root / "out" / "secret").write_text(SECRET + "\n")
+    (setup.root / "vault").mkdir()
+    (setup.root / "vault" / "key").write_text(SECRET + "\n")
 
 
 def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
@@ -146,6 +150,7 @@ def _calls(setup: Setup, fake: FakeChat, name: str) -> list[Call]:
     calls = [
         Call(f"cat {secret}"),
         Call(f"env cat {secret}"),
+        Call(f"cat {setup.root / 'vault' / 'key'}"),
         Call("cat in"),
         Call("echo x > ok"),
         Call(f"echo x > /tmp/twsrt-pi-generated-{setup.root.parent.name}-{name}"),
@@ -209,13 +214,15 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
     with scratch_dir("twsrt-pi-gen-") as root:
         out: dict[str, Any] = {}
         plans: dict[str, tuple[Setup, list[Call], dict[str, Any]]] = {}
-        for name in ("noext", "twsrt", "naive", "tools_bash", "nobwrap"):
+        for name in ("noext", "twsrt", "naive", "raw", "tools_bash", "nobwrap"):
             setup = Setup(root / name)
             _files(setup)
-            if name == "naive":
+            if name in ("naive", "raw"):
                 document = {"enabled": True, **_srt(setup)}
                 document["network"]["deniedDomains"] = []
                 document["filesystem"]["allowWrite"] = ["."]
+                if name == "naive":  # without the glob, which breaks every later command
+                    document["filesystem"]["denyWrite"] = [str(setup.workspace / "prot")]
                 (setup.agent_dir / GLOBAL_FILE).parent.mkdir(parents=True, exist_ok=True)
                 (setup.agent_dir / GLOBAL_FILE).write_text(json.dumps(document, indent=2))
             elif name != "noext":
@@ -223,6 +230,9 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
                 out[f"{name}_check"] = generate(setup, _srt(setup), path or "/usr/bin:/bin")
             options: dict[str, Any] = {"extension": name != "noext"}
             calls = _calls(setup, fake, name)
+            if name == "raw":  # the policy's lists as written: P/** and a denyWrite glob
+                vault = setup.root / "vault" / "key"
+                calls = [Call(f"cat {vault}"), Call("echo a > ok"), Call("echo b > ok2")]
             if name == "tools_bash":
                 options["flags"] = ["--tools", "bash"]
                 calls = [read(setup.root / "out" / "secret"), Call("echo x > ok")]
@@ -392,6 +402,23 @@ def test_the_project_file_alone_confines_a_launch_in_the_project_root(
         if f["level"] == "error" and f["agent"] == "pi"
     }
     assert pi_errors <= {"TWS654"}, runs["project_check"]
+
+
+def test_globs_are_written_as_srt_0_0_26_can_take_them(runs: dict[str, Any]) -> None:
+    """The policy's lists as written fail in pi's srt 0.0.26: a denyRead ``vault/**`` names no
+    file, so the key is read, and the denyWrite glob ``**/*.pem`` leaves a stub ``**`` that
+    fails the next command. twsrt's file denies the vault and all its commands run."""
+    raw = runs["raw"]
+    vault = f"cat {raw.setup.root / 'vault' / 'key'}"
+    assert SECRET in raw.result(vault)
+    assert raw.exists("ws/**")  # the stub of the first command
+    assert "Can't mkdir parents" in raw.result("echo a > ok") and not raw.exists("ws/ok")
+    twsrt = runs["twsrt"]
+    # a denied directory is an empty tmpfs in the sandbox: the key is not there
+    assert SECRET not in twsrt.result(f"cat {twsrt.setup.root / 'vault' / 'key'}")
+    plain = runs["noext"]
+    assert SECRET in plain.result(f"cat {plain.setup.root / 'vault' / 'key'}")
+    assert twsrt.run.results[-1] and "Can't mkdir" not in "".join(map(str, twsrt.run.results))
 
 
 def test_the_bash_deny_rule_is_lost(runs: dict[str, Any]) -> None:

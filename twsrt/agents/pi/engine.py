@@ -8,13 +8,15 @@ result; the model is pinned by real runs of pi 1.4.0 (tests/real/test_pi_generat
   ``filesystem`` member by member;
 - ``enabled`` other than true: the extension runs every command unsandboxed, and so does the
   engine (every deny probe fails: never a PASS);
+- on Linux srt 0.0.26 binds only paths that exist: an entry with a glob character (``P/**``
+  too) enforces nothing, so the engine leaves it out (a denied probe it allows is TWS464);
 - no bwrap, socat or rg on PATH (Linux): srt cannot start and the extension runs bash
   unsandboxed with no word headless (row 11); the engine does the same, and each probe that
   then comes out allowed is this gap (TWS510).
 
 Not modelled: a project ``.pi/sandbox.json`` (``check`` reports it, TWS650), pi's file tools
-(never sandboxed, TWS462), and any difference between the extension's srt 0.0.26 and the srt
-run here (0.0.26 skips glob denies on Linux, TWS464).
+(never sandboxed, TWS462), and any other difference between the extension's srt 0.0.26 and the
+srt run here (a denyWrite glob under a write root fails every later command in 0.0.26).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from twsrt.agents.pi.declaration import NAME, SANDBOX_KEY, SANDBOX_TOOLS
 from twsrt.agents.pi.rules import (
     PI_ENGINE_FAILS_OPEN,
     PI_ENGINE_PORT_LEFT_OUT,
+    PI_GLOB_DENY_SKIPPED,
     PI_NESTED_UNPROTECTED,
 )
 from twsrt.testing.engine_srt import SRT_HINT, SrtEngine
@@ -92,10 +95,21 @@ def extension_settings(document: dict[str, Any]) -> dict[str, Any] | None:
             merged[section] = {**merged[section], **json.loads(json.dumps(part))}
     if not merged.pop("enabled"):
         return None
+    if sys.platform.startswith("linux"):  # srt 0.0.26 binds only paths that exist there
+        filesystem = merged["filesystem"]
+        for key in ("denyRead", "allowWrite", "denyWrite"):
+            items = filesystem.get(key)
+            if isinstance(items, list):
+                filesystem[key] = [p for p in items if not (isinstance(p, str) and _glob(p))]
     for key in PASSED:
         if key in document:
             merged[key] = json.loads(json.dumps(document[key]))
     return merged
+
+
+def _glob(path: str) -> bool:
+    """srt 0.0.26's containsGlobChars (``P/**`` included: it strips nothing there)."""
+    return any(char in path for char in "*?[]")
 
 
 def _denied(probe: Probe) -> bool:
@@ -124,6 +138,15 @@ port_left_out = probe_gap(
 )
 
 
+glob_deny_skipped = probe_gap(
+    PI_GLOB_DENY_SKIPPED,
+    "{rule} is a glob, which pi's srt 0.0.26 does not enforce on Linux (TWS464)",
+    Outcome.ALLOWED,
+    lambda probe: probe.kind in ("deny-read", "deny-write") and probe.glob,
+    linux=True,
+)
+
+
 def below_other_roots(m: Mismatch) -> Finding | None:
     """srt's mandatory set written below a write root other than the launch directory:
     check's TWS655 at that root (srt applies the set in the launch directory only)."""
@@ -136,7 +159,14 @@ class PiEngine(SrtEngine):
     name = NAME
     agent: str | None = NAME
     hint = PI_HINT
-    gaps = (fails_open, port_left_out, *SRT_GAPS, below_other_roots, *LAUNCH_GAPS)
+    gaps = (
+        fails_open,
+        port_left_out,
+        glob_deny_skipped,
+        *SRT_GAPS,
+        below_other_roots,
+        *LAUNCH_GAPS,
+    )
     models = MODELS
     launch_families = FAMILIES  # its file is compiled from the protected set
     launch_only = ()

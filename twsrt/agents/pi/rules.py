@@ -45,12 +45,15 @@ PI_GLOB_DENY_SKIPPED = Rule(
     Family.TRANSLATION,
     Level.WARNING,
     Basis.DROPS,
-    "pi's srt 0.0.26 skips glob entries of denyRead and denyWrite on Linux.",
-    "The sandbox extension example of pi 1.4.0 pins srt 0.0.26, whose Linux sandbox leaves out "
-    "every denyRead and denyWrite entry with a glob character after a trailing `/**` is "
-    "removed (its getFsReadConfig and getFsWriteConfig: `Skipping glob pattern on Linux`). "
-    "twsrt writes the entry as the policy does (macOS enforces it), but on Linux a command "
-    "reads or writes the paths it names. Name the paths without a glob where that matters.",
+    "pi's srt 0.0.26 enforces no glob in denyRead or denyWrite on Linux.",
+    "The sandbox extension of pi 1.4.0 hands srt 0.0.26's Linux sandbox the lists unfiltered, "
+    "and srt binds only paths that exist: a denyRead glob names no file, so commands read what "
+    "it names; a denyWrite glob under a write root made srt bind a 0-byte stub at the glob's "
+    "first part (a file named `**` in the workspace), and every later bash command of the "
+    "session failed (`Can't mkdir parents`, seen in a real run). twsrt writes a trailing `/**` "
+    "as the directory itself (srt 0.0.83's reading), keeps the other denyRead globs (macOS "
+    "enforces them) and leaves the denyWrite globs out. Name the paths without a glob where "
+    "that matters.",
 )
 
 PI_FAILS_OPEN = Rule(

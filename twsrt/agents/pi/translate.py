@@ -115,30 +115,38 @@ def _strings(section: Any, key: str) -> list[str]:
 
 
 def _folded(policy: Policy, key: str, rules: list[PathRule], findings: list[Finding]) -> list[str]:
-    """A filesystem list with ``.`` and ``..`` folded (srt 0.0.26 joins ``~/`` and a path
-    without resolving them, and then binds outside the write roots: every command fails). A
-    ``..`` that climbs above ``~`` or the launch directory cannot be named: a deny path refuses
-    the compile, a write root is left out (stricter)."""
+    """A filesystem list as pi's srt 0.0.26 can take it. ``.`` and ``..`` are folded (it joins
+    ``~/`` and a path without resolving them, and then binds outside the write roots: every
+    command fails); a ``..`` that climbs above ``~`` or the launch directory cannot be named:
+    a deny path refuses the compile, a write root is left out (stricter). A trailing ``/**`` is
+    written as the directory itself, as srt 0.0.83 reads it: the extension hands srt's Linux
+    sandbox the lists unfiltered, and ``P/**`` names no file there (a denyRead ``~/.aws/**``
+    would read as nothing). In denyWrite a glob is left out (TWS464): srt 0.0.26 binds a stub
+    at its first glob part under a write root, and every later command fails."""
     written = _strings(policy.srt.get(FILESYSTEM), key)
     out: list[str] = []
     for index, path in enumerate(written):
         origin = rules[index].origin if index < len(rules) else policy.list_origin(key)
         folded = fold_dots(path)
-        if not has_dots(folded):
-            out.append(folded)
-            continue
-        climbs = (
-            f"'{quoted(path)}' climbs above the launch directory or the home directory with '..'"
-        )
-        if key == "allowWrite":
-            message = f"allowWrite {climbs}, which pi's srt 0.0.26 cannot resolve; skipped"
-            findings.append(_lossy(LOSSY_WRITE_ROOT, message, origin))
-            continue
-        message = (
-            f"{climbs}, which pi's srt 0.0.26 cannot resolve (it would bind the wrong path and "
-            "fail every command); write it as an absolute or `~/` path"
-        )
-        raise TwsrtError(_lossy(UNEXPRESSIBLE_PATH, message, origin))
+        if folded.endswith(GLOB_SUFFIX) and folded != GLOB_SUFFIX.lstrip("/"):
+            folded = folded.removesuffix(GLOB_SUFFIX) or "/"
+        if has_dots(folded):
+            climbs = (
+                f"'{quoted(path)}' climbs above the launch directory or the home directory "
+                "with '..'"
+            )
+            if key == "allowWrite":
+                message = f"allowWrite {climbs}, which pi's srt 0.0.26 cannot resolve; skipped"
+                findings.append(_lossy(LOSSY_WRITE_ROOT, message, origin))
+                continue
+            message = (
+                f"{climbs}, which pi's srt 0.0.26 cannot resolve (it would bind the wrong path "
+                "and fail every command); write it as an absolute or `~/` path"
+            )
+            raise TwsrtError(_lossy(UNEXPRESSIBLE_PATH, message, origin))
+        if key == "denyWrite" and is_glob(folded):
+            continue  # TWS464 (_globs)
+        out.append(folded)
     return out
 
 
@@ -245,18 +253,24 @@ def _file_tools(policy: Policy) -> list[Finding]:
 
 
 def _globs(policy: Policy) -> list[Finding]:
-    """TWS464 at each deny entry srt 0.0.26 skips on Linux."""
+    """TWS464 at each glob deny entry: srt 0.0.26 on Linux reads none (a denyRead glob names
+    no file it finds), and a denyWrite glob is left out of the file (see ``_folded``)."""
     out = []
     for key, rules in (("denyRead", policy.deny_read), ("denyWrite", policy.deny_write)):
         for rule in rules:
             stripped = rule.path.removesuffix(GLOB_SUFFIX)
             if rule.echo or not is_glob(stripped):  # echo: a denyRead path, reported there
                 continue
+            what = (
+                "which pi's srt 0.0.26 skips on Linux: commands there are not kept from it"
+                if key == "denyRead"
+                else "left out (pi's srt 0.0.26 would bind a stub at its first glob part and "
+                "fail every later command): commands are not kept from what it names"
+            )
             out.append(
                 _lossy(
                     PI_GLOB_DENY_SKIPPED,
-                    f"filesystem.{key} '{quoted(rule.path)}' is a glob, which pi's srt 0.0.26 "
-                    "skips on Linux: commands there are not kept from it",
+                    f"filesystem.{key} '{quoted(rule.path)}' is a glob, {what}",
                     rule.origin,
                 )
             )
