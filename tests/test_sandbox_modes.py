@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ TARGETS = {
     "gemini_policy": ROOT / ".gemini" / "policies" / "twsrt.toml",
     "qwen_settings": ROOT / ".qwen" / "settings.json",
     "pi_sandbox": ROOT / ".pi" / "agent" / "extensions" / "sandbox.json",
+    "opencode_config": ROOT / ".config" / "opencode" / "opencode.json",
+    "kilo_config": ROOT / ".config" / "kilo" / "kilo.jsonc",
 }
 
 
@@ -128,6 +131,37 @@ def _qwen_write_grants(result: Result) -> list[str]:
     return grants
 
 
+def _permission_file(result: Result) -> dict[str, Any]:
+    """OpenCode's or Kilo's config (both start from no file here, so it is plain JSON)."""
+    (text,) = [t for name, t in outputs(result).items() if name.endswith((".json", ".jsonc"))]
+    return json.loads(text)
+
+
+def _permission_grants(result: Result) -> list[str]:
+    """OpenCode's and Kilo's: an edit rule that allows. Their shell writes past any rule, which
+    is no output of twsrt's but the agent's own (TWS452; Kilo's sandbox: its writable paths)."""
+    document = _permission_file(result)
+    edit = document["permission"]["edit"]
+    grants = [f"edit {k}" for k, v in edit.items() if v == "allow"]
+    sandbox = document.get("sandbox")
+    if sandbox is not None:
+        grants += [f"writable_paths {p}" for p in sandbox.get("writable_paths", [])]
+        if sandbox.get("enabled") is not True:
+            grants.append("sandbox not enabled")
+    return grants
+
+
+def _permission_denies(result: Result) -> dict[str, set[str]]:
+    """Every deny of OpenCode's or Kilo's permission object, as ``tool pattern``."""
+    found: set[str] = set()
+    for tool, rules in _permission_file(result)["permission"].items():
+        if rules == "deny":
+            found.add(f"{tool} *")
+        elif isinstance(rules, dict):
+            found |= {f"{tool} {k}" for k, v in rules.items() if v == "deny"}
+    return {"permission": found}
+
+
 def _walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
     if isinstance(value, dict):
         return [pair for k, v in value.items() for pair in _walk(v, f"{path}.{k}")]
@@ -172,47 +206,59 @@ def _gemini_write_grants(result: Result) -> list[str]:
     return grants + settings["tools"]["sandboxAllowedPaths"]
 
 
+def _claude_write_grants(result: Result) -> list[str]:
+    document = _json(result)
+    grants = [
+        f"allowWrite {p}" for p in document["sandbox"].get("filesystem", {}).get("allowWrite", [])
+    ]
+    grants += [
+        rule
+        for rule in document["permissions"].get("allow", [])
+        if rule.split("(")[0] in ("Edit", "Write", "MultiEdit", "NotebookEdit")
+    ]
+    if "excludedCommands" in document["sandbox"]:
+        grants.append("excludedCommands (run unsandboxed)")
+    if document["sandbox"].get("allowUnsandboxedCommands", True) is not False:
+        grants.append("allowUnsandboxedCommands")
+    if document["sandbox"].get("enabled") is not True:
+        grants.append("sandbox not enabled")
+    return grants
+
+
+def _codex_write_grants(result: Result) -> list[str]:
+    config, _rules = _codex(result)
+    grants: list[str] = []
+    profile = config.get("permissions", {}).get(config["default_permissions"], {})
+    if config["default_permissions"].startswith(":") or profile.get("extends") != ":read-only":
+        grants.append(f"profile {config['default_permissions']} / {profile.get('extends')}")
+    grants += [f"workspace_root {r}" for r in profile.get("workspace_roots", {})]
+    return grants + [k for k, v in _walk(profile.get("filesystem", {})) if v == "write"]
+
+
+def _deepcode_write_grants(result: Result) -> list[str]:
+    sandbox = _json(result)["sandbox"]
+    grants = [f"allowWrite {p}" for p in sandbox.get("filesystem", {}).get("allowWrite", [])]
+    if sandbox.get("mode") != "read-only" or "enabled" in sandbox:
+        grants.append(f"mode {sandbox.get('mode')} / enabled {sandbox.get('enabled')}")
+    return grants
+
+
 def write_grants(name: str, result: Result) -> list[str]:
     """Everything in an agent's output that would let a command or a tool write somewhere."""
-    grants: list[str] = []
-    if name == "claude":
-        document = _json(result)
-        grants += [
-            f"allowWrite {p}"
-            for p in document["sandbox"].get("filesystem", {}).get("allowWrite", [])
-        ]
-        grants += [
-            rule
-            for rule in document["permissions"].get("allow", [])
-            if rule.split("(")[0] in ("Edit", "Write", "MultiEdit", "NotebookEdit")
-        ]
-        if "excludedCommands" in document["sandbox"]:
-            grants.append("excludedCommands (run unsandboxed)")
-        if document["sandbox"].get("allowUnsandboxedCommands", True) is not False:
-            grants.append("allowUnsandboxedCommands")
-        if document["sandbox"].get("enabled") is not True:
-            grants.append("sandbox not enabled")
-    elif name == "codex":
-        config, _rules = _codex(result)
-        profile = config.get("permissions", {}).get(config["default_permissions"], {})
-        if config["default_permissions"].startswith(":") or profile.get("extends") != ":read-only":
-            grants.append(f"profile {config['default_permissions']} / {profile.get('extends')}")
-        grants += [f"workspace_root {r}" for r in profile.get("workspace_roots", {})]
-        grants += [k for k, v in _walk(profile.get("filesystem", {})) if v == "write"]
-    elif name == "copilot":
-        grants += _copilot_write_grants(result)
-    elif name == "deepcode":
-        sandbox = _json(result)["sandbox"]
-        grants += [f"allowWrite {p}" for p in sandbox.get("filesystem", {}).get("allowWrite", [])]
-        if sandbox.get("mode") != "read-only" or "enabled" in sandbox:
-            grants.append(f"mode {sandbox.get('mode')} / enabled {sandbox.get('enabled')}")
-    elif name == "gemini":
-        grants += _gemini_write_grants(result)
-    elif name in ("qwen", "pi"):
-        grants += _qwen_write_grants(result) if name == "qwen" else _pi_write_grants(result)
-    else:  # a new agent must say here what a write grant looks like in its output
-        raise AssertionError(f"no write-grant reader for agent {name}")
-    return grants
+    readers: dict[str, Callable[[Result], list[str]]] = {
+        "claude": _claude_write_grants,
+        "codex": _codex_write_grants,
+        "copilot": _copilot_write_grants,
+        "deepcode": _deepcode_write_grants,
+        "gemini": _gemini_write_grants,
+        "qwen": _qwen_write_grants,
+        "pi": _pi_write_grants,
+        "opencode": _permission_grants,
+        "kilo": _permission_grants,
+    }
+    # a new agent must say here what a write grant looks like in its output
+    assert name in readers, f"no write-grant reader for agent {name}"
+    return readers[name](result)
 
 
 def denies(name: str, result: Result) -> dict[str, set[str]]:
@@ -230,6 +276,8 @@ def denies(name: str, result: Result) -> dict[str, set[str]]:
         return {"rules": {json.dumps(r, sort_keys=True) for r in rules if r["decision"] == "deny"}}
     if name == "pi":  # its sandbox is srt, the deny lists all it has
         return _pi_denies(result)
+    if name in ("opencode", "kilo"):
+        return _permission_denies(result)
     raise AssertionError(f"no deny reader for agent {name}")
 
 
@@ -295,6 +343,10 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
         return {"network": {sandbox["network"]}}
     if name == "pi":
         return _pi_denies(result)
+    if name == "opencode":  # no sandbox of its own
+        return {}
+    if name == "kilo":  # its sandbox takes no deny list, only the network switch
+        return {"network": {_permission_file(result)["sandbox"]["network"]}}
     raise AssertionError(f"no sandbox deny reader for agent {name}")
 
 
