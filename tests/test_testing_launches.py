@@ -63,6 +63,8 @@ copilot_settings = "home/.copilot/settings.json"
 deepcode_settings = "home/.deepcode/settings.json"
 gemini_settings = "home/.gemini/settings.json"
 qwen_settings = "home/.qwen/settings.json"
+opencode_config = "home/.config/opencode/opencode.json"
+kilo_config = "home/.config/kilo/kilo.jsonc"
 pi_sandbox = "home/.pi/agent/extensions/sandbox.json"
 droid_settings = "home/.factory/settings.json"
 """
@@ -263,6 +265,8 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
     from twsrt.agents.deepcode.rules import DEEPCODE_MANDATORY_NAMES_OPEN
     from twsrt.agents.droid.rules import DROID_NESTED_LAYERS_OPEN
     from twsrt.agents.gemini.rules import GEMINI_MANDATORY_NAMES_OPEN
+    from twsrt.agents.kilo.rules import KILO_WORKSPACE_OPEN
+    from twsrt.agents.opencode.rules import OPENCODE_NO_SANDBOX
     from twsrt.agents.pi.rules import PI_PLANTED_LAYERS
     from twsrt.agents.qwen.rules import QWEN_PROJECT_LAYER_OPEN
     from twsrt.testing.launches import layer_rules
@@ -275,6 +279,8 @@ def test_the_planted_layer_rules_are_the_declarations(monkeypatch: pytest.Monkey
         "deepcode": (DEEPCODE_MANDATORY_NAMES_OPEN,),
         "gemini": (GEMINI_MANDATORY_NAMES_OPEN,),
         "qwen": (QWEN_PROJECT_LAYER_OPEN,),
+        "opencode": (OPENCODE_NO_SANDBOX,),
+        "kilo": (KILO_WORKSPACE_OPEN,),
         "pi": (PI_PLANTED_LAYERS,),
         "droid": (DROID_NESTED_LAYERS_OPEN,),
         "toy": (),

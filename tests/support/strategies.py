@@ -126,7 +126,10 @@ def _splits(text: str) -> bool:
         shlex.split(text)
     except ValueError:  # an unbalanced quote: Codex's rules cannot split it (TWS406)
         return False
-    return True
+    # Droid's command lists take a rule by its leading words, so one whose first word holds a
+    # wildcard has none to keep (TWS406)
+    words = text.split()
+    return bool(words) and "*" not in words[0]
 
 
 compilable_command = command.filter(_splits)
