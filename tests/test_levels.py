@@ -243,13 +243,14 @@ def test_generate_prints_one_count_line(lossy: Sandbox) -> None:
     assert code == 0, err
     assert "[TWS" not in err  # the list is check's (or -v's)
     assert (
-        "twsrt generate: 0 errors, 1 warning, 4 notes; 1 suppressed (twsrt check or -v for the "
+        "twsrt generate: 0 errors, 1 warning, 6 notes; 1 suppressed (twsrt check or -v for the "
         "list)" in err.splitlines()
     )
     code, _out, err = invoke(lossy, "generate", "-w", "-v", cwd=lossy.repo / "policy")
-    assert "twsrt generate: 0 errors, 1 warning, 4 notes; 1 suppressed" in err.splitlines()
-    # TWS412, TWS407, TWS468, TWS409, and the policy's own TWS207 (as check counts it)
-    assert sum("[TWS" in line for line in err.splitlines()) == 5
+    assert "twsrt generate: 0 errors, 1 warning, 6 notes; 1 suppressed" in err.splitlines()
+    # TWS412, TWS407, TWS468, TWS409, TWS467 for ~/.config/opencode and ~/.config/kilo (the
+    # protected layers of OpenCode and Kilo), and the policy's own TWS207 (as check counts it)
+    assert sum("[TWS" in line for line in err.splitlines()) == 7
 
 
 def test_generate_diff_and_check_name_a_finding_by_the_same_path(lossy: Sandbox) -> None:

@@ -32,7 +32,7 @@ CASES = [
         "effective-planted-layers",
         {
             "TWS202": "home/.codex/legacy.config.toml:1:1",
-            "TWS601": "home/.claude/settings.full.json:151:7",
+            "TWS601": "home/.claude/settings.full.json:211:7",
             "TWS602": "home/.claude/settings.local.json:18:21",
             "TWS603": "home/.claude/settings.full.json:13:5",
             "TWS604": "home/.claude/settings.full.json:16:7",
@@ -101,7 +101,7 @@ DRIFT_CASES = [
     Case(
         "drift-out-of-band",
         {
-            "TWS303": "home/.claude/settings.full.json:131:1",
+            "TWS303": "home/.claude/settings.full.json:191:1",
         },
         (("check",),),
         setup=generated_then(added_by_hand),
@@ -117,7 +117,7 @@ DRIFT_CASES = [
     Case(
         "drift-unapplied",
         {
-            "TWS302": "home/.claude/settings.full.json:35:1",
+            "TWS302": "home/.claude/settings.full.json:45:1",
         },
         (("check",),),
         setup=generated_then(policy_grew),
