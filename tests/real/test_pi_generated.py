@@ -258,6 +258,10 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
         plans["project"] = (project, _project_calls(project), {})
         home = Setup(root / "home_root")
         _files(home)
+        # a home has ~/.config: without it srt 0.0.26 cannot deny both ~/.config/opencode and
+        # ~/.config/kilo (its stub for the first missing name is a file, and the second cannot
+        # be made below it), and every command fails (docs/agents/pi.md, "Traps")
+        (home.home / ".config").mkdir(parents=True, exist_ok=True)
         out["home_root_check"] = generate(home, _srt(home, "~"))
         plans["home_root"] = (home, _home_calls(home), {})
         observed: dict[str, Any] = dict(run_all(binary, fake, plans))
