@@ -228,3 +228,27 @@ def test_check_reports_the_repository_s_project_allowlist(sandbox: Sandbox) -> N
         ".factory/settings.json:1:" in result.stdout or ".factory/settings.json:" in result.stdout
     )
     assert result.stdout.count("TWS662") == 1 and "TWS661" not in result.stdout
+
+
+PROJECT = (
+    '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+    '[project]\nagents = ["droid"]\n'
+)
+
+
+def test_the_project_file_carries_the_user_file_s_members(sandbox: Sandbox) -> None:
+    """A project's sandbox and lists add to the user's (observed): the same members, at
+    .factory/settings.json under the root, with the note on where Droid loads it (TWS664)."""
+    sandbox.write("twsrt.toml", PROJECT)
+    sandbox.write(".srt-settings.json", SRT)
+    sandbox.write("bash-rules.json", BASH)
+    result = sandbox.run("generate", "droid", "-w", "-v")
+    assert result.returncode == 0, result.stderr
+    document = json.loads((sandbox.repo / ".factory" / "settings.json").read_text())
+    assert document["sandbox"]["enabled"] is True
+    assert document["commandBlocklist"] == ["rm -rf", "sudo"]
+    assert "note[TWS664]" in result.stderr and "relative paths" in result.stderr
+    assert sandbox.run("diff", "droid").returncode == 0
+    sandbox.write(".factory/settings.local.json", {"commandAllowlist": ["git push"]})
+    checked = sandbox.run("check")
+    assert "TWS662" in checked.stdout and ".factory/settings.local.json" in checked.stdout

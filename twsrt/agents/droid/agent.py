@@ -23,6 +23,8 @@ from twsrt.jsonedit import dump
 
 class DroidAgent(DeclaredAgent):
     spec = AGENT_SPEC
+    # the project's .factory/settings.json
+    scoped = {"project": "twsrt.agents.droid.project:compile_project"}
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, found = translate(ctx.policy, ctx.sandbox_mode, ctx.yolo)

@@ -12,6 +12,7 @@ from twsrt.agents.targets import agent_finding
 NAME = "droid"
 LABEL = "Factory Droid"
 SETTINGS_KEY = "droid_settings"
+PROJECT_KEY = "droid_project"
 
 # Where Droid 0.225.2 reads the org-managed settings on each OS (its bundle's managed-settings
 # paths; FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH names another file)
@@ -106,6 +107,19 @@ AGENT_SPEC = AgentSpec(
             "commandDenylist and commandAllowlist twsrt manages, e.g. ~/.factory/settings.json.",
             "~/.factory/settings.json",
             r"\.factory/settings\.json",
+        ),
+        # project scope (agents/droid/project.py): the project's own settings file, whose
+        # sandbox and lists add to the user's (observed)
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "Factory Droid project settings (project scope; default .factory/settings.json under "
+            "the project root).",
+            ".factory/settings.json",
+            r"\.factory/settings\.json",
+            scaffold=False,
+            examples=(".factory/settings.json",),
+            scope="project",
         ),
     ),
     # what Droid 0.225.2 loads (its settings loader: settings.json, settings.local.json,

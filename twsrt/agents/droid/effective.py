@@ -22,6 +22,7 @@ from twsrt.agents.droid.declaration import (
     ALLOWLIST,
     INSTALL_PATHS,
     NAME,
+    PROJECT_KEY,
     SANDBOX_KEY,
     SETTINGS_KEY,
 )
@@ -42,6 +43,14 @@ HOME_VARIABLE = "FACTORY_HOME_OVERRIDE"
 
 
 def findings(ctx: Context) -> list[Finding]:
+    if ctx.config.scope == "project":  # the local file beside the project's
+        project = ctx.config.targets.get(PROJECT_KEY)
+        if project is None:
+            return []
+        beside, found = load_layer(
+            project.with_name(LOCAL_NAME), "json", NAME, ctx.config, ctx.documents
+        )
+        return found + ([] if beside is None else _check(beside, ctx.policy, True, project=True))
     settings = ctx.config.targets.get(SETTINGS_KEY)
     if settings is None or ctx.config.scope != "user":
         return []

@@ -126,3 +126,21 @@ DROID_HOME_OVERRIDE = Rule(
     "row 9). `check` sees the variable in its own environment; unset it, or point the target "
     "at that directory.",
 )
+
+DROID_PROJECT_LAUNCH_ROOT = Rule(
+    "TWS664",
+    "droid-project-launch-root",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "Droid loads a project's .factory/settings.json at its root, or below it in a git "
+    "repository, with relative paths from where it starts.",
+    "Observed with Droid 0.225.2 (tests/real/test_droid_generated.py): Droid started in a "
+    "project's root loads its `.factory/settings.json`, and started in a subdirectory it loads "
+    "it only when the project is a git repository (from the repository root). It resolves the "
+    "file's relative paths against the directory it starts in, not the project root, so a "
+    "relative deny of the policy covers the project's path only in a launch at the root. The "
+    "file's sandbox and command lists add to the user's: they cannot switch off or widen the "
+    "user's sandbox (observed). Write the policy's paths with `~/` or `/` for a deny that holds "
+    "wherever Droid starts.",
+)
