@@ -86,6 +86,16 @@ PROJECT = {
 }
 
 
+ADDS = {
+    "sandbox": {
+        "enabled": True,
+        "filesystem": {"denyRead": ["b"], "allowWrite": [], "denyWrite": ["wb"], "allowRead": []},
+        "network": {"allowedDomains": []},
+    },
+    "commandBlocklist": ["rm"],
+}
+
+
 def generate(setup: Setup) -> tuple[dict[str, Any], str]:
     """twsrt's Droid settings for ``setup`` (as ``generate droid -w`` writes them into a file
     that holds only the user's own model key), and check's JSON report."""
@@ -179,6 +189,13 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             if name == "project_git":
                 subprocess.run(["git", "init", "-q", str(below.root / "ws")], check=True)
             plans[name] = (below, [Call("cat secret"), Call("cat ../secret")], {})
+        # a project file beside the generated user file: its denies and blocklist add to them
+        adds = Setup(root / "project_adds", settings=dict(generated), project=ADDS)
+        _prepare(adds)
+        (adds.workspace / "b").write_text("B\n")
+        (adds.workspace / "wb").mkdir()
+        calls = [Call("cat ~/secret"), Call("cat b"), Call("touch wb/x"), Call("rm -f movable")]
+        plans["project_adds"] = (adds, calls, {})
         out.update(run_all(binary, fake, plans))
         # the next launch in the workspace the first one tried to plant a file in
         twsrt = out["twsrt"].setup
@@ -310,6 +327,16 @@ def test_a_project_file_binds_below_a_git_root_with_paths_from_the_launch_direct
     assert "Permission denied" in git.result("cat secret")
     assert "TOP" in git.result("cat ../secret")
     assert "SUB" in plain.result("cat secret")
+
+
+def test_a_project_file_adds_to_the_user_s_sandbox_and_lists(runs: dict[str, Any]) -> None:
+    """Why the project target writes the user file's members (TWS664): a project file's
+    denyRead, denyWrite and commandBlocklist hold beside the generated user file's."""
+    adds = runs["project_adds"]
+    assert "Permission denied" in adds.result("cat ~/secret")  # the user's
+    assert "Permission denied" in adds.result("cat b")
+    assert READ_ONLY in adds.result("touch wb/x") and not adds.exists("ws/wb/x")
+    assert BLOCKED in adds.result("rm -f movable") and adds.exists("ws/movable")
 
 
 def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:
