@@ -182,52 +182,39 @@ def test_a_rule_starting_with_a_wildcard_is_refused(sandbox: Sandbox) -> None:
 
 
 def test_check_reports_the_local_file_and_permission_rules(sandbox: Sandbox) -> None:
+    """A key of settings.local.json replaces the target's (observed): each is an error."""
     _setup(sandbox)
     sandbox.write(TARGET, {"permissionRules": []})
     local = {"commandAllowlist": ["git", "npm test"], "sandbox": {"enabled": False}}
     sandbox.write("home/.factory/settings.local.json", local)
-    result = sandbox.run("check", "--agent", "droid")
-    assert "TWS660" in result.stdout and "TWS661" in result.stdout
-    assert result.stdout.count("TWS662") == 1  # git reaches git push; npm test nothing
+    result = sandbox.run("check", "--agent", "droid", "-v")
+    assert "TWS660" in result.stdout
+    assert result.stdout.count("error[TWS661]") == 2  # the sandbox and the allowlist
+    assert result.stdout.count("TWS662") == 1  # git names git push; npm test nothing
     assert result.returncode == 1
 
 
 def test_check_is_quiet_on_a_clean_local_file(sandbox: Sandbox) -> None:
     _setup(sandbox)
     _generate(sandbox)
-    sandbox.write("home/.factory/settings.local.json", {"commandAllowlist": ["npm test"]})
-    result = sandbox.run("check", "--agent", "droid")
+    sandbox.write("home/.factory/settings.local.json", {"enableCompletionBell": True})
+    result = sandbox.run("check", "--agent", "droid", "-v")
     assert not any(f"TWS66{digit}" in result.stdout for digit in range(4))
 
 
 def test_check_reports_this_machine_s_org_managed_settings(sandbox: Sandbox) -> None:
-    """/etc/factory/settings.json (under the sandbox's $TWSRT_MANAGED_ROOT) is another layer:
-    its allowlist entry reaching the policy's ask and its sandbox block are errors."""
+    """/etc/factory/settings.json (under the sandbox's $TWSRT_MANAGED_ROOT) adds to the user's
+    (observed): its allowlist entry naming the policy's ask is a note, its sandbox nothing."""
     _setup(sandbox)
     _generate(sandbox)
-    quiet = sandbox.run("check", "--agent", "droid")
+    quiet = sandbox.run("check", "--agent", "droid", "-v")
     assert "TWS661" not in quiet.stdout and "TWS662" not in quiet.stdout
     managed = sandbox.home.parent / "host-root" / "etc" / "factory" / "settings.json"
     managed.parent.mkdir(parents=True)
     managed.write_text('{"commandAllowlist": ["git push"], "sandbox": {"enabled": false}}\n')
-    result = sandbox.run("check", "--agent", "droid")
+    result = sandbox.run("check", "--agent", "droid", "-v")
     assert "host-root/etc/factory/settings.json:1:" in result.stdout
-    assert "TWS661" in result.stdout and "TWS662" in result.stdout
-
-
-def test_check_reports_the_repository_s_project_allowlist(sandbox: Sandbox) -> None:
-    """A Droid started anywhere in the repository loads its .factory/settings.json (observed):
-    an allowlist entry there reaching the policy's deny is an error; its sandbox block, which
-    cannot undo the user's (observed), is not."""
-    _setup(sandbox)
-    _generate(sandbox)
-    project = {"sandbox": {"enabled": False}, "commandAllowlist": ["sudo"]}
-    sandbox.write(".factory/settings.json", project)
-    result = sandbox.run("check", "--agent", "droid")
-    assert (
-        ".factory/settings.json:1:" in result.stdout or ".factory/settings.json:" in result.stdout
-    )
-    assert result.stdout.count("TWS662") == 1 and "TWS661" not in result.stdout
+    assert "note[TWS662]" in result.stdout and "TWS661" not in result.stdout
 
 
 PROJECT = (
@@ -251,4 +238,4 @@ def test_the_project_file_carries_the_user_file_s_members(sandbox: Sandbox) -> N
     assert sandbox.run("diff", "droid").returncode == 0
     sandbox.write(".factory/settings.local.json", {"commandAllowlist": ["git push"]})
     checked = sandbox.run("check")
-    assert "TWS662" in checked.stdout and ".factory/settings.local.json" in checked.stdout
+    assert "error[TWS661]" in checked.stdout and ".factory/settings.local.json" in checked.stdout

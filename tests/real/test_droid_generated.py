@@ -139,7 +139,9 @@ def _calls(setup: Setup, fake: FakeChat) -> list[Call]:
         create(ws / "guarded" / "c"),
         Call("cp copyable copied"),
         Call("env cp copyable copied-env"),
-        Call(f"curl -sS -m 30 --noproxy '' {local}"),
+        # retried: under load one fetch through Droid's proxy may time out (the observed module
+        # saw it too); a refusal is never retried into a success
+        Call(f"curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' {local}"),
         Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused')}"),
         Call(
             "curl -sS -m 30 https://api.factory.ai/ 2>&1; curl -sS -m 30 https://example.org 2>&1"
@@ -196,6 +198,26 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
         (adds.workspace / "wb").mkdir()
         calls = [Call("cat ~/secret"), Call("cat b"), Call("touch wb/x"), Call("rm -f movable")]
         plans["project_adds"] = (adds, calls, {})
+        # the layers beside the generated user file: a local file's key replaces the user's, the
+        # org-managed settings add to it (TWS661, TWS662)
+        for name, local in (
+            ("local_sandbox", {"sandbox": {"enabled": False}}),
+            ("local_lists", {"commandBlocklist": []}),
+            ("org_off", None),
+        ):
+            layered = Setup(root / name, settings=dict(generated))
+            _prepare(layered)
+            options: dict[str, Any] = {}
+            if local is not None:
+                path = layered.home / ".factory" / "settings.local.json"
+                path.write_text(json.dumps(local))
+            else:
+                org = layered.root / "org.json"
+                org.write_text(
+                    json.dumps({"sandbox": {"enabled": False}, "commandAllowlist": ["cp"]})
+                )
+                options["extra_env"] = {"FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH": str(org)}
+            plans[name] = (layered, [Call("cat ~/secret"), Call("cp copyable copied")], options)
         out.update(run_all(binary, fake, plans))
         # the next launch in the workspace the first one tried to plant a file in
         twsrt = out["twsrt"].setup
@@ -253,7 +275,8 @@ def test_a_denied_command_is_refused_also_behind_env(runs: dict[str, Any]) -> No
 
 def test_only_the_listed_host_is_reached(runs: dict[str, Any]) -> None:
     twsrt, control = runs["twsrt"], runs["control"]
-    assert twsrt.result("curl -sS -m 30 --noproxy '' http://localhost").startswith("ok")
+    fetched = twsrt.result("curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' http://loc")
+    assert fetched.startswith("ok"), fetched
     refused = twsrt.result("curl -sS -m 30 --noproxy '' http://127.0.0.1")
     assert "blocked by network allowlist" in refused
     assert control.result("curl -sS -m 30 --noproxy '' http://127.0.0.1").startswith("ok")
@@ -337,6 +360,24 @@ def test_a_project_file_adds_to_the_user_s_sandbox_and_lists(runs: dict[str, Any
     assert "Permission denied" in adds.result("cat b")
     assert READ_ONLY in adds.result("touch wb/x") and not adds.exists("ws/wb/x")
     assert BLOCKED in adds.result("rm -f movable") and adds.exists("ws/movable")
+
+
+def test_a_local_file_replaces_the_generated_keys(runs: dict[str, Any]) -> None:
+    """What TWS661 reports: ~/.factory/settings.local.json's sandbox replaces the one twsrt
+    wrote (the secret is read) and its commandBlocklist replaces twsrt's (cp runs). The
+    controls: the twsrt run, where both are refused."""
+    assert SECRET in runs["local_sandbox"].result("cat ~/secret")
+    assert runs["local_lists"].exists("ws/copied")
+    assert "Permission denied" in runs["local_lists"].result("cat ~/secret")
+    assert not runs["twsrt"].exists("ws/copied")
+
+
+def test_the_org_managed_settings_add_to_the_generated_file(runs: dict[str, Any]) -> None:
+    """Why the org-managed layer gets a note, not an error (TWS662): its enabled false and its
+    allowlist change nothing of the generated file's sandbox and blocklist."""
+    org = runs["org_off"]
+    assert "Permission denied" in org.result("cat ~/secret")
+    assert BLOCKED in org.result("cp copyable copied") and not org.exists("ws/copied")
 
 
 def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:
