@@ -80,7 +80,7 @@ def test_profile_completes_the_config_profiles(
 
 def test_agents_complete(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     assert complete(sandbox, "twsrt generate c", monkeypatch) == ["claude", "codex", "copilot"]
-    assert complete(sandbox, "twsrt check --agent d", monkeypatch) == ["deepcode"]
+    assert complete(sandbox, "twsrt check --agent d", monkeypatch) == ["deepcode", "droid"]
     assert complete(sandbox, "twsrt test --engine s", monkeypatch) == ["srt"]
     assert complete(sandbox, "twsrt init --agents claude,c", monkeypatch) == [
         "claude,codex",
