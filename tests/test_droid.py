@@ -239,3 +239,35 @@ def test_the_project_file_carries_the_user_file_s_members(sandbox: Sandbox) -> N
     sandbox.write(".factory/settings.local.json", {"commandAllowlist": ["git push"]})
     checked = sandbox.run("check")
     assert "error[TWS661]" in checked.stdout and ".factory/settings.local.json" in checked.stdout
+
+
+def test_the_block_denies_every_protected_path_and_name(sandbox: Sandbox) -> None:
+    """Self-protection: every path of the protected set (every agent's user layers, twsrt's
+    files, the denyRead paths) and every protected name at the top of each write root is in
+    Droid's denyWrite; ~/.factory, Droid's own directory, as its layers and working
+    directories (all but temp, the commands' TMPDIR)."""
+    from twsrt.agents.abspaths import glob_prefix
+    from twsrt.agents.droid.declaration import FACTORY_LAYERS
+    from twsrt.agents.rootnames import of
+    from twsrt.configload import load_config
+    from twsrt.policy import is_glob, normalize_path
+    from twsrt.protection import protected_policy, protected_set
+    from twsrt.sources import load_policy
+
+    _setup(sandbox)
+    deny = set(_generate(sandbox)["sandbox"]["filesystem"]["denyWrite"])
+    config = load_config(
+        sandbox.repo / "twsrt.toml", sandbox.home, cwd=sandbox.repo, display_root=sandbox.repo
+    )
+    policy = load_policy(config)
+    protected = protected_set(config, policy)
+    for item in protected:
+        path = normalize_path(item.path)
+        if path == "~/.factory":
+            assert set(FACTORY_LAYERS) <= deny
+            continue
+        # a glob: its concrete directory (stricter), or as written where that is too wide
+        held = {path, item.path, glob_prefix(path)} if is_glob(path) else {path, item.path}
+        assert held & deny, item
+    for name, _tree in of(protected_policy(policy, protected)):
+        assert name in deny and f"/tmp/{name}" in deny, name
