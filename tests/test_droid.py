@@ -271,3 +271,29 @@ def test_the_block_denies_every_protected_path_and_name(sandbox: Sandbox) -> Non
         assert held & deny, item
     for name, _tree in of(protected_policy(policy, protected)):
         assert name in deny and f"/tmp/{name}" in deny, name
+
+
+def test_the_managed_tree_holds_the_org_file_per_os(sandbox: Sandbox) -> None:
+    """The org-managed settings add to the user's (observed): the user file's members, the same
+    bytes at each OS's place in the tree, readable by every user (0644)."""
+    managed = (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        '[managed]\nroot = "managed"\nagents = ["droid"]\n'
+    )
+    sandbox.write("twsrt.toml", managed)
+    sandbox.write(".srt-settings.json", SRT)
+    sandbox.write("bash-rules.json", BASH)
+    result = sandbox.run("generate", "droid", "-w")
+    assert result.returncode == 0, result.stderr
+    places = (
+        "linux/etc/factory/settings.json",
+        "macos/Library/Application Support/Factory/settings.json",
+        "windows/Program Files/Factory/settings.json",
+    )
+    texts = {(sandbox.repo / "managed" / place).read_text() for place in places}
+    assert len(texts) == 1
+    document = json.loads(texts.pop())
+    assert document["sandbox"]["enabled"] is True
+    assert document["commandBlocklist"] == ["rm -rf", "sudo"]
+    assert (sandbox.repo / "managed" / places[0]).stat().st_mode & 0o777 == 0o644
+    assert sandbox.run("diff", "droid").returncode == 0

@@ -116,6 +116,22 @@ def generate(setup: Setup) -> tuple[dict[str, Any], str]:
     return json.loads(target.read_text()), checked.stdout
 
 
+def generate_managed(root: Path) -> Path:
+    """The org-managed settings ``generate droid -w`` writes in managed scope (the Linux copy)."""
+    repo = root / "managed-repo"
+    repo.mkdir(parents=True)
+    (repo / "srt.json").write_text(json.dumps(SRT))
+    (repo / "bash.json").write_text(json.dumps(BASH))
+    (repo / "twsrt.toml").write_text(
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n\n'
+        '[managed]\nroot = "managed"\nagents = ["droid"]\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root / "nohome"), "TWSRT_NO_CACHE": "1"}
+    wrote = run_cli(["generate", "droid", "-w"], cwd=repo, env=env)
+    assert wrote.returncode == 0, wrote.stderr
+    return repo / "managed" / "linux" / "etc" / "factory" / "settings.json"
+
+
 def _prepare(setup: Setup) -> None:
     setup.write()
     ws = setup.workspace
@@ -143,9 +159,8 @@ def _calls(setup: Setup, fake: FakeChat) -> list[Call]:
         # saw it too); a refusal is never retried into a success
         Call(f"curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' {local}"),
         Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused')}"),
-        Call(
-            "curl -sS -m 30 https://api.factory.ai/ 2>&1; curl -sS -m 30 https://example.org 2>&1"
-        ),
+        Call("curl -sS -m 30 https://api.factory.ai/ 2>&1"),
+        Call("curl -sS -m 30 https://example.org/ 2>&1"),
         Call("echo '{}' > .factory/settings.json"),
         create(ws / ".factory" / "settings.local.json", "{}\n"),
         create(home / ".factory" / "droids" / "planted.md", "---\nname: planted\n---\n"),
@@ -218,6 +233,15 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
                 )
                 options["extra_env"] = {"FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH": str(org)}
             plans[name] = (layered, [Call("cat ~/secret"), Call("cp copyable copied")], options)
+        # the generated org-managed file binds a user whose own files switch the sandbox off
+        org_file = generate_managed(root)
+        bound = Setup(root / "managed_binds", settings={"sandbox": {"enabled": False}})
+        _prepare(bound)
+        local = bound.home / ".factory" / "settings.local.json"
+        local.write_text(json.dumps({"sandbox": {"enabled": False}, "commandBlocklist": []}))
+        env = {"FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH": str(org_file)}
+        calls = [Call("cat ~/secret"), Call("cp copyable copied"), Call("echo x > ok")]
+        plans["managed_binds"] = (bound, calls, {"extra_env": env})
         out.update(run_all(binary, fake, plans))
         # the next launch in the workspace the first one tried to plant a file in
         twsrt = out["twsrt"].setup
@@ -283,12 +307,14 @@ def test_only_the_listed_host_is_reached(runs: dict[str, Any]) -> None:
 
 
 def test_factory_hosts_pass_the_proxy_as_twsrt_reports(runs: dict[str, Any]) -> None:
-    """What TWS495 reports: the proxy opens a tunnel to api.factory.ai (which fails upstream:
-    502, no network here) while it refuses example.org (403), though the policy lists
-    neither."""
-    told = runs["twsrt"].result("curl -sS -m 30 https://api.factory.ai/")
-    assert "response 502" in told and "response 403" in told
-    assert told.index("502") < told.index("403")
+    """What TWS495 reports: the proxy lets a tunnel to api.factory.ai past its allow-list (it
+    fails upstream: 502, no network here) while it refuses example.org (403), though the
+    policy lists neither."""
+    factory = runs["twsrt"].result("curl -sS -m 30 https://api.factory.ai/")
+    other = runs["twsrt"].result("curl -sS -m 30 https://example.org/")
+    # past the allow-list: the tunnel fails upstream (502, or a timeout under load), never 403
+    assert "response 403" not in factory and "blocked" not in factory, factory
+    assert "response 403" in other, other
     assert "TWS495" in runs["check"]
 
 
@@ -378,6 +404,17 @@ def test_the_org_managed_settings_add_to_the_generated_file(runs: dict[str, Any]
     org = runs["org_off"]
     assert "Permission denied" in org.result("cat ~/secret")
     assert BLOCKED in org.result("cp copyable copied") and not org.exists("ws/copied")
+
+
+def test_the_generated_org_managed_file_binds_the_user(runs: dict[str, Any]) -> None:
+    """What the managed target rests on: the org-managed file twsrt writes (loaded through
+    FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH, Droid's other org source) keeps its sandbox and
+    blocklist against a user file and a settings.local.json that switch the sandbox off and
+    empty the blocklist; the workspace stays writable."""
+    bound = runs["managed_binds"]
+    assert "Permission denied" in bound.result("cat ~/secret")
+    assert BLOCKED in bound.result("cp copyable copied") and not bound.exists("ws/copied")
+    assert bound.exists("ws/ok")
 
 
 def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:

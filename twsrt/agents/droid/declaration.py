@@ -5,7 +5,15 @@ sandbox's always-writable and always-allowed lists)."""
 
 from __future__ import annotations
 
-from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
+from twsrt.agents.base import (
+    Accepted,
+    AgentSpec,
+    Layer,
+    StateFile,
+    TargetSpec,
+    discovered,
+    state_names,
+)
 from twsrt.agents.droid.rules import DROID_NESTED_LAYERS_OPEN, DROID_OWN_GRANTS
 from twsrt.agents.targets import agent_finding
 
@@ -21,6 +29,24 @@ INSTALL_PATHS = {
     "macos": "/Library/Application Support/Factory/settings.json",
     "windows": "C:\\Program Files\\Factory\\settings.json",
 }
+TREE_PATHS = {
+    "linux": "linux/etc/factory/settings.json",
+    "macos": "macos/Library/Application Support/Factory/settings.json",
+    "windows": "windows/Program Files/Factory/settings.json",
+}
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"droid_managed_{system}",
+        "json-settings",
+        f"Factory Droid org-managed settings for {system}, in the managed output tree (deployed "
+        f"as {INSTALL_PATHS[system]}).",
+        tree_path,
+        r"[Ff]actory/settings\.json",
+        scaffold=False,
+        scope="managed",
+    )
+    for system, tree_path in TREE_PATHS.items()
+)
 
 # The directories of ~/.factory that Droid's sandbox always lets commands write (the bundle's
 # list, joined under ~/.factory). ``temp`` is the commands' TMPDIR and stays writable
@@ -121,6 +147,8 @@ AGENT_SPEC = AgentSpec(
             examples=(".factory/settings.json",),
             scope="project",
         ),
+        # managed scope (agents/droid/managed.py): the org-managed settings, one copy per OS
+        *MANAGED_TARGETS,
     ),
     # what Droid 0.225.2 loads (its settings loader: settings.json, settings.local.json,
     # hooks.json, mcp.json in the user, project and folder .factory directories, and the
@@ -146,11 +174,9 @@ AGENT_SPEC = AgentSpec(
             .agents/                      project agent folder (skills, droids)
             """,
         ),
-        *discovered(
-            "managed",
-            """
-            /etc/factory/settings.json    org-managed settings
-            """,
+        *(
+            Layer(path, "managed", False, "org-managed settings")
+            for path in dict.fromkeys(INSTALL_PATHS.values())
         ),
     ),
     state_files=STATE_FILES,
