@@ -182,49 +182,118 @@ def test_a_rule_starting_with_a_wildcard_is_refused(sandbox: Sandbox) -> None:
 
 
 def test_check_reports_the_local_file_and_permission_rules(sandbox: Sandbox) -> None:
+    """A key of settings.local.json replaces the target's (observed): each is an error."""
     _setup(sandbox)
     sandbox.write(TARGET, {"permissionRules": []})
     local = {"commandAllowlist": ["git", "npm test"], "sandbox": {"enabled": False}}
     sandbox.write("home/.factory/settings.local.json", local)
-    result = sandbox.run("check", "--agent", "droid")
-    assert "TWS660" in result.stdout and "TWS661" in result.stdout
-    assert result.stdout.count("TWS662") == 1  # git reaches git push; npm test nothing
+    result = sandbox.run("check", "--agent", "droid", "-v")
+    assert "TWS660" in result.stdout
+    assert result.stdout.count("error[TWS661]") == 2  # the sandbox and the allowlist
+    assert result.stdout.count("TWS662") == 1  # git names git push; npm test nothing
     assert result.returncode == 1
 
 
 def test_check_is_quiet_on_a_clean_local_file(sandbox: Sandbox) -> None:
     _setup(sandbox)
     _generate(sandbox)
-    sandbox.write("home/.factory/settings.local.json", {"commandAllowlist": ["npm test"]})
-    result = sandbox.run("check", "--agent", "droid")
+    sandbox.write("home/.factory/settings.local.json", {"enableCompletionBell": True})
+    result = sandbox.run("check", "--agent", "droid", "-v")
     assert not any(f"TWS66{digit}" in result.stdout for digit in range(4))
 
 
 def test_check_reports_this_machine_s_org_managed_settings(sandbox: Sandbox) -> None:
-    """/etc/factory/settings.json (under the sandbox's $TWSRT_MANAGED_ROOT) is another layer:
-    its allowlist entry reaching the policy's ask and its sandbox block are errors."""
+    """/etc/factory/settings.json (under the sandbox's $TWSRT_MANAGED_ROOT) adds to the user's
+    (observed): its allowlist entry naming the policy's ask is a note, its sandbox nothing."""
     _setup(sandbox)
     _generate(sandbox)
-    quiet = sandbox.run("check", "--agent", "droid")
+    quiet = sandbox.run("check", "--agent", "droid", "-v")
     assert "TWS661" not in quiet.stdout and "TWS662" not in quiet.stdout
     managed = sandbox.home.parent / "host-root" / "etc" / "factory" / "settings.json"
     managed.parent.mkdir(parents=True)
     managed.write_text('{"commandAllowlist": ["git push"], "sandbox": {"enabled": false}}\n')
-    result = sandbox.run("check", "--agent", "droid")
+    result = sandbox.run("check", "--agent", "droid", "-v")
     assert "host-root/etc/factory/settings.json:1:" in result.stdout
-    assert "TWS661" in result.stdout and "TWS662" in result.stdout
+    assert "note[TWS662]" in result.stdout and "TWS661" not in result.stdout
 
 
-def test_check_reports_the_repository_s_project_allowlist(sandbox: Sandbox) -> None:
-    """A Droid started anywhere in the repository loads its .factory/settings.json (observed):
-    an allowlist entry there reaching the policy's deny is an error; its sandbox block, which
-    cannot undo the user's (observed), is not."""
+PROJECT = (
+    '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+    '[project]\nagents = ["droid"]\n'
+)
+
+
+def test_the_project_file_carries_the_user_file_s_members(sandbox: Sandbox) -> None:
+    """A project's sandbox and lists add to the user's (observed): the same members, at
+    .factory/settings.json under the root, with the note on where Droid loads it (TWS664)."""
+    sandbox.write("twsrt.toml", PROJECT)
+    sandbox.write(".srt-settings.json", SRT)
+    sandbox.write("bash-rules.json", BASH)
+    result = sandbox.run("generate", "droid", "-w", "-v")
+    assert result.returncode == 0, result.stderr
+    document = json.loads((sandbox.repo / ".factory" / "settings.json").read_text())
+    assert document["sandbox"]["enabled"] is True
+    assert document["commandBlocklist"] == ["rm -rf", "sudo"]
+    assert "note[TWS664]" in result.stderr and "relative paths" in result.stderr
+    assert sandbox.run("diff", "droid").returncode == 0
+    sandbox.write(".factory/settings.local.json", {"commandAllowlist": ["git push"]})
+    checked = sandbox.run("check")
+    assert "error[TWS661]" in checked.stdout and ".factory/settings.local.json" in checked.stdout
+
+
+def test_the_block_denies_every_protected_path_and_name(sandbox: Sandbox) -> None:
+    """Self-protection: every path of the protected set (every agent's user layers, twsrt's
+    files, the denyRead paths) and every protected name at the top of each write root is in
+    Droid's denyWrite; ~/.factory, Droid's own directory, as its layers and working
+    directories (all but temp, the commands' TMPDIR)."""
+    from twsrt.agents.abspaths import glob_prefix
+    from twsrt.agents.droid.declaration import FACTORY_LAYERS
+    from twsrt.agents.rootnames import of
+    from twsrt.configload import load_config
+    from twsrt.policy import is_glob, normalize_path
+    from twsrt.protection import protected_policy, protected_set
+    from twsrt.sources import load_policy
+
     _setup(sandbox)
-    _generate(sandbox)
-    project = {"sandbox": {"enabled": False}, "commandAllowlist": ["sudo"]}
-    sandbox.write(".factory/settings.json", project)
-    result = sandbox.run("check", "--agent", "droid")
-    assert (
-        ".factory/settings.json:1:" in result.stdout or ".factory/settings.json:" in result.stdout
+    deny = set(_generate(sandbox)["sandbox"]["filesystem"]["denyWrite"])
+    config = load_config(
+        sandbox.repo / "twsrt.toml", sandbox.home, cwd=sandbox.repo, display_root=sandbox.repo
     )
-    assert result.stdout.count("TWS662") == 1 and "TWS661" not in result.stdout
+    policy = load_policy(config)
+    protected = protected_set(config, policy)
+    for item in protected:
+        path = normalize_path(item.path)
+        if path == "~/.factory":
+            assert set(FACTORY_LAYERS) <= deny
+            continue
+        # a glob: its concrete directory (stricter), or as written where that is too wide
+        held = {path, item.path, glob_prefix(path)} if is_glob(path) else {path, item.path}
+        assert held & deny, item
+    for name, _tree in of(protected_policy(policy, protected)):
+        assert name in deny and f"/tmp/{name}" in deny, name
+
+
+def test_the_managed_tree_holds_the_org_file_per_os(sandbox: Sandbox) -> None:
+    """The org-managed settings add to the user's (observed): the user file's members, the same
+    bytes at each OS's place in the tree, readable by every user (0644)."""
+    managed = (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        '[managed]\nroot = "managed"\nagents = ["droid"]\n'
+    )
+    sandbox.write("twsrt.toml", managed)
+    sandbox.write(".srt-settings.json", SRT)
+    sandbox.write("bash-rules.json", BASH)
+    result = sandbox.run("generate", "droid", "-w")
+    assert result.returncode == 0, result.stderr
+    places = (
+        "linux/etc/factory/settings.json",
+        "macos/Library/Application Support/Factory/settings.json",
+        "windows/Program Files/Factory/settings.json",
+    )
+    texts = {(sandbox.repo / "managed" / place).read_text() for place in places}
+    assert len(texts) == 1
+    document = json.loads(texts.pop())
+    assert document["sandbox"]["enabled"] is True
+    assert document["commandBlocklist"] == ["rm -rf", "sudo"]
+    assert (sandbox.repo / "managed" / places[0]).stat().st_mode & 0o777 == 0o644
+    assert sandbox.run("diff", "droid").returncode == 0

@@ -86,6 +86,16 @@ PROJECT = {
 }
 
 
+ADDS = {
+    "sandbox": {
+        "enabled": True,
+        "filesystem": {"denyRead": ["b"], "allowWrite": [], "denyWrite": ["wb"], "allowRead": []},
+        "network": {"allowedDomains": []},
+    },
+    "commandBlocklist": ["rm"],
+}
+
+
 def generate(setup: Setup) -> tuple[dict[str, Any], str]:
     """twsrt's Droid settings for ``setup`` (as ``generate droid -w`` writes them into a file
     that holds only the user's own model key), and check's JSON report."""
@@ -104,6 +114,22 @@ def generate(setup: Setup) -> tuple[dict[str, Any], str]:
     assert wrote.returncode == 0, wrote.stderr
     checked = run_cli(["check", "--agent", "droid", "--format", "json"], cwd=repo, env=env)
     return json.loads(target.read_text()), checked.stdout
+
+
+def generate_managed(root: Path) -> Path:
+    """The org-managed settings ``generate droid -w`` writes in managed scope (the Linux copy)."""
+    repo = root / "managed-repo"
+    repo.mkdir(parents=True)
+    (repo / "srt.json").write_text(json.dumps(SRT))
+    (repo / "bash.json").write_text(json.dumps(BASH))
+    (repo / "twsrt.toml").write_text(
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n\n'
+        '[managed]\nroot = "managed"\nagents = ["droid"]\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root / "nohome"), "TWSRT_NO_CACHE": "1"}
+    wrote = run_cli(["generate", "droid", "-w"], cwd=repo, env=env)
+    assert wrote.returncode == 0, wrote.stderr
+    return repo / "managed" / "linux" / "etc" / "factory" / "settings.json"
 
 
 def _prepare(setup: Setup) -> None:
@@ -129,11 +155,12 @@ def _calls(setup: Setup, fake: FakeChat) -> list[Call]:
         create(ws / "guarded" / "c"),
         Call("cp copyable copied"),
         Call("env cp copyable copied-env"),
-        Call(f"curl -sS -m 30 --noproxy '' {local}"),
+        # retried: under load one fetch through Droid's proxy may time out (the observed module
+        # saw it too); a refusal is never retried into a success
+        Call(f"curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' {local}"),
         Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused')}"),
-        Call(
-            "curl -sS -m 30 https://api.factory.ai/ 2>&1; curl -sS -m 30 https://example.org 2>&1"
-        ),
+        Call("curl -sS -m 30 https://api.factory.ai/ 2>&1"),
+        Call("curl -sS -m 30 https://example.org/ 2>&1"),
         Call("echo '{}' > .factory/settings.json"),
         create(ws / ".factory" / "settings.local.json", "{}\n"),
         create(home / ".factory" / "droids" / "planted.md", "---\nname: planted\n---\n"),
@@ -179,6 +206,42 @@ def runs(fake: FakeChat) -> Iterator[dict[str, Any]]:
             if name == "project_git":
                 subprocess.run(["git", "init", "-q", str(below.root / "ws")], check=True)
             plans[name] = (below, [Call("cat secret"), Call("cat ../secret")], {})
+        # a project file beside the generated user file: its denies and blocklist add to them
+        adds = Setup(root / "project_adds", settings=dict(generated), project=ADDS)
+        _prepare(adds)
+        (adds.workspace / "b").write_text("B\n")
+        (adds.workspace / "wb").mkdir()
+        calls = [Call("cat ~/secret"), Call("cat b"), Call("touch wb/x"), Call("rm -f movable")]
+        plans["project_adds"] = (adds, calls, {})
+        # the layers beside the generated user file: a local file's key replaces the user's, the
+        # org-managed settings add to it (TWS661, TWS662)
+        for name, local in (
+            ("local_sandbox", {"sandbox": {"enabled": False}}),
+            ("local_lists", {"commandBlocklist": []}),
+            ("org_off", None),
+        ):
+            layered = Setup(root / name, settings=dict(generated))
+            _prepare(layered)
+            options: dict[str, Any] = {}
+            if local is not None:
+                path = layered.home / ".factory" / "settings.local.json"
+                path.write_text(json.dumps(local))
+            else:
+                org = layered.root / "org.json"
+                org.write_text(
+                    json.dumps({"sandbox": {"enabled": False}, "commandAllowlist": ["cp"]})
+                )
+                options["extra_env"] = {"FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH": str(org)}
+            plans[name] = (layered, [Call("cat ~/secret"), Call("cp copyable copied")], options)
+        # the generated org-managed file binds a user whose own files switch the sandbox off
+        org_file = generate_managed(root)
+        bound = Setup(root / "managed_binds", settings={"sandbox": {"enabled": False}})
+        _prepare(bound)
+        local = bound.home / ".factory" / "settings.local.json"
+        local.write_text(json.dumps({"sandbox": {"enabled": False}, "commandBlocklist": []}))
+        env = {"FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH": str(org_file)}
+        calls = [Call("cat ~/secret"), Call("cp copyable copied"), Call("echo x > ok")]
+        plans["managed_binds"] = (bound, calls, {"extra_env": env})
         out.update(run_all(binary, fake, plans))
         # the next launch in the workspace the first one tried to plant a file in
         twsrt = out["twsrt"].setup
@@ -236,19 +299,22 @@ def test_a_denied_command_is_refused_also_behind_env(runs: dict[str, Any]) -> No
 
 def test_only_the_listed_host_is_reached(runs: dict[str, Any]) -> None:
     twsrt, control = runs["twsrt"], runs["control"]
-    assert twsrt.result("curl -sS -m 30 --noproxy '' http://localhost").startswith("ok")
+    fetched = twsrt.result("curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' http://loc")
+    assert fetched.startswith("ok"), fetched
     refused = twsrt.result("curl -sS -m 30 --noproxy '' http://127.0.0.1")
     assert "blocked by network allowlist" in refused
     assert control.result("curl -sS -m 30 --noproxy '' http://127.0.0.1").startswith("ok")
 
 
 def test_factory_hosts_pass_the_proxy_as_twsrt_reports(runs: dict[str, Any]) -> None:
-    """What TWS495 reports: the proxy opens a tunnel to api.factory.ai (which fails upstream:
-    502, no network here) while it refuses example.org (403), though the policy lists
-    neither."""
-    told = runs["twsrt"].result("curl -sS -m 30 https://api.factory.ai/")
-    assert "response 502" in told and "response 403" in told
-    assert told.index("502") < told.index("403")
+    """What TWS495 reports: the proxy lets a tunnel to api.factory.ai past its allow-list (it
+    fails upstream: 502, no network here) while it refuses example.org (403), though the
+    policy lists neither."""
+    factory = runs["twsrt"].result("curl -sS -m 30 https://api.factory.ai/")
+    other = runs["twsrt"].result("curl -sS -m 30 https://example.org/")
+    # past the allow-list: the tunnel fails upstream (502, or a timeout under load), never 403
+    assert "response 403" not in factory and "blocked" not in factory, factory
+    assert "response 403" in other, other
     assert "TWS495" in runs["check"]
 
 
@@ -310,6 +376,45 @@ def test_a_project_file_binds_below_a_git_root_with_paths_from_the_launch_direct
     assert "Permission denied" in git.result("cat secret")
     assert "TOP" in git.result("cat ../secret")
     assert "SUB" in plain.result("cat secret")
+
+
+def test_a_project_file_adds_to_the_user_s_sandbox_and_lists(runs: dict[str, Any]) -> None:
+    """Why the project target writes the user file's members (TWS664): a project file's
+    denyRead, denyWrite and commandBlocklist hold beside the generated user file's."""
+    adds = runs["project_adds"]
+    assert "Permission denied" in adds.result("cat ~/secret")  # the user's
+    assert "Permission denied" in adds.result("cat b")
+    assert READ_ONLY in adds.result("touch wb/x") and not adds.exists("ws/wb/x")
+    assert BLOCKED in adds.result("rm -f movable") and adds.exists("ws/movable")
+
+
+def test_a_local_file_replaces_the_generated_keys(runs: dict[str, Any]) -> None:
+    """What TWS661 reports: ~/.factory/settings.local.json's sandbox replaces the one twsrt
+    wrote (the secret is read) and its commandBlocklist replaces twsrt's (cp runs). The
+    controls: the twsrt run, where both are refused."""
+    assert SECRET in runs["local_sandbox"].result("cat ~/secret")
+    assert runs["local_lists"].exists("ws/copied")
+    assert "Permission denied" in runs["local_lists"].result("cat ~/secret")
+    assert not runs["twsrt"].exists("ws/copied")
+
+
+def test_the_org_managed_settings_add_to_the_generated_file(runs: dict[str, Any]) -> None:
+    """Why the org-managed layer gets a note, not an error (TWS662): its enabled false and its
+    allowlist change nothing of the generated file's sandbox and blocklist."""
+    org = runs["org_off"]
+    assert "Permission denied" in org.result("cat ~/secret")
+    assert BLOCKED in org.result("cp copyable copied") and not org.exists("ws/copied")
+
+
+def test_the_generated_org_managed_file_binds_the_user(runs: dict[str, Any]) -> None:
+    """What the managed target rests on: the org-managed file twsrt writes (loaded through
+    FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH, Droid's other org source) keeps its sandbox and
+    blocklist against a user file and a settings.local.json that switch the sandbox off and
+    empty the blocklist; the workspace stays writable."""
+    bound = runs["managed_binds"]
+    assert "Permission denied" in bound.result("cat ~/secret")
+    assert BLOCKED in bound.result("cp copyable copied") and not bound.exists("ws/copied")
+    assert bound.exists("ws/ok")
 
 
 def test_the_ask_ends_a_headless_exec(runs: dict[str, Any]) -> None:

@@ -418,9 +418,10 @@ def _pi(tools: Tools, text: str) -> Check:
 
 def _droid(tools: Tools, text: str) -> Check:
     """One headless ``droid exec`` on the settings file as ~/.factory/settings.json (beside the
-    fake model's entry): its one Execute call gets a result that is no fail-closed refusal (a
-    sandbox block Droid cannot start says "refusing ... without sandbox protection"), the exec
-    ends with status 0, and Droid leaves the file as it is."""
+    fake model's entry): its Execute call gets a result that is no fail-closed refusal (a
+    sandbox block Droid cannot start says "refusing ... without sandbox protection"), a write
+    outside every write root lands only when the block is off, the exec ends with status 0, and
+    Droid leaves the file as it is."""
 
     def run() -> tuple[bool, str]:
         from support.fake_chat import FakeChat
@@ -432,13 +433,19 @@ def _droid(tools: Tools, text: str) -> Check:
             FakeChat().serving() as fake,
         ):
             setup = Setup(Path(tmp), settings=json.loads(text))
+            # a write beside the workspace, which no generated policy grants: refused when the
+            # block is on, so Droid took it (a block it rejected would leave commands unconfined)
+            outside = Path(tmp) / "outside-probe"
+            calls = [Call("echo reached"), Call(f"touch {outside}")]
             STATS.starts["droid"] += 1
-            ran = run_droid(tools.droid, fake, "prop", setup, [Call("echo reached")])
+            ran = run_droid(tools.droid, fake, "prop", setup, calls)
             told = ran.results[0] or ""
             loaded = json.loads(setup.user_settings.read_text())
             ok = ran.returncode == 0 and "reached" in told and "refusing" not in told
             ok = ok and {k: v for k, v in loaded.items() if k != "customModels"} == setup.settings
-            return ok, f"droid:\n{told[-3000:]}\n{text}"
+            confined = setup.settings.get("sandbox", {}).get("enabled") is True
+            ok = ok and outside.exists() is not confined
+            return ok, f"droid:\n{told[-3000:]}\n{ran.results[1]}\n{text}"
 
     return run
 

@@ -55,3 +55,18 @@ CASES = [
         env={"FACTORY_HOME_OVERRIDE": "{home}/elsewhere"},
     ),
 ]
+
+CASES += [
+    Case(
+        "droid-project",
+        {"TWS664": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": (
+                '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+                '[project]\nagents = ["droid"]\n'
+            ),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+]

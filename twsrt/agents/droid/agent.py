@@ -23,6 +23,11 @@ from twsrt.jsonedit import dump
 
 class DroidAgent(DeclaredAgent):
     spec = AGENT_SPEC
+    # the project's .factory/settings.json; the org-managed settings per OS
+    scoped = {
+        "managed": "twsrt.agents.droid.managed:compile_managed",
+        "project": "twsrt.agents.droid.project:compile_project",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, found = translate(ctx.policy, ctx.sandbox_mode, ctx.yolo)

@@ -5,13 +5,22 @@ sandbox's always-writable and always-allowed lists)."""
 
 from __future__ import annotations
 
-from twsrt.agents.base import Accepted, AgentSpec, StateFile, TargetSpec, discovered, state_names
+from twsrt.agents.base import (
+    Accepted,
+    AgentSpec,
+    Layer,
+    StateFile,
+    TargetSpec,
+    discovered,
+    state_names,
+)
 from twsrt.agents.droid.rules import DROID_NESTED_LAYERS_OPEN, DROID_OWN_GRANTS
 from twsrt.agents.targets import agent_finding
 
 NAME = "droid"
 LABEL = "Factory Droid"
 SETTINGS_KEY = "droid_settings"
+PROJECT_KEY = "droid_project"
 
 # Where Droid 0.225.2 reads the org-managed settings on each OS (its bundle's managed-settings
 # paths; FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH names another file)
@@ -20,6 +29,24 @@ INSTALL_PATHS = {
     "macos": "/Library/Application Support/Factory/settings.json",
     "windows": "C:\\Program Files\\Factory\\settings.json",
 }
+TREE_PATHS = {
+    "linux": "linux/etc/factory/settings.json",
+    "macos": "macos/Library/Application Support/Factory/settings.json",
+    "windows": "windows/Program Files/Factory/settings.json",
+}
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"droid_managed_{system}",
+        "json-settings",
+        f"Factory Droid org-managed settings for {system}, in the managed output tree (deployed "
+        f"as {INSTALL_PATHS[system]}).",
+        tree_path,
+        r"[Ff]actory/settings\.json",
+        scaffold=False,
+        scope="managed",
+    )
+    for system, tree_path in TREE_PATHS.items()
+)
 
 # The directories of ~/.factory that Droid's sandbox always lets commands write (the bundle's
 # list, joined under ~/.factory). ``temp`` is the commands' TMPDIR and stays writable
@@ -107,6 +134,21 @@ AGENT_SPEC = AgentSpec(
             "~/.factory/settings.json",
             r"\.factory/settings\.json",
         ),
+        # project scope (agents/droid/project.py): the project's own settings file, whose
+        # sandbox and lists add to the user's (observed)
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "Factory Droid project settings (project scope; default .factory/settings.json under "
+            "the project root).",
+            ".factory/settings.json",
+            r"\.factory/settings\.json",
+            scaffold=False,
+            examples=(".factory/settings.json",),
+            scope="project",
+        ),
+        # managed scope (agents/droid/managed.py): the org-managed settings, one copy per OS
+        *MANAGED_TARGETS,
     ),
     # what Droid 0.225.2 loads (its settings loader: settings.json, settings.local.json,
     # hooks.json, mcp.json in the user, project and folder .factory directories, and the
@@ -132,11 +174,9 @@ AGENT_SPEC = AgentSpec(
             .agents/                      project agent folder (skills, droids)
             """,
         ),
-        *discovered(
-            "managed",
-            """
-            /etc/factory/settings.json    org-managed settings
-            """,
+        *(
+            Layer(path, "managed", False, "org-managed settings")
+            for path in dict.fromkeys(INSTALL_PATHS.values())
         ),
     ),
     state_files=STATE_FILES,

@@ -1,15 +1,15 @@
 """Factory Droid: what it loads beside twsrt's keys that grants more than the policy.
 
 In the user's ``~/.factory/settings.json`` twsrt owns the sandbox and the three command lists;
-``permissionRules`` there (Droid's newer rule list) decides commands past them. Droid also loads
-``settings.local.json`` beside it: its ``commandAllowlist`` runs a command without a prompt (a
-user or project allowlist beats read-only mode, observed) and its ``sandbox`` is merged into
-the one twsrt writes. ``FACTORY_HOME_OVERRIDE`` in the environment makes Droid read another
-directory's settings, dropping twsrt's sandbox (observed). This machine's org-managed settings
-(``/etc/factory/settings.json`` on Linux, below ``effective.host_root()``) are checked as the
-local file is, and so is the repository's own ``.factory/settings.json`` (and its local
-twin), which a Droid started anywhere in the repository loads (observed), but for its sandbox
-block, which cannot disable or widen the user's (observed)."""
+``permissionRules`` there (Droid's newer rule list) decides commands past them (TWS660). Droid
+also loads ``settings.local.json`` beside it, and a key there replaces the same key of
+``settings.json`` whole (observed: a local ``sandbox`` switches twsrt's off, a local
+``commandBlocklist`` drops it; TWS661). A project's ``.factory/settings.json`` (the repository's
+own, which a Droid started anywhere in it loads) and this machine's org-managed settings
+(``/etc/factory/settings.json`` on Linux, below ``effective.host_root()``) add to the user's
+instead (observed), so only an allowlist entry there that names a command of the policy is
+worth a note: twsrt's lists win over it (TWS662). ``FACTORY_HOME_OVERRIDE`` in the environment
+makes Droid read another directory's settings, dropping twsrt's sandbox (observed; TWS663)."""
 
 from __future__ import annotations
 
@@ -21,14 +21,16 @@ from twsrt.agents.base import Context
 from twsrt.agents.droid.declaration import (
     ALLOWLIST,
     INSTALL_PATHS,
+    LIST_KEYS,
     NAME,
+    PROJECT_KEY,
     SANDBOX_KEY,
     SETTINGS_KEY,
 )
 from twsrt.agents.droid.rules import (
     DROID_HOME_OVERRIDE,
-    DROID_LOCAL_ALLOWLIST,
-    DROID_LOCAL_SANDBOX,
+    DROID_LAYER_ALLOWLIST,
+    DROID_LOCAL_OVERRIDE,
     DROID_PERMISSION_RULES,
 )
 from twsrt.bashrules import command_within
@@ -42,6 +44,14 @@ HOME_VARIABLE = "FACTORY_HOME_OVERRIDE"
 
 
 def findings(ctx: Context) -> list[Finding]:
+    if ctx.config.scope == "project":  # the local file beside the project's
+        project = ctx.config.targets.get(PROJECT_KEY)
+        if project is None:
+            return []
+        beside, found = load_layer(
+            project.with_name(LOCAL_NAME), "json", NAME, ctx.config, ctx.documents
+        )
+        return found + ([] if beside is None else _check(beside, ctx.policy, True))
     settings = ctx.config.targets.get(SETTINGS_KEY)
     if settings is None or ctx.config.scope != "user":
         return []
@@ -66,8 +76,8 @@ def findings(ctx: Context) -> list[Finding]:
         config = ctx.config.confined(None)  # a system file, outside any repository
         layer, problems = load_layer(host_path(INSTALL_PATHS), "json", NAME, config, ctx.documents)
         out += problems
-        if layer is not None:
-            out += _check(layer, ctx.policy, True)
+        if layer is not None:  # it adds to the user's, as a project file does (observed)
+            out += _check(layer, ctx.policy, True, project=True)
     return out
 
 
@@ -88,28 +98,35 @@ def _check(layer: Layer, policy: Policy, local: bool, *, project: bool = False) 
     if not local:
         return out  # twsrt owns the sandbox and the lists of its own file (drift)
     # another layer: settings.local.json beside the target, or the org-managed settings
-    # a project's sandbox cannot disable or widen the user's (observed): only its lists count
-    if SANDBOX_KEY in layer.value and not project:
-        out.append(
-            report(
-                DROID_LOCAL_SANDBOX,
-                f"a sandbox block in {layer.path.name} is merged into the one twsrt writes, and "
-                "twsrt cannot tell which of its keys win: remove it and let the policy carry "
-                "the sandbox",
-                layer,
-                f"/{SANDBOX_KEY}",
-                NAME,
-            )
-        )
+    # a local file's key replaces the target's (observed); a project's or the org-managed
+    # settings add to the user's (observed): only their lists are worth a note
+    if not project:
+        for key in (SANDBOX_KEY, *LIST_KEYS):
+            if key in layer.value:
+                out.append(
+                    report(
+                        DROID_LOCAL_OVERRIDE,
+                        f"{key} in {layer.path.name} replaces the {key} twsrt writes in "
+                        "settings.json whole: "
+                        + (
+                            'without "enabled": true Droid\'s sandbox is off'
+                            if key == SANDBOX_KEY
+                            else "the policy's commands there are dropped"
+                        ),
+                        layer,
+                        f"/{key}",
+                        NAME,
+                    )
+                )
     for command, pointer in strings(layer.value.get(ALLOWLIST), f"/{ALLOWLIST}"):
         reached = _reached(command, policy)
         if reached is not None:
             kind, rule = reached
             out.append(
                 report(
-                    DROID_LOCAL_ALLOWLIST,
-                    f"commandAllowlist entry '{quoted(command)}' runs, without a prompt, a "
-                    f"command the policy {kind}s ('{quoted(rule)}')",
+                    DROID_LAYER_ALLOWLIST,
+                    f"commandAllowlist entry '{quoted(command)}' names a command the policy "
+                    f"{kind}s ('{quoted(rule)}'); twsrt's command lists win over it",
                     layer,
                     pointer,
                     NAME,

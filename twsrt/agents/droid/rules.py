@@ -86,32 +86,32 @@ DROID_PERMISSION_RULES = Rule(
     "move what it says into the policy's bash rules.",
 )
 
-DROID_LOCAL_SANDBOX = Rule(
+DROID_LOCAL_OVERRIDE = Rule(
     "TWS661",
-    "droid-local-sandbox",
-    Family.EFFECTIVE,
-    Level.ERROR,
-    Basis.CANNOT_CHECK,
-    "A sandbox block in another Droid settings layer is merged into twsrt's.",
-    "Droid loads `settings.local.json` beside `settings.json`, and on a managed machine the "
-    "org-managed settings (`/etc/factory/settings.json` on Linux), and merges their settings "
-    "with the user's. Which of such a sandbox block's keys win over the ones twsrt writes is "
-    "not observed, so the sandbox Droid runs cannot be checked against the policy. Remove the "
-    "block, or deploy the policy's sandbox there.",
-)
-
-DROID_LOCAL_ALLOWLIST = Rule(
-    "TWS662",
-    "droid-local-allowlist",
+    "droid-local-override",
     Family.EFFECTIVE,
     Level.ERROR,
     Basis.WIDENS,
-    "A commandAllowlist entry in another Droid settings layer runs a command the policy denies "
-    "or asks.",
-    "A user or project `commandAllowlist` runs a command without a prompt, even one read-only "
-    "mode would stop (docs/agents/pi-droid-observed.md, row 13). An entry in "
-    "`settings.local.json` or the org-managed settings that covers a policy deny or ask rule "
-    "undoes it: Droid runs the command the policy refuses or asks about. Remove the entry.",
+    "A key of settings.local.json replaces the one twsrt writes in settings.json.",
+    "Droid 0.225.2 loads `settings.local.json` beside `settings.json`, and a key there replaces "
+    "the same key of `settings.json` whole (tests/real/test_droid_generated.py): a local "
+    '`sandbox` without `"enabled": true` switches the sandbox twsrt wrote off, a local '
+    "`commandBlocklist` or `commandDenylist` drops twsrt's. A project's or the org-managed "
+    "settings add to the user's instead. Remove the key from `settings.local.json`; the policy "
+    "carries it.",
+)
+
+DROID_LAYER_ALLOWLIST = Rule(
+    "TWS662",
+    "droid-layer-allowlist",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "A commandAllowlist entry in another Droid layer names a command the policy denies or asks.",
+    "A project's, a local or the org-managed `commandAllowlist` runs a command without a "
+    "prompt, but twsrt's `commandBlocklist` and `commandDenylist` win over it (observed: a user "
+    "denylist beat a project, a local and an org-managed allowlist). The entry is shadowed for "
+    "the commands the policy names; remove it to say what runs.",
 )
 
 DROID_HOME_OVERRIDE = Rule(
@@ -125,4 +125,22 @@ DROID_HOME_OVERRIDE = Rule(
     "that directory's `.factory/settings.json`, and the sandbox twsrt wrote is gone (observed, "
     "row 9). `check` sees the variable in its own environment; unset it, or point the target "
     "at that directory.",
+)
+
+DROID_PROJECT_LAUNCH_ROOT = Rule(
+    "TWS664",
+    "droid-project-launch-root",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "Droid loads a project's .factory/settings.json at its root, or below it in a git "
+    "repository, with relative paths from where it starts.",
+    "Observed with Droid 0.225.2 (tests/real/test_droid_generated.py): Droid started in a "
+    "project's root loads its `.factory/settings.json`, and started in a subdirectory it loads "
+    "it only when the project is a git repository (from the repository root). It resolves the "
+    "file's relative paths against the directory it starts in, not the project root, so a "
+    "relative deny of the policy covers the project's path only in a launch at the root. The "
+    "file's sandbox and command lists add to the user's: they cannot switch off or widen the "
+    "user's sandbox (observed). Write the policy's paths with `~/` or `/` for a deny that holds "
+    "wherever Droid starts.",
 )

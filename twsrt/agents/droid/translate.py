@@ -47,7 +47,9 @@ from twsrt.policy import Entry, PathRule, Policy, is_glob
 from twsrt.records import record
 from twsrt.rules import (
     GLOB_GRANT_LEFT_OUT,
+    LITERAL_GLOB_GRANT_LEFT_OUT,
     LOSSY_GLOB_PATH,
+    LOSSY_LITERAL_GLOB,
     LOSSY_STRICTER_GLOB,
     UNEXPRESSIBLE_COMMAND,
 )
@@ -218,6 +220,17 @@ def _grants(rules: list[PathRule], key: str, findings: list[Finding]) -> list[st
     for rule in rules:
         check_malformed(rule, SPEC)
         path = whole_tree(rule)
+        if rule.literal and is_glob(path):
+            findings.append(
+                _lossy(
+                    LITERAL_GLOB_GRANT_LEFT_OUT,
+                    f"literal path '{quoted(rule.path)}' contains glob characters and would "
+                    "grant more as a pattern (Droid's sandbox runtime reads one so on macOS); "
+                    f"left out of Droid's sandbox.filesystem.{key}",
+                    rule.origin,
+                )
+            )
+            continue
         if rule.glob and is_glob(path):
             findings.append(
                 _lossy(
@@ -240,6 +253,20 @@ def _denies(rules: list[PathRule], key: str, findings: list[Finding]) -> list[st
     for rule in rules:
         check_malformed(rule, SPEC)
         path = whole_tree(rule)
+        if rule.literal and is_glob(path):
+            out.append(path)  # Droid's file tools match it as written
+            if not rule.echo:
+                findings.append(
+                    _lossy(
+                        LOSSY_LITERAL_GLOB,
+                        f"literal path '{quoted(rule.path)}' contains glob characters; the "
+                        "sandbox runtime under Droid's Execute reads it as a pattern, which may "
+                        "miss the literal path itself (Droid's file tools match it as written); "
+                        "protect a parent directory without glob characters",
+                        rule.origin,
+                    )
+                )
+            continue
         if not rule.glob or not is_glob(path):
             out.append(path)
             continue
