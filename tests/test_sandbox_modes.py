@@ -51,6 +51,7 @@ TARGETS = {
     "pi_sandbox": ROOT / ".pi" / "agent" / "extensions" / "sandbox.json",
     "opencode_config": ROOT / ".config" / "opencode" / "opencode.json",
     "kilo_config": ROOT / ".config" / "kilo" / "kilo.jsonc",
+    "droid_settings": ROOT / ".factory" / "settings.json",
 }
 
 
@@ -162,6 +163,29 @@ def _permission_denies(result: Result) -> dict[str, set[str]]:
     return {"permission": found}
 
 
+def _droid_write_grants(result: Result) -> list[str]:
+    """Droid's sandbox block: its write roots, or the sandbox off. The launch directory and
+    ~/.factory/temp it keeps writable itself are no output of twsrt's (TWS495)."""
+    sandbox = _json(result)["sandbox"]
+    grants = [f"allowWrite {p}" for p in sandbox.get("filesystem", {}).get("allowWrite", [])]
+    return grants if sandbox.get("enabled") is True else [*grants, "sandbox not enabled"]
+
+
+def _droid_sandbox_denies(result: Result) -> dict[str, set[str]]:
+    """Droid's srt lists; the names at a write root's top guard what a write root could change,
+    so with no write root (read-only) they have nothing to guard."""
+    from twsrt.agents import config_layers
+    from twsrt.agents.rootnames import names as root_names
+
+    names = [name for name, _tree in root_names(layer for _a, layer in config_layers("project"))]
+    guards = (*names, *{name.split("/")[0] for name in names})
+    filesystem = _json(result)["sandbox"]["filesystem"]
+    return {
+        "denyRead": set(filesystem["denyRead"]),
+        "denyWrite": {p for p in filesystem["denyWrite"] if not _protection(p, guards)},
+    }
+
+
 def _walk(value: Any, path: str = "") -> list[tuple[str, Any]]:
     if isinstance(value, dict):
         return [pair for k, v in value.items() for pair in _walk(v, f"{path}.{k}")]
@@ -255,6 +279,7 @@ def write_grants(name: str, result: Result) -> list[str]:
         "pi": _pi_write_grants,
         "opencode": _permission_grants,
         "kilo": _permission_grants,
+        "droid": _droid_write_grants,
     }
     # a new agent must say here what a write grant looks like in its output
     assert name in readers, f"no write-grant reader for agent {name}"
@@ -278,6 +303,9 @@ def denies(name: str, result: Result) -> dict[str, set[str]]:
         return _pi_denies(result)
     if name in ("opencode", "kilo"):
         return _permission_denies(result)
+    if name == "droid":  # its command lists hold with the sandbox on or off
+        document = _json(result)
+        return {"commandBlocklist": set(document["commandBlocklist"])}
     raise AssertionError(f"no deny reader for agent {name}")
 
 
@@ -347,6 +375,8 @@ def sandbox_denies(name: str, result: Result) -> dict[str, set[str]]:
         return {}
     if name == "kilo":  # its sandbox takes no deny list, only the network switch
         return {"network": {_permission_file(result)["sandbox"]["network"]}}
+    if name == "droid":
+        return _droid_sandbox_denies(result)
     raise AssertionError(f"no sandbox deny reader for agent {name}")
 
 
