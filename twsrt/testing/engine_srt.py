@@ -72,11 +72,26 @@ class SrtEngine:
         self.settings.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         return self.settings
 
+    # an agent's engine whose file switches the agent's sandbox off sets this in ``prepare``:
+    # the agent then runs each command as it is, and so does the engine
+    disabled = False
+
+    @property
+    def unsandboxed(self) -> bool:
+        """The file turns the agent's sandbox off: the file's fault, no gap."""
+        return self.disabled
+
+    def runs_unconfined(self) -> bool:
+        """Whether the agent would run this file's commands with no sandbox at all."""
+        return self.disabled
+
     def run(self, shell: str, timeout: float) -> Run:
         env = base_env(self.root)
         # srt's proxy chains through $HTTP_PROXY (its parent proxy): allowed requests reach the
         # local stub instead of the internet, and refused ones never leave srt
         env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
+        if self.runs_unconfined():
+            return run_process(["sh", "-c", shell], env, self.root / "work", timeout)
         argv = [str(self.binary), "--settings", str(self.settings), "-c", shell]
         return run_process(argv, env, self.root / "work", timeout)
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from twsrt.agents.claude.rules import CLAUDE_NESTED_UNPROTECTED, LOSSY_READONLY_WORKSPACE
 from twsrt.testing.engine_srt import SrtEngine
-from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
+from twsrt.testing.engines import EngineUnavailable
 from twsrt.testing.gaps import SRT_GAPS, Mismatch, probe_gap
 from twsrt.testing.hostrun import without_host_programs
 from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS, reported_at_root
@@ -310,19 +310,6 @@ class ClaudeEngine(SrtEngine):
             return []
         found = [(k, p, layer.at(f"/sandbox/{k}")) for k, p in named(sandbox)]
         return results(self.name, found)
-
-    @property
-    def unsandboxed(self) -> bool:
-        """Claude runs commands without a sandbox for this file (``sandbox.enabled`` not true)."""
-        return bool(getattr(self, "disabled", False))
-
-    def run(self, shell: str, timeout: float) -> Run:
-        if not self.disabled:
-            return super().run(shell, timeout)
-        # the sandbox is off: Claude runs the command as it is, and so does the model
-        env = base_env(self.root)
-        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
-        return run_process(["sh", "-c", shell], env, self.root / "work", timeout)
 
 
 ENGINE = ClaudeEngine

@@ -35,7 +35,7 @@ from twsrt.agents.droid.declaration import (
 )
 from twsrt.agents.droid.rules import DROID_NESTED_LAYERS_OPEN, DROID_OWN_GRANTS
 from twsrt.testing.engine_srt import SrtEngine
-from twsrt.testing.engines import EngineUnavailable, Run, base_env, run_process
+from twsrt.testing.engines import EngineUnavailable
 from twsrt.testing.gaps import SRT_GAPS, Mismatch, probe_gap
 from twsrt.testing.globs import engine_path
 from twsrt.testing.hostrun import without_host_programs
@@ -221,19 +221,6 @@ class DroidEngine(SrtEngine):
 
     def host_programs(self, ctx: Context) -> list[Any]:
         return []  # Droid passes srt none of the keys that name a program
-
-    @property
-    def unsandboxed(self) -> bool:
-        """Droid runs commands without a sandbox for this file (``sandbox.enabled`` not true)."""
-        return bool(getattr(self, "disabled", False))
-
-    def run(self, shell: str, timeout: float) -> Run:
-        if not self.disabled:
-            return super().run(shell, timeout)
-        # the sandbox is off: Droid runs the command as it is, and so does the engine
-        env = base_env(self.root)
-        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
-        return run_process(["sh", "-c", shell], env, self.root / "work", timeout)
 
 
 ENGINE = DroidEngine

@@ -35,7 +35,7 @@ from twsrt.agents.pi.rules import (
     PI_NESTED_UNPROTECTED,
 )
 from twsrt.testing.engine_srt import SRT_HINT, SrtEngine
-from twsrt.testing.engines import EngineUnavailable, Run, base_env, executable, run_process
+from twsrt.testing.engines import EngineUnavailable, executable
 from twsrt.testing.gaps import SRT_GAPS, Mismatch, probe_gap
 from twsrt.testing.launches import FAMILIES, LAUNCH_GAPS, reported_at_root
 from twsrt.testing.model import SRT_REQUIRED, Outcome, Probe
@@ -200,17 +200,9 @@ class PiEngine(SrtEngine):
         self.settings.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
         return self.settings
 
-    @property
-    def unsandboxed(self) -> bool:
-        """The file turns the sandbox off (``enabled`` not true): the file's fault, no gap."""
-        return bool(getattr(self, "disabled", False))
-
-    def run(self, shell: str, timeout: float) -> Run:
-        if not (self.disabled or self.fail_open):
-            return super().run(shell, timeout)
-        env = base_env(self.root)
-        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = self.upstream
-        return run_process(["sh", "-c", shell], env, self.root / "work", timeout)
+    def runs_unconfined(self) -> bool:
+        """The file turns the sandbox off, or srt cannot start and the extension fails open."""
+        return self.disabled or self.fail_open
 
 
 def _map_paths(settings: dict[str, Any], mapper: Any) -> None:
