@@ -85,7 +85,7 @@ AGENT_SPEC = AgentSpec(
             "layers read-only",
         ),
     ),
-    no_engine="Kilo's sandbox has no twsrt test engine yet",
+    engine="twsrt.agents.kilo.engine",
 )
 
 PERMISSION_KEY, SANDBOX_KEY = "permission", "sandbox"
