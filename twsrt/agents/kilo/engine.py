@@ -180,7 +180,7 @@ def _workspace_write_gap(m: Mismatch) -> Finding | None:
 
 
 def _gaps() -> tuple[GapRule, ...]:
-    from twsrt.agents.opencode.rules import OPENCODE_TOOL_DENY_ONLY
+    from twsrt.agents.opencodegrammar import OPENCODE_TOOL_DENY_ONLY
     from twsrt.rules import LOSSY_WRITE_ROOT, UNCOMPILED_KEY_NOTE
 
     return (
