@@ -26,7 +26,17 @@ def rule(engine: str, probe: Probe, observed: Outcome, platform: str = "linux") 
 
 
 def test_every_engine_is_registered_in_run_order() -> None:
-    assert list(ENGINES) == ["srt", "codex", "claude", "deepcode", "gemini", "qwen", "kilo", "pi", "droid"]
+    assert list(ENGINES) == [
+        "srt",
+        "codex",
+        "claude",
+        "deepcode",
+        "gemini",
+        "qwen",
+        "kilo",
+        "pi",
+        "droid",
+    ]
 
 
 def test_claude_runs_srt_so_srts_linux_gaps_are_claudes() -> None:
