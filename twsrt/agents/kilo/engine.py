@@ -148,7 +148,9 @@ def _in_write_root(probe: Probe) -> bool:
     if probe.kind == "mandatory":
         return True
     target = getattr(probe, "subject", "") or probe.target
-    return target == "work" or target.startswith("work/") or not target.startswith(("~", "/"))
+    if target:
+        return target == "work" or target.startswith("work/")
+    return not probe.rule.startswith(("~", "/"))
 
 
 def _launch_gap(m: Mismatch) -> Finding | None:
