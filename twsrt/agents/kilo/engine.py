@@ -171,14 +171,29 @@ def _workspace_write_gap(m: Mismatch) -> Finding | None:
 
     if m.probe.kind not in ("deny-write", "mandatory") or m.observed is not Outcome.ALLOWED:
         return None
-    if not _in_write_root(m.probe):
-        return None
+    if not _in_write_root(m.probe):  # a deny inside a writable_paths root: check says so
+        here = next((f for f in _root_denies(m) if f.location == m.probe.origin), None)
+        return m.as_reported(here) if here is not None else None
     return m.gap(
         KILO_WORKSPACE_OPEN,
         "Kilo's sandbox binds the directory it starts in and each writable_paths entry "
         f"read-write whole: '{m.probe.rule}' is writable there by a command its edit rules do "
         "not know",
     )
+
+
+def _root_denies(m: Mismatch) -> list[Finding]:
+    """The TWS461 findings translate emits at the denyWrite paths inside a ``writable_paths``
+    root (the same for every home: both sides are expanded with it)."""
+    from twsrt.agents.kilo.rules import KILO_WORKSPACE_OPEN
+    from twsrt.agents.kilo.translate import translate
+    from twsrt.findings import TwsrtError
+
+    try:
+        _, findings = translate(m.policy, "workspace-write", False, "/home/twsrt")
+    except TwsrtError:
+        return []
+    return [f for f in findings if f.rule_id == KILO_WORKSPACE_OPEN.id]
 
 
 def _gaps() -> tuple[GapRule, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from twsrt.agents.abspaths import HomePaths, PathTarget, grant_path
+from twsrt.agents.abspaths import HomePaths, PathTarget, grant_path, is_relative, whole_tree
 from twsrt.agents.kilo.declaration import (
     HANDLED_SRT_KEYS,
     LABEL,
@@ -23,9 +23,9 @@ from twsrt.agents.lossy import write_roots_location
 from twsrt.agents.opencodegrammar import Compiled, Who, translate_permission
 from twsrt.agents.srtkeys import unhandled_key_findings
 from twsrt.agents.targets import disabled_sandbox
-from twsrt.findings import Finding
+from twsrt.findings import Finding, quoted
 from twsrt.locations import Location
-from twsrt.policy import Policy, normalize_path
+from twsrt.policy import Policy, is_glob, normalize_path
 from twsrt.records import record
 from twsrt.rules import UNCOMPILED_KEY_NOTE
 
@@ -103,6 +103,7 @@ def _sandbox(
             granted = grant_path(rule, "allowWrite", paths, findings, PATHS)
             if granted is not None and granted not in writable:
                 writable.append(granted)
+    _denies_in_write_roots(policy, writable, paths, findings)
     if policy.allowed_domains:
         findings.append(
             KILO.finding(
@@ -115,3 +116,52 @@ def _sandbox(
             )
         )
     return {"enabled": True, "network": "deny", "allowed_hosts": [], "writable_paths": writable}
+
+
+# what Kilo binds read-only again inside its writable roots (its config directory)
+KILO_READ_ONLY = ("~/.config/kilo",)
+
+
+def _denies_in_write_roots(
+    policy: Policy, writable: list[str], paths: HomePaths, findings: list[Finding]
+) -> None:
+    """TWS461 for the absolute denyWrite paths inside a ``writable_paths`` root, one finding
+    per place they come from: Kilo binds the root read-write whole and has no per-path deny
+    (the relative ones, inside the workspace, are the general TWS461's; its own config
+    directory Kilo binds read-only again)."""
+    kept = [paths.expand(p) for p in KILO_READ_ONLY]
+    grouped: dict[Location, list[str]] = {}
+    roots: dict[Location, str] = {}
+    for rule in policy.deny_write:
+        path = whole_tree(rule)
+        if is_relative(path):
+            continue
+        if not rule.literal and is_glob(path):  # the directories before the first wildcard
+            fixed = []
+            for part in path.split("/"):
+                if is_glob(part):
+                    break
+                fixed.append(part)
+            path = "/".join(fixed) or "/"
+        denied = paths.expand(path)
+        if any(_under(denied, k) for k in kept):
+            continue
+        root = next((r for r in writable if _under(denied, r)), None)
+        if root is not None:
+            grouped.setdefault(rule.origin, []).append(rule.path)
+            roots.setdefault(rule.origin, root)
+    for origin, denies in grouped.items():
+        names = ", ".join(f"'{quoted(d)}'" for d in denies)
+        findings.append(
+            KILO.finding(
+                KILO_WORKSPACE_OPEN,
+                f"Kilo's sandbox binds writable_paths '{quoted(roots[origin])}' read-write whole "
+                f"and has no per-path deny: denyWrite {names} inside it "
+                f"{'is' if len(denies) == 1 else 'are'} writable to every command",
+                origin,
+            )
+        )
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
