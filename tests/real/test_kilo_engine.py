@@ -145,7 +145,7 @@ def test_the_marks_tell_the_sandbox_from_none(observed: dict[str, dict[str, bool
 POLICY: dict[str, Any] = {
     "filesystem": {
         "denyRead": ["~/secret.txt"],
-        "denyWrite": ["~/.bashrc", "locked"],
+        "denyWrite": ["~/.bashrc", "locked", "~/out/locked"],
         "allowWrite": [".", "~/out"],
     },
     "network": {"allowedDomains": ["example.com"], "deniedDomains": []},
@@ -191,14 +191,23 @@ def _cli(repo: Path, bwrap: str) -> Any:
 
 
 def test_the_generated_file_passes_or_gaps_with_its_rules(tmp_path: Path, bwrap: str) -> None:
-    """Reads GAP with TWS460, the relative deny in the workspace with TWS461, the closed network
-    with the note translate emits; what the sandbox enforces passes; nothing FAILs."""
+    """Reads GAP with TWS460, the denies in the workspace and in a ``writable_paths`` root with
+    TWS461, the closed network with the note translate emits; what the sandbox enforces passes;
+    nothing FAILs."""
     ctx = _context(tmp_path / "repo")
     report = run_tests(ctx, "kilo", factory=lambda name: KiloEngine(bwrap))
     assert report.engines == ["kilo"]
     assert not [r for r in report.results if r.verdict is Verdict.FAIL], _explain(report)
     assert _verdicts(report, "deny-read") == {("GAP", "TWS460")}, _explain(report)
     assert ("GAP", "TWS461") in _verdicts(report, "deny-write"), _explain(report)
+    for inside in ("locked", "~/out/locked"):  # the workspace, a writable_paths root
+        found = {
+            (r.verdict.value, r.gap.rule_id if r.gap else None)
+            for r in report.results
+            if r.probe.kind == "deny-write" and r.probe.rule == inside
+        }
+        # (a hard link across Kilo's bind mounts fails: PASS)
+        assert ("GAP", "TWS461") in found <= {("GAP", "TWS461"), ("PASS", None)}, _explain(report)
     bashrc = {r.verdict for r in report.results if r.probe.rule == "~/.bashrc"}
     assert bashrc == {Verdict.PASS}, _explain(report)
     assert {v for v, _ in _verdicts(report, "write-outside")} == {"PASS"}
