@@ -96,3 +96,33 @@ CASES += [
         env={"KILO_BWRAP_PATH": "/nonexistent/bwrap"},
     ),
 ]
+
+
+def scoped(agent: str) -> str:
+    """A twsrt.toml of the project scope for one agent alone."""
+    return (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f'[project]\nagents = ["{agent}"]\n'
+    )
+
+
+CASES += [
+    Case(
+        "opencode-project",
+        {"TWS670": "twsrt.toml:5:2", "TWS671": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": scoped("opencode"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+    Case(
+        "kilo-project",
+        {"TWS672": ".srt-settings.json:4:5", "TWS670": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": 'home = "/home/user"\n' + scoped("kilo"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+]

@@ -11,6 +11,7 @@ from twsrt.agents.kilo.rules import KILO_WORKSPACE_OPEN
 NAME = "kilo"
 LABEL = "Kilo Code CLI"
 SETTINGS_KEY = "kilo_config"
+PROJECT_KEY = "kilo_project"
 
 STATE_FILES = (
     StateFile("~/.local/share/kilo/auth.json", "provider logins", credential=True),
@@ -41,6 +42,17 @@ AGENT_SPEC = AgentSpec(
             "~/.config/kilo/kilo.jsonc",
             r"kilo/kilo\.jsonc?",
             home_dependent=True,
+        ),
+        # project scope (agents/kilo/project.py): the project's own kilo.jsonc
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "Kilo Code CLI project config (project scope; default kilo.jsonc at the project root).",
+            "kilo.jsonc",
+            r"(^|/)kilo\.jsonc?",
+            scaffold=False,
+            examples=("kilo.jsonc",),
+            scope="project",
         ),
     ),
     # what Kilo 7.7.7 loads (rows 28-31, 41 of the observed page); OpenCode's project names,

@@ -11,6 +11,7 @@ from twsrt.agents.targets import agent_finding
 NAME = "opencode"
 LABEL = "OpenCode"
 SETTINGS_KEY = "opencode_config"
+PROJECT_KEY = "opencode_project"
 
 # What OpenCode 1.18.33 writes for itself (its XDG data and state directories).
 STATE_FILES = (
@@ -37,6 +38,17 @@ AGENT_SPEC = AgentSpec(
             'websearch and "$schema" twsrt manages, e.g. ~/.config/opencode/opencode.json.',
             "~/.config/opencode/opencode.json",
             r"opencode/opencode\.jsonc?",
+        ),
+        # project scope (agents/opencode/project.py): the project's own opencode.json
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "OpenCode project config (project scope; default opencode.json at the project root).",
+            "opencode.json",
+            r"(^|/)opencode\.jsonc?",
+            scaffold=False,
+            examples=("opencode.json",),
+            scope="project",
         ),
     ),
     # what OpenCode 1.18.33 loads (rows 14-17, 21, 23 of the observed page)
