@@ -126,3 +126,33 @@ CASES += [
         },
     ),
 ]
+
+
+def managed(agent: str) -> str:
+    """A twsrt.toml of the managed scope for one agent alone (the tree under ``out``)."""
+    return (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f'[managed]\nroot = "out"\nagents = ["{agent}"]\n'
+    )
+
+
+CASES += [
+    Case(
+        "opencode-managed",
+        {"TWS673": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": managed("opencode"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+    Case(
+        "kilo-managed",
+        {"TWS674": ".srt-settings.json:4:5", "TWS673": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": 'home = "/home/user"\n' + managed("kilo"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+]

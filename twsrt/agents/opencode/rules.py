@@ -220,3 +220,22 @@ OPENCODE_PROJECT_MERGED = Rule(
     "project file enforces the policy only beside a user config that does not allow more; "
     "generate the user scope from the same policy too.",
 )
+
+OPENCODE_MANAGED_NOT_FINAL = Rule(
+    "TWS673",
+    "opencode-managed-not-final",
+    Family.EFFECTIVE,
+    Level.WARNING,
+    Basis.DROPS,
+    "OpenCode's (and Kilo's) managed config is not final: one variable and a user rule "
+    "ordered after its pattern beat it.",
+    "OpenCode 1.18.33 merges the managed `/etc/opencode/opencode.json` (Kilo: `/etc/kilo`) "
+    "after the user's and the project's files, so its denies hold against their allows of the "
+    "same pattern (docs/agents/opencode-observed.md, rows 17, 31). It is not final: "
+    "`OPENCODE_PERMISSION` (`KILO_PERMISSION`) is merged after it and lifts its denies (rows "
+    "18, 31), and the merge is key by key (row 14), so a user or project object that already "
+    "has one of the managed file's patterns keeps it in its own place, and a more specific "
+    "allow written after it there still wins for the calls it matches (the last matching rule "
+    "wins, row 6). Keep the variable out of the users' environment and generate the user "
+    "scope from the same policy.",
+)

@@ -1,0 +1,69 @@
+"""OpenCode's and Kilo's managed scope (agents/opencode/managed.py, agents/kilo/managed.py):
+one file per OS in the managed output tree, the same bytes, the permission rules (Kilo: no
+sandbox, TWS674) and what still beats the file (TWS673). The bytes are pinned by
+tests/golden/opencode-managed and kilo-managed; the project scope's by the project goldens of
+tests/test_project_scope.py."""
+
+from __future__ import annotations
+
+import pytest
+from support.golden import GoldenCase
+from support.sandbox import Sandbox
+
+from twsrt.agents.kilo.declaration import TREE_PATHS as KILO_TREE
+from twsrt.agents.opencode.declaration import TREE_PATHS as OPENCODE_TREE
+from twsrt.jsonpos import parse_jsonc
+
+TREES = {"opencode": OPENCODE_TREE, "kilo": KILO_TREE}
+
+
+def _config(agent: str) -> str:
+    return (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f'[managed]\nroot = "managed"\nagents = ["{agent}"]\n'
+    )
+
+
+@pytest.mark.parametrize("agent", list(TREES))
+def test_the_managed_tree_is_golden_and_the_same_for_every_os(sandbox: Sandbox, agent: str) -> None:
+    case = GoldenCase(f"{agent}-managed", "example")
+    linux = "managed/" + TREES[agent]["linux"]
+    target = case.install(sandbox, _config(agent), linux)
+    run = sandbox.run("generate", "-w", "-v")
+    assert run.returncode == 0, run.stderr
+    text = target.read_text(encoding="utf-8")
+    case.expect(sandbox, None, "expected.json", text)
+    case.expect(sandbox, None, "stderr.txt", run.stderr)
+    for tree_path in TREES[agent].values():
+        assert (sandbox.repo / "managed" / tree_path).read_text(encoding="utf-8") == text
+        assert oct((sandbox.repo / "managed" / tree_path).stat().st_mode & 0o777) == "0o644"
+    value = parse_jsonc(text).value
+    assert value["permission"]["bash"]["*"] == "ask"
+    assert "sandbox" not in value
+    assert "warning[TWS673]" in run.stderr
+    assert ("warning[TWS674]" in run.stderr) == (agent == "kilo")
+    assert sandbox.run("diff").returncode == 0
+    again = sandbox.run("generate", "-w")
+    assert again.returncode == 0, again.stderr
+    assert "twsrt: wrote" not in again.stderr
+
+
+@pytest.mark.parametrize("agent", list(TREES))
+def test_the_merge_keeps_the_administrators_keys(sandbox: Sandbox, agent: str) -> None:
+    case = GoldenCase(f"{agent}-managed", "example")
+    linux = "managed/" + TREES[agent]["linux"]
+    target = case.install(sandbox, _config(agent), linux)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(
+        '{\n  // the organisation\'s model\n  "model": "org/model",\n'
+        '  "permission": {"lsp": "deny"}\n}\n',
+        encoding="utf-8",
+    )
+    run = sandbox.run("generate", "-w")
+    assert run.returncode == 0, run.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "// the organisation's model" in text
+    value = parse_jsonc(text).value
+    assert value["model"] == "org/model"
+    assert value["permission"]["lsp"] == "deny"
+    assert value["permission"]["bash"]["*"] == "ask"
