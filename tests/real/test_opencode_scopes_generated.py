@@ -6,6 +6,13 @@ and a write of the project file itself, while an allowed command and a write ins
 project run; started in a subdirectory of the project (TWS670), the denied command is still
 refused. The control is the same workspace without twsrt's file, where every call runs.
 
+The managed scope (``opencode_managed_linux``, ``kilo_managed_linux``): the generated file is
+bound at ``/etc/opencode`` (``/etc/kilo``) in a private mount namespace (``private_etc``), under
+a user file that allows ``touch`` and reads. Its denies hold against that user file (the
+control: the same user file without the managed one). Two runs pin what TWS673 reports: the
+agent's ``*_PERMISSION`` variable lifts the managed deny, and a user object that already has
+the managed pattern (``"touch *"``) followed by a more specific allow lifts it too.
+
 Headless runs against the fake model of ``opencode_client`` (three at a time), under /var/tmp.
 """
 
@@ -13,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +41,7 @@ from .opencode_client import (
     scratch_dir,
     write,
 )
+from .private_etc import private_etc
 
 pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("opencode_scopes")]
 
@@ -166,3 +175,95 @@ def test_allowed_calls_run(runs: dict[str, Any], name: str) -> None:
     assert twsrt.verdict("write WS/open.txt") == "ran"
     assert twsrt.exists("ws/open.txt")
     assert twsrt.verdict("echo allowed-ran") == "ran"
+
+
+# the user file of the managed runs: the shell and reads allowed (twsrt's managed file denies)
+USER_ALLOWS = {"permission": {"bash": {"*": "allow", "touch *": "allow"}, "read": "allow"}}
+# the user object has the managed pattern, then a more specific allow: the key-by-key merge
+USER_ORDERED = {"permission": {"bash": {"*": "allow", "touch *": "ask", "touch inner*": "allow"}}}
+MANAGED_DIR = {"opencode": "opencode", "kilo": "kilo"}
+
+
+def generate_managed(cfg: Path, agent: Agent) -> Path:
+    """twsrt's managed tree for ``agent``; the Linux directory that goes to /etc/<agent>."""
+    cfg.mkdir(parents=True)
+    (cfg / "srt.json").write_text(json.dumps(SRT))
+    (cfg / "bash.json").write_text(json.dumps(BASH))
+    (cfg / "twsrt.toml").write_text(
+        '[sources]\nsrt = "srt.json"\nbash_rules = "bash.json"\n\n'
+        f'[managed]\nroot = "out"\nagents = ["{agent.name}"]\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cfg), "TWSRT_NO_CACHE": "1"}
+    wrote = run_cli(["generate", "-w"], cwd=cfg, env=env)
+    assert wrote.returncode == 0, wrote.stderr
+    return cfg / "out" / "linux" / "etc" / MANAGED_DIR[agent.name]
+
+
+@pytest.fixture(scope="module")
+def managed_runs(fake: FakeChat) -> Iterator[dict[str, Observed]]:
+    with scratch_dir("twsrt-opencode-managed-") as root, ExitStack() as stack:
+        plans: dict[str, Any] = {}
+        for name, agent in AGENTS.items():
+            etc = generate_managed(root / f"{name}-cfg", agent)
+            wrapper = stack.enter_context(private_etc(agent.binary(), {agent.name: etc}))
+            calls = [bash("touch denied-cmd"), read("WS/private/key"), bash("echo allowed-ran")]
+            variable = {f"{agent.env}_PERMISSION": json.dumps({"bash": {"touch *": "allow"}})}
+            for run, user, options in (
+                ("managed", USER_ALLOWS, {"binary": wrapper}),
+                ("control", USER_ALLOWS, {"binary": agent.binary()}),
+                ("env", USER_ALLOWS, {"binary": wrapper, "extra_env": variable}),
+                ("ordered", USER_ORDERED, {"binary": wrapper}),
+            ):
+                setup = Setup(root / f"{name}-{run}", agent, user=user)
+                setup.write(fake.base_url(f"{name}-{run}"))
+                _prepare(setup)
+                probes = [bash("touch inner-ran")] if run == "ordered" else calls
+                plans[f"{name}-{run}"] = (setup, probes, options)
+        yield run_all("", fake, plans)
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_managed_runs_report_every_call(managed_runs: dict[str, Observed], name: str) -> None:
+    for run in ("managed", "control", "env", "ordered"):
+        observed = managed_runs[f"{name}-{run}"]
+        assert all(r.verdict is not None for r in observed.run.results), (
+            run,
+            observed.run.stdout[-2000:],
+            observed.run.stderr[-2000:],
+        )
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_a_user_file_cannot_lift_a_managed_deny(
+    managed_runs: dict[str, Observed], name: str
+) -> None:
+    managed, control = managed_runs[f"{name}-managed"], managed_runs[f"{name}-control"]
+    assert managed.verdict("touch denied-cmd") == "denied"
+    assert not managed.exists("ws/denied-cmd")
+    assert managed.verdict("read WS/private/key") == "denied"
+    assert SECRET not in managed.told("read WS/private/key")
+    assert managed.verdict("echo allowed-ran") == "ran"
+    assert control.verdict("touch denied-cmd") == "ran"
+    assert control.exists("ws/denied-cmd")
+    assert control.verdict("read WS/private/key") == "ran"
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_the_permission_variable_lifts_the_managed_deny(
+    managed_runs: dict[str, Observed], name: str
+) -> None:
+    """TWS673: the variable is merged after the managed file."""
+    assert managed_runs[f"{name}-env"].verdict("touch denied-cmd") == "ran"
+    assert managed_runs[f"{name}-env"].exists("ws/denied-cmd")
+    assert managed_runs[f"{name}-managed"].verdict("touch denied-cmd") == "denied"
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_a_user_rule_after_the_managed_pattern_lifts_it(
+    managed_runs: dict[str, Observed], name: str
+) -> None:
+    """TWS673: the managed "touch *" takes the user's place, before the user's more specific
+    allow, which wins (the last matching rule)."""
+    ordered = managed_runs[f"{name}-ordered"]
+    assert ordered.verdict("touch inner-ran") == "ran"
+    assert ordered.exists("ws/inner-ran")
