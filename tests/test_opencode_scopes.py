@@ -67,3 +67,39 @@ def test_the_merge_keeps_the_administrators_keys(sandbox: Sandbox, agent: str) -
     assert value["model"] == "org/model"
     assert value["permission"]["lsp"] == "deny"
     assert value["permission"]["bash"]["*"] == "ask"
+
+
+PROJECT_LAYER = (
+    '{\n  "permission": {\n    "bash": {"touch *": "allow", "rm *": "deny"},\n'
+    '    "read": "ask"\n  }\n}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("agent", "layer", "reported"),
+    [
+        ("kilo", ".kilo/kilo.jsonc", True),
+        ("kilo", "opencode.json", True),
+        ("opencode", ".opencode/opencode.jsonc", True),
+        ("opencode", "kilo.jsonc", False),  # OpenCode does not load Kilo's names
+    ],
+)
+def test_project_check_reports_a_project_layer_that_grants(
+    sandbox: Sandbox, agent: str, layer: str, reported: bool
+) -> None:
+    """TWS647 at each allow or ask entry of a project file beside twsrt's that the agent loads;
+    a deny entry and twsrt's own project file are quiet."""
+    sandbox.write(".srt-settings.json", {"filesystem": {"allowWrite": ["."]}})
+    sandbox.write("bash-rules.json", {"deny": ["touch"]})
+    config = _config(agent).replace('[managed]\nroot = "managed"\n', "[project]\n")
+    sandbox.write("twsrt.toml", ('home = "/home/user"\n' if agent == "kilo" else "") + config)
+    assert sandbox.run("generate", "-w").returncode == 0
+    sandbox.write(layer, PROJECT_LAYER)
+    run = sandbox.run("check")
+    found = [line for line in run.stdout.splitlines() if "TWS647" in line]
+    if not reported:
+        assert found == []
+        return
+    assert run.returncode == 1
+    assert [line.split(" ")[0] for line in found] == [f"{layer}:3:14:", f"{layer}:4:5:"]
+    assert "'bash touch *': allow" in found[0]

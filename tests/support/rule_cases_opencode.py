@@ -156,3 +156,19 @@ CASES += [
         },
     ),
 ]
+
+# a project file beside twsrt's that Kilo (and OpenCode, under .opencode/) also loads
+PROJECT_LAYER = '{\n  "permission": {\n    "bash": {"curl *": "allow"}\n  }\n}\n'
+
+CASES += [
+    Case(
+        "opencode-project-layer",
+        {"TWS647": ".opencode/opencode.json:3:14"},
+        files={
+            "twsrt.toml": scoped("opencode"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+            ".opencode/opencode.json": PROJECT_LAYER,
+        },
+    ),
+]

@@ -8,13 +8,24 @@ from __future__ import annotations
 import os
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.kilo.declaration import NAME, SETTINGS_KEY
+from twsrt.agents.kilo.declaration import LABEL, NAME, PROJECT_KEY, SETTINGS_KEY
 from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
-from twsrt.agents.opencodegrammar import managed_findings, permission_findings
+from twsrt.agents.opencodegrammar import (
+    managed_findings,
+    permission_findings,
+    project_layer_findings,
+)
 from twsrt.effective import Layer, child, report
 from twsrt.findings import Finding, TwsrtError, finding
 
 ENV_OVERRIDES = ("KILO_PERMISSION", "KILO_CONFIG_CONTENT", "KILO_CONFIG", "KILO_BWRAP_PATH")
+# the project files Kilo 7.7.7 loads (row 30: kilo.jsonc, opencode.json, .kilo/kilo.jsonc
+# observed; their twins by the same loader)
+PROJECT_FILES = tuple(
+    f"{directory}{name}"
+    for directory in ("", ".kilo/", ".opencode/")
+    for name in ("kilo.jsonc", "kilo.json", "opencode.jsonc", "opencode.json")
+)
 
 
 def findings(ctx: Context) -> list[Finding]:
@@ -31,6 +42,7 @@ def findings(ctx: Context) -> list[Finding]:
         if os.environ.get(variable)
     ]
     out += _managed(ctx)
+    out += project_layer_findings(ctx, PROJECT_FILES, PROJECT_KEY, NAME, LABEL)
     path = ctx.config.targets.get(SETTINGS_KEY)
     if path is None:
         return out

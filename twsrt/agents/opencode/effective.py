@@ -11,21 +11,33 @@ import os
 from pathlib import Path
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.opencode.declaration import NAME, SETTINGS_KEY
+from twsrt.agents.opencode.declaration import LABEL, NAME, PROJECT_KEY, SETTINGS_KEY
 from twsrt.agents.opencode.rules import (
     OPENCODE_ANCESTOR_LAYER,
     OPENCODE_ENV_OVERRIDE,
 )
-from twsrt.agents.opencodegrammar import managed_findings, permission_findings
+from twsrt.agents.opencodegrammar import (
+    managed_findings,
+    permission_findings,
+    project_layer_findings,
+)
 from twsrt.effective import Layer
 from twsrt.findings import Finding, TwsrtError, finding
 
 ENV_OVERRIDES = ("OPENCODE_PERMISSION", "OPENCODE_CONFIG_CONTENT", "OPENCODE_CONFIG")
 ANCESTOR_FILES = ("opencode.json", "opencode.jsonc", ".opencode")
+# the project files OpenCode 1.18.33 loads (row 14)
+PROJECT_FILES = (
+    "opencode.jsonc",
+    "opencode.json",
+    ".opencode/opencode.jsonc",
+    ".opencode/opencode.json",
+)
 
 
 def findings(ctx: Context) -> list[Finding]:
     out = _environment(ctx) + _ancestors(ctx) + _managed(ctx)
+    out += project_layer_findings(ctx, PROJECT_FILES, PROJECT_KEY, NAME, LABEL)
     path = ctx.config.targets.get(SETTINGS_KEY)
     if path is None:
         return out

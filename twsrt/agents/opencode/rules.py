@@ -239,3 +239,21 @@ OPENCODE_MANAGED_NOT_FINAL = Rule(
     "wins, row 6). Keep the variable out of the users' environment and generate the user "
     "scope from the same policy.",
 )
+
+OPENCODE_PROJECT_LAYER_GRANTS = Rule(
+    "TWS647",
+    "opencode-project-layer-grants",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A project file beside twsrt's that OpenCode (or Kilo) also loads allows or asks for a "
+    "tool twsrt writes rules for.",
+    "In a project, OpenCode 1.18.33 also loads `opencode.jsonc` and `.opencode/opencode.json`, "
+    "and Kilo 7.7.7 `kilo.jsonc`, `kilo.json`, `opencode.json(c)` and the same names under "
+    "`.kilo/` and `.opencode/`, each merged after the user's file key by key "
+    "(docs/agents/opencode-observed.md, rows 14, 30): an `allow` there lifts the denies and "
+    "asks of twsrt's rules that its pattern matches, and an `ask` lifts a deny to a prompt "
+    "(which `--auto` approves). `check` in project scope reads each of them except the file "
+    "twsrt writes and reports every such entry at its line. Remove it, or put the rule in the "
+    "policy.",
+)
