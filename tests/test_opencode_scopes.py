@@ -15,6 +15,8 @@ from twsrt.agents.opencode.declaration import TREE_PATHS as OPENCODE_TREE
 from twsrt.jsonpos import parse_jsonc
 
 TREES = {"opencode": OPENCODE_TREE, "kilo": KILO_TREE}
+# the golden case sets (tests/golden/<name>/)
+GOLDEN = {"opencode": "opencode-managed", "kilo": "kilo-managed"}
 
 
 def _config(agent: str) -> str:
@@ -26,7 +28,7 @@ def _config(agent: str) -> str:
 
 @pytest.mark.parametrize("agent", list(TREES))
 def test_the_managed_tree_is_golden_and_the_same_for_every_os(sandbox: Sandbox, agent: str) -> None:
-    case = GoldenCase(f"{agent}-managed", "example")
+    case = GoldenCase(GOLDEN[agent], "example")
     linux = "managed/" + TREES[agent]["linux"]
     target = case.install(sandbox, _config(agent), linux)
     run = sandbox.run("generate", "-w", "-v")
@@ -50,7 +52,7 @@ def test_the_managed_tree_is_golden_and_the_same_for_every_os(sandbox: Sandbox, 
 
 @pytest.mark.parametrize("agent", list(TREES))
 def test_the_merge_keeps_the_administrators_keys(sandbox: Sandbox, agent: str) -> None:
-    case = GoldenCase(f"{agent}-managed", "example")
+    case = GoldenCase(GOLDEN[agent], "example")
     linux = "managed/" + TREES[agent]["linux"]
     target = case.install(sandbox, _config(agent), linux)
     target.parent.mkdir(parents=True, exist_ok=True)

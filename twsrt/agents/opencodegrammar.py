@@ -24,9 +24,12 @@ from twsrt.agents.opencode.rules import (
     OPENCODE_AUTO_APPROVES_ASK,
     OPENCODE_BASH_DENY_BYPASS,
     OPENCODE_MANAGED_LAYER_GRANTS,
+    OPENCODE_MANAGED_NOT_FINAL,
     OPENCODE_PATHS_NARROWED,
     OPENCODE_PERMISSION_KEY_LIFTS,
+    OPENCODE_PROJECT_LAYER,
     OPENCODE_PROJECT_LAYER_GRANTS,
+    OPENCODE_PROJECT_MERGED,
     OPENCODE_RULE_DROPPED,
     OPENCODE_TOOL_DENY_ONLY,
     OPENCODE_WEB_TOOLS_DENIED,
@@ -41,6 +44,7 @@ from twsrt.rules import LOSSY_WRITE_ROOT, Rule
 
 if TYPE_CHECKING:
     from twsrt.agents.base import Context
+    from twsrt.config import Config
     from twsrt.effective import Layer
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"
@@ -526,3 +530,45 @@ def project_layer_findings(
                     )
                 )
     return out
+
+
+def project_findings(
+    config: Config, key: str, agent: str, label: str, prefix: str
+) -> list[Finding]:
+    """Where the project file binds (TWS670) and what still outranks it (TWS671), at the
+    target key; shared with Kilo (``prefix`` spells its variables)."""
+    where = config.location(f"/targets/{key}")
+    display = config.display_path(config.targets[key])
+    return [
+        finding(
+            OPENCODE_PROJECT_LAYER,
+            f"{label} loads {display} when it starts in the project root or a directory "
+            "below it (up to the git root); started elsewhere, only the user's and the "
+            "managed config bind",
+            where,
+            agent=agent,
+        ),
+        finding(
+            OPENCODE_PROJECT_MERGED,
+            f"{label} merges {display} into the user's config key by key: a user rule written "
+            "after a pattern this file denies keeps winning for the calls it matches, "
+            f"{prefix}_DISABLE_PROJECT_CONFIG=1 drops the file and {prefix}_PERMISSION is "
+            "merged after it; the user's config must not allow more",
+            where,
+            agent=agent,
+        ),
+    ]
+
+
+def not_final(config: Config, key: str, agent: str, label: str, prefix: str) -> Finding:
+    """What still beats the managed file (TWS673), at its first target key; shared with Kilo
+    (``prefix`` spells its variable)."""
+    return finding(
+        OPENCODE_MANAGED_NOT_FINAL,
+        f"{label}'s managed config is merged after the user's and the project's files, but "
+        f"{prefix}_PERMISSION is merged after it, and a user or project object that already "
+        "has one of its patterns keeps it in its own place, so a more specific allow written "
+        "after it there still wins; keep the variable out of the users' environment",
+        config.location(f"/targets/{key}"),
+        agent=agent,
+    )

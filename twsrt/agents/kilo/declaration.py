@@ -76,7 +76,7 @@ AGENT_SPEC = AgentSpec(
             "json-settings",
             "Kilo Code CLI project config (project scope; default kilo.jsonc at the project root).",
             "kilo.jsonc",
-            r"(^|/)kilo\.jsonc?",
+            r"kilo\.jsonc?",
             scaffold=False,
             examples=("kilo.jsonc",),
             scope="project",

@@ -72,7 +72,7 @@ AGENT_SPEC = AgentSpec(
             "json-settings",
             "OpenCode project config (project scope; default opencode.json at the project root).",
             "opencode.json",
-            r"(^|/)opencode\.jsonc?",
+            r"opencode\.jsonc?",
             scaffold=False,
             examples=("opencode.json",),
             scope="project",

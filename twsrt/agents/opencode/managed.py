@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from twsrt.agents.base import Context, Result
 from twsrt.agents.opencode.declaration import LABEL, MANAGED_TARGETS, NAME
-from twsrt.agents.opencode.rules import OPENCODE_MANAGED_NOT_FINAL
 from twsrt.agents.opencode.settings import MEMBERS, drift_items, merged_text
 from twsrt.agents.opencode.translate import translate
+from twsrt.agents.opencodegrammar import not_final
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
 from twsrt.agents.targets import MANAGED_FILE_MODE
-from twsrt.config import Config
-from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 
 
@@ -50,17 +48,3 @@ def compile_managed(ctx: Context) -> Result:
     for key in configured:
         files.add(key, ctx.config.targets[key], text, drift_items, members.view)
     return files.result(NAME, preview, findings, origins=compiled.origins)
-
-
-def not_final(config: Config, key: str, agent: str, label: str, prefix: str) -> Finding:
-    """What still beats the managed file (TWS673), at its first target key; shared with Kilo
-    (``prefix`` spells its variable)."""
-    return finding(
-        OPENCODE_MANAGED_NOT_FINAL,
-        f"{label}'s managed config is merged after the user's and the project's files, but "
-        f"{prefix}_PERMISSION is merged after it, and a user or project object that already "
-        "has one of its patterns keeps it in its own place, so a more specific allow written "
-        "after it there still wins; keep the variable out of the users' environment",
-        config.location(f"/targets/{key}"),
-        agent=agent,
-    )

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from twsrt.agents.base import Context, Result
 from twsrt.agents.opencode.declaration import LABEL, NAME, PROJECT_KEY
-from twsrt.agents.opencode.rules import OPENCODE_PROJECT_LAYER, OPENCODE_PROJECT_MERGED
 from twsrt.agents.opencode.settings import MEMBERS, drift_items, merged_text
 from twsrt.agents.opencode.translate import translate
+from twsrt.agents.opencodegrammar import project_findings
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
-from twsrt.config import Config
-from twsrt.findings import Finding, finding
 from twsrt.jsonedit import dump
 
 
@@ -49,31 +47,3 @@ def compile_project(ctx: Context) -> Result:
     members = MEMBERS.using(ctx.documents)
     files.add(PROJECT_KEY, path, text, drift_items, members.view)
     return files.result(NAME, preview, findings, origins=compiled.origins)
-
-
-def project_findings(
-    config: Config, key: str, agent: str, label: str, prefix: str
-) -> list[Finding]:
-    """Where the project file binds (TWS670) and what still outranks it (TWS671), at the
-    target key; shared with Kilo (``prefix`` spells its variables)."""
-    where = config.location(f"/targets/{key}")
-    display = config.display_path(config.targets[key])
-    return [
-        finding(
-            OPENCODE_PROJECT_LAYER,
-            f"{label} loads {display} when it starts in the project root or a directory "
-            "below it (up to the git root); started elsewhere, only the user's and the "
-            "managed config bind",
-            where,
-            agent=agent,
-        ),
-        finding(
-            OPENCODE_PROJECT_MERGED,
-            f"{label} merges {display} into the user's config key by key: a user rule written "
-            "after a pattern this file denies keeps winning for the calls it matches, "
-            f"{prefix}_DISABLE_PROJECT_CONFIG=1 drops the file and {prefix}_PERMISSION is "
-            "merged after it; the user's config must not allow more",
-            where,
-            agent=agent,
-        ),
-    ]
