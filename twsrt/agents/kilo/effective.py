@@ -8,7 +8,13 @@ from __future__ import annotations
 import os
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.kilo.declaration import LABEL, NAME, PROJECT_KEY, SETTINGS_KEY
+from twsrt.agents.kilo.declaration import (
+    INSTALL_PATHS,
+    LABEL,
+    NAME,
+    PROJECT_KEY,
+    SETTINGS_KEY,
+)
 from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
 from twsrt.agents.opencodegrammar import (
     managed_findings,
@@ -72,12 +78,8 @@ def findings(ctx: Context) -> list[Finding]:
     return out
 
 
-# observed on Linux (row 31); the same path is assumed elsewhere
-MANAGED = {
-    "linux": "/etc/kilo/kilo.jsonc",
-    "macos": "/etc/kilo/kilo.jsonc",
-    "windows": "/etc/kilo/kilo.jsonc",
-}
+# observed on Linux (row 31); the other systems from the bundle (declaration)
+MANAGED = INSTALL_PATHS
 
 
 def _managed(ctx: Context) -> list[Finding]:

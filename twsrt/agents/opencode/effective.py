@@ -11,7 +11,13 @@ import os
 from pathlib import Path
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.opencode.declaration import LABEL, NAME, PROJECT_KEY, SETTINGS_KEY
+from twsrt.agents.opencode.declaration import (
+    INSTALL_PATHS,
+    LABEL,
+    NAME,
+    PROJECT_KEY,
+    SETTINGS_KEY,
+)
 from twsrt.agents.opencode.rules import (
     OPENCODE_ANCESTOR_LAYER,
     OPENCODE_ENV_OVERRIDE,
@@ -98,12 +104,8 @@ def _ancestors(ctx: Context) -> list[Finding]:
     return out
 
 
-# observed on Linux (row 17); the same path is assumed elsewhere
-MANAGED = {
-    "linux": "/etc/opencode/opencode.json",
-    "macos": "/etc/opencode/opencode.json",
-    "windows": "/etc/opencode/opencode.json",
-}
+# observed on Linux (row 17); the other systems from the bundle (declaration)
+MANAGED = INSTALL_PATHS
 
 
 def _managed(ctx: Context) -> list[Finding]:
