@@ -105,3 +105,24 @@ def test_project_check_reports_a_project_layer_that_grants(
     assert run.returncode == 1
     assert [line.split(" ")[0] for line in found] == [f"{layer}:3:14:", f"{layer}:4:5:"]
     assert "'bash touch *': allow" in found[0]
+
+
+@pytest.mark.parametrize(("agent", "name"), [("opencode", "opencode.json"), ("kilo", "kilo.jsonc")])
+def test_project_check_reports_a_late_key_in_twsrts_own_project_file(
+    sandbox: Sandbox, agent: str, name: str
+) -> None:
+    """TWS640 in the project file twsrt writes: a key after twsrt's that matches its tools."""
+    sandbox.write(".srt-settings.json", {"filesystem": {"allowWrite": ["."]}})
+    sandbox.write("bash-rules.json", {"deny": ["touch"]})
+    config = _config(agent).replace('[managed]\nroot = "managed"\n', "[project]\n")
+    sandbox.write("twsrt.toml", ('home = "/home/user"\n' if agent == "kilo" else "") + config)
+    assert sandbox.run("generate", "-w").returncode == 0
+    target = sandbox.repo / name
+    text = target.read_text(encoding="utf-8")
+    assert text.count('"websearch": "deny"') == 1
+    late = text.replace('"websearch": "deny"', '"websearch": "deny",\n    "*": "allow"')
+    target.write_text(late, encoding="utf-8")
+    run = sandbox.run("check")
+    found = [line.strip() for line in run.stdout.splitlines() if "TWS640" in line]
+    assert len(found) == 1 and found[0].startswith(f"{name}:"), run.stdout
+    assert run.returncode == 1

@@ -44,7 +44,9 @@ PROJECT_FILES = (
 def findings(ctx: Context) -> list[Finding]:
     out = _environment(ctx) + _ancestors(ctx) + _managed(ctx)
     out += project_layer_findings(ctx, PROJECT_FILES, PROJECT_KEY, NAME, LABEL)
-    path = ctx.config.targets.get(SETTINGS_KEY)
+    # the file twsrt writes in this scope: the user's, or the project's (its own late keys)
+    key = PROJECT_KEY if ctx.config.scope == "project" else SETTINGS_KEY
+    path = ctx.config.targets.get(key)
     if path is None:
         return out
     layer = _layer(ctx, path)
