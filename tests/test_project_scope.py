@@ -38,6 +38,8 @@ PROJECT_FILES = {
     "deepcode-project": ("deepcode", ".deepcode/settings.json", 'home = "/home/user"\n'),
     "gemini-project": ("gemini", ".gemini/settings.json", ""),
     "qwen-project": ("qwen", ".qwen/settings.json", ""),
+    "opencode-project": ("opencode", "opencode.json", ""),
+    "kilo-project": ("kilo", "kilo.jsonc", 'home = "/home/user"\n'),
     "pi-project": ("pi", ".pi/sandbox.json", ""),
 }
 CASES = [(kind, name) for kind in PROJECT_FILES for name in case_names(kind)]

@@ -96,3 +96,79 @@ CASES += [
         env={"KILO_BWRAP_PATH": "/nonexistent/bwrap"},
     ),
 ]
+
+
+def scoped(agent: str) -> str:
+    """A twsrt.toml of the project scope for one agent alone."""
+    return (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f'[project]\nagents = ["{agent}"]\n'
+    )
+
+
+CASES += [
+    Case(
+        "opencode-project",
+        {"TWS670": "twsrt.toml:5:2", "TWS671": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": scoped("opencode"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+    Case(
+        "kilo-project",
+        {"TWS672": ".srt-settings.json:4:5", "TWS670": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": 'home = "/home/user"\n' + scoped("kilo"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+]
+
+
+def managed(agent: str) -> str:
+    """A twsrt.toml of the managed scope for one agent alone (the tree under ``out``)."""
+    return (
+        '[sources]\nsrt = ".srt-settings.json"\nbash_rules = "bash-rules.json"\n\n'
+        f'[managed]\nroot = "out"\nagents = ["{agent}"]\n'
+    )
+
+
+CASES += [
+    Case(
+        "opencode-managed",
+        {"TWS673": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": managed("opencode"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+    Case(
+        "kilo-managed",
+        {"TWS674": ".srt-settings.json:4:5", "TWS673": "twsrt.toml:5:2"},
+        files={
+            "twsrt.toml": 'home = "/home/user"\n' + managed("kilo"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+        },
+    ),
+]
+
+# a project file beside twsrt's that Kilo (and OpenCode, under .opencode/) also loads
+PROJECT_LAYER = '{\n  "permission": {\n    "bash": {"curl *": "allow"}\n  }\n}\n'
+
+CASES += [
+    Case(
+        "opencode-project-layer",
+        {"TWS647": ".opencode/opencode.json:3:14"},
+        files={
+            "twsrt.toml": scoped("opencode"),
+            ".srt-settings.json": SRT,
+            "bash-rules.json": BASH,
+            ".opencode/opencode.json": PROJECT_LAYER,
+        },
+    ),
+]

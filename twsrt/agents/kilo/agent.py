@@ -19,6 +19,11 @@ from twsrt.jsonedit import dump
 
 class KiloAgent(DeclaredAgent):
     spec = AGENT_SPEC
+    # the project's kilo.jsonc
+    scoped = {
+        "managed": "twsrt.agents.kilo.managed:compile_managed",
+        "project": "twsrt.agents.kilo.project:compile_project",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, found = translate(ctx.policy, ctx.sandbox_mode, ctx.yolo, ctx.config.output_home)

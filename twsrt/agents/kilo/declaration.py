@@ -11,6 +11,34 @@ from twsrt.agents.kilo.rules import KILO_WORKSPACE_OPEN
 NAME = "kilo"
 LABEL = "Kilo Code CLI"
 SETTINGS_KEY = "kilo_config"
+PROJECT_KEY = "kilo_project"
+
+# Where Kilo 7.7.7 reads its managed config on each OS (its bundle's managedConfigDir;
+# $KILO_TEST_MANAGED_CONFIG_DIR replaces it), the file name observed on Linux (row 31), and
+# where the file lies in the managed output tree.
+INSTALL_PATHS = {
+    "linux": "/etc/kilo/kilo.jsonc",
+    "macos": "/Library/Application Support/kilo/kilo.jsonc",
+    "windows": "C:\\ProgramData\\kilo\\kilo.jsonc",
+}
+TREE_PATHS = {
+    "linux": "linux/etc/kilo/kilo.jsonc",
+    "macos": "macos/Library/Application Support/kilo/kilo.jsonc",
+    "windows": "windows/ProgramData/kilo/kilo.jsonc",
+}
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"kilo_managed_{system}",
+        "json-settings",
+        f"Kilo Code CLI managed config for {system}, in the managed output tree (deployed as "
+        f"{INSTALL_PATHS[system]}).",
+        tree_path,
+        r"(etc|Application Support|ProgramData)/kilo/kilo\.jsonc",
+        scaffold=False,
+        scope="managed",
+    )
+    for system, tree_path in TREE_PATHS.items()
+)
 
 STATE_FILES = (
     StateFile("~/.local/share/kilo/auth.json", "provider logins", credential=True),
@@ -42,6 +70,19 @@ AGENT_SPEC = AgentSpec(
             r"kilo/kilo\.jsonc?",
             home_dependent=True,
         ),
+        # project scope (agents/kilo/project.py): the project's own kilo.jsonc
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "Kilo Code CLI project config (project scope; default kilo.jsonc at the project root).",
+            "kilo.jsonc",
+            r"kilo\.jsonc?",
+            scaffold=False,
+            examples=("kilo.jsonc",),
+            scope="project",
+        ),
+        # managed scope (agents/kilo/managed.py): the managed config, one copy per OS
+        *MANAGED_TARGETS,
     ),
     # what Kilo 7.7.7 loads (rows 28-31, 41 of the observed page); OpenCode's project names,
     # which Kilo reads too, are OpenCode's declaration's

@@ -8,13 +8,30 @@ from __future__ import annotations
 import os
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.kilo.declaration import NAME, SETTINGS_KEY
+from twsrt.agents.kilo.declaration import (
+    INSTALL_PATHS,
+    LABEL,
+    NAME,
+    PROJECT_KEY,
+    SETTINGS_KEY,
+)
 from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
-from twsrt.agents.opencodegrammar import managed_findings, permission_findings
+from twsrt.agents.opencodegrammar import (
+    managed_findings,
+    permission_findings,
+    project_layer_findings,
+)
 from twsrt.effective import Layer, child, report
 from twsrt.findings import Finding, TwsrtError, finding
 
 ENV_OVERRIDES = ("KILO_PERMISSION", "KILO_CONFIG_CONTENT", "KILO_CONFIG", "KILO_BWRAP_PATH")
+# the project files Kilo 7.7.7 loads (row 30: kilo.jsonc, opencode.json, .kilo/kilo.jsonc
+# observed; their twins by the same loader)
+PROJECT_FILES = tuple(
+    f"{directory}{name}"
+    for directory in ("", ".kilo/", ".opencode/")
+    for name in ("kilo.jsonc", "kilo.json", "opencode.jsonc", "opencode.json")
+)
 
 
 def findings(ctx: Context) -> list[Finding]:
@@ -31,7 +48,10 @@ def findings(ctx: Context) -> list[Finding]:
         if os.environ.get(variable)
     ]
     out += _managed(ctx)
-    path = ctx.config.targets.get(SETTINGS_KEY)
+    out += project_layer_findings(ctx, PROJECT_FILES, PROJECT_KEY, NAME, LABEL)
+    # the file twsrt writes in this scope: the user's, or the project's (its own late keys)
+    key = PROJECT_KEY if ctx.config.scope == "project" else SETTINGS_KEY
+    path = ctx.config.targets.get(key)
     if path is None:
         return out
     from twsrt.jsonpos import JsonSyntaxError, parse_jsonc
@@ -60,12 +80,8 @@ def findings(ctx: Context) -> list[Finding]:
     return out
 
 
-# observed on Linux (row 31); the same path is assumed elsewhere
-MANAGED = {
-    "linux": "/etc/kilo/kilo.jsonc",
-    "macos": "/etc/kilo/kilo.jsonc",
-    "windows": "/etc/kilo/kilo.jsonc",
-}
+# observed on Linux (row 31); the other systems from the bundle (declaration)
+MANAGED = INSTALL_PATHS
 
 
 def _managed(ctx: Context) -> list[Finding]:

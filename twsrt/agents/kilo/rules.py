@@ -56,3 +56,35 @@ KILO_ENV_OVERRIDE = Rule(
     "one that confines nothing). Set where `twsrt check` runs, they are set for the Kilo "
     "started there too. Unset them.",
 )
+
+KILO_PROJECT_NO_SANDBOX = Rule(
+    "TWS672",
+    "kilo-project-no-sandbox",
+    Family.EFFECTIVE,
+    Level.WARNING,
+    Basis.DROPS,
+    "Kilo's project file carries no sandbox: the user's kilo.jsonc must confine writes.",
+    "Kilo Code CLI 7.7.7 takes from a project's `sandbox` object no more than a switch on and "
+    "a closed network: a project `kilo.jsonc` whose `sandbox` named other `writable_paths` "
+    "changed nothing (docs/agents/opencode-observed.md, row 40). So the project file twsrt "
+    "writes carries the permission rules only, and does not confine a command's writes to "
+    "the policy's write roots or close the network: it enforces less than the policy. "
+    "Generate the user scope's `kilo.jsonc`, which carries the sandbox, from the same policy.",
+)
+
+KILO_MANAGED_NO_SANDBOX = Rule(
+    "TWS674",
+    "kilo-managed-no-sandbox",
+    Family.EFFECTIVE,
+    Level.WARNING,
+    Basis.DROPS,
+    "Kilo's managed file carries the permission rules only: the user's kilo.jsonc must carry "
+    "the sandbox.",
+    "The managed `/etc/kilo/kilo.jsonc` of Kilo Code CLI 7.7.7 was observed to hold its deny "
+    "rules against a user's and a project's allow (docs/agents/opencode-observed.md, row 31); "
+    "whether Kilo takes a `sandbox` object from it was not observed, and a project's `sandbox` "
+    "cannot name `writable_paths` (row 40). So twsrt writes the rules only there: the "
+    "managed file does not confine a command's writes to the policy's write roots or close "
+    "the network, which enforces less than the policy. Generate each user's `kilo.jsonc`, "
+    "which carries the sandbox, from the same policy.",
+)

@@ -24,6 +24,11 @@ from twsrt.jsonedit import dump
 
 class OpenCodeAgent(DeclaredAgent):
     spec = AGENT_SPEC
+    # the project's opencode.json
+    scoped = {
+        "managed": "twsrt.agents.opencode.managed:compile_managed",
+        "project": "twsrt.agents.opencode.project:compile_project",
+    }
 
     def compile_user(self, ctx: Context) -> Result:
         compiled, found = translate(ctx.policy, ctx.sandbox_mode, ctx.yolo)

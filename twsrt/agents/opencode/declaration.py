@@ -11,6 +11,34 @@ from twsrt.agents.targets import agent_finding
 NAME = "opencode"
 LABEL = "OpenCode"
 SETTINGS_KEY = "opencode_config"
+PROJECT_KEY = "opencode_project"
+
+# Where OpenCode 1.18.33 reads its managed config on each OS (its bundle's managedConfigDir;
+# $OPENCODE_TEST_MANAGED_CONFIG_DIR replaces it), the file name observed on Linux (row 17), and
+# where the file lies in the managed output tree: DIR/<os>/<that path from the filesystem root>.
+INSTALL_PATHS = {
+    "linux": "/etc/opencode/opencode.json",
+    "macos": "/Library/Application Support/opencode/opencode.json",
+    "windows": "C:\\ProgramData\\opencode\\opencode.json",
+}
+TREE_PATHS = {
+    "linux": "linux/etc/opencode/opencode.json",
+    "macos": "macos/Library/Application Support/opencode/opencode.json",
+    "windows": "windows/ProgramData/opencode/opencode.json",
+}
+MANAGED_TARGETS = tuple(
+    TargetSpec(
+        f"opencode_managed_{system}",
+        "json-settings",
+        f"OpenCode managed config for {system}, in the managed output tree (deployed as "
+        f"{INSTALL_PATHS[system]}).",
+        tree_path,
+        r"(etc|Application Support|ProgramData)/opencode/opencode\.json",
+        scaffold=False,
+        scope="managed",
+    )
+    for system, tree_path in TREE_PATHS.items()
+)
 
 # What OpenCode 1.18.33 writes for itself (its XDG data and state directories).
 STATE_FILES = (
@@ -38,6 +66,19 @@ AGENT_SPEC = AgentSpec(
             "~/.config/opencode/opencode.json",
             r"opencode/opencode\.jsonc?",
         ),
+        # project scope (agents/opencode/project.py): the project's own opencode.json
+        TargetSpec(
+            PROJECT_KEY,
+            "json-settings",
+            "OpenCode project config (project scope; default opencode.json at the project root).",
+            "opencode.json",
+            r"opencode\.jsonc?",
+            scaffold=False,
+            examples=("opencode.json",),
+            scope="project",
+        ),
+        # managed scope (agents/opencode/managed.py): the managed config, one copy per OS
+        *MANAGED_TARGETS,
     ),
     # what OpenCode 1.18.33 loads (rows 14-17, 21, 23 of the observed page)
     (

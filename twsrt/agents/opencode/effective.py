@@ -11,22 +11,42 @@ import os
 from pathlib import Path
 
 from twsrt.agents.base import Context, read_target
-from twsrt.agents.opencode.declaration import NAME, SETTINGS_KEY
+from twsrt.agents.opencode.declaration import (
+    INSTALL_PATHS,
+    LABEL,
+    NAME,
+    PROJECT_KEY,
+    SETTINGS_KEY,
+)
 from twsrt.agents.opencode.rules import (
     OPENCODE_ANCESTOR_LAYER,
     OPENCODE_ENV_OVERRIDE,
 )
-from twsrt.agents.opencodegrammar import managed_findings, permission_findings
+from twsrt.agents.opencodegrammar import (
+    managed_findings,
+    permission_findings,
+    project_layer_findings,
+)
 from twsrt.effective import Layer
 from twsrt.findings import Finding, TwsrtError, finding
 
 ENV_OVERRIDES = ("OPENCODE_PERMISSION", "OPENCODE_CONFIG_CONTENT", "OPENCODE_CONFIG")
 ANCESTOR_FILES = ("opencode.json", "opencode.jsonc", ".opencode")
+# the project files OpenCode 1.18.33 loads (row 14)
+PROJECT_FILES = (
+    "opencode.jsonc",
+    "opencode.json",
+    ".opencode/opencode.jsonc",
+    ".opencode/opencode.json",
+)
 
 
 def findings(ctx: Context) -> list[Finding]:
     out = _environment(ctx) + _ancestors(ctx) + _managed(ctx)
-    path = ctx.config.targets.get(SETTINGS_KEY)
+    out += project_layer_findings(ctx, PROJECT_FILES, PROJECT_KEY, NAME, LABEL)
+    # the file twsrt writes in this scope: the user's, or the project's (its own late keys)
+    key = PROJECT_KEY if ctx.config.scope == "project" else SETTINGS_KEY
+    path = ctx.config.targets.get(key)
     if path is None:
         return out
     layer = _layer(ctx, path)
@@ -86,12 +106,8 @@ def _ancestors(ctx: Context) -> list[Finding]:
     return out
 
 
-# observed on Linux (row 17); the same path is assumed elsewhere
-MANAGED = {
-    "linux": "/etc/opencode/opencode.json",
-    "macos": "/etc/opencode/opencode.json",
-    "windows": "/etc/opencode/opencode.json",
-}
+# observed on Linux (row 17); the other systems from the bundle (declaration)
+MANAGED = INSTALL_PATHS
 
 
 def _managed(ctx: Context) -> list[Finding]:

@@ -187,3 +187,73 @@ OPENCODE_MANAGED_LAYER_GRANTS = Rule(
     "every deny of the user's file on this machine. Checked at `$TWSRT_MANAGED_ROOT` (else "
     "`/`). Make the managed file deny-only, or generate it from the policy.",
 )
+
+OPENCODE_PROJECT_LAYER = Rule(
+    "TWS670",
+    "opencode-project-layer",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.INFO,
+    "OpenCode (and Kilo) load a project file when they start in the project or below it.",
+    "OpenCode 1.18.33 looks for `opencode.json`/`opencode.jsonc` (Kilo also `kilo.jsonc`, "
+    "`kilo.json`) from the directory it starts in up to the git root, or up to `/` outside a "
+    "git repository (docs/agents/opencode-observed.md, rows 14-15, 30), and merges each after "
+    "the user's config. So the project file binds a launch in the project root or any "
+    "directory below it; started elsewhere, only the user's and the managed config bind.",
+)
+
+OPENCODE_PROJECT_MERGED = Rule(
+    "TWS671",
+    "opencode-project-merged",
+    Family.EFFECTIVE,
+    Level.WARNING,
+    Basis.DROPS,
+    "A project file's OpenCode (or Kilo) deny can be outranked by a user rule or dropped by a "
+    "variable.",
+    "OpenCode 1.18.33 merges a project's `permission` objects into the user's key by key: a "
+    "pattern the user's object already has keeps the user's place and takes the project's "
+    "action, a new pattern is appended (docs/agents/opencode-observed.md, row 14), and the "
+    "last matching rule wins (row 6). So a user rule written after a pattern the project file "
+    "also denies outranks that deny for the calls it matches. "
+    "`OPENCODE_DISABLE_PROJECT_CONFIG=1` drops the project file (row 16) and "
+    "`OPENCODE_PERMISSION` is merged after it (rows 14, 18; Kilo: the `KILO_` twins). The "
+    "project file enforces the policy only beside a user config that does not allow more; "
+    "generate the user scope from the same policy too.",
+)
+
+OPENCODE_MANAGED_NOT_FINAL = Rule(
+    "TWS673",
+    "opencode-managed-not-final",
+    Family.EFFECTIVE,
+    Level.WARNING,
+    Basis.DROPS,
+    "OpenCode's (and Kilo's) managed config is not final: one variable and a user rule "
+    "ordered after its pattern beat it.",
+    "OpenCode 1.18.33 merges the managed `/etc/opencode/opencode.json` (Kilo: `/etc/kilo`) "
+    "after the user's and the project's files, so its denies hold against their allows of the "
+    "same pattern (docs/agents/opencode-observed.md, rows 17, 31). It is not final: "
+    "`OPENCODE_PERMISSION` (`KILO_PERMISSION`) is merged after it and lifts its denies (rows "
+    "18, 31), and the merge is key by key (row 14), so a user or project object that already "
+    "has one of the managed file's patterns keeps it in its own place, and a more specific "
+    "allow written after it there still wins for the calls it matches (the last matching rule "
+    "wins, row 6). Keep the variable out of the users' environment and generate the user "
+    "scope from the same policy.",
+)
+
+OPENCODE_PROJECT_LAYER_GRANTS = Rule(
+    "TWS647",
+    "opencode-project-layer-grants",
+    Family.EFFECTIVE,
+    Level.ERROR,
+    Basis.WIDENS,
+    "A project file beside twsrt's that OpenCode (or Kilo) also loads allows or asks for a "
+    "tool twsrt writes rules for.",
+    "In a project, OpenCode 1.18.33 also loads `opencode.jsonc` and `.opencode/opencode.json`, "
+    "and Kilo 7.7.7 `kilo.jsonc`, `kilo.json`, `opencode.json(c)` and the same names under "
+    "`.kilo/` and `.opencode/`, each merged after the user's file key by key "
+    "(docs/agents/opencode-observed.md, rows 14, 30): an `allow` there lifts the denies and "
+    "asks of twsrt's rules that its pattern matches, and an `ask` lifts a deny to a prompt "
+    "(which `--auto` approves). `check` in project scope reads each of them except the file "
+    "twsrt writes and reports every such entry at its line. Remove it, or put the rule in the "
+    "policy.",
+)
