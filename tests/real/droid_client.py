@@ -69,6 +69,22 @@ class Call:
         return self.command if self.tool == EXECUTE else f"{self.tool} {self.args['file_path']}"
 
 
+# srt inside Droid starts the bridge to its proxy (socat on 127.0.0.1:3128 in the sandbox's
+# network namespace) in the background of each command, so a request made before it listens
+# fails with "Failed to connect to localhost port 3128" (seen under load). A network probe
+# waits for the bridge first: at most 5 s, and without a sandbox it never listens, so the probe
+# runs after the wait.
+PROXY_WAIT = (
+    "w=0; until (exec 3<>/dev/tcp/127.0.0.1/3128) 2>/dev/null || [ $w -ge 50 ]; "
+    "do sleep 0.1; w=$((w+1)); done; "
+)
+
+
+def after_proxy(command: str) -> str:
+    """``command`` once Droid's in-sandbox proxy bridge listens (``PROXY_WAIT``)."""
+    return PROXY_WAIT + command
+
+
 def read(path: Path | str) -> Call:
     return Call(tool="Read", args={"file_path": str(path)})
 

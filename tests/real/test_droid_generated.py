@@ -27,7 +27,17 @@ import pytest
 from support.cli import run_cli
 from support.fake_chat import FakeChat
 
-from .droid_client import Call, Observed, Setup, create, droid_bin, read, run_all, run_droid
+from .droid_client import (
+    Call,
+    Observed,
+    Setup,
+    after_proxy,
+    create,
+    droid_bin,
+    read,
+    run_all,
+    run_droid,
+)
 from .qwen_client import scratch_dir
 
 pytestmark = [pytest.mark.real, pytest.mark.long, pytest.mark.xdist_group("droid_generated")]
@@ -157,10 +167,10 @@ def _calls(setup: Setup, fake: FakeChat) -> list[Call]:
         Call("env cp copyable copied-env"),
         # retried: under load one fetch through Droid's proxy may time out (the observed module
         # saw it too); a refusal is never retried into a success
-        Call(f"curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' {local}"),
-        Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused')}"),
-        Call("curl -sS -m 30 https://api.factory.ai/ 2>&1"),
-        Call("curl -sS -m 30 https://example.org/ 2>&1"),
+        Call(after_proxy(f"curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' {local}")),
+        Call(after_proxy(f"curl -sS -m 30 --noproxy '' {fake.url('refused')}")),
+        Call(after_proxy("curl -sS -m 30 https://api.factory.ai/ 2>&1")),
+        Call(after_proxy("curl -sS -m 30 https://example.org/ 2>&1")),
         Call("echo '{}' > .factory/settings.json"),
         create(ws / ".factory" / "settings.local.json", "{}\n"),
         create(home / ".factory" / "droids" / "planted.md", "---\nname: planted\n---\n"),
@@ -299,19 +309,23 @@ def test_a_denied_command_is_refused_also_behind_env(runs: dict[str, Any]) -> No
 
 def test_only_the_listed_host_is_reached(runs: dict[str, Any]) -> None:
     twsrt, control = runs["twsrt"], runs["control"]
-    fetched = twsrt.result("curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' http://loc")
+    fetched = twsrt.result(
+        after_proxy("curl -sS -m 30 --retry 2 --retry-all-errors --noproxy '' http://loc")
+    )
     assert fetched.startswith("ok"), fetched
-    refused = twsrt.result("curl -sS -m 30 --noproxy '' http://127.0.0.1")
+    refused = twsrt.result(after_proxy("curl -sS -m 30 --noproxy '' http://127.0.0.1"))
     assert "blocked by network allowlist" in refused
-    assert control.result("curl -sS -m 30 --noproxy '' http://127.0.0.1").startswith("ok")
+    assert control.result(after_proxy("curl -sS -m 30 --noproxy '' http://127.0.0.1")).startswith(
+        "ok"
+    )
 
 
 def test_factory_hosts_pass_the_proxy_as_twsrt_reports(runs: dict[str, Any]) -> None:
     """What TWS495 reports: the proxy lets a tunnel to api.factory.ai past its allow-list (it
     fails upstream: 502, no network here) while it refuses example.org (403), though the
     policy lists neither."""
-    factory = runs["twsrt"].result("curl -sS -m 30 https://api.factory.ai/")
-    other = runs["twsrt"].result("curl -sS -m 30 https://example.org/")
+    factory = runs["twsrt"].result(after_proxy("curl -sS -m 30 https://api.factory.ai/"))
+    other = runs["twsrt"].result(after_proxy("curl -sS -m 30 https://example.org/"))
     # past the allow-list: the tunnel fails upstream (502, or a timeout under load), never 403
     assert "response 403" not in factory and "blocked" not in factory, factory
     assert "response 403" in other, other

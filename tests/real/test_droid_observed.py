@@ -32,7 +32,17 @@ from typing import Any
 import pytest
 from support.fake_chat import FakeChat
 
-from .droid_client import VERSION, Call, Observed, Setup, create, droid_bin, read, run_all
+from .droid_client import (
+    VERSION,
+    Call,
+    Observed,
+    Setup,
+    after_proxy,
+    create,
+    droid_bin,
+    read,
+    run_all,
+)
 from .gemini_client import path_without
 from .qwen_client import scratch_dir
 
@@ -88,8 +98,11 @@ def _sandbox_calls(setup: Setup, out: Path, fake: FakeChat) -> list[Call]:
     calls = [Call(f"cat {out}/secret"), Call("echo x > ok")]
     calls += [Call(command) for _, command, _ in WRITES]
     calls += [
-        Call(f"curl -sS -m 30 --noproxy '' {local}"),
-        Call(f"curl -sS -m 30 --noproxy '' {fake.url('refused-ip')}"),
+        Call(after_proxy(f"curl -sS -m 30 --noproxy '' {local}")),
+        Call(after_proxy(f"curl -sS -m 30 --noproxy '' {fake.url('refused-ip')}")),
+        # the same request once more: under load Droid's proxy has refused a connection before
+        # it could answer with its allowlist message (the request did not get through either)
+        Call(after_proxy(f"curl -sS -m 30 --noproxy '' {fake.url('refused-ip-again')}")),
         read(f"{out}/secret"),
         create(setup.workspace / "prot" / "c"),
         Call(
@@ -254,10 +267,20 @@ def test_allowed_domains_hold(runs: dict[str, Observed]) -> None:
     """localhost (listed) reaches the fake server through the proxy; 127.0.0.1 (not listed) is
     refused; both reach it without the sandbox."""
     boxed, plain = runs["sandbox"], runs["plain"]
-    assert boxed.result("curl -sS -m 30 --noproxy '' http://localhost").startswith("ok")
-    refused = boxed.result("curl -sS -m 30 --noproxy '' http://127.0.0.1")
-    assert "blocked by network allowlist" in refused
-    assert plain.result("curl -sS -m 30 --noproxy '' http://127.0.0.1").startswith("ok")
+    assert boxed.result(after_proxy("curl -sS -m 30 --noproxy '' http://localhost")).startswith(
+        "ok"
+    )
+    refused = [
+        told or ""
+        for call, told in zip(boxed.calls, boxed.run.results, strict=True)
+        if "/refused-ip" in call.key
+    ]
+    assert len(refused) == 2
+    assert not any(r.startswith("ok") for r in refused), refused
+    assert any("blocked by network allowlist" in r for r in refused), refused
+    assert plain.result(after_proxy("curl -sS -m 30 --noproxy '' http://127.0.0.1")).startswith(
+        "ok"
+    )
 
 
 def test_the_sandbox_fails_closed_without_bwrap(runs: dict[str, Observed], outside: Path) -> None:
