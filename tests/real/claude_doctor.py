@@ -61,7 +61,10 @@ def claude_accepts_settings(
     HOME (``project``: as the project settings ``.claude/settings.json`` of the directory
     doctor runs in, the user settings empty). Returns (ok, output); ok means no settings
     diagnostics at all. Raises RuntimeError if the check itself could not run."""
-    with tempfile.TemporaryDirectory(prefix="twsrt-claude-") as tmp:
+    # not below /tmp: doctor reads a .claude of the directories above its own, and a sandbox
+    # whose write root is /tmp (srt 0.0.26 in pi) leaves a stub file /tmp/.claude that doctor
+    # then reports as an unreadable settings.local.json
+    with tempfile.TemporaryDirectory(prefix="twsrt-claude-", dir="/var/tmp") as tmp:
         home, work = Path(tmp, "home"), Path(tmp, "work")
         (home / ".claude").mkdir(parents=True)
         work.mkdir()  # empty cwd: no project settings, unless ``project``
