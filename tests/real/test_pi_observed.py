@@ -179,6 +179,7 @@ def _plans(root: Path, out: Path, fake: FakeChat) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runs(outside: Path, fake: FakeChat) -> Iterator[dict[str, Observed]]:
     binary = pi_bin()
+    before = set(os.listdir("/tmp"))
     with scratch_dir("twsrt-pi-") as root:
         try:
             observed = run_all(binary, fake, _plans(root, outside, fake))
@@ -191,6 +192,21 @@ def runs(outside: Path, fake: FakeChat) -> Iterator[dict[str, Observed]]:
             for name in os.listdir("/tmp"):
                 if name.startswith(os.path.basename(TMP_MARK)):
                     os.unlink(os.path.join("/tmp", name))
+            _drop_stubs("/tmp", before)
+
+
+def _drop_stubs(directory: str, before: set[str]) -> None:
+    """The empty read-only files srt 0.0.26 leaves for the denied names under a write root
+    (the defaults' /tmp here): a later test below /tmp would read /tmp/.claude as a layer."""
+    for name in set(os.listdir(directory)) - before:
+        path = os.path.join(directory, name)
+        if (
+            os.path.isfile(path)
+            and not os.path.islink(path)
+            and os.path.getsize(path) == 0
+            and not os.stat(path).st_mode & 0o222
+        ):
+            os.unlink(path)
 
 
 def _tmp_written(observed: Observed) -> bool:
