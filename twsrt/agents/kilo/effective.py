@@ -19,8 +19,8 @@ from twsrt.agents.kilo.rules import KILO_ENV_OVERRIDE, KILO_EXPERIMENTAL_SANDBOX
 from twsrt.agents.opencodegrammar import (
     managed_findings,
     permission_findings,
-    project_layer_findings,
 )
+from twsrt.agents.opencodelayers import project_layer_findings
 from twsrt.effective import Layer, child, report
 from twsrt.findings import Finding, TwsrtError, finding
 

@@ -16,7 +16,7 @@ from twsrt.agents.kilo.rules import KILO_MANAGED_NO_SANDBOX
 from twsrt.agents.kilo.settings import PROJECT_MEMBERS, merged_text, project_drift_items
 from twsrt.agents.kilo.translate import translate
 from twsrt.agents.lossy import write_roots_location
-from twsrt.agents.opencodegrammar import not_final
+from twsrt.agents.opencodelayers import not_final
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
 from twsrt.agents.targets import MANAGED_FILE_MODE

@@ -16,7 +16,7 @@ from twsrt.agents.kilo.rules import KILO_PROJECT_NO_SANDBOX
 from twsrt.agents.kilo.settings import PROJECT_MEMBERS, merged_text, project_drift_items
 from twsrt.agents.kilo.translate import translate
 from twsrt.agents.lossy import write_roots_location
-from twsrt.agents.opencodegrammar import project_findings
+from twsrt.agents.opencodelayers import project_findings
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
 from twsrt.findings import Finding, finding

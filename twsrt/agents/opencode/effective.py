@@ -25,8 +25,8 @@ from twsrt.agents.opencode.rules import (
 from twsrt.agents.opencodegrammar import (
     managed_findings,
     permission_findings,
-    project_layer_findings,
 )
+from twsrt.agents.opencodelayers import project_layer_findings
 from twsrt.effective import Layer
 from twsrt.findings import Finding, TwsrtError, finding
 

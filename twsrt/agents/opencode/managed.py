@@ -17,7 +17,7 @@ from twsrt.agents.base import Context, Result
 from twsrt.agents.opencode.declaration import LABEL, MANAGED_TARGETS, NAME
 from twsrt.agents.opencode.settings import MEMBERS, drift_items, merged_text
 from twsrt.agents.opencode.translate import translate
-from twsrt.agents.opencodegrammar import not_final
+from twsrt.agents.opencodelayers import not_final
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
 from twsrt.agents.targets import MANAGED_FILE_MODE

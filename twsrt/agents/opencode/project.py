@@ -17,7 +17,7 @@ from twsrt.agents.base import Context, Result
 from twsrt.agents.opencode.declaration import LABEL, NAME, PROJECT_KEY
 from twsrt.agents.opencode.settings import MEMBERS, drift_items, merged_text
 from twsrt.agents.opencode.translate import translate
-from twsrt.agents.opencodegrammar import project_findings
+from twsrt.agents.opencodelayers import project_findings
 from twsrt.agents.srtkeys import unenforced_suffix
 from twsrt.agents.targetfiles import TargetFiles
 from twsrt.jsonedit import dump
