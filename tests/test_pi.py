@@ -93,7 +93,7 @@ def test_protected_names_are_denied_under_every_write_root(sandbox: Sandbox) -> 
     assert {"/srv/data/.git", "/srv/data/.claude"} <= set(deny)
     assert "./.git" not in deny and "./.claude" not in deny
     # the user-level layers of every agent, pi's agent directory among them
-    assert {"~/.pi/agent", "~/.claude", "~/.codex"} <= set(deny)
+    assert {"~/.pi", "~/.claude", "~/.codex"} <= set(deny)
 
 
 def test_no_deny_below_another_one(sandbox: Sandbox) -> None:

@@ -81,11 +81,18 @@ def _denied(agent: str, text: str) -> set[str]:
             for rule in data["permissions"]["deny"]
             if rule.startswith("Edit(")
         }
-        return edits | set(data["sandbox"]["filesystem"].get("denyWrite", []))
+        # Claude spells an absolute path //P in a rule; srt keeps a written trailing slash
+        edits = {"/" + e[2:] if e.startswith("//") else e for e in edits}
+        return _unslashed(edits | set(data["sandbox"]["filesystem"].get("denyWrite", [])))
     if agent == "copilot":
         filesystem = data["sandbox"]["userPolicy"]["filesystem"]
         return {*filesystem.get("readonlyPaths", []), *filesystem.get("deniedPaths", [])}
-    return set(data["sandbox"]["filesystem"].get("denyWrite", []))
+    return _unslashed(set(data["sandbox"]["filesystem"].get("denyWrite", [])))
+
+
+def _unslashed(paths: set[str]) -> set[str]:
+    """A directory as the policy may write it, ``/0/``, is the path ``/0``."""
+    return {p.rstrip("/") or "/" for p in paths}
 
 
 def _reported(item: Protected, findings: list[Finding]) -> bool:
@@ -104,6 +111,13 @@ def _reported(item: Protected, findings: list[Finding]) -> bool:
 )
 @example(  # found by hypothesis: the root and the launch directory denied for reading
     srt={"filesystem": {"denyRead": [".", "/"]}},
+    bash={},
+    checkout="~/dotfiles",
+    mode="read-only",
+    yolo=False,
+)
+@example(  # found by hypothesis: a denyRead directory also denied for writing with a slash
+    srt={"filesystem": {"denyRead": ["/0"], "denyWrite": ["~/0", "/0/"]}},
     bash={},
     checkout="~/dotfiles",
     mode="read-only",

@@ -37,7 +37,7 @@ def test_example_yolo_file_exact() -> None:
     # the protected set (twsrt/protection.py): the checkout, the agents' config, the targets
     protected = ("/h/dotfiles", "/h/.claude", "/h/.claude.json", "/h/.codex", "/h/.copilot")
     protected += ("/h/.deepcode", "/h/.gemini", "/h/.env", "/h/.qwen", "/h/.config/opencode")
-    protected += ("/h/.config/kilo", "/h/.pi/agent", "/h/.factory", "/h/.agents")
+    protected += ("/h/.config/kilo", "/h/.pi", "/h/.factory", "/h/.agents")
     protected += ("/h/.config/twsrt/copilot-flags.txt",)
     protected += ("/h/.config/twsrt/copilot-flags.yolo.txt",)
     assert derive(settings) == {

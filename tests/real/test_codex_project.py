@@ -81,6 +81,7 @@ def project(tmp_path: Path) -> tuple[Path, Path]:
     """(home, project root): a git checkout holding key files, secrets and the twsrt layer."""
     home = tmp_path / "home"
     (home / "cache").mkdir(parents=True)
+    (home / ".config").mkdir()  # every real home has one; without it Codex fails closed (TWS618)
     root = (tmp_path / "proj").resolve()
     (root / "a" / "b").mkdir(parents=True)
     (root / "secrets").mkdir()

@@ -442,11 +442,14 @@ def _droid(tools: Tools, text: str) -> Check:
             told = ran.results[0] or ""
             loaded = json.loads(setup.user_settings.read_text())
             ok = ran.returncode == 0 and "reached" in told and "refusing" not in told
-            # a read-only file (no write root) that Droid's srt cannot mount fails closed: every
-            # command is "not found" (seen with write roots below non-ASCII directories left
-            # out in read-only mode); no widening, and a known defect to fix in the translation
-            fails_closed = "Command not found" in told and '"allowWrite": []' in text
-            ok = ok or fails_closed
+            # two known ways Droid runs no command at all, which widen nothing and are defects
+            # to fix in the translation (noted for a future issue): a read-only file (no write
+            # root) its srt cannot mount (write roots below non-ASCII directories left out), and
+            # a denyRead over ~/.factory, where its seccomp helper lives ("apply-seccomp-...:
+            # No such file or directory"); only when no command ran and nothing was written
+            nothing_ran = "reached" not in told and not outside.exists()
+            known = '"allowWrite": []' in text or "/sandbox-runtime/seccomp/apply-seccomp" in told
+            ok = ok or (nothing_ran and "Command not found" in told and known)
             ok = ok and {k: v for k, v in loaded.items() if k != "customModels"} == setup.settings
             confined = setup.settings.get("sandbox", {}).get("enabled") is True
             ok = ok and outside.exists() is not confined

@@ -180,6 +180,7 @@ def world(root: Path, case: str, *, protected: bool) -> Path:
     (repo / "policy").mkdir(parents=True)
     (home / "proj").mkdir()
     (home / ".ssh").mkdir()
+    (home / ".config").mkdir()  # every real home has one; without it Codex fails closed (TWS618)
     (home / ".ssh" / "authorized_keys").write_text(ORIGINAL)
     git(repo, "init", "-q")
     (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n" + ORIGINAL)

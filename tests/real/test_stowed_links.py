@@ -112,6 +112,8 @@ def stowed_home(root: Path, fold: bool) -> Path:
     policy.write_text(json.dumps(data, indent=2) + "\n")
     generated = twsrt(home, "generate", "-w")
     assert generated.returncode == 0, generated.stderr
+    # every real home has one; without it Codex fails closed (TWS618)
+    (home / ".config").mkdir(exist_ok=True)
     folding = [] if fold else ["--no-folding"]
     linked = run([stow, *folding, "-d", str(repo), "-t", str(home), "home"], home, home)
     assert linked.returncode == 0, linked.stderr

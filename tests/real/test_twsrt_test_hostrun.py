@@ -145,6 +145,8 @@ def test_codex_starts_no_program_its_config_names(tmp_path: Path, srt: str, code
         check=True,
         capture_output=True,
     )
+    # every real home has one; without it Codex fails closed (TWS618)
+    (tmp_path / "home" / ".config").mkdir(parents=True, exist_ok=True)
     mark = tmp_path / "MARK-codex"
     touch = f'["sh", "-c", "id -u >> {mark}"]'
     config = repo / "home/.codex/config.toml"

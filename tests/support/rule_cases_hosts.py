@@ -29,6 +29,11 @@ def home_link(box: Sandbox) -> None:
     (box.home / "linked").symlink_to("real")
 
 
+def generated_codex(box: Sandbox) -> None:
+    """The Codex profile written, in this HOME without ~/.config (TWS618)."""
+    assert box.run("generate", "-w").returncode in (0, 1)
+
+
 def home_file(box: Sandbox) -> None:
     (box.home / "afile").write_text("x\n", encoding="utf-8")
 
@@ -145,6 +150,18 @@ CASES = [
             ".srt-settings.json": {"filesystem": {"allowWrite": [".", "~/afile"]}},
         },
         setup=home_file,
+    ),
+    Case(
+        "host-codex-missing-parent",
+        {
+            "TWS618": "home/.codex/config.toml:16:1",
+        },
+        (("check", "-v"),),
+        files={
+            "twsrt.toml": config(CODEX),
+            ".srt-settings.json": {"filesystem": {"allowWrite": ["."]}},
+        },
+        setup=generated_codex,
     ),
     Case(
         "fragment-not-hooked",

@@ -53,6 +53,9 @@ def findings(ctx: Context) -> list[Finding]:
         from twsrt.agents.codex.effective_trust import planted_findings, trusted_entries
 
         out += planted_findings(main, ctx.policy, ctx.config.home, list(trusted_entries(main)))
+        from twsrt.agents.codex.effective_host import missing_parent_findings
+
+        out += missing_parent_findings(main, _selected_profile(ctx), ctx.config.home)
     system = (SYSTEM_REQUIREMENTS, SYSTEM_MANAGED_CONFIG)  # the host's managed /etc/codex
     if host_system() in SYSTEM_REQUIREMENTS and any(host_path(p).exists() for p in system):
         from twsrt.agents.codex import effective_managed as codex_managed

@@ -370,3 +370,21 @@ CODEX_TRUSTED_PROJECT_PLANTABLE = Rule(
     "binds the permission profile (a planted `default_permissions` falls back to it, "
     "observed) but not the MCP servers or hooks a planted layer adds.",
 )
+
+CODEX_MISSING_PARENT = Rule(
+    "TWS618",
+    "codex-missing-parent",
+    Family.EFFECTIVE,
+    Level.NOTE,
+    Basis.STRICTER,
+    "Two protected Codex entries lie below a directory missing on this host: its sandbox fails.",
+    "Codex 0.171.0 masks a read-only or denied entry that does not exist when its sandbox "
+    "starts at the entry's first missing component, and fails to start (\"bwrap: Can't bind "
+    'mount ... Unable to mount source on destination") when two entries share that missing '
+    "directory inside a write root. Every agent's user layer is protected, so "
+    "`~/.config/opencode` and `~/.config/kilo` are two such entries: in a home without "
+    "`~/.config`, a Codex that can write the home (an allowWrite of `~`, or a launch-relative "
+    "write root with Codex started in `~`) runs no command at all. It fails closed, never "
+    "wider. `twsrt check` looks at this machine; create the directory it names. The generated "
+    "file does not change with the host.",
+)

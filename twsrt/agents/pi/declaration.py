@@ -84,6 +84,7 @@ AGENT_SPEC = AgentSpec(
         *discovered(
             "user",
             """
+            ~/.pi/                       pi's directory, whole (a Codex started in ~ holds .pi)
             ~/.pi/agent/                 pi's agent directory (settings, models, extensions)
             ~/.pi/agent/extensions/      user extensions, the sandbox extension's file among them
             ~/.pi/agent/extensions/sandbox.json  the sandbox extension's settings
