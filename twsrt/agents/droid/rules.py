@@ -55,6 +55,21 @@ DROID_ALLOW_READ_TOOLS_ONLY = Rule(
     "the policy.",
 )
 
+DROID_RUNTIME_UNREADABLE = Rule(
+    "TWS424",
+    "droid-runtime-unreadable",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "A denyRead covers ~/.factory/sandbox-runtime: Droid's sandbox then runs no command.",
+    "Factory Droid 0.225.2 keeps its sandbox runtime (the seccomp helper each sandboxed command "
+    "starts through) in `~/.factory/sandbox-runtime`. A denyRead of that directory or of one "
+    "above it (`~`, `~/.factory`) hides the helper from the sandbox, so every Execute call "
+    'ends with "Command not found" and exit code 127 (observed; an allowRead of the runtime '
+    "does not re-open it). It fails closed: nothing runs, nothing is widened. Deny the "
+    "secrets inside the home by name instead of the whole home if Droid should run commands.",
+)
+
 DROID_NESTED_LAYERS_OPEN = Rule(
     "TWS499",
     "droid-nested-layers-open",

@@ -36,6 +36,7 @@ from twsrt.agents.droid.rules import (
     DROID_COMMAND_WILDCARD,
     DROID_NESTED_LAYERS_OPEN,
     DROID_OWN_GRANTS,
+    DROID_RUNTIME_UNREADABLE,
 )
 from twsrt.agents.lossy import without_port, write_roots_location
 from twsrt.agents.rootnames import of
@@ -156,6 +157,10 @@ def _list(
 # ---------------------------------------------------------------- the sandbox block
 
 
+# where Droid 0.225.2 installs the seccomp helper every sandboxed command starts through
+RUNTIME = f"{FACTORY_HOME}/sandbox-runtime"
+
+
 def _sandbox(
     policy: Policy, sandbox_mode: str, origins: dict[str, Location], findings: list[Finding]
 ) -> dict[str, Any]:
@@ -171,6 +176,7 @@ def _sandbox(
     deny_write += _root_names(policy, allow_write)
     deny_write += [p for p in FACTORY_WRITABLE if p != FACTORY_TEMP]  # whatever the set holds
     deny_read = _denies(policy.deny_read, "denyRead", findings)
+    findings += _runtime_hidden(policy.deny_read)
     allow_read = _grants(policy.allow_read, "allowRead", findings)
     for rules in (policy.allow_write, policy.deny_write, policy.deny_read, policy.allow_read):
         for rule in rules:
@@ -198,6 +204,21 @@ def _sandbox(
         "filesystem": filesystem,
         "network": _network(policy, origins, findings, read_only or not grants_cwd),
     }
+
+
+def _runtime_hidden(rules: list[PathRule]) -> list[Finding]:
+    """TWS424 at each denyRead of Droid's sandbox runtime or a directory above it."""
+    above = {"/", "~", FACTORY_HOME, RUNTIME}
+    return [
+        _lossy(
+            DROID_RUNTIME_UNREADABLE,
+            f"denyRead '{quoted(rule.path)}' hides Droid's sandbox runtime ({RUNTIME}): every "
+            "sandboxed command fails to start (exit code 127), so Droid runs none (fails closed)",
+            rule.origin,
+        )
+        for rule in rules
+        if not is_glob(whole_tree(rule)) and (whole_tree(rule).rstrip("/") or "/") in above
+    ]
 
 
 def _factory(paths: list[str]) -> list[str]:
