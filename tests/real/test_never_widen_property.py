@@ -442,19 +442,26 @@ def _droid(tools: Tools, text: str) -> Check:
             told = ran.results[0] or ""
             loaded = json.loads(setup.user_settings.read_text())
             ok = ran.returncode == 0 and "reached" in told and "refusing" not in told
-            # three known ways Droid runs no command at all, which widen nothing and are noted
-            # for a future issue: a read-only file (no write root) its srt cannot mount (write
-            # roots below non-ASCII directories left out); a denyRead over ~/.factory, where its
-            # seccomp helper lives (TWS424); and two denies below one directory missing inside a
-            # write root (its srt masks the first with a file there, and the second cannot be
-            # made: "Can't mkdir ...: Not a directory", as Codex's TWS618). Accepted only when no
-            # command ran and nothing was written outside
+            # four known ways Droid runs no command at all, which widen nothing: a read-only
+            # file (no write root) its srt cannot mount (write roots below non-ASCII directories
+            # left out; noted for a future issue); a denyRead over ~/.factory, where its seccomp
+            # helper lives (TWS424); a denyWrite of the launch directory, where its srt cannot
+            # then create the masks of its own protected files (TWS425); and two denies below
+            # one directory missing inside a write root (its srt masks the first with a file
+            # there, and the second cannot be made: "Can't mkdir ...: Not a directory", as
+            # Codex's TWS618). Accepted only when no command ran and nothing was written outside
             nothing_ran = "reached" not in told and not outside.exists()
             not_found = "Command not found" in told
+            denied = setup.settings.get("sandbox", {}).get("filesystem", {}).get("denyWrite", [])
             known = (
                 (not_found and '"allowWrite": []' in text)
                 or (not_found and "/sandbox-runtime/seccomp/apply-seccomp" in told)
                 or ("bwrap: Can't mkdir" in told and ": Not a directory" in told)
+                or (
+                    bool({".", "./"} & set(denied))
+                    and f"bwrap: Can't create file at {setup.workspace}/" in told
+                    and ": Read-only file system" in told
+                )
             )
             ok = ok or (nothing_ran and known)
             ok = ok and {k: v for k, v in loaded.items() if k != "customModels"} == setup.settings

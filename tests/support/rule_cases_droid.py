@@ -68,6 +68,16 @@ CASES += [
         },
     ),
     Case(
+        "droid-launch-dir-denied",
+        {
+            "TWS425": ".srt-settings.json:1:31",
+        },
+        files={
+            "twsrt.toml": config(TARGET),
+            ".srt-settings.json": '{"filesystem": {"denyWrite": ["./**"]}}\n',
+        },
+    ),
+    Case(
         "droid-project",
         {"TWS664": "twsrt.toml:5:2"},
         files={

@@ -70,6 +70,23 @@ DROID_RUNTIME_UNREADABLE = Rule(
     "secrets inside the home by name instead of the whole home if Droid should run commands.",
 )
 
+DROID_LAUNCH_DIR_DENIED = Rule(
+    "TWS425",
+    "droid-launch-dir-denied",
+    Family.TRANSLATION,
+    Level.NOTE,
+    Basis.STRICTER,
+    "A denyWrite of the launch directory: Droid's sandbox then runs no command.",
+    "Factory Droid 0.225.2's sandbox runtime masks the files it protects in the directory Droid "
+    "starts in (`.gitconfig`, `.bashrc`, `.vscode`, ...) by creating a placeholder where one is "
+    "missing. A denyWrite of that directory (`.`, `./`, `./**`) mounts it read-only first, so "
+    "the placeholders cannot be made and every Execute call fails before the command starts "
+    '("bwrap: Can\'t create file at <dir>/.gitconfig: Read-only file system", observed in every '
+    "sandbox mode). A denyWrite of a directory above it does not: the launch directory stays "
+    "writable there (TWS495). It fails closed: nothing runs, nothing is widened. Deny the files "
+    "in the launch directory by name instead if Droid should run commands.",
+)
+
 DROID_NESTED_LAYERS_OPEN = Rule(
     "TWS499",
     "droid-nested-layers-open",

@@ -34,6 +34,7 @@ from twsrt.agents.droid.declaration import (
 from twsrt.agents.droid.rules import (
     DROID_ALLOW_READ_TOOLS_ONLY,
     DROID_COMMAND_WILDCARD,
+    DROID_LAUNCH_DIR_DENIED,
     DROID_NESTED_LAYERS_OPEN,
     DROID_OWN_GRANTS,
     DROID_RUNTIME_UNREADABLE,
@@ -175,6 +176,7 @@ def _sandbox(
     # launch directory is a write root either way (TWS495 says so when the policy lacks it)
     deny_write += _root_names(policy, allow_write)
     deny_write += [p for p in FACTORY_WRITABLE if p != FACTORY_TEMP]  # whatever the set holds
+    findings += _launch_dir_denied(policy.deny_write)
     deny_read = _denies(policy.deny_read, "denyRead", findings)
     findings += _runtime_hidden(policy.deny_read)
     allow_read = _grants(policy.allow_read, "allowRead", findings)
@@ -218,6 +220,21 @@ def _runtime_hidden(rules: list[PathRule]) -> list[Finding]:
         )
         for rule in rules
         if not is_glob(whole_tree(rule)) and (whole_tree(rule).rstrip("/") or "/") in above
+    ]
+
+
+def _launch_dir_denied(rules: list[PathRule]) -> list[Finding]:
+    """TWS425 at each denyWrite of the launch directory itself (kept: it fails closed)."""
+    return [
+        _lossy(
+            DROID_LAUNCH_DIR_DENIED,
+            f"denyWrite '{quoted(rule.path)}' makes the directory Droid starts in read-only, "
+            "where its sandbox runtime must create the masks of its own protected files: every "
+            "sandboxed command fails to start, so Droid runs none (fails closed)",
+            rule.origin,
+        )
+        for rule in rules
+        if whole_tree(rule).rstrip("/") == CWD
     ]
 
 
