@@ -82,7 +82,13 @@ def _twsrt(home: Path, dotfiles: Path, *args: str) -> subprocess.CompletedProces
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+        # the run's directory is the ceiling: a stray .git above it (Claude Code's sandbox leaves
+        # stubs such as /tmp/.git/info in the top of a write root) is no repository of this test
+        env={
+            "HOME": str(home),
+            "PATH": "/usr/bin:/bin",
+            "GIT_CEILING_DIRECTORIES": str(dotfiles.parent),
+        },
         check=False,
     )
 
